@@ -1,0 +1,43 @@
+# Latchkey: `make test` and `make demo` do all the set-up on a fresh Debian/Ubuntu machine.
+SWIFT ?= swift
+SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+APT_PACKAGES := libssl-dev libkeyutils-dev pkg-config
+CONFIG ?= debug
+
+.PHONY: all deps build build-release test demo bench bench-check clean
+
+all: build
+
+# Install the C libraries' development files the package links against, if missing.
+deps:
+	@missing=""; \
+	for p in $(APT_PACKAGES); do \
+	  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q "install ok installed" || missing="$$missing $$p"; \
+	done; \
+	if [ -n "$$missing" ]; then \
+	  echo "Installing:$$missing"; \
+	  $(SUDO) apt-get update -qq && \
+	  DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq $$missing; \
+	fi
+
+build: deps
+	$(SWIFT) build -c $(CONFIG)
+
+build-release: deps
+	$(SWIFT) build -c release --product latchkey
+
+test: deps
+	$(SWIFT) build --build-tests
+	$(SWIFT) test --skip-build
+
+demo: build-release
+	@./Scripts/demo.sh "$$($(SWIFT) build -c release --show-bin-path)/latchkey"
+
+bench: deps
+	$(MAKE) -C Benchmarks bench
+
+bench-check: deps
+	$(MAKE) -C Benchmarks bench-check
+
+clean:
+	rm -rf .build

@@ -1,0 +1,96 @@
+// swift-tools-version: 6.2
+import PackageDescription
+
+/// One set of Swift settings for every target: Swift 6 language mode with strict
+/// concurrency (the default in Swift 6 mode) and upcoming features we rely on.
+let swiftSettings: [SwiftSetting] = [
+    .swiftLanguageMode(.v6),
+    .enableUpcomingFeature("ExistentialAny"),
+    .enableUpcomingFeature("InternalImportsByDefault"),
+    .treatAllWarnings(as: .error),
+]
+
+let package = Package(
+    name: "Latchkey",
+    products: [
+        .library(name: "LatchkeyJWT", targets: ["LatchkeyJWT"]),
+        .library(name: "LatchkeySecrets", targets: ["LatchkeySecrets"]),
+        .executable(name: "latchkey", targets: ["latchkey"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+    ],
+    targets: [
+        // MARK: C libraries from the system
+        .systemLibrary(
+            name: "COpenSSL",
+            pkgConfig: "openssl",
+            providers: [.apt(["libssl-dev"])]
+        ),
+        .systemLibrary(
+            name: "CKeyutils",
+            pkgConfig: "libkeyutils",
+            providers: [.apt(["libkeyutils-dev"])]
+        ),
+
+        // MARK: Crypto layer
+        .target(
+            name: "LatchkeyCrypto",
+            dependencies: ["COpenSSL"],
+            swiftSettings: swiftSettings
+        ),
+
+        // MARK: JWT toolkit
+        .target(
+            name: "LatchkeyJWT",
+            dependencies: ["LatchkeyCrypto"],
+            swiftSettings: swiftSettings
+        ),
+
+        // MARK: Secret storage
+        .target(
+            name: "LatchkeySecrets",
+            dependencies: [
+                "LatchkeyCrypto",
+                "CKeyutils",
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+
+        // MARK: Command-line tool
+        .executableTarget(
+            name: "latchkey",
+            dependencies: [
+                "LatchkeyJWT",
+                "LatchkeySecrets",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+
+        // MARK: Tests
+        .testTarget(
+            name: "LatchkeyCryptoTests",
+            dependencies: ["LatchkeyCrypto"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "LatchkeyJWTTests",
+            dependencies: ["LatchkeyJWT", "LatchkeyCrypto"],
+            resources: [.copy("Vectors")],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "LatchkeySecretsTests",
+            dependencies: ["LatchkeySecrets", "LatchkeyCrypto"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "latchkeyCLITests",
+            dependencies: ["LatchkeyJWT"],
+            swiftSettings: swiftSettings
+        ),
+    ]
+)
