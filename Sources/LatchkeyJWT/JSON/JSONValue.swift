@@ -1,0 +1,87 @@
+/// A JSON value as parsed from a token, with object members kept in document order.
+///
+/// Latchkey parses headers and claims with its own strict parser (duplicate member
+/// names, invalid UTF-8, control characters and trailing data are errors), which is
+/// several times faster than Foundation's on the small documents tokens carry.
+public enum JSONValue: Sendable, Hashable {
+    case null
+    case bool(Bool)
+    case number(Double)
+    case string(String)
+    case array([JSONValue])
+    case object(JSONObject)
+
+    /// The string, if this is a string.
+    public var stringValue: String? { if case .string(let value) = self { value } else { nil } }
+    /// The number, if this is a number.
+    public var numberValue: Double? { if case .number(let value) = self { value } else { nil } }
+    /// The boolean, if this is a boolean.
+    public var boolValue: Bool? { if case .bool(let value) = self { value } else { nil } }
+    /// The elements, if this is an array.
+    public var arrayValue: [JSONValue]? { if case .array(let value) = self { value } else { nil } }
+    /// The object, if this is an object.
+    public var objectValue: JSONObject? { if case .object(let value) = self { value } else { nil } }
+
+    /// The member named `key`, if this is an object that has one.
+    public subscript(key: String) -> JSONValue? { objectValue?[key] }
+}
+
+/// A JSON object: members in document order, names unique.
+public struct JSONObject: Sendable, Hashable, Sequence, ExpressibleByDictionaryLiteral {
+    /// One member of an object.
+    public struct Member: Sendable, Hashable {
+        public var name: String
+        public var value: JSONValue
+        public init(name: String, value: JSONValue) {
+            self.name = name
+            self.value = value
+        }
+    }
+
+    /// The members in document order.
+    public private(set) var members: [Member]
+
+    /// An empty object.
+    public init() { members = [] }
+
+    init(uniqueMembers: [Member]) { members = uniqueMembers }
+
+    public init(dictionaryLiteral elements: (String, JSONValue)...) {
+        members = []
+        for (name, value) in elements { self[name] = value }
+    }
+
+    /// Number of members.
+    public var count: Int { members.count }
+
+    /// The member names in document order.
+    public var names: [String] { members.map(\.name) }
+
+    /// Reads or replaces the member named `name`; assigning nil removes it.
+    public subscript(name: String) -> JSONValue? {
+        get {
+            for member in members where member.name == name { return member.value }
+            return nil
+        }
+        set {
+            if let index = members.firstIndex(where: { $0.name == name }) {
+                if let newValue { members[index].value = newValue } else { members.remove(at: index) }
+            } else if let newValue {
+                members.append(Member(name: name, value: newValue))
+            }
+        }
+    }
+
+    public func makeIterator() -> IndexingIterator<[Member]> { members.makeIterator() }
+}
+
+extension JSONValue: ExpressibleByStringLiteral, ExpressibleByIntegerLiteral, ExpressibleByFloatLiteral,
+    ExpressibleByBooleanLiteral, ExpressibleByArrayLiteral, ExpressibleByNilLiteral
+{
+    public init(stringLiteral value: String) { self = .string(value) }
+    public init(integerLiteral value: Int) { self = .number(Double(value)) }
+    public init(floatLiteral value: Double) { self = .number(value) }
+    public init(booleanLiteral value: Bool) { self = .bool(value) }
+    public init(arrayLiteral elements: JSONValue...) { self = .array(elements) }
+    public init(nilLiteral: ()) { self = .null }
+}

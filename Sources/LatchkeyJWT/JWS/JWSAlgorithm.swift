@@ -1,0 +1,50 @@
+internal import LatchkeyCrypto
+
+/// The JWS `alg` values Latchkey implements (RFC 7518, RFC 8037, RFC 9864).
+public enum JWSAlgorithm: String, Sendable, Hashable, CaseIterable, Codable {
+    case hs256 = "HS256", hs384 = "HS384", hs512 = "HS512"
+    case rs256 = "RS256", rs384 = "RS384", rs512 = "RS512"
+    case ps256 = "PS256", ps384 = "PS384", ps512 = "PS512"
+    case es256 = "ES256", es384 = "ES384", es512 = "ES512"
+    /// Ed25519 under the polymorphic, deprecated identifier (RFC 8037).
+    case edDSA = "EdDSA"
+    /// Ed25519 under its fully specified identifier (RFC 9864).
+    case ed25519 = "Ed25519"
+    /// The unsecured JWS: never accepted unless the caller opts in for that call.
+    case none = "none"
+
+    /// Every algorithm that carries a signature.
+    public static let signing: [JWSAlgorithm] = allCases.filter { $0 != .none }
+
+    var isHMAC: Bool { self == .hs256 || self == .hs384 || self == .hs512 }
+
+    var hash: HashAlgorithm? {
+        switch self {
+        case .hs256, .rs256, .ps256, .es256: .sha256
+        case .hs384, .rs384, .ps384, .es384: .sha384
+        case .hs512, .rs512, .ps512, .es512: .sha512
+        case .edDSA, .ed25519, .none: nil
+        }
+    }
+
+    var signatureScheme: SignatureScheme? {
+        switch self {
+        case .rs256, .rs384, .rs512: .rsaPKCS1v15(hash!)
+        case .ps256, .ps384, .ps512: .rsaPSS(hash!)
+        case .es256, .es384, .es512: .ecdsa(hash!)
+        case .edDSA, .ed25519: .ed25519
+        case .hs256, .hs384, .hs512, .none: nil
+        }
+    }
+
+    /// The algorithms a key of `type` may be used with when it names none itself.
+    static func algorithms(for type: AsymmetricKeyType) -> [JWSAlgorithm] {
+        switch type {
+        case .rsa: [.rs256, .rs384, .rs512, .ps256, .ps384, .ps512]
+        case .ec(.p256): [.es256]
+        case .ec(.p384): [.es384]
+        case .ec(.p521): [.es512]
+        case .ed25519: [.edDSA, .ed25519]
+        }
+    }
+}

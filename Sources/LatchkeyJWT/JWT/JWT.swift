@@ -1,0 +1,73 @@
+import Foundation
+
+/// A JSON Web Token: a compact JWS whose payload is a JSON object of claims.
+public struct JWT: Sendable {
+    /// The protected header.
+    public let header: JWSHeader
+    /// The claims.
+    public let claims: JWTClaims
+    /// The signature bytes.
+    public let signature: [UInt8]
+
+    init(jws: CompactJWS) throws {
+        header = jws.header
+        claims = try JWTClaims(payload: jws.payload)
+        signature = jws.signature
+    }
+
+    /// Decodes a token **without verifying** its signature or claims: for inspection
+    /// only. The parsing is as strict as verification's.
+    public static func decode(_ token: some StringProtocol, options: JWSOptions = JWSOptions()) throws -> JWT {
+        try JWT(jws: CompactJWS(token, options: options))
+    }
+
+    /// Verifies the signature with `keys`, then the claims against `options`.
+    public static func verify(_ token: some StringProtocol, keys: some JWTKeySource, options: JWTValidationOptions = JWTValidationOptions()) throws -> JWT {
+        let jws = try CompactJWS(token, options: options.jws)
+        try jws.verify(with: keys, options: options.jws)
+        let jwt = try JWT(jws: jws)
+        try jwt.claims.validate(options)
+        return jwt
+    }
+
+    /// Signs `claims` with `key` (and its pinned or first algorithm unless `algorithm`
+    /// is given). The header gets `alg`, `typ: "JWT"`, the key's `kid`, and `extraHeader`.
+    public static func sign(_ claims: JSONObject, key: JWTKey, algorithm: JWSAlgorithm? = nil, extraHeader: JSONObject = [:]) throws -> String {
+        var header = extraHeader
+        if header["typ"] == nil { header["typ"] = "JWT" }
+        return try JWS.sign(payload: JSONValue.object(claims).jsonBytes, key: key, algorithm: algorithm, extraHeader: header)
+    }
+
+    /// Signs any `Encodable` claims set (dates as seconds since 1970).
+    public static func sign(encoding claims: some Encodable, key: JWTKey, algorithm: JWSAlgorithm? = nil, extraHeader: JSONObject = [:]) throws -> String {
+        let encoder = JSONEncoder()
+        encoder.dateEncodingStrategy = .secondsSince1970
+        let payload = try encoder.encode(claims)
+        var header = extraHeader
+        if header["typ"] == nil { header["typ"] = "JWT" }
+        return try JWS.sign(payload: Array(payload), key: key, algorithm: algorithm, extraHeader: header)
+    }
+}
+
+/// JWS over any payload bytes.
+public enum JWS {
+    /// Verifies a compact JWS's signature only; the payload may be anything.
+    public static func verify(_ token: some StringProtocol, keys: some JWTKeySource, options: JWSOptions = JWSOptions()) throws -> CompactJWS {
+        let jws = try CompactJWS(token, options: options)
+        try jws.verify(with: keys, options: options)
+        return jws
+    }
+
+    /// Signs `payload`, producing a compact JWS. The header is `{"alg", "kid"?}` followed
+    /// by `extraHeader`'s members.
+    public static func sign(payload: [UInt8], key: JWTKey, algorithm: JWSAlgorithm? = nil, extraHeader: JSONObject = [:]) throws -> String {
+        let algorithm = algorithm ?? key.signingAlgorithm
+        var header: JSONObject = ["alg": .string(algorithm.rawValue)]
+        if let kid = key.keyID, extraHeader["kid"] == nil { header["kid"] = .string(kid) }
+        for member in extraHeader where member.name != "alg" { header[member.name] = member.value }
+        let signingInput = Base64URL.encode(JSONValue.object(header).jsonBytes) + "." + Base64URL.encode(payload)
+        if algorithm == .none { return signingInput + "." }
+        let signature = try key.sign(algorithm, signingInput: Array(signingInput.utf8))
+        return signingInput + "." + Base64URL.encode(signature)
+    }
+}

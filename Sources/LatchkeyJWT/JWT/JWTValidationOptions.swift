@@ -1,0 +1,85 @@
+public import Foundation
+
+/// What a JWT's claims must satisfy, and how the token is read.
+public struct JWTValidationOptions: Sendable {
+    /// Parsing and signature options (size limit, `none`, `crit`).
+    public var jws: JWSOptions = JWSOptions()
+    /// The exact `iss` required, if set.
+    public var issuer: String?
+    /// A value `aud` must contain, if set. (When unset, `aud` is not checked.)
+    public var audience: String?
+    /// Claims that must be present.
+    public var requiredClaims: Set<String> = []
+    /// Tolerance for clock skew on `exp`, `nbf` and `iat`, in seconds. Default 60.
+    public var leeway: TimeInterval = 60
+    /// The maximum age from `iat`, if set (then `iat` is required).
+    public var maxAge: TimeInterval?
+    /// The clock; inject one in tests.
+    public var now: @Sendable () -> Date = { Date() }
+
+    /// The defaults: 60 s leeway, no issuer or audience check, the system clock.
+    public init() {}
+
+    /// Options with the given fields set.
+    public init(issuer: String? = nil, audience: String? = nil, requiredClaims: Set<String> = [], leeway: TimeInterval = 60,
+                maxAge: TimeInterval? = nil, jws: JWSOptions = JWSOptions(), now: @escaping @Sendable () -> Date = { Date() }) {
+        self.issuer = issuer
+        self.audience = audience
+        self.requiredClaims = requiredClaims
+        self.leeway = leeway
+        self.maxAge = maxAge
+        self.jws = jws
+        self.now = now
+    }
+}
+
+extension JWTClaims {
+    /// Checks the registered claims against `options`.
+    public func validate(_ options: JWTValidationOptions) throws {
+        // Types first: a registered claim of the wrong type is an error even when unchecked.
+        for name in ["exp", "nbf", "iat"] {
+            if let value = object[name], value.numberValue == nil {
+                throw JWTError.invalidClaim(name, "must be a number (seconds since 1970)")
+            }
+        }
+        for name in ["iss", "sub", "jti"] {
+            if let value = object[name], value.stringValue == nil { throw JWTError.invalidClaim(name, "must be a string") }
+        }
+        if let aud = object["aud"] {
+            switch aud {
+            case .string: break
+            case .array(let values) where values.allSatisfy({ $0.stringValue != nil }): break
+            default: throw JWTError.invalidClaim("aud", "must be a string or an array of strings")
+            }
+        }
+        for name in options.requiredClaims.sorted() where object[name] == nil {
+            throw JWTError(.missingClaim, "required claim \"\(name)\" is missing")
+        }
+        let now = options.now().timeIntervalSince1970
+        let leeway = options.leeway
+        if let exp = object["exp"]?.numberValue, now >= exp + leeway {
+            throw JWTError(.expired, "expired at \(Date(timeIntervalSince1970: exp).utcText)")
+        }
+        if let nbf = object["nbf"]?.numberValue, now + leeway < nbf {
+            throw JWTError(.notYetValid, "not valid before \(Date(timeIntervalSince1970: nbf).utcText)")
+        }
+        let iat = object["iat"]?.numberValue
+        if let iat, iat > now + leeway {
+            throw JWTError(.issuedAtInvalid, "issued in the future, at \(Date(timeIntervalSince1970: iat).utcText)")
+        }
+        if let maxAge = options.maxAge {
+            guard let iat else { throw JWTError(.missingClaim, "required claim \"iat\" is missing (a maximum age is set)") }
+            if now - iat > maxAge + leeway {
+                throw JWTError(.issuedAtInvalid, "issued at \(Date(timeIntervalSince1970: iat).utcText), older than the maximum age of \(Int(maxAge)) s")
+            }
+        }
+        if let issuer = options.issuer {
+            guard let iss = object["iss"]?.stringValue else { throw JWTError(.missingClaim, "required claim \"iss\" is missing") }
+            guard iss == issuer else { throw JWTError(.wrongIssuer, "wrong issuer \"\(iss)\" (expected \"\(issuer)\")") }
+        }
+        if let audience = options.audience {
+            guard let aud = self.audience else { throw JWTError(.missingClaim, "required claim \"aud\" is missing") }
+            guard aud.contains(audience) else { throw JWTError(.wrongAudience, "wrong audience: \"\(audience)\" is not among \(aud)") }
+        }
+    }
+}
