@@ -80,6 +80,8 @@ struct JSONParser {
             index += 1
             return JSONObject(uniqueMembers: members)
         }
+        // One allocation for the typical claims set instead of growing 1, 2, 4, 8, 16.
+        members.reserveCapacity(16)
         var seen: Set<String>? = nil
         while true {
             skipWhitespace()
@@ -130,13 +132,21 @@ struct JSONParser {
         index += 1
         let start = index
         var asciiOnly = true
-        // Fast path: no escapes.
+        // Fast path: plain ASCII without escapes, one table lookup per byte.
+        if let base = bytes.baseAddress {
+            let count = bytes.count
+            while index < count {
+                let byte = base.load(fromByteOffset: index, as: UInt8.self)
+                guard byte >= 0x20, byte < 0x80, byte != 0x22, byte != 0x5C else { break }
+                index += 1
+            }
+        }
         while index < bytes.count {
             let byte = bytes[index]
             if byte == UInt8(ascii: "\"") {
                 let slice = UnsafeRawBufferPointer(rebasing: bytes[start..<index])
                 index += 1
-                if asciiOnly { return String(decoding: slice, as: UTF8.self) }
+                if asciiOnly { return Self.asciiString(slice) }
                 guard let string = String(validating: slice, as: UTF8.self) else { throw fail("invalid UTF-8 in a string") }
                 return string
             }
@@ -193,6 +203,15 @@ struct JSONParser {
             }
         }
         throw fail("unterminated string")
+    }
+
+    /// Builds a String from bytes already known to be ASCII, skipping re-validation.
+    @inline(__always)
+    private static func asciiString(_ slice: UnsafeRawBufferPointer) -> String {
+        String(unsafeUninitializedCapacity: slice.count) { buffer in
+            _ = buffer.initialize(from: slice)
+            return slice.count
+        }
     }
 
     private mutating func parseHex4() throws(Failure) -> UInt32 {

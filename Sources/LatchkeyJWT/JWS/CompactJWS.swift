@@ -1,3 +1,5 @@
+import Foundation
+
 /// A compact JWS (RFC 7515 §7.1), parsed strictly but not yet verified.
 public struct CompactJWS: Sendable {
     /// The protected header.
@@ -22,14 +24,13 @@ public struct CompactJWS: Sendable {
             throw JWTError(.tooLarge, "token of \(bytes.count) bytes exceeds the \(options.maxTokenSize)-byte limit")
         }
         guard !bytes.isEmpty else { throw JWTError.malformed("the token is empty") }
-        var firstDot = -1, secondDot = -1
-        for index in 0..<bytes.count where bytes[index] == UInt8(ascii: ".") {
-            if firstDot < 0 { firstDot = index } else if secondDot < 0 { secondDot = index } else {
-                throw JWTError.malformed("expected 3 segments separated by '.', found more")
-            }
-        }
+        let firstDot = Self.dot(in: bytes, from: 0)
+        let secondDot = firstDot < 0 ? -1 : Self.dot(in: bytes, from: firstDot + 1)
         guard secondDot > 0 else {
             throw JWTError.malformed("expected 3 segments separated by '.', found \(firstDot < 0 ? 1 : 2)")
+        }
+        guard Self.dot(in: bytes, from: secondDot + 1) < 0 else {
+            throw JWTError.malformed("expected 3 segments separated by '.', found more")
         }
         let headerSegment = UnsafeRawBufferPointer(rebasing: bytes[0..<firstDot])
         let payloadSegment = UnsafeRawBufferPointer(rebasing: bytes[(firstDot + 1)..<secondDot])
@@ -55,6 +56,15 @@ public struct CompactJWS: Sendable {
         self.payload = payload
         self.signature = signature
         self.signingInput = Array(UnsafeRawBufferPointer(rebasing: bytes[0..<secondDot]))
+    }
+
+    /// The offset of the next '.' at or after `start`, or -1.
+    @inline(__always)
+    private static func dot(in bytes: UnsafeRawBufferPointer, from start: Int) -> Int {
+        guard start < bytes.count, let base = bytes.baseAddress,
+              let found = memchr(base + start, Int32(UInt8(ascii: ".")), bytes.count - start)
+        else { return -1 }
+        return base.distance(to: UnsafeRawPointer(found))
     }
 
     /// Verifies the signature with a key from `keys`, returning the key that verified
