@@ -119,12 +119,31 @@ public final class KeyringSecretStore: SecretStore {
         }
     }
 
-    /// Invalidates every key of the namespace.
+    /// Invalidates every key of the namespace, then the namespace keyring itself.
     public func removeAll() async throws {
         guard let keyring = try namespaceKeyring(create: false) else { return }
         for (id, _) in try entries(of: keyring) {
             _ = try invalidate(id, entry: nil)
         }
+        // Unlink first so the name is free at once, not after garbage collection.
+        if let parent = try? parentKeyring() {
+            _ = try? systemCall { system.unlink(keyring, parent) }
+        }
+        _ = try invalidate(keyring, entry: nil)
+        cachedKeyring.withLock { $0 = 0 }
+    }
+
+    /// The kernel's description of the namespace keyring and of the key holding `name`
+    /// (`type;uid;gid;perm;description`, perm in hex), for diagnostics and tests.
+    package func kernelDescriptions(of name: String) throws -> (keyring: String?, key: String?) {
+        guard let keyring = try namespaceKeyring(create: false) else { return (nil, nil) }
+        let key = try withDescription(name) { description -> String? in
+            for type in [KeyType.user, KeyType.keyring] {
+                if let id = try search(keyring, type, description, entry: name) { return try describe(id) }
+            }
+            return nil
+        }
+        return (try describe(keyring), key)
     }
 
     /// The names of the namespace's entries.
@@ -215,14 +234,14 @@ public final class KeyringSecretStore: SecretStore {
                                    reason: "the value is \(value.count) bytes; the kernel keyring's user keys hold at most \(Self.maxValueBytes) bytes")
         }
         try withDescription(name) { description in
-            var keyring = try namespaceKeyring(create: true) ?? 0
+            var keyring = try createdNamespaceKeyring()
             for attempt in 0..<2 {
                 do {
                     try store(value, description: description, in: keyring, entry: name)
                     return
                 } catch let error as Errno where attempt == 0 && KeyringErrno.classify(error.rawValue) == .notFound {
                     // The namespace keyring went away between finding it and writing.
-                    keyring = try namespaceKeyring(create: true) ?? 0
+                    keyring = try createdNamespaceKeyring()
                 } catch let error as Errno {
                     throw failure(error, "add the key", entry: name)
                 }
@@ -296,8 +315,19 @@ public final class KeyringSecretStore: SecretStore {
         do throws(Errno) {
             try systemCallVoid { system.moveExclusive(staged, KeyringSystem.processKeyring, parent) }
         } catch where error.rawValue == EEXIST {
-            _ = try? systemCall { system.invalidate(staged) }
-            return try namespaceKeyring(create: false)
+            // Another process won the race, or an invalidated keyring awaits garbage
+            // collection: use the winner's, or displace the dead one.
+            if let winner = try namespaceKeyring(create: false) {
+                _ = try? systemCall { system.invalidate(staged) }
+                return winner
+            }
+            do throws(Errno) {
+                try systemCallVoid { system.link(staged, parent) }
+                _ = try? systemCall { system.unlink(staged, KeyringSystem.processKeyring) }
+            } catch {
+                _ = try? systemCall { system.invalidate(staged) }
+                throw failure(error, "link the namespace keyring", entry: nil)
+            }
         } catch where error.rawValue == EOPNOTSUPP || error.rawValue == EINVAL {
             // Kernels before 5.1 have no KEYCTL_MOVE: link, accepting a tiny race.
             do throws(Errno) {
@@ -313,6 +343,14 @@ public final class KeyringSecretStore: SecretStore {
         logger.debug("created keyring \(keyringDescription)")
         cachedKeyring.withLock { $0 = staged }
         return staged
+    }
+
+    /// ``namespaceKeyring(create:)`` with `create: true`, which always returns an id.
+    private func createdNamespaceKeyring() throws -> Int32 {
+        guard let keyring = try namespaceKeyring(create: true) else {
+            throw SecretStoreError(.ioFailure, store: storeLabel, reason: "the namespace keyring \(keyringDescription) could not be created")
+        }
+        return keyring
     }
 
     /// The keys in `keyring` that belong to this namespace, with their entry names.

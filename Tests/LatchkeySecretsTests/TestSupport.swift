@@ -1,0 +1,112 @@
+import Foundation
+import Glibc
+import LatchkeySecrets
+import Testing
+
+/// A private temporary directory, removed when the value is released.
+final class TemporaryDirectory: Sendable {
+    let path: String
+
+    init() throws {
+        var template = Array("/tmp/latchkey-secrets-test-XXXXXX".utf8CString)
+        guard let made = mkdtemp(&template) else { throw POSIXError(.EIO) }
+        path = String(cString: made)
+    }
+
+    deinit {
+        try? FileManager.default.removeItem(atPath: path)
+    }
+
+    /// A configuration whose data and config directories live in this directory.
+    func configuration(keySource: FileKeySource = .keyFile, scrypt: ScryptParameters = TestDefaults.fastScrypt) -> SecretStoreConfiguration {
+        SecretStoreConfiguration(dataDirectory: path + "/data/latchkey", configDirectory: path + "/config/latchkey",
+                                 keySource: keySource, scrypt: scrypt)
+    }
+}
+
+enum TestDefaults {
+    /// Cheap scrypt for tests that are not about scrypt cost.
+    static let fastScrypt = try! ScryptParameters(log2N: 10, r: 8, p: 1)
+}
+
+/// A namespace no other test (or earlier run) uses.
+func uniqueNamespace(_ label: String = "test") -> String {
+    "latchkey-test-\(label)-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+}
+
+/// Whether the kernel keyring works here; keyring tests skip (loudly) when it does not.
+let keyringProbe = KeyringProbe.run()
+
+/// The condition trait for tests that need the kernel keyring.
+var needsKeyring: ConditionTrait {
+    .enabled("the kernel keyring is not available here: \(keyringProbe.reason)") {
+        if !keyringProbe.isAvailable {
+            FileHandle.standardError.write(Data("WARNING: kernel keyring tests skipped: \(keyringProbe.reason)\n".utf8))
+        }
+        return keyringProbe.isAvailable
+    }
+}
+
+/// File mode bits of `path`.
+func mode(of path: String) -> mode_t? {
+    var info = stat()
+    guard stat(path, &info) == 0 else { return nil }
+    return info.st_mode & 0o7777
+}
+
+func readBytes(_ path: String) throws -> [UInt8] {
+    [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
+}
+
+func writeBytes(_ bytes: [UInt8], to path: String) throws {
+    try Data(bytes).write(to: URL(fileURLWithPath: path))
+    chmod(path, 0o600)
+}
+
+/// Runs `body` and returns the `SecretStoreError` it threw, or `nil`.
+func secretStoreError(_ body: () async throws -> Void) async -> SecretStoreError? {
+    do {
+        try await body()
+        return nil
+    } catch let error as SecretStoreError {
+        return error
+    } catch {
+        Issue.record("expected a SecretStoreError, got \(error)")
+        return nil
+    }
+}
+
+/// Re-runs this test binary as a helper process performing `mode` (see
+/// `ChildProcessEntry`), with `environment` added.
+struct ChildProcess {
+    static let executable: String = {
+        (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
+    }()
+
+    static func make(mode: String, environment: [String: String], prefix: [String] = []) -> Process {
+        let process = Process()
+        var env = ProcessInfo.processInfo.environment
+        env["LATCHKEY_SECRETS_CHILD"] = mode
+        for (key, value) in environment { env[key] = value }
+        process.environment = env
+        let arguments = ["--testing-library", "swift-testing", "--filter", "ChildProcessEntry"]
+        if prefix.isEmpty {
+            process.executableURL = URL(fileURLWithPath: executable)
+            process.arguments = arguments
+        } else {
+            process.executableURL = URL(fileURLWithPath: prefix[0])
+            process.arguments = Array(prefix.dropFirst()) + [executable] + arguments
+        }
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        return process
+    }
+
+    /// Runs a helper to completion; returns its exit status.
+    static func run(mode: String, environment: [String: String], prefix: [String] = []) async throws -> Int32 {
+        let process = make(mode: mode, environment: environment, prefix: prefix)
+        try process.run()
+        while process.isRunning { try await Task.sleep(for: .milliseconds(5)) }
+        return process.terminationStatus
+    }
+}
