@@ -122,7 +122,9 @@ public actor JWKSCache {
         var ttl: TimeInterval?
         for directive in cacheControl.split(separator: ",") {
             let parts = directive.split(separator: "=", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
-            switch parts[0] {
+            // A directive of only "=" splits into nothing; the header is server input, so skip it.
+            guard let name = parts.first else { continue }
+            switch name {
             case "no-store", "no-cache": return options.minimumTTL
             case "max-age" where parts.count == 2:
                 if let seconds = TimeInterval(parts[1].trimmingCharacters(in: CharacterSet(charactersIn: "\""))), seconds >= 0 { ttl = seconds }
