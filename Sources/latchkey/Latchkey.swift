@@ -8,6 +8,7 @@ struct Latchkey: AsyncParsableCommand {
         abstract: "Latchkey: JWT tools, secret storage and sessions for Stytch, Auth0 and social.plus.",
         version: "0.1.0",
         subcommands: [
+            SecretsCommand.self,
         ]
     )
 }

@@ -1,0 +1,16 @@
+import ArgumentParser
+import LatchkeySecrets
+
+extension SecretsCommand {
+    /// `latchkey secrets list`: the entry names of a namespace, one per line.
+    struct List: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "List the names of the stored secrets.")
+
+        @OptionGroup var options: StoreOptions
+
+        func run() async throws {
+            let names = try await SecretsCommand.running { try await options.makeStore().names() }
+            for name in names { print(name) }
+        }
+    }
+}

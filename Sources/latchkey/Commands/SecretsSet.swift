@@ -1,0 +1,32 @@
+import ArgumentParser
+import Foundation
+import LatchkeySecrets
+
+extension SecretsCommand {
+    /// `latchkey secrets set NAME`: stores the bytes read from standard input.
+    struct Set: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Store a secret read from standard input.",
+            discussion: "Every byte of standard input is stored as is, including any trailing newline (use printf, or echo -n)."
+        )
+
+        @OptionGroup var options: StoreOptions
+
+        @Argument(help: "The entry name.")
+        var name: String
+
+        func validate() throws {
+            try SecretsCommand.validateEntryName(name)
+        }
+
+        func run() async throws {
+            let value = [UInt8](FileHandle.standardInput.readDataToEndOfFile())
+            let store = try await SecretsCommand.running {
+                let store = try options.makeStore()
+                try await store.set(name, value)
+                return store
+            }
+            SecretsCommand.printError("stored \"\(name)\" (\(value.count) bytes) in the \(store.backendName) store, namespace \"\(options.namespace)\"")
+        }
+    }
+}
