@@ -83,6 +83,61 @@ import Testing
     }
 
     @Test(arguments: JWSAlgorithm.signing)
+    func degenerateSignaturesAreRefused(algorithm: JWSAlgorithm) throws {
+        let (token, key) = try Self.signed(algorithm)
+        let parts = TokenParts(token)
+        let length = parts.signature.count
+        let candidates: [(String, [UInt8])] = [
+            ("empty", []),
+            // r = s = 0: the "psychic signature" that once verified in Java (CVE-2022-21449).
+            ("zeros", [UInt8](repeating: 0, count: length)),
+            ("ones", [UInt8](repeating: 0xFF, count: length)),
+            ("one byte short", Array(parts.signature.dropLast())),
+            ("one byte long", parts.signature + [0]),
+            ("leading zero added", [0] + parts.signature),
+            ("doubled", parts.signature + parts.signature),
+            ("other token's", try TokenParts(JWT.sign(["sub": "someone else"], key: TestKeys.pair(algorithm))).signature),
+        ]
+        for (name, signature) in candidates {
+            var tampered = parts
+            tampered.signature = signature
+            expectJWTError(.signatureInvalid, "\(name)") { try JWT.verify(tampered.token, keys: Self.verifier(key)) }
+        }
+        if algorithm.rawValue.hasPrefix("ES") {
+            // ECDSA with r = 0 or s = 0 alone, and with r, s = the group order's neighbourhood.
+            let half = length / 2
+            var rZero = parts.signature
+            for index in 0..<half { rZero[index] = 0 }
+            var sZero = parts.signature
+            for index in half..<length { sZero[index] = 0 }
+            for signature in [rZero, sZero] {
+                var tampered = parts
+                tampered.signature = signature
+                expectJWTError(.signatureInvalid) { try JWT.verify(tampered.token, keys: Self.verifier(key)) }
+            }
+        }
+    }
+
+    /// RFC 8017 §8.2.2 step 1: an RSA signature must be exactly k octets. A signature
+    /// whose leading zero octet was dropped is a second encoding of the same value.
+    @Test(arguments: [JWSAlgorithm.rs256, .rs512])
+    func rsaSignaturesMustHaveTheModulusLength(algorithm: JWSAlgorithm) throws {
+        let key = try TestKeys.pair(algorithm)
+        var found: (token: String, parts: TokenParts)?
+        for attempt in 0..<4_000 where found == nil {
+            let token = try JWT.sign(["n": .number(Double(attempt))], key: key)
+            let parts = TokenParts(token)
+            if parts.signature.first == 0 { found = (token, parts) }
+        }
+        let (token, parts) = try #require(found, "a signature with a leading zero octet within 4,000 tries")
+        #expect(parts.signature.count == 256)
+        _ = try JWT.verify(token, keys: key.publicKey)
+        var stripped = parts
+        stripped.signature.removeFirst()
+        expectJWTError(.signatureInvalid) { try JWT.verify(stripped.token, keys: key.publicKey) }
+    }
+
+    @Test(arguments: JWSAlgorithm.signing)
     func headerAlgSwappedToAnyOtherAlgorithmIsRefused(algorithm: JWSAlgorithm) throws {
         let (token, key) = try Self.signed(algorithm)
         for other in JWSAlgorithm.signing where other != algorithm {
