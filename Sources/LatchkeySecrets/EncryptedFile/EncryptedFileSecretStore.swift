@@ -98,14 +98,19 @@ public final class EncryptedFileSecretStore: SecretStore {
     @discardableResult
     public func remove(_ name: String) async throws -> Bool {
         try SecretNames.validateEntryName(name, store: storeLabel)
+        guard directoryExists else { return false }
         let key = Array(name.utf8)
         return try await update { entries in entries.removeValue(forKey: key) != nil }
     }
 
     /// Removes every entry by deleting the data file (its lock file stays).
     public func removeAll() async throws {
+        guard directoryExists else { return }
         try await update { entries in entries.removeAll() }
     }
+
+    /// Removing from a store that was never written must not create its directory.
+    private var directoryExists: Bool { access(configuration.dataDirectory, F_OK) == 0 }
 
     /// The names of all entries; reads and decrypts the file.
     public func names() async throws -> [String] {

@@ -1,3 +1,4 @@
+internal import Glibc
 internal import Logging
 
 /// The kernel keyring in front of the encrypted file: durable across reboots, and as
@@ -109,6 +110,11 @@ public final class LayeredSecretStore: SecretStore {
 
     /// Empties the file, then the keyring.
     public func removeAll() async throws {
+        guard access(file.configuration.dataDirectory, F_OK) == 0 else {
+            // Never written through the file: nothing to lock or delete there.
+            try await keyring.removeAll()
+            return
+        }
         try await file.withExclusiveLock {
             try await self.file.removeAll()
             try await self.keyring.removeAll()
