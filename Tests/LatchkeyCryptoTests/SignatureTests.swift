@@ -31,6 +31,24 @@ import Testing
         }
     }
 
+    /// RFC 8017: an RSA signature is exactly as long as the modulus. OpenSSL's PSS
+    /// verification would accept one with a leading zero byte stripped.
+    @Test(arguments: [SignatureScheme.rsaPSS(.sha256), .rsaPKCS1v15(.sha256)])
+    func shortenedRSASignatureIsRefused(scheme: SignatureScheme) throws {
+        let key = try PrivateKey.generate(.rsa(bits: 2048))
+        let signer = try SignatureSigner(key: key, scheme: scheme)
+        let verifier = try SignatureVerifier(key: key.publicKey, scheme: scheme)
+        for attempt in 0..<5000 {
+            let message = Array("message \(attempt)".utf8)
+            let signature = try signer.sign(message)
+            guard signature[0] == 0 else { continue }
+            #expect(try verifier.verify(signature: signature, message: message))
+            #expect(try !verifier.verify(signature: Array(signature.dropFirst()), message: message))
+            return
+        }
+        Issue.record("no signature with a leading zero byte in 5000 attempts")
+    }
+
     @Test func keyTypeMismatchIsRefused() throws {
         let ec = try PrivateKey.generate(.ec(.p256))
         #expect(throws: CryptoError.self) { try SignatureVerifier(key: ec.publicKey, scheme: .rsaPKCS1v15(.sha256)) }

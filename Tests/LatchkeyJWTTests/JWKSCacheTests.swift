@@ -262,10 +262,31 @@ actor CountingJWKSServer {
         await #expect(throws: CountingJWKSServer.Down.self) { try await cache.keySet() }
         let token = try JWT.sign(Self.claims, key: Self.key("k1"))
         await #expect(throws: CountingJWKSServer.Down.self) { try await cache.verify(token, options: Self.options(clock)) }
+        // Within the retry-after-failure window the failing server is not asked again.
+        #expect(await server.fetches == 1)
         // An invalid document with no previous set surfaces as an invalid key set.
         await server.setFailing(false)
         await server.setBody("{}")
+        clock.advance(by: 10)
         await expectJWTError(.invalidKey) { try await cache.keySet() }
+        #expect(await server.fetches == 2)
+    }
+
+    @Test func aFailingServerIsNotAskedOnEveryVerification() async throws {
+        let signer = try Self.key("k1")
+        let server = CountingJWKSServer(keys: [signer.publicKey])
+        let clock = TestClock()
+        let cache = Self.make(server, clock: clock)
+        _ = try await cache.keySet()
+        await server.setFailing(true)
+        clock.advance(by: 700) // past the default 600 s freshness
+        let token = try JWT.sign(Self.claims, key: signer)
+        for _ in 0..<100 { _ = try await cache.verify(token, options: Self.options(clock)) }
+        // One failed attempt, then the stale set is served without asking again.
+        #expect(await server.fetches == 2)
+        clock.advance(by: 10)
+        _ = try await cache.verify(token, options: Self.options(clock))
+        #expect(await server.fetches == 3)
     }
 
     @Test func invalidateForcesARefetch() async throws {

@@ -102,10 +102,10 @@ import Testing
     func keyOpsWithoutVerifyDoNotVerify(ops: [String]) throws {
         let signer = try TestKeys.pair(.es256)
         let token = try JWT.sign(Self.claims, key: signer)
-        var jwk = signer.jwk()
-        jwk.object["use"] = nil
-        jwk.object["key_ops"] = .array(ops.map { .string($0) })
-        let key = try JWTKey(jwk: JWK(object: jwk.object))
+        var jwk = signer.jwk().object
+        jwk["use"] = nil
+        jwk["key_ops"] = .array(ops.map { .string($0) })
+        let key = try JWTKey(jwk: JWK(object: jwk))
         #expect(!key.canVerify)
         expectJWTError(.keyUsageNotAllowed) { try JWT.verify(token, keys: key) }
     }
@@ -113,30 +113,30 @@ import Testing
     @Test func keyOpsWithVerifyVerifiesAndSignNeedsSign() throws {
         let signer = try TestKeys.pair(.es256)
         let token = try JWT.sign(Self.claims, key: signer)
-        var jwk = signer.jwk(includingPrivate: true)
-        jwk.object["use"] = nil
-        jwk.object["key_ops"] = ["verify"]
-        let verifyOnly = try JWTKey(jwk: JWK(object: jwk.object))
+        var jwk = signer.jwk(includingPrivate: true).object
+        jwk["use"] = nil
+        jwk["key_ops"] = ["verify"]
+        let verifyOnly = try JWTKey(jwk: JWK(object: jwk))
         _ = try JWT.verify(token, keys: verifyOnly)
         expectJWTError(.keyUsageNotAllowed) { try JWT.sign(Self.claims, key: verifyOnly) }
-        jwk.object["key_ops"] = ["sign", "verify"]
-        _ = try JWT.verify(JWT.sign(Self.claims, key: JWTKey(jwk: JWK(object: jwk.object))), keys: signer)
+        jwk["key_ops"] = ["sign", "verify"]
+        _ = try JWT.verify(JWT.sign(Self.claims, key: JWTKey(jwk: JWK(object: jwk))), keys: signer)
         // key_ops must be an array of strings.
-        jwk.object["key_ops"] = "verify"
-        expectJWTError(.invalidKey) { try JWK(object: jwk.object) }
+        jwk["key_ops"] = "verify"
+        expectJWTError(.invalidKey) { try JWK(object: jwk) }
     }
 
     @Test func jwkAlgMustFitTheKeyType() throws {
-        var jwk = try TestKeys.pair(.rs256).jwk()
-        jwk.object["alg"] = "ES256"
-        expectJWTError(.invalidKey) { try JWTKey(jwk: JWK(object: jwk.object)) }
-        jwk.object["alg"] = "HS256"
-        expectJWTError(.invalidKey) { try JWTKey(jwk: JWK(object: jwk.object)) }
-        jwk.object["alg"] = "RSA-OAEP"
-        expectJWTError(.unsupportedAlgorithm) { try JWTKey(jwk: JWK(object: jwk.object)) }
-        var ec = try TestKeys.pair(.es256).jwk()
-        ec.object["alg"] = "ES512"
-        expectJWTError(.invalidKey) { try JWTKey(jwk: JWK(object: ec.object)) }
+        var jwk = try TestKeys.pair(.rs256).jwk().object
+        jwk["alg"] = "ES256"
+        expectJWTError(.invalidKey) { try JWTKey(jwk: JWK(object: jwk)) }
+        jwk["alg"] = "HS256"
+        expectJWTError(.invalidKey) { try JWTKey(jwk: JWK(object: jwk)) }
+        jwk["alg"] = "RSA-OAEP"
+        expectJWTError(.unsupportedAlgorithm) { try JWTKey(jwk: JWK(object: jwk)) }
+        var ec = try TestKeys.pair(.es256).jwk().object
+        ec["alg"] = "ES512"
+        expectJWTError(.invalidKey) { try JWTKey(jwk: JWK(object: ec)) }
     }
 
     @Test func malformedJWKsAreInvalidKeys() throws {
@@ -165,15 +165,15 @@ import Testing
     }
 
     @Test func rsaPrivateJWKNeedsItsCRTMembers() throws {
-        var jwk = try TestKeys.pair(.rs256).jwk(includingPrivate: true)
-        jwk.object["qi"] = nil
-        expectJWTError(.invalidKey) { try JWTKey(jwk: JWK(object: jwk.object)) }
+        var jwk = try TestKeys.pair(.rs256).jwk(includingPrivate: true).object
+        jwk["qi"] = nil
+        expectJWTError(.invalidKey) { try JWTKey(jwk: JWK(object: jwk)) }
     }
 
     @Test func okpPrivateKeyMustMatchItsX() throws {
-        var jwk = try TestKeys.pair(.edDSA).jwk(includingPrivate: true)
-        jwk.object["x"] = .string(try TestKeys.pair(.ed25519).jwk().object["x"]?.stringValue ?? "")
-        expectJWTError(.invalidKey) { try JWTKey(jwk: JWK(object: jwk.object)) }
+        var jwk = try TestKeys.pair(.edDSA).jwk(includingPrivate: true).object
+        jwk["x"] = .string(try TestKeys.pair(.ed25519).jwk().object["x"]?.stringValue ?? "")
+        expectJWTError(.invalidKey) { try JWTKey(jwk: JWK(object: jwk)) }
     }
 
     @Test(arguments: [JWSAlgorithm.es256, .es384, .es512])

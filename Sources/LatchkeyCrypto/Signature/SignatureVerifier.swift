@@ -31,6 +31,9 @@ package struct SignatureVerifier: Sendable {
             else { return false }
             return try der.withUnsafeBytes { try verifyEncoded($0, message: message) }
         }
+        // RFC 8017 §8.1.2/§8.2.2: an RSA signature is exactly as long as the modulus.
+        // (OpenSSL's PSS path tolerates a shorter one, which would make signatures malleable.)
+        if case .rsa(let bits) = key.type, signature.count != (bits + 7) / 8 { return false }
         return try verifyEncoded(signature, message: message)
     }
 

@@ -29,6 +29,9 @@ public actor JWKSCache {
         public var maximumTTL: TimeInterval = 86_400
         /// At most one unknown-`kid` refetch per interval. Default 60 s.
         public var refetchInterval: TimeInterval = 60
+        /// After a failed fetch, no new attempt for this long: the last good set (or the
+        /// last error, when there is none) is served instead. Default 10 s.
+        public var retryAfterFailure: TimeInterval = 10
         public init() {}
     }
 
@@ -40,6 +43,7 @@ public actor JWKSCache {
     private var freshUntil: Date = .distantPast
     private var lastUnknownKIDRefetch: Date = .distantPast
     private var inFlight: Task<FetchedSet, any Error>?
+    private var lastFailure: (at: Date, error: any Error)?
     /// Completed fetch attempts (successful or not), for tests and diagnostics.
     public private(set) var fetchCount = 0
 
@@ -55,6 +59,11 @@ public actor JWKSCache {
     /// under way). A failed refresh serves the last good set; with none, it throws.
     public func keySet() async throws -> JWKSet {
         if let current, now() < freshUntil { return current }
+        if let lastFailure, now().timeIntervalSince(lastFailure.at) < options.retryAfterFailure {
+            // A failing server is not retried on every verification.
+            if let current { return current }
+            throw lastFailure.error
+        }
         do {
             return try await refresh()
         } catch {
@@ -111,7 +120,14 @@ public actor JWKSCache {
         inFlight = task
         defer { inFlight = nil }
         fetchCount += 1
-        let fetched = try await task.value
+        let fetched: FetchedSet
+        do {
+            fetched = try await task.value
+        } catch {
+            lastFailure = (now(), error)
+            throw error
+        }
+        lastFailure = nil
         current = fetched.set
         freshUntil = now().addingTimeInterval(fetched.ttl)
         return fetched.set

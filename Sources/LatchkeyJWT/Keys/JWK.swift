@@ -3,20 +3,22 @@
 ///
 /// Key material is never shown by `description`.
 public struct JWK: Sendable, Hashable, Codable, CustomStringConvertible {
+    /// Every member, as parsed (including key material). The typed accessors below read
+    /// from it, so the two can never disagree.
+    public private(set) var object: JSONObject
+
     /// `kty`: "RSA", "EC", "OKP" or "oct".
-    public var keyType: String
+    public var keyType: String { object["kty"]?.stringValue ?? "" }
     /// `kid`.
-    public var keyID: String?
+    public var keyID: String? { object["kid"]?.stringValue }
     /// `alg`.
-    public var algorithm: String?
+    public var algorithm: String? { object["alg"]?.stringValue }
     /// `use`: "sig" or "enc".
-    public var use: String?
+    public var use: String? { object["use"]?.stringValue }
     /// `key_ops`.
-    public var keyOperations: [String]?
+    public var keyOperations: [String]? { object["key_ops"]?.arrayValue?.compactMap(\.stringValue) }
     /// `crv` for EC and OKP keys.
-    public var curve: String?
-    /// Every member, as parsed (including key material).
-    public var object: JSONObject
+    public var curve: String? { object["crv"]?.stringValue }
 
     /// Parses a JWK from its JSON text.
     public init(json: String) throws {
@@ -30,20 +32,17 @@ public struct JWK: Sendable, Hashable, Codable, CustomStringConvertible {
 
     /// Reads a JWK from a parsed object, checking member types.
     public init(object: JSONObject) throws {
-        guard let kty = object["kty"]?.stringValue else { throw JWTError.invalidKey("the JWK has no \"kty\" string") }
-        self.keyType = kty
-        self.object = object
-        keyID = try Self.optionalString(object, "kid")
-        algorithm = try Self.optionalString(object, "alg")
-        use = try Self.optionalString(object, "use")
-        curve = try Self.optionalString(object, "crv")
+        guard object["kty"]?.stringValue != nil else { throw JWTError.invalidKey("the JWK has no \"kty\" string") }
+        for name in ["kid", "alg", "use", "crv"] { try Self.checkOptionalString(object, name) }
         if let ops = object["key_ops"] {
             guard let array = ops.arrayValue, array.allSatisfy({ $0.stringValue != nil }) else {
                 throw JWTError.invalidKey("\"key_ops\" must be an array of strings")
             }
-            keyOperations = array.compactMap(\.stringValue)
         }
+        self.object = object
     }
+
+    init(unchecked object: JSONObject) { self.object = object }
 
     /// The JWK as JSON text.
     public var jsonText: String { JSONValue.object(object).jsonText }
@@ -76,10 +75,10 @@ public struct JWK: Sendable, Hashable, Codable, CustomStringConvertible {
         return bytes
     }
 
-    private static func optionalString(_ object: JSONObject, _ name: String) throws -> String? {
-        guard let value = object[name] else { return nil }
-        guard let string = value.stringValue else { throw JWTError.invalidKey("JWK member \"\(name)\" must be a string") }
-        return string
+    private static func checkOptionalString(_ object: JSONObject, _ name: String) throws {
+        if let value = object[name], value.stringValue == nil {
+            throw JWTError.invalidKey("JWK member \"\(name)\" must be a string")
+        }
     }
 
     public init(from decoder: any Decoder) throws {

@@ -116,15 +116,3 @@ extension JWTKey {
         }
     }
 }
-
-extension JWK {
-    init(unchecked object: JSONObject) {
-        keyType = object["kty"]?.stringValue ?? ""
-        keyID = object["kid"]?.stringValue
-        algorithm = object["alg"]?.stringValue
-        use = object["use"]?.stringValue
-        keyOperations = nil
-        curve = object["crv"]?.stringValue
-        self.object = object
-    }
-}
