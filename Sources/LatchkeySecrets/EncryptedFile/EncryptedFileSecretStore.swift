@@ -75,7 +75,7 @@ public final class EncryptedFileSecretStore: SecretStore {
     // MARK: SecretStore
 
     /// Returns the value of `name`, or `nil`; reads and decrypts the file on each call.
-    public func get(_ name: String) async throws -> [UInt8]? {
+    public nonisolated(nonsending) func get(_ name: String) async throws -> [UInt8]? {
         try SecretNames.validateEntryName(name, store: storeLabel)
         guard let (bytes, parsed, plaintext) = try load() else { return nil }
         var name = name
@@ -88,7 +88,7 @@ public final class EncryptedFileSecretStore: SecretStore {
     }
 
     /// Stores `value` under `name`, atomically replacing the file under the lock.
-    public func set(_ name: String, _ value: [UInt8]) async throws {
+    public nonisolated(nonsending) func set(_ name: String, _ value: [UInt8]) async throws {
         try SecretNames.validateEntryName(name, store: storeLabel)
         let key = Array(name.utf8)
         try await update { entries in entries[key] = value }
@@ -96,7 +96,7 @@ public final class EncryptedFileSecretStore: SecretStore {
 
     /// Removes `name`; returns whether it was there.
     @discardableResult
-    public func remove(_ name: String) async throws -> Bool {
+    public nonisolated(nonsending) func remove(_ name: String) async throws -> Bool {
         try SecretNames.validateEntryName(name, store: storeLabel)
         guard directoryExists else { return false }
         let key = Array(name.utf8)
@@ -104,7 +104,7 @@ public final class EncryptedFileSecretStore: SecretStore {
     }
 
     /// Removes every entry by deleting the data file (its lock file stays).
-    public func removeAll() async throws {
+    public nonisolated(nonsending) func removeAll() async throws {
         guard directoryExists else { return }
         try await update { entries in entries.removeAll() }
     }
@@ -113,7 +113,7 @@ public final class EncryptedFileSecretStore: SecretStore {
     private var directoryExists: Bool { access(configuration.dataDirectory, F_OK) == 0 }
 
     /// The names of all entries; reads and decrypts the file.
-    public func names() async throws -> [String] {
+    public nonisolated(nonsending) func names() async throws -> [String] {
         guard let (bytes, parsed, _) = try load() else { return [] }
         return parsed.entries.map { String(decoding: bytes[$0.name], as: UTF8.self) }
     }

@@ -89,18 +89,18 @@ public final class KeyringSecretStore: SecretStore {
     // MARK: SecretStore
 
     /// Returns the value of `name`, or `nil`.
-    public func get(_ name: String) async throws -> [UInt8]? {
+    public nonisolated(nonsending) func get(_ name: String) async throws -> [UInt8]? {
         try read(name)
     }
 
     /// Stores `value` under `name`; at most ``maxValueBytes`` bytes.
-    public func set(_ name: String, _ value: [UInt8]) async throws {
+    public nonisolated(nonsending) func set(_ name: String, _ value: [UInt8]) async throws {
         try write(name, value)
     }
 
     /// Invalidates the key `name`; returns whether there was one.
     @discardableResult
-    public func remove(_ name: String) async throws -> Bool {
+    public nonisolated(nonsending) func remove(_ name: String) async throws -> Bool {
         try removeSync(name)
     }
 
@@ -120,7 +120,7 @@ public final class KeyringSecretStore: SecretStore {
     }
 
     /// Invalidates every key of the namespace, then the namespace keyring itself.
-    public func removeAll() async throws {
+    public nonisolated(nonsending) func removeAll() async throws {
         guard let keyring = try namespaceKeyring(create: false) else { return }
         for (id, _) in try entries(of: keyring) {
             _ = try invalidate(id, entry: nil)
@@ -147,7 +147,7 @@ public final class KeyringSecretStore: SecretStore {
     }
 
     /// The names of the namespace's entries.
-    public func names() async throws -> [String] {
+    public nonisolated(nonsending) func names() async throws -> [String] {
         guard let keyring = try namespaceKeyring(create: false) else { return [] }
         let names = Set(try entries(of: keyring).map(\.name))
         return names.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }

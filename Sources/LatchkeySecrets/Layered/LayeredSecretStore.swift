@@ -56,7 +56,7 @@ public final class LayeredSecretStore: SecretStore {
     /// The keyring's value, or the file's (copied into the keyring), or `nil`.
     ///
     /// A keyring failure on read is logged and answered from the file.
-    public func get(_ name: String) async throws -> [UInt8]? {
+    public nonisolated(nonsending) func get(_ name: String) async throws -> [UInt8]? {
         do {
             if let value = try keyring.read(name) { return value }
         } catch let error as SecretStoreError where error.code != .invalidName {
@@ -74,7 +74,7 @@ public final class LayeredSecretStore: SecretStore {
     }
 
     /// Writes the file, then the keyring.
-    public func set(_ name: String, _ value: [UInt8]) async throws {
+    public nonisolated(nonsending) func set(_ name: String, _ value: [UInt8]) async throws {
         try SecretNames.validateEntryName(name, store: storeLabel)
         guard value.count <= KeyringSecretStore.maxValueBytes else {
             throw SecretStoreError(.valueTooLarge, store: storeLabel, entry: name,
@@ -100,7 +100,7 @@ public final class LayeredSecretStore: SecretStore {
 
     /// Removes `name` from the file, then from the keyring.
     @discardableResult
-    public func remove(_ name: String) async throws -> Bool {
+    public nonisolated(nonsending) func remove(_ name: String) async throws -> Bool {
         try await file.withExclusiveLock {
             let inFile = try await self.file.remove(name)
             let inKeyring = try await self.keyring.remove(name)
@@ -109,7 +109,7 @@ public final class LayeredSecretStore: SecretStore {
     }
 
     /// Empties the file, then the keyring.
-    public func removeAll() async throws {
+    public nonisolated(nonsending) func removeAll() async throws {
         guard access(file.configuration.dataDirectory, F_OK) == 0 else {
             // Never written through the file: nothing to lock or delete there.
             try await keyring.removeAll()
@@ -122,7 +122,7 @@ public final class LayeredSecretStore: SecretStore {
     }
 
     /// The file's entry names (the file is the record).
-    public func names() async throws -> [String] {
+    public nonisolated(nonsending) func names() async throws -> [String] {
         try await file.names()
     }
 

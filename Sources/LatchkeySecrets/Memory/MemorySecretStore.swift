@@ -24,14 +24,14 @@ public final class MemorySecretStore: SecretStore {
     private var storeLabel: String { "memory store \"\(namespace)\"" }
 
     /// Returns the value of `name`, or `nil`.
-    public func get(_ name: String) async throws -> [UInt8]? {
+    public nonisolated(nonsending) func get(_ name: String) async throws -> [UInt8]? {
         try SecretNames.validateEntryName(name, store: storeLabel)
         let key = Array(name.utf8)
         return entries.withLock { $0[key] }
     }
 
     /// Stores `value` under `name`.
-    public func set(_ name: String, _ value: [UInt8]) async throws {
+    public nonisolated(nonsending) func set(_ name: String, _ value: [UInt8]) async throws {
         try SecretNames.validateEntryName(name, store: storeLabel)
         let key = Array(name.utf8)
         entries.withLock { $0[key] = value }
@@ -39,19 +39,19 @@ public final class MemorySecretStore: SecretStore {
 
     /// Removes `name`; returns whether it was there.
     @discardableResult
-    public func remove(_ name: String) async throws -> Bool {
+    public nonisolated(nonsending) func remove(_ name: String) async throws -> Bool {
         try SecretNames.validateEntryName(name, store: storeLabel)
         let key = Array(name.utf8)
         return entries.withLock { $0.removeValue(forKey: key) != nil }
     }
 
     /// Removes every entry.
-    public func removeAll() async throws {
+    public nonisolated(nonsending) func removeAll() async throws {
         entries.withLock { $0.removeAll() }
     }
 
     /// The names of all entries.
-    public func names() async throws -> [String] {
+    public nonisolated(nonsending) func names() async throws -> [String] {
         entries.withLock { $0.keys.sorted { $0.lexicographicallyPrecedes($1) } }
             .map { String(decoding: $0, as: UTF8.self) }
     }

@@ -7,7 +7,9 @@
 ///
 /// A missing entry is `nil`, never an error. Failures are ``SecretStoreError`` values
 /// whose descriptions name the store and the entry, never the value. All methods are
-/// safe to call from any task concurrently.
+/// safe to call from any task concurrently. The accessors are `nonisolated(nonsending)`:
+/// they run on the caller's executor, so an actor reading a secret pays no executor hop
+/// (a keyring read is a few microseconds; the work is synchronous system calls).
 public protocol SecretStore: Sendable {
     /// The namespace this store's entries live in, usually the app's service name.
     var namespace: String { get }
@@ -19,24 +21,24 @@ public protocol SecretStore: Sendable {
     ///
     /// - Throws: ``SecretStoreError`` when the backend fails (unavailable, corrupted,
     ///   wrong key, permission denied, …). A missing entry is not an error.
-    func get(_ name: String) async throws -> [UInt8]?
+    nonisolated(nonsending) func get(_ name: String) async throws -> [UInt8]?
 
     /// Stores `value` under `name`, replacing any previous value.
     ///
     /// - Throws: ``SecretStoreError``, for example `.valueTooLarge` or `.quotaExceeded`.
-    func set(_ name: String, _ value: [UInt8]) async throws
+    nonisolated(nonsending) func set(_ name: String, _ value: [UInt8]) async throws
 
     /// Removes the entry `name`.
     ///
     /// - Returns: whether an entry was there to remove.
     @discardableResult
-    func remove(_ name: String) async throws -> Bool
+    nonisolated(nonsending) func remove(_ name: String) async throws -> Bool
 
     /// Removes every entry of the namespace.
-    func removeAll() async throws
+    nonisolated(nonsending) func removeAll() async throws
 
     /// The names of all entries in the namespace, sorted by their UTF-8 bytes.
-    func names() async throws -> [String]
+    nonisolated(nonsending) func names() async throws -> [String]
 
     /// Runs `body` while holding this namespace's exclusive lock.
     ///
@@ -57,18 +59,18 @@ extension SecretStore {
     ///
     /// Invalid UTF-8 is repaired with replacement characters; use ``SecretStore/get(_:)``
     /// for the exact bytes.
-    public func string(_ name: String) async throws -> String? {
+    public nonisolated(nonsending) func string(_ name: String) async throws -> String? {
         guard let bytes = try await get(name) else { return nil }
         return String(decoding: bytes, as: UTF8.self)
     }
 
     /// Stores the UTF-8 bytes of `value` under `name`.
-    public func set(_ name: String, _ value: String) async throws {
+    public nonisolated(nonsending) func set(_ name: String, _ value: String) async throws {
         try await set(name, Array(value.utf8))
     }
 
     /// Whether an entry named `name` exists.
-    public func contains(_ name: String) async throws -> Bool {
+    public nonisolated(nonsending) func contains(_ name: String) async throws -> Bool {
         try await get(name) != nil
     }
 }
