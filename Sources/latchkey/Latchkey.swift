@@ -8,6 +8,11 @@ struct Latchkey: AsyncParsableCommand {
         abstract: "Latchkey: JWT tools, secret storage and sessions for Stytch, Auth0 and social.plus.",
         version: "0.1.0",
         subcommands: [
+            Inspect.self,
+            Verify.self,
+            Sign.self,
+            Keygen.self,
+            JWKSCommand.self,
             SecretsCommand.self,
         ]
     )

@@ -85,3 +85,13 @@ extension JSONValue: ExpressibleByStringLiteral, ExpressibleByIntegerLiteral, Ex
     public init(arrayLiteral elements: JSONValue...) { self = .array(elements) }
     public init(nilLiteral: ()) { self = .null }
 }
+
+extension JSONValue {
+    /// Parses JSON text strictly (the parser tokens go through: no duplicate members,
+    /// no trailing data, valid UTF-8).
+    public static func parse(_ text: String) throws -> JSONValue {
+        do { return try JSONParser.parse(Array(text.utf8)) } catch {
+            throw JWTError(.malformed, "invalid JSON: \(error.reason) at byte \(error.offset)")
+        }
+    }
+}
