@@ -6,68 +6,135 @@ extension Latchkey {
     /// `latchkey inspect`: decode a token without verifying it.
     struct Inspect: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Decode a JWT/JWS without verifying it: header, claims, times and warnings.")
+            abstract: "Decode a JWT or JWS without verifying it: header, claims, times and warnings.",
+            discussion: """
+            Nothing is verified: use `latchkey verify` to trust a token. Times are shown in UTC \
+            with their age ("expires in 4m 12s", "expired 3h ago"). Warnings cover alg "none", \
+            a missing or past exp, a future nbf or iat, unknown crit names and header members \
+            that point at keys (jku, x5u, jwk, x5c), which Latchkey never fetches.
 
-        @Argument(help: "The token, or `-` (default) to read standard input. A `Bearer ` prefix is ignored.")
-        var token: String?
+            With --json, one line: {"header":{...},"payload":...,"signature":"<base64url>","warnings":[...]}; \
+            the payload is the claims object, or the payload as text when it is not JSON.
 
-        @Flag(help: "Print one JSON object: {header, payload, signature, warnings}.")
+            Exit status: 0 when the token could be decoded (warnings or not), 1 when it is malformed.
+            """)
+
+        @OptionGroup var input: TokenInput
+
+        @Flag(help: "Print one JSON object on one line instead of the report.")
         var json = false
 
         func run() async throws {
-            let text = try TokenInput.read(token)
+            let text = try input.read()
             let jws: CompactJWS
             do { jws = try CompactJWS(text) } catch let error as JWTError { throw fail(error.message) }
-            let claims = try? JWT.decode(text).claims
             let now = Date()
-            var warnings: [String] = []
-            if jws.header.algorithmName == "none" { warnings.append("alg is \"none\": the token is not signed") }
-            if !jws.header.critical.isEmpty {
-                warnings.append("crit lists \(jws.header.critical.joined(separator: ", ")), which verification will refuse unless understood")
-            }
-            if let claims {
-                if claims.object["exp"] == nil { warnings.append("no exp claim: the token never expires") }
-                if let exp = claims.expiresAt, exp <= now { warnings.append("expired \(humanDuration(now.timeIntervalSince(exp))) ago") }
-                if let nbf = claims.notBefore, nbf > now { warnings.append("not valid for another \(humanDuration(nbf.timeIntervalSince(now))) (nbf)") }
-            } else {
-                warnings.append("the payload is not a JSON object (a JWS, not a JWT)")
-            }
-            let payload: JSONValue = claims.map { .object($0.object) } ?? .string(String(decoding: jws.payload, as: UTF8.self))
+            let payload = Self.payloadValue(jws.payload)
+            let claims = payload.objectValue
+            let warnings = Self.warnings(header: jws.header, claims: claims, now: now)
+
             if json {
                 let object: JSONObject = [
-                    "header": .object(jws.header.object), "payload": payload,
+                    "header": .object(jws.header.object),
+                    "payload": payload,
                     "signature": .string(Base64URL.encode(jws.signature)),
                     "warnings": .array(warnings.map { .string($0) }),
                 ]
                 print(JSONValue.object(object).jsonText)
                 return
             }
-            print(Terminal.bold("Header"))
+
+            print(Colour.bold("Header"))
             print(JSONValue.object(jws.header.object).prettyJSONText)
-            print(Terminal.bold(claims == nil ? "Payload" : "Claims"))
-            print(claims == nil ? String(decoding: jws.payload, as: UTF8.self) : payload.prettyJSONText)
+            print(Colour.bold(claims == nil ? "Payload" : "Claims"))
+            switch payload {
+            case .string(let text) where claims == nil: print(text)
+            default: print(payload.prettyJSONText)
+            }
             if let claims {
-                var lines: [String] = []
-                if let iat = claims.issuedAt { lines.append("  iat  \(utcString(iat))  (issued \(relative(iat, now)))") }
-                if let nbf = claims.notBefore { lines.append("  nbf  \(utcString(nbf))  (\(nbf > now ? "valid in \(humanDuration(nbf.timeIntervalSince(now)))" : "valid since \(humanDuration(now.timeIntervalSince(nbf))) ago"))") }
-                if let exp = claims.expiresAt {
-                    let phrase = exp > now ? "expires in \(humanDuration(exp.timeIntervalSince(now)))" : "expired \(humanDuration(now.timeIntervalSince(exp))) ago"
-                    lines.append("  exp  \(utcString(exp))  (\(exp > now ? Terminal.green(phrase) : Terminal.red(phrase)))")
-                }
-                if !lines.isEmpty {
-                    print(Terminal.bold("Times (UTC)"))
-                    lines.forEach { print($0) }
+                let times = Self.timeLines(claims, now: now)
+                if !times.isEmpty {
+                    print(Colour.bold("Times (UTC)"))
+                    times.forEach { print($0) }
                 }
             }
-            print(Terminal.bold("Signature") + "  \(jws.signature.count) bytes, not verified")
+            print(Colour.bold("Signature"))
+            let size = jws.signature.isEmpty ? "none" : "\(jws.signature.count) bytes"
+            print("  \(jws.header.algorithmName), \(size), " + Colour.yellow("not verified"))
             if !warnings.isEmpty {
-                print(Terminal.bold("Warnings"))
-                for warning in warnings { print("  " + Terminal.yellow("! " + warning)) }
+                print(Colour.bold("Warnings"))
+                for warning in warnings { print("  " + Colour.yellow("! " + warning)) }
             }
         }
 
-        private func relative(_ date: Date, _ now: Date) -> String {
-            date > now ? "in \(humanDuration(date.timeIntervalSince(now)))" : "\(humanDuration(now.timeIntervalSince(date))) ago"
+        /// The payload as JSON when it is JSON, else as text when it is UTF-8, else as base64url.
+        static func payloadValue(_ bytes: [UInt8]) -> JSONValue {
+            if let text = String(validating: bytes, as: UTF8.self) {
+                if let value = try? JSONValue.parse(text) { return value }
+                return .string(text)
+            }
+            return .string(Base64URL.encode(bytes))
+        }
+
+        /// "  exp  2026-11-22T18:27:37Z  (expires in 4m 59s)" for each of iat, nbf, exp present.
+        static func timeLines(_ claims: JSONObject, now: Date) -> [String] {
+            var lines: [String] = []
+            for name in ["iat", "nbf", "exp"] {
+                guard let seconds = claims[name]?.numberValue else { continue }
+                let date = Date(timeIntervalSince1970: seconds)
+                let phrase: String
+                switch name {
+                case "iat": phrase = "issued \(Durations.relative(date, to: now))"
+                case "nbf": phrase = date > now ? "valid \(Durations.relative(date, to: now))" : "valid since \(Durations.relative(date, to: now))"
+                default:
+                    let text = Durations.expiry(date, now: now)
+                    phrase = date > now ? Colour.green(text) : Colour.red(text)
+                }
+                lines.append("  \(name)  \(Durations.utc(date))  (\(phrase))")
+            }
+            return lines
+        }
+
+        /// What a reader should be told before trusting this token.
+        static func warnings(header: JWSHeader, claims: JSONObject?, now: Date) -> [String] {
+            var warnings: [String] = []
+            if header.algorithmName == "none" {
+                warnings.append("alg is \"none\": the token is unsigned and verification refuses it")
+            } else if header.algorithm == nil {
+                warnings.append("alg \"\(header.algorithmName)\" is not an algorithm Latchkey verifies")
+            }
+            if let crit = header["crit"] {
+                if header.critical.isEmpty || crit.arrayValue?.count != header.critical.count {
+                    warnings.append("crit is not a non-empty array of names: verification refuses the token")
+                } else {
+                    let names = header.critical.map { "\"\($0)\"" }.joined(separator: ", ")
+                    warnings.append("crit lists \(names), which Latchkey does not understand: verification refuses the token")
+                }
+            }
+            for name in ["jku", "x5u", "jwk", "x5c"] where header[name] != nil {
+                warnings.append("the header carries \(name); Latchkey never fetches or trusts keys named by a token")
+            }
+            guard let claims else {
+                warnings.append("the payload is not a JSON object: a JWS, not a JWT (verify it with --jws)")
+                return warnings
+            }
+            for name in ["exp", "nbf", "iat"] {
+                if let value = claims[name], value.numberValue == nil {
+                    warnings.append("\(name) is not a number (seconds since 1970): verification refuses the token")
+                }
+            }
+            if claims["exp"] == nil {
+                warnings.append("no exp claim: the token never expires")
+            } else if let exp = claims["exp"]?.numberValue.map(Date.init(timeIntervalSince1970:)), exp <= now {
+                warnings.append("\(Durations.expiry(exp, now: now)) (at \(Durations.utc(exp)))")
+            }
+            if let nbf = claims["nbf"]?.numberValue.map(Date.init(timeIntervalSince1970:)), nbf > now {
+                warnings.append("not valid yet: nbf is \(Durations.relative(nbf, to: now)) (at \(Durations.utc(nbf)))")
+            }
+            if let iat = claims["iat"]?.numberValue.map(Date.init(timeIntervalSince1970:)), iat > now.addingTimeInterval(60) {
+                warnings.append("issued in the future: iat is \(Durations.relative(iat, to: now))")
+            }
+            return warnings
         }
     }
 }

@@ -3,79 +3,133 @@ import Foundation
 import LatchkeyJWT
 
 extension Latchkey {
-    /// `latchkey keygen`: make a key pair for development.
+    /// `latchkey keygen`: make a key for development.
     struct Keygen: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Generate a key for development: RSA 2048 (RS*/PS*), P-256/384/521 (ES*), Ed25519 (EdDSA), or a random secret (HS*, JWK only).")
+            abstract: "Generate a key for development and tests.",
+            discussion: """
+            RS*/PS*: RSA 2048. ES256/ES384/ES512: P-256/P-384/P-521. EdDSA/Ed25519: Ed25519. \
+            HS256/384/512: 32/48/64 random bytes, written as an oct JWK (the default and only \
+            format for secrets; use it with --key, which reads JWKs).
 
-        @Option(help: "The algorithm the key is for.")
-        var alg: String
+            PEM: the private key as PKCS#8, the public key as SubjectPublicKeyInfo. JWK: one JSON \
+            object per key, with kid, alg and use "sig".
 
-        @Option(help: "The key's kid.")
+            With --out FILE: the private key (or secret) goes to FILE, created with mode 0600, and \
+            the public key to FILE.pub (PEM) or FILE.pub.json (JWK); existing files are never \
+            replaced unless --force. Without --out: the private key, then the public key, on \
+            standard output.
+
+            Exit status: 0 written; 1 a file exists or cannot be written; 64 usage error.
+            """)
+
+        enum Format: String, ExpressibleByArgument, CaseIterable {
+            case pem, jwk
+        }
+
+        @Option(help: ArgumentHelp("The algorithm the key is for (\(AlgorithmArgument.allValueStrings.joined(separator: ", "))).", valueName: "alg"))
+        var alg: AlgorithmArgument
+
+        @Option(help: ArgumentHelp("The key's kid, stored in a JWK (a PEM file has no place for it: pass --kid to sign too).", valueName: "kid"))
         var kid: String?
 
-        @Option(help: "Write the private key here (mode 0600) and the public key to FILE.pub or FILE.pub.json.")
+        @Option(help: ArgumentHelp("Write the private key to FILE (mode 0600) and the public key beside it.", valueName: "file"))
         var out: String?
 
-        @Option(help: "pem or jwk.")
-        var format: String = "pem"
+        @Option(help: ArgumentHelp("pem or jwk (default: pem, or jwk for HS*).", valueName: "format"))
+        var format: Format?
 
-        @Flag(help: "Overwrite existing files.")
+        @Flag(help: "Replace existing files at --out.")
         var force = false
 
         func validate() throws {
-            guard let algorithm = JWSAlgorithm.parse(alg), algorithm != .none else { throw ValidationError("unknown algorithm \"\(alg)\"") }
-            guard format == "pem" || format == "jwk" else { throw ValidationError("--format is pem or jwk") }
-            if format == "pem", algorithm.rawValue.hasPrefix("HS") {
-                throw ValidationError("HMAC secrets have no PEM form; use --format jwk")
+            if alg.isHMAC, format == .pem {
+                throw ValidationError("an HMAC secret has no PEM form; HS* keys are written as an oct JWK (--format jwk)")
             }
+            if out == "" { throw ValidationError("--out needs a file name") }
         }
 
         func run() async throws {
-            let algorithm = JWSAlgorithm.parse(alg)!
+            let format = self.format ?? (alg.isHMAC ? .jwk : .pem)
             let key: JWTKey
-            do { key = try JWTKey.generate(for: algorithm, keyID: kid) } catch let error as JWTError { throw fail(error.message) }
+            do { key = try JWTKey.generate(for: alg.algorithm, keyID: kid) } catch let error as JWTError { throw fail(error.message) }
             let privateText: String, publicText: String?
-            if format == "jwk" {
+            switch format {
+            case .jwk:
                 privateText = key.jwk(includingPrivate: true).jsonText + "\n"
                 publicText = key.isSecret ? nil : key.jwk().jsonText + "\n"
-            } else {
-                privateText = try key.pem(includingPrivate: true) ?? ""
-                publicText = try key.pem()
+            case .pem:
+                do {
+                    guard let privatePEM = try key.pem(includingPrivate: true) else { throw fail("this key has no PEM form") }
+                    privateText = privatePEM
+                    publicText = try key.pem()
+                } catch let error as JWTError {
+                    throw fail(error.message)
+                }
             }
             guard let out else {
                 print(privateText, terminator: "")
                 if let publicText { print(publicText, terminator: "") }
                 return
             }
-            try write(privateText, to: out, mode: 0o600)
-            if let publicText {
-                let publicPath = out + (format == "jwk" ? ".pub.json" : ".pub")
-                try write(publicText, to: publicPath, mode: 0o644)
-                print("wrote \(out) (private, 0600) and \(publicPath)")
+            let publicPath = publicText == nil ? nil : out + (format == .jwk ? ".pub.json" : ".pub")
+            let paths = [out] + (publicPath.map { [$0] } ?? [])
+            // Check both before writing either, so a refusal leaves nothing half done.
+            if !force {
+                for path in paths where Self.exists(path) {
+                    throw fail("\(path) exists; not overwriting it (use --force to replace it)")
+                }
+            }
+            try Self.create(out, contents: privateText, mode: 0o600, replacing: force)
+            if let publicPath, let publicText {
+                do {
+                    try Self.create(publicPath, contents: publicText, mode: 0o644, replacing: force)
+                } catch {
+                    unlink(out)
+                    throw error
+                }
+                print("wrote \(out) (private key, mode 0600) and \(publicPath) (public key)")
             } else {
-                print("wrote \(out) (secret, 0600)")
+                print("wrote \(out) (secret, mode 0600)")
             }
         }
 
-        private func write(_ text: String, to path: String, mode: mode_t) throws {
-            if force { unlink(path) }
-            let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode)
-            guard fd >= 0 else {
-                let reason = errno == EEXIST ? "it exists (use --force to overwrite)" : String(cString: strerror(errno))
-                throw fail("cannot write \(path): \(reason)")
+        private static func exists(_ path: String) -> Bool {
+            var status = stat()
+            return lstat(path, &status) == 0
+        }
+
+        /// Creates `path` with exactly `mode` (never following a symlink, never replacing a
+        /// file unless `replacing`), writes `contents` and syncs it.
+        private static func create(_ path: String, contents: String, mode: mode_t, replacing: Bool) throws {
+            if replacing, exists(path), unlink(path) != 0 {
+                throw fail("cannot replace \(path): \(String(cString: strerror(errno)))")
             }
-            defer { close(fd) }
-            // The mode is set explicitly: the umask must not loosen or tighten it.
-            fchmod(fd, mode)
-            let bytes = Array(text.utf8)
+            let descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode)
+            guard descriptor >= 0 else {
+                let reason = errno == EEXIST ? "it exists (use --force to replace it)" : String(cString: strerror(errno))
+                throw fail("cannot create \(path): \(reason)")
+            }
+            var failure: String?
+            // open(2) applies the umask; the mode must be exactly what was asked.
+            if fchmod(descriptor, mode) != 0 { failure = String(cString: strerror(errno)) }
+            let bytes = Array(contents.utf8)
             var offset = 0
-            while offset < bytes.count {
-                let written = bytes[offset...].withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
-                if written < 0 { if errno == EINTR { continue }; throw fail("cannot write \(path): \(String(cString: strerror(errno)))") }
-                offset += written
+            while failure == nil, offset < bytes.count {
+                let written = bytes[offset...].withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
+                if written < 0 {
+                    if errno == EINTR { continue }
+                    failure = String(cString: strerror(errno))
+                } else {
+                    offset += written
+                }
             }
-            guard fsync(fd) == 0 else { throw fail("cannot sync \(path): \(String(cString: strerror(errno)))") }
+            if failure == nil, fsync(descriptor) != 0 { failure = String(cString: strerror(errno)) }
+            close(descriptor)
+            if let failure {
+                unlink(path)
+                throw fail("cannot write \(path): \(failure)")
+            }
         }
     }
 }

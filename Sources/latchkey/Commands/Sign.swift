@@ -3,60 +3,66 @@ import Foundation
 import LatchkeyJWT
 
 extension Latchkey {
-    /// `latchkey sign`: issue a token for development and tests.
+    /// `latchkey sign`: issue a token, for development and tests.
     struct Sign: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Sign a JWT and print it.")
+        static let configuration = CommandConfiguration(
+            abstract: "Sign a JWT and print it.",
+            discussion: """
+            The claims are iat (now), then --sub, --iss, --aud, exp (now + --exp), then each --claim \
+            in order, so a --claim can override any of them (--claim exp=1700000000 makes an expired token). \
+            The header is {"alg", "kid" (from --kid or the key), "typ": "JWT"}.
 
-        @Option(help: "The algorithm (HS256 … EdDSA, Ed25519).")
-        var alg: String
+            Exit status: 0 printed; 2 the key is unreadable, public only, or not for --alg; 64 usage error.
+            """)
 
-        @Option(help: "A PEM or JWK file with the private key.")
-        var key: String?
+        @Option(help: ArgumentHelp("The algorithm (\(AlgorithmArgument.allValueStrings.joined(separator: ", "))).", valueName: "alg"))
+        var alg: AlgorithmArgument
 
-        @Option(help: "An HMAC secret, as text.")
-        var secret: String?
+        @OptionGroup var keyOptions: KeyOptions
 
-        @Option(help: "The kid header.")
+        @Option(help: ArgumentHelp("The kid header (overrides the key's own kid); picks the key from a JWKS.", valueName: "kid"))
         var kid: String?
 
-        @Option(name: .customLong("claim"), help: "NAME=VALUE; VALUE is parsed as JSON when it is JSON, else taken as a string. Repeatable.")
+        @Option(name: .customLong("claim"), help: ArgumentHelp(
+            "A claim, NAME=VALUE. VALUE is used as JSON when it is JSON (42, true, [\"a\"], {\"k\":1}), else as a string. Repeatable.",
+            valueName: "name=value"))
         var claims: [String] = []
 
-        @Option(help: "Subject (sub).") var sub: String?
-        @Option(help: "Issuer (iss).") var iss: String?
-        @Option(help: "Audience (aud).") var aud: String?
-        @Option(help: "Lifetime: 90s, 5m, 1h, 30d (sets exp).") var exp: String?
+        @Option(help: ArgumentHelp("Subject (sub).", valueName: "subject")) var sub: String?
+        @Option(help: ArgumentHelp("Issuer (iss).", valueName: "issuer")) var iss: String?
+        @Option(help: ArgumentHelp("Audience (aud).", valueName: "audience")) var aud: String?
+        @Option(help: ArgumentHelp("Lifetime, setting exp: 90s, 5m, 1h, 30d, 2w, 1h30m.", valueName: "duration")) var exp: String?
 
         func validate() throws {
-            guard JWSAlgorithm.parse(alg) != nil, JWSAlgorithm.parse(alg) != JWSAlgorithm.none else {
-                throw ValidationError("unknown or unsigned algorithm \"\(alg)\"")
+            try keyOptions.validate(algorithm: alg)
+            if let exp, Durations.parse(exp) == nil {
+                throw ValidationError("--exp takes a duration such as 90s, 5m, 1h, 30d or 1h30m")
             }
-            guard (key == nil) != (secret == nil) else { throw ValidationError("give exactly one of --key or --secret") }
-            if let exp, parseDuration(exp) == nil { throw ValidationError("--exp takes a duration such as 90s, 5m, 1h or 30d") }
-            for claim in claims where !claim.contains("=") || claim.hasPrefix("=") {
-                throw ValidationError("--claim takes NAME=VALUE, got \"\(claim)\"")
+            for claim in claims {
+                guard let equals = claim.firstIndex(of: "="), equals != claim.startIndex else {
+                    throw ValidationError("--claim takes NAME=VALUE, got \"\(claim)\"")
+                }
             }
         }
 
         func run() async throws {
-            let algorithm = JWSAlgorithm.parse(alg)!
-            let signingKey = try key.map { try KeyFile.loadSigningKey($0, algorithm: algorithm, keyID: kid) }
-                ?? KeyFile.secret(Array(secret!.utf8), algorithm: algorithm, keyID: kid)
+            let key = try keyOptions.signingKey(algorithm: alg.algorithm, keyID: kid)
             let now = Date().timeIntervalSince1970.rounded(.down)
             var object: JSONObject = ["iat": .number(now)]
             if let sub { object["sub"] = .string(sub) }
             if let iss { object["iss"] = .string(iss) }
             if let aud { object["aud"] = .string(aud) }
-            if let exp, let seconds = parseDuration(exp) { object["exp"] = .number(now + seconds.rounded()) }
+            if let exp, let lifetime = Durations.parse(exp) { object["exp"] = .number(now + lifetime.rounded()) }
             for claim in claims {
-                let name = String(claim.prefix(while: { $0 != "=" }))
-                let value = String(claim.dropFirst(name.count + 1))
-                object[name] = (try? JSONValue.parse(value)) ?? .string(value)
+                let equals = claim.firstIndex(of: "=")!
+                let value = String(claim[claim.index(after: equals)...])
+                object[String(claim[..<equals])] = (try? JSONValue.parse(value)) ?? .string(value)
             }
             do {
-                print(try JWT.sign(object, key: signingKey, algorithm: algorithm))
+                print(try JWT.sign(object, key: key, algorithm: alg.algorithm))
             } catch let error as JWTError {
-                throw fail(error.message, code: error.code == .algorithmMismatch || error.code == .keyUsageNotAllowed ? keyErrorExitCode : 1)
+                let keyProblem: Set<JWTError.Code> = [.algorithmMismatch, .keyUsageNotAllowed, .invalidKey]
+                throw fail(error.message, status: keyProblem.contains(error.code) ? ExitStatus.keyProblem : ExitStatus.failure)
             }
         }
     }

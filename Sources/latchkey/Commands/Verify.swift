@@ -3,89 +3,96 @@ import Foundation
 import LatchkeyJWT
 
 extension Latchkey {
-    /// `latchkey verify`: check a token's signature and claims.
+    /// `latchkey verify`: check a token's signature and, for a JWT, its claims.
     struct Verify: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Verify a JWT (signature and claims) or, with --jws, a JWS signature only.",
-            discussion: "Exit status: 0 valid, 1 invalid or malformed (reason on stderr), 2 unreadable or invalid key, 64 bad usage.")
+            abstract: "Verify a JWT (signature and claims), or with --jws a JWS signature only.",
+            discussion: """
+            The key decides which algorithms are accepted: a JWK's alg, --alg, or else those of \
+            the key's type and curve (RSA: RS*/PS*, P-256: ES256, Ed25519: EdDSA/Ed25519, secret: HS*). \
+            From a JWKS the key is picked by the token's kid; a token without kid only tries keys \
+            whose alg matches (--alg gives keys without one that alg). exp and nbf are checked \
+            with --leeway seconds of tolerance; iss and aud only when --iss and --aud are given.
 
-        @Argument(help: "The token, or `-` (default) to read standard input.")
-        var token: String?
+            With --json, one line on standard output: {"valid":true,"header":{...},"payload":...} \
+            or {"valid":false,"error":"<code>","message":"..."}.
 
-        @Option(help: "A PEM, JWK or JWKS file with the verification key(s).")
-        var key: String?
+            Exit status: 0 valid; 1 invalid or malformed (the reason on standard error); \
+            2 the key file or secret is unreadable or not a usable key; 64 usage error.
+            """)
 
-        @Option(help: "An HMAC secret, as text.")
-        var secret: String?
+        @OptionGroup var input: TokenInput
 
-        @Option(help: "A file whose bytes are the HMAC secret.")
-        var secretFile: String?
+        @OptionGroup var keyOptions: KeyOptions
 
-        @Option(help: "Accept only this algorithm.")
-        var alg: String?
+        @Option(help: ArgumentHelp("Accept only this algorithm (\(AlgorithmArgument.allValueStrings.joined(separator: ", "))).", valueName: "alg"))
+        var alg: AlgorithmArgument?
 
-        @Option(help: "Required issuer (iss).")
+        @Option(help: ArgumentHelp("Require this issuer (iss).", valueName: "issuer"))
         var iss: String?
 
-        @Option(help: "Required audience (aud must contain it).")
+        @Option(help: ArgumentHelp("Require this audience (aud must be it or contain it).", valueName: "audience"))
         var aud: String?
 
-        @Option(help: "Clock-skew tolerance in seconds.")
+        @Option(help: ArgumentHelp("Clock-skew tolerance for exp, nbf and iat, in seconds.", valueName: "seconds"))
         var leeway: Double = 60
 
-        @Flag(help: "Verify the signature only; the payload may be anything.")
+        @Flag(help: "Verify the signature only; the payload may be anything and no claim is checked.")
         var jws = false
 
-        @Flag(help: "Print the result as one JSON object.")
+        @Flag(help: "Print the result as one JSON object on one line.")
         var json = false
 
         func validate() throws {
-            let sources = [key, secret, secretFile].compactMap { $0 }.count
-            guard sources == 1 else { throw ValidationError("give exactly one of --key, --secret or --secret-file") }
-            if let alg, JWSAlgorithm.parse(alg) == nil { throw ValidationError("unknown algorithm \"\(alg)\"") }
-            guard leeway >= 0 else { throw ValidationError("--leeway must not be negative") }
+            try keyOptions.validate(algorithm: alg)
+            guard leeway >= 0, leeway.isFinite else { throw ValidationError("--leeway takes a number of seconds, 0 or more") }
+            if jws, iss != nil || aud != nil {
+                throw ValidationError("--jws checks no claims; drop --iss and --aud, or drop --jws")
+            }
         }
 
         func run() async throws {
-            let text = try TokenInput.read(token)
-            let algorithm = alg.flatMap(JWSAlgorithm.parse)
-            let keys: any JWTKeySource
-            if let key {
-                keys = try KeyFile.load(key, algorithm: algorithm)
-            } else if let secret {
-                keys = try KeyFile.secret(Array(secret.utf8), algorithm: algorithm)
-            } else {
-                guard let path = secretFile, let data = FileManager.default.contents(atPath: path) else {
-                    throw fail("cannot read secret file \(secretFile ?? "")", code: keyErrorExitCode)
-                }
-                keys = try KeyFile.secret(Array(data), algorithm: algorithm)
-            }
+            let token = try input.read()
+            let keys = try keyOptions.verificationKeys(algorithm: alg?.algorithm)
             var jwsOptions = JWSOptions()
-            if let algorithm { jwsOptions.allowedAlgorithms = [algorithm] }
+            if let alg { jwsOptions.allowedAlgorithms = [alg.algorithm] }
+
+            let header: JWSHeader
+            let payload: JSONValue
             do {
-                let header: JWSHeader
-                let payload: JSONValue
                 if jws {
-                    let verified = try JWS.verify(text, keys: keys, options: jwsOptions)
+                    let verified = try JWS.verify(token, keys: keys, options: jwsOptions)
                     header = verified.header
-                    payload = .string(String(decoding: verified.payload, as: UTF8.self))
+                    payload = Inspect.payloadValue(verified.payload)
                 } else {
                     let options = JWTValidationOptions(issuer: iss, audience: aud, leeway: leeway, jws: jwsOptions)
-                    let jwt = try JWT.verify(text, keys: keys, options: options)
+                    let jwt = try JWT.verify(token, keys: keys, options: options)
                     header = jwt.header
                     payload = .object(jwt.claims.object)
                 }
-                if json {
-                    print(JSONValue.object(["valid": true, "header": .object(header.object), "payload": payload]).jsonText)
-                } else {
-                    print(Terminal.green("valid") + " (\(header.algorithmName)\(header.keyID.map { ", kid \($0)" } ?? ""))")
-                }
             } catch let error as JWTError {
                 if json {
-                    print(JSONValue.object(["valid": false, "error": .string(error.code.description), "message": .string(error.message)]).jsonText)
+                    let result: JSONObject = ["valid": false, "error": .string(error.code.description), "message": .string(error.message)]
+                    print(JSONValue.object(result).jsonText)
                 }
-                throw fail("invalid: \(error.message)")
+                throw fail("token refused: \(error.message)")
             }
+
+            if json {
+                print(JSONValue.object(["valid": true, "header": .object(header.object), "payload": payload]).jsonText)
+                return
+            }
+            var details = [header.algorithmName]
+            if let kid = header.keyID { details.append("kid \(kid)") }
+            if !jws, let claims = payload.objectValue {
+                if let sub = claims["sub"]?.stringValue { details.append("sub \(sub)") }
+                if let exp = claims["exp"]?.numberValue {
+                    details.append(Durations.expiry(Date(timeIntervalSince1970: exp), now: Date()))
+                } else {
+                    details.append("no exp")
+                }
+            }
+            print(Colour.green(jws ? "valid signature" : "valid") + " (\(details.joined(separator: ", ")))")
         }
     }
 }

@@ -1,21 +1,42 @@
+import ArgumentParser
 import Foundation
 
-/// Reads a token from an argument, `-` or standard input; trims whitespace and a
-/// `Bearer ` prefix.
-enum TokenInput {
-    static func read(_ argument: String?) throws -> String {
-        var text: String
-        if let argument, argument != "-" {
-            text = argument
+/// The `[TOKEN|-]` argument shared by `inspect` and `verify`: the token itself, `-`
+/// for standard input, or nothing (standard input, unless it is a terminal).
+struct TokenInput: ParsableArguments {
+    @Argument(help: ArgumentHelp(
+        "The token, or - to read it from standard input (the default).",
+        discussion: "Surrounding whitespace and a `Bearer ` prefix are ignored, so an Authorization header value can be pasted as is.",
+        valueName: "token"))
+    var token: String?
+
+    func validate() throws {
+        // Waiting silently on a terminal looks like a hang; an explicit `-` still allows pasting.
+        if token == nil, isatty(STDIN_FILENO) == 1 {
+            throw ValidationError("no token: pass it as an argument, pipe it in, or give - to paste it")
+        }
+    }
+
+    /// The token text, trimmed. Fails (exit 1) when there is none.
+    func read() throws -> String {
+        let raw: String
+        if let token, token != "-" {
+            raw = token
         } else {
-            let data = FileHandle.standardInput.readDataToEndOfFile()
-            text = String(decoding: data, as: UTF8.self)
+            raw = String(decoding: FileHandle.standardInput.readDataToEndOfFile(), as: UTF8.self)
         }
-        text = text.trimmingCharacters(in: .whitespacesAndNewlines)
-        if text.lowercased().hasPrefix("bearer ") {
-            text = String(text.dropFirst(7)).trimmingCharacters(in: .whitespaces)
+        let text = Self.normalize(raw)
+        guard !text.isEmpty else { throw fail("no token given (pass it as an argument, or - / standard input)") }
+        return text
+    }
+
+    /// Trims surrounding whitespace and one `Bearer ` prefix (any case, as HTTP's scheme
+    /// names are case-insensitive).
+    static func normalize(_ raw: String) -> String {
+        var text = raw.trimmingCharacters(in: .whitespacesAndNewlines)
+        if text.prefix(6).lowercased() == "bearer", text.dropFirst(6).first?.isWhitespace == true {
+            text = String(text.dropFirst(6)).trimmingCharacters(in: .whitespacesAndNewlines)
         }
-        guard !text.isEmpty else { throw fail("no token given (pass it as an argument, or `-` / standard input)") }
         return text
     }
 }
