@@ -21,6 +21,8 @@ func fail(_ message: String, status: Int32 = ExitStatus.failure) -> ExitCode {
 
 /// Writes one line to standard error.
 func printError(_ line: String) {
+    // Whatever was printed before the failure comes first, also when both streams share a file.
+    fflush(nil)
     let text = line.replacingOccurrences(of: "\n", with: " ") + "\n"
     FileHandle.standardError.write(Data(text.utf8))
 }
