@@ -31,7 +31,7 @@ extension Latchkey {
             let now = Date()
             let payload = Self.payloadValue(jws.payload)
             let claims = payload.objectValue
-            let warnings = Self.warnings(header: jws.header, claims: claims, now: now)
+            let warnings = Self.warnings(header: jws.header, claims: claims, payloadProblem: claims == nil ? Self.payloadProblem(jws.payload) : nil, now: now)
 
             if json {
                 let object: JSONObject = [
@@ -59,8 +59,11 @@ extension Latchkey {
                 }
             }
             print(Colour.bold("Signature"))
-            let size = jws.signature.isEmpty ? "none" : "\(jws.signature.count) bytes"
-            print("  \(jws.header.algorithmName), \(size), " + Colour.yellow("not verified"))
+            if jws.signature.isEmpty {
+                print("  \(jws.header.algorithmName), " + Colour.yellow("no signature"))
+            } else {
+                print("  \(jws.header.algorithmName), \(jws.signature.count) bytes, " + Colour.yellow("not verified"))
+            }
             if !warnings.isEmpty {
                 print(Colour.bold("Warnings"))
                 for warning in warnings { print("  " + Colour.yellow("! " + warning)) }
@@ -74,6 +77,21 @@ extension Latchkey {
                 return .string(text)
             }
             return .string(Base64URL.encode(bytes))
+        }
+
+        /// Why the payload is not a claims object, for the warning.
+        static func payloadProblem(_ bytes: [UInt8]) -> String {
+            guard let text = String(validating: bytes, as: UTF8.self) else { return "binary, shown as base64url" }
+            let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
+            guard trimmed.hasPrefix("{") else { return "not a JSON object" }
+            do {
+                _ = try JSONValue.parse(text)
+                return "not a JSON object"
+            } catch let error as JWTError {
+                return error.message
+            } catch {
+                return "not valid JSON"
+            }
         }
 
         /// "  exp  2026-11-22T18:27:37Z  (expires in 4m 59s)" for each of iat, nbf, exp present.
@@ -96,7 +114,7 @@ extension Latchkey {
         }
 
         /// What a reader should be told before trusting this token.
-        static func warnings(header: JWSHeader, claims: JSONObject?, now: Date) -> [String] {
+        static func warnings(header: JWSHeader, claims: JSONObject?, payloadProblem: String?, now: Date) -> [String] {
             var warnings: [String] = []
             if header.algorithmName == "none" {
                 warnings.append("alg is \"none\": the token is unsigned and verification refuses it")
@@ -115,7 +133,8 @@ extension Latchkey {
                 warnings.append("the header carries \(name); Latchkey never fetches or trusts keys named by a token")
             }
             guard let claims else {
-                warnings.append("the payload is not a JSON object: a JWS, not a JWT (verify it with --jws)")
+                let detail = payloadProblem.map { $0 == "not a JSON object" ? "" : " (\($0))" } ?? ""
+                warnings.append("the payload is not a JSON object\(detail): a JWS, not a JWT (check it with verify --jws)")
                 return warnings
             }
             for name in ["exp", "nbf", "iat"] {

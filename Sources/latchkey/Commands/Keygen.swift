@@ -27,7 +27,7 @@ extension Latchkey {
             case pem, jwk
         }
 
-        @Option(help: ArgumentHelp("The algorithm the key is for (\(AlgorithmArgument.allValueStrings.joined(separator: ", "))).", valueName: "alg"))
+        @Option(help: ArgumentHelp("The algorithm the key is for.", valueName: "alg"))
         var alg: AlgorithmArgument
 
         @Option(help: ArgumentHelp("The key's kid, stored in a JWK (a PEM file has no place for it: pass --kid to sign too).", valueName: "kid"))

@@ -15,7 +15,7 @@ extension Latchkey {
             Exit status: 0 printed; 2 the key is unreadable, public only, or not for --alg; 64 usage error.
             """)
 
-        @Option(help: ArgumentHelp("The algorithm (\(AlgorithmArgument.allValueStrings.joined(separator: ", "))).", valueName: "alg"))
+        @Option(help: ArgumentHelp("The algorithm.", valueName: "alg"))
         var alg: AlgorithmArgument
 
         @OptionGroup var keyOptions: KeyOptions
@@ -30,7 +30,7 @@ extension Latchkey {
 
         @Option(help: ArgumentHelp("Subject (sub).", valueName: "subject")) var sub: String?
         @Option(help: ArgumentHelp("Issuer (iss).", valueName: "issuer")) var iss: String?
-        @Option(help: ArgumentHelp("Audience (aud).", valueName: "audience")) var aud: String?
+        @Option(help: ArgumentHelp("Audience (aud). For several: --claim 'aud=[\"a\",\"b\"]'.", valueName: "audience")) var aud: String?
         @Option(help: ArgumentHelp("Lifetime, setting exp: 90s, 5m, 1h, 30d, 2w, 1h30m.", valueName: "duration")) var exp: String?
 
         func validate() throws {

@@ -25,7 +25,7 @@ extension Latchkey {
 
         @OptionGroup var keyOptions: KeyOptions
 
-        @Option(help: ArgumentHelp("Accept only this algorithm (\(AlgorithmArgument.allValueStrings.joined(separator: ", "))).", valueName: "alg"))
+        @Option(help: ArgumentHelp("Accept only this algorithm.", valueName: "alg"))
         var alg: AlgorithmArgument?
 
         @Option(help: ArgumentHelp("Require this issuer (iss).", valueName: "issuer"))
@@ -35,7 +35,7 @@ extension Latchkey {
         var aud: String?
 
         @Option(help: ArgumentHelp("Clock-skew tolerance for exp, nbf and iat, in seconds.", valueName: "seconds"))
-        var leeway: Double = 60
+        var leeway: Int = 60
 
         @Flag(help: "Verify the signature only; the payload may be anything and no claim is checked.")
         var jws = false
@@ -45,7 +45,7 @@ extension Latchkey {
 
         func validate() throws {
             try keyOptions.validate(algorithm: alg)
-            guard leeway >= 0, leeway.isFinite else { throw ValidationError("--leeway takes a number of seconds, 0 or more") }
+            guard leeway >= 0 else { throw ValidationError("--leeway takes a number of seconds, 0 or more") }
             if jws, iss != nil || aud != nil {
                 throw ValidationError("--jws checks no claims; drop --iss and --aud, or drop --jws")
             }
@@ -65,7 +65,7 @@ extension Latchkey {
                     header = verified.header
                     payload = Inspect.payloadValue(verified.payload)
                 } else {
-                    let options = JWTValidationOptions(issuer: iss, audience: aud, leeway: leeway, jws: jwsOptions)
+                    let options = JWTValidationOptions(issuer: iss, audience: aud, leeway: TimeInterval(leeway), jws: jwsOptions)
                     let jwt = try JWT.verify(token, keys: keys, options: options)
                     header = jwt.header
                     payload = .object(jwt.claims.object)

@@ -11,7 +11,7 @@ struct KeyOptions: ParsableArguments {
     var key: String?
 
     @Option(help: ArgumentHelp(
-        "An HMAC secret, as text (its UTF-8 bytes). Visible to other users in the process list: prefer --secret-file.",
+        "An HMAC secret, as text (its UTF-8 bytes; write --secret=TEXT when it starts with -). Other users can see it in the process list: prefer --secret-file.",
         valueName: "text"))
     var secret: String?
 
