@@ -191,7 +191,7 @@ import Testing
 }
 
 /// The built `latchkey` executable: next to the test bundle in `.build/<triple>/debug`.
-func latchkeyExecutable() throws -> String {
+private func latchkeyExecutable() throws -> String {
     var candidates: [String] = []
     if let exe = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe") {
         candidates.append(URL(fileURLWithPath: exe).deletingLastPathComponent().appendingPathComponent("latchkey").path)
