@@ -202,25 +202,14 @@ public final class KeyringSecretStore: SecretStore {
         }
         if let first { return first }
         // Larger than the stack buffer: read into an exact-size array, again if it grew.
-        var capacity = try systemCall { system.read(id, nil, 0) }
-        while true {
-            var readError: Errno?
-            var size = 0
-            let value = [UInt8](unsafeUninitializedCapacity: capacity) { buffer, initialized in
-                do throws(Errno) {
-                    size = try systemCall { system.read(id, buffer.baseAddress, capacity) }
-                    initialized = min(size, capacity)
-                } catch {
-                    readError = error
-                    initialized = 0
-                }
+        do throws(Errno) {
+            let capacity = try systemCall { system.read(id, nil, 0) }
+            return try readGrowing(from: capacity) { buffer, capacity throws(Errno) in
+                try systemCall { system.read(id, buffer, capacity) }
             }
-            if let readError {
-                if KeyringErrno.classify(readError.rawValue) == .notFound { return nil }
-                throw failure(readError, "read the key", entry: entry)
-            }
-            if size <= capacity { return value }
-            capacity = size
+        } catch {
+            if KeyringErrno.classify(error.rawValue) == .notFound { return nil }
+            throw failure(error, "read the key", entry: entry)
         }
     }
 
@@ -391,26 +380,38 @@ public final class KeyringSecretStore: SecretStore {
 
     /// `keyctl_describe`, or `nil` if the key vanished.
     private func describe(_ id: Int32) throws -> String? {
-        var capacity = 256
+        do throws(Errno) {
+            let bytes = try readGrowing(from: 256) { buffer, capacity throws(Errno) in
+                try systemCall { system.describe(id, buffer?.assumingMemoryBound(to: CChar.self), capacity) }
+            }
+            return String(decoding: bytes.prefix { $0 != 0 }, as: UTF8.self)
+        } catch {
+            if KeyringErrno.classify(error.rawValue) == .notFound || error.rawValue == EACCES { return nil }
+            throw failure(error, "describe a key", entry: nil)
+        }
+    }
+
+    /// Runs a keyctl call that copies at most `capacity` bytes and returns the full
+    /// size, growing the buffer until the result fits (a key can grow between calls).
+    private func readGrowing(
+        from initialCapacity: Int,
+        _ call: (UnsafeMutableRawPointer?, Int) throws(Errno) -> Int
+    ) throws(Errno) -> [UInt8] {
+        var capacity = initialCapacity
         while true {
-            var describeError: Errno?
+            var callError: Errno?
             var size = 0
-            let bytes = [CChar](unsafeUninitializedCapacity: capacity) { buffer, initialized in
+            let bytes = [UInt8](unsafeUninitializedCapacity: capacity) { buffer, initialized in
                 do throws(Errno) {
-                    size = try systemCall { system.describe(id, buffer.baseAddress, capacity) }
+                    size = try call(UnsafeMutableRawPointer(buffer.baseAddress), capacity)
                     initialized = min(size, capacity)
                 } catch {
-                    describeError = error
+                    callError = error
                     initialized = 0
                 }
             }
-            if let describeError {
-                if KeyringErrno.classify(describeError.rawValue) == .notFound || describeError.rawValue == EACCES { return nil }
-                throw failure(describeError, "describe a key", entry: nil)
-            }
-            if size <= capacity {
-                return String(decoding: bytes.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-            }
+            if let callError { throw callError }
+            if size <= capacity { return bytes }
             capacity = size
         }
     }
