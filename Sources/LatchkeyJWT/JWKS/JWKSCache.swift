@@ -75,17 +75,13 @@ public actor JWKSCache {
     /// Verifies a JWT with the cached keys, refetching once for an unknown `kid`.
     public func verify(_ token: String, options validation: JWTValidationOptions = JWTValidationOptions()) async throws -> JWT {
         let jws = try CompactJWS(token, options: validation.jws)
-        let keys = try await keysVerifying(jws, options: validation.jws)
-        try jws.verify(with: keys, options: validation.jws)
-        let jwt = try JWT(jws: jws)
-        try jwt.claims.validate(validation)
-        return jwt
+        return try JWT.verified(jws, keys: try await keysVerifying(jws), options: validation)
     }
 
     /// Verifies a JWS's signature with the cached keys (any payload).
     public func verifyJWS(_ token: String, options: JWSOptions = JWSOptions()) async throws -> CompactJWS {
         let jws = try CompactJWS(token, options: options)
-        let keys = try await keysVerifying(jws, options: options)
+        let keys = try await keysVerifying(jws)
         try jws.verify(with: keys, options: options)
         return jws
     }
@@ -95,7 +91,7 @@ public actor JWKSCache {
         freshUntil = .distantPast
     }
 
-    private func keysVerifying(_ jws: CompactJWS, options: JWSOptions) async throws -> JWKSet {
+    private func keysVerifying(_ jws: CompactJWS) async throws -> JWKSet {
         let keys = try await keySet()
         guard let kid = jws.header.keyID, !keys.contains(keyID: kid) else { return keys }
         // Unknown kid: the issuer may have rotated. Refetch, but not more than once per interval.

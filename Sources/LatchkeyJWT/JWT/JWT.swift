@@ -23,7 +23,12 @@ public struct JWT: Sendable {
 
     /// Verifies the signature with `keys`, then the claims against `options`.
     public static func verify(_ token: some StringProtocol, keys: some JWTKeySource, options: JWTValidationOptions = JWTValidationOptions()) throws -> JWT {
-        let jws = try CompactJWS(token, options: options.jws)
+        try verified(CompactJWS(token, options: options.jws), keys: keys, options: options)
+    }
+
+    /// Verifies a parsed token's signature, then its claims: the one path every JWT
+    /// verification (direct or through a `JWKSCache`) takes.
+    static func verified(_ jws: CompactJWS, keys: some JWTKeySource, options: JWTValidationOptions) throws -> JWT {
         try jws.verify(with: keys, options: options.jws)
         let jwt = try JWT(jws: jws)
         try jwt.claims.validate(options)
@@ -33,9 +38,7 @@ public struct JWT: Sendable {
     /// Signs `claims` with `key` (and its pinned or first algorithm unless `algorithm`
     /// is given). The header gets `alg`, `typ: "JWT"`, the key's `kid`, and `extraHeader`.
     public static func sign(_ claims: JSONObject, key: JWTKey, algorithm: JWSAlgorithm? = nil, extraHeader: JSONObject = [:]) throws -> String {
-        var header = extraHeader
-        if header["typ"] == nil { header["typ"] = "JWT" }
-        return try JWS.sign(payload: JSONValue.object(claims).jsonBytes, key: key, algorithm: algorithm, extraHeader: header)
+        try JWS.sign(payload: JSONValue.object(claims).jsonBytes, key: key, algorithm: algorithm, extraHeader: jwtHeader(extraHeader))
     }
 
     /// Signs any `Encodable` claims set (dates as seconds since 1970).
@@ -43,9 +46,14 @@ public struct JWT: Sendable {
         let encoder = JSONEncoder()
         encoder.dateEncodingStrategy = .secondsSince1970
         let payload = try encoder.encode(claims)
+        return try JWS.sign(payload: Array(payload), key: key, algorithm: algorithm, extraHeader: jwtHeader(extraHeader))
+    }
+
+    /// `extraHeader` with `typ: "JWT"` unless the caller set a type.
+    private static func jwtHeader(_ extraHeader: JSONObject) -> JSONObject {
         var header = extraHeader
         if header["typ"] == nil { header["typ"] = "JWT" }
-        return try JWS.sign(payload: Array(payload), key: key, algorithm: algorithm, extraHeader: header)
+        return header
     }
 }
 

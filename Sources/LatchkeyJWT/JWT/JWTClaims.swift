@@ -49,9 +49,7 @@ public struct JWTClaims: Sendable {
     /// Decodes the whole payload as `T` (with `JSONDecoder`, dates as seconds since 1970).
     public func decode<T: Decodable>(_ type: T.Type = T.self) throws -> T {
         do {
-            let decoder = JSONDecoder()
-            decoder.dateDecodingStrategy = .secondsSince1970
-            return try decoder.decode(T.self, from: Data(payload))
+            return try Self.decoder().decode(T.self, from: Data(payload))
         } catch {
             throw JWTError.invalidClaim("(payload)", "cannot decode as \(T.self): \(error)")
         }
@@ -61,11 +59,16 @@ public struct JWTClaims: Sendable {
     public func claim<T: Decodable>(_ name: String, as type: T.Type = T.self) throws -> T? {
         guard let value = object[name] else { return nil }
         do {
-            let decoder = JSONDecoder()
-            decoder.dateDecodingStrategy = .secondsSince1970
-            return try decoder.decode(T.self, from: Data(value.jsonBytes))
+            return try Self.decoder().decode(T.self, from: Data(value.jsonBytes))
         } catch {
             throw JWTError.invalidClaim(name, "cannot decode as \(T.self)")
         }
+    }
+
+    /// The decoder for custom claims: NumericDate claims as `Date`.
+    private static func decoder() -> JSONDecoder {
+        let decoder = JSONDecoder()
+        decoder.dateDecodingStrategy = .secondsSince1970
+        return decoder
     }
 }
