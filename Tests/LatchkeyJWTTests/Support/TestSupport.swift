@@ -75,29 +75,28 @@ enum Vectors {
 @discardableResult
 func expectJWTError<R>(_ code: JWTError.Code, _ comment: Comment? = nil, sourceLocation: SourceLocation = #_sourceLocation,
                        _ body: () throws -> R) -> JWTError? {
-    do {
-        _ = try body()
-        Issue.record("expected JWTError.\(code), but it succeeded\(comment.map { " — \($0)" } ?? "")", sourceLocation: sourceLocation)
-    } catch let error as JWTError {
-        #expect(error.code == code, "got \(error.code): \(error.message)\(comment.map { " — \($0)" } ?? "")", sourceLocation: sourceLocation)
-        return error
-    } catch {
-        Issue.record("expected JWTError.\(code), got \(type(of: error)): \(error)", sourceLocation: sourceLocation)
-    }
-    return nil
+    checkJWTError(Result { try body() }, code, comment, sourceLocation)
 }
 
 /// Async variant of `expectJWTError`.
 @discardableResult
 func expectJWTError<R>(_ code: JWTError.Code, _ comment: Comment? = nil, sourceLocation: SourceLocation = #_sourceLocation,
                        _ body: () async throws -> R) async -> JWTError? {
-    do {
-        _ = try await body()
+    let outcome: Result<R, any Error>
+    do { outcome = .success(try await body()) } catch { outcome = .failure(error) }
+    return checkJWTError(outcome, code, comment, sourceLocation)
+}
+
+/// The shared judgement of both `expectJWTError` variants.
+private func checkJWTError<R>(_ outcome: Result<R, any Error>, _ code: JWTError.Code, _ comment: Comment?,
+                              _ sourceLocation: SourceLocation) -> JWTError? {
+    switch outcome {
+    case .success:
         Issue.record("expected JWTError.\(code), but it succeeded\(comment.map { " — \($0)" } ?? "")", sourceLocation: sourceLocation)
-    } catch let error as JWTError {
+    case .failure(let error as JWTError):
         #expect(error.code == code, "got \(error.code): \(error.message)\(comment.map { " — \($0)" } ?? "")", sourceLocation: sourceLocation)
         return error
-    } catch {
+    case .failure(let error):
         Issue.record("expected JWTError.\(code), got \(type(of: error)): \(error)", sourceLocation: sourceLocation)
     }
     return nil
