@@ -15,6 +15,7 @@ let package = Package(
     products: [
         .library(name: "LatchkeyJWT", targets: ["LatchkeyJWT"]),
         .library(name: "LatchkeySecrets", targets: ["LatchkeySecrets"]),
+        .library(name: "Latchkey", targets: ["Latchkey"]),
         .executable(name: "latchkey", targets: ["latchkey"]),
     ],
     dependencies: [
@@ -59,6 +60,17 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
 
+        // MARK: Session core
+        .target(
+            name: "Latchkey",
+            dependencies: [
+                "LatchkeyJWT",
+                "LatchkeySecrets",
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+
         // MARK: Command-line tool
         .executableTarget(
             name: "latchkey",
@@ -85,6 +97,16 @@ let package = Package(
         .testTarget(
             name: "LatchkeySecretsTests",
             dependencies: ["LatchkeySecrets", "LatchkeyCrypto"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "LatchkeyTests",
+            dependencies: [
+                "Latchkey",
+                "LatchkeySecrets",
+                "LatchkeyJWT",
+                .product(name: "Logging", package: "swift-log"),
+            ],
             swiftSettings: swiftSettings
         ),
         .testTarget(

@@ -94,4 +94,12 @@ extension JSONValue {
             throw JWTError(.malformed, "invalid JSON: \(error.reason) at byte \(error.offset)")
         }
     }
+
+    /// Parses UTF-8 JSON bytes with the same strict rules as ``parse(_:)``, without
+    /// first making a `String` of them.
+    public static func parse(bytes: [UInt8]) throws -> JSONValue {
+        do { return try JSONParser.parse(bytes) } catch {
+            throw JWTError(.malformed, "invalid JSON: \(error.reason) at byte \(error.offset)")
+        }
+    }
 }

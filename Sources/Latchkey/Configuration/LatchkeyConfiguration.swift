@@ -1,0 +1,228 @@
+public import Foundation
+internal import LatchkeyJWT
+
+/// Everything needed to build an ``AuthClient``: the provider and its settings, the
+/// store and the session options.
+///
+/// Load it from `latchkey.json`, let `LATCHKEY_*` environment variables override the
+/// file, or build it in code:
+///
+/// ```json
+/// {
+///   "provider": "stytch",
+///   "settings": { "public_token": "public-token-test-…" },
+///   "store": { "backend": "automatic", "namespace": "com.example.app" },
+///   "session": { "heartbeat_seconds": 180, "session_duration_minutes": 60 }
+/// }
+/// ```
+///
+/// Environment: `LATCHKEY_CONFIG` (the file's path), `LATCHKEY_PROVIDER`,
+/// `LATCHKEY_SETTING_<NAME>`, `LATCHKEY_STORE_BACKEND`, `LATCHKEY_STORE_NAMESPACE`,
+/// `LATCHKEY_STORE_DATA_DIRECTORY`, `LATCHKEY_STORE_CONFIG_DIRECTORY`,
+/// `LATCHKEY_STORE_KEY_FILE`, `LATCHKEY_SESSION_HEARTBEAT_SECONDS` (0 disables it),
+/// `LATCHKEY_SESSION_DURATION_MINUTES`, `LATCHKEY_SESSION_RENEW_PROACTIVELY`,
+/// `LATCHKEY_SESSION_MINIMUM_TOKEN_TTL_SECONDS`.
+///
+/// Unknown keys in the file are errors (a typo must not be silently ignored); every
+/// error names the key.
+public struct LatchkeyConfiguration: Sendable, Hashable {
+    /// The provider identifier, as registered in a ``ProviderRegistry``.
+    public var provider: String
+    /// The provider's settings.
+    public var settings: ProviderSettings
+    /// The secret store.
+    public var store: StoreSettings
+    /// The session options.
+    public var session: SessionOptions
+
+    /// Creates a configuration in code.
+    public init(provider: String, settings: ProviderSettings = [:], store: StoreSettings = StoreSettings(),
+                session: SessionOptions = SessionOptions()) {
+        self.provider = provider
+        self.settings = settings
+        self.settings.provider = provider
+        self.store = store
+        self.session = session
+    }
+
+    /// The default file name, looked up in the current directory.
+    public static let defaultFileName = "latchkey.json"
+
+    /// Loads `path` (default: `$LATCHKEY_CONFIG`, else `latchkey.json` in the current
+    /// directory) and applies the environment's overrides. A missing default file is
+    /// fine when the environment names the provider; a missing named file is an error.
+    ///
+    /// - Throws: ``AuthError/Code/configuration`` naming the offending key or file.
+    public static func load(path: String? = nil,
+                            environment: [String: String] = ProcessInfo.processInfo.environment) throws(AuthError) -> LatchkeyConfiguration {
+        let explicit = path ?? environment["LATCHKEY_CONFIG"]
+        let file = explicit ?? defaultFileName
+        if let data = FileManager.default.contents(atPath: file) {
+            return try parse(Array(data), source: file, environment: environment)
+        }
+        if explicit != nil || FileManager.default.fileExists(atPath: file) {
+            throw AuthError(.configuration, "cannot read the configuration file \(file)")
+        }
+        return try parse(Array("{}".utf8), source: "the environment", environment: environment)
+    }
+
+    /// Parses configuration JSON and applies the environment's overrides.
+    ///
+    /// - Parameter source: how to name the JSON in errors, e.g. its path.
+    public static func parse(_ json: [UInt8], source: String = defaultFileName,
+                             environment: [String: String] = [:]) throws(AuthError) -> LatchkeyConfiguration {
+        let root: JSONObject
+        do {
+            guard case .object(let object) = try JSONValue.parse(bytes: json) else {
+                throw AuthError(.configuration, "\(source): the configuration must be a JSON object")
+            }
+            root = object
+        } catch let error as AuthError {
+            throw error
+        } catch {
+            throw AuthError(.configuration, "\(source): not valid JSON (\(error))")
+        }
+        let reader = Reader(source: source)
+        try reader.checkKeys(root, allowed: ["provider", "settings", "store", "session"], path: "")
+
+        var provider = try reader.string(root, "provider", path: "")
+        if let value = environment["LATCHKEY_PROVIDER"] { provider = value }
+        guard let provider, !provider.isEmpty else {
+            throw AuthError(.configuration, "\(source): missing key \"provider\" (or set LATCHKEY_PROVIDER)")
+        }
+
+        var settings: [String: String] = [:]
+        if let object = try reader.object(root, "settings", path: "") {
+            for member in object {
+                switch member.value {
+                case .string(let value): settings[member.name] = value
+                case .number(let value) where value.rounded() == value: settings[member.name] = String(Int(value))
+                case .bool(let value): settings[member.name] = String(value)
+                default: throw AuthError(.configuration, "\(source): \"settings.\(member.name)\" must be a string, integer or boolean")
+                }
+            }
+        }
+        for (name, value) in environment where name.hasPrefix("LATCHKEY_SETTING_") {
+            let key = name.dropFirst("LATCHKEY_SETTING_".count).lowercased()
+            if !key.isEmpty { settings[key] = value }
+        }
+
+        var store = StoreSettings()
+        if let object = try reader.object(root, "store", path: "") {
+            try reader.checkKeys(object, allowed: ["backend", "namespace", "data_directory", "config_directory", "key_file"], path: "store.")
+            if let backend = try reader.string(object, "backend", path: "store.") { store.backend = try reader.backend(backend, key: "store.backend") }
+            if let namespace = try reader.string(object, "namespace", path: "store.") { store.namespace = namespace }
+            store.dataDirectory = try reader.string(object, "data_directory", path: "store.")
+            store.configDirectory = try reader.string(object, "config_directory", path: "store.")
+            store.keyFile = try reader.string(object, "key_file", path: "store.")
+        }
+        if let value = environment["LATCHKEY_STORE_BACKEND"] { store.backend = try reader.backend(value, key: "LATCHKEY_STORE_BACKEND") }
+        if let value = environment["LATCHKEY_STORE_NAMESPACE"] { store.namespace = value }
+        if let value = environment["LATCHKEY_STORE_DATA_DIRECTORY"] { store.dataDirectory = value }
+        if let value = environment["LATCHKEY_STORE_CONFIG_DIRECTORY"] { store.configDirectory = value }
+        if let value = environment["LATCHKEY_STORE_KEY_FILE"] { store.keyFile = value }
+        guard !store.namespace.isEmpty else { throw AuthError(.configuration, "\(source): \"store.namespace\" is empty") }
+
+        var session = SessionOptions()
+        var heartbeat: Int?
+        var duration: Int?
+        var proactive: Bool?
+        var minimumTTL: Int?
+        if let object = try reader.object(root, "session", path: "") {
+            try reader.checkKeys(object, allowed: ["heartbeat_seconds", "session_duration_minutes", "renew_proactively", "minimum_token_ttl_seconds"],
+                                 path: "session.")
+            heartbeat = try reader.integer(object, "heartbeat_seconds", path: "session.")
+            duration = try reader.integer(object, "session_duration_minutes", path: "session.")
+            proactive = try reader.boolean(object, "renew_proactively", path: "session.")
+            minimumTTL = try reader.integer(object, "minimum_token_ttl_seconds", path: "session.")
+        }
+        if let value = environment["LATCHKEY_SESSION_HEARTBEAT_SECONDS"] { heartbeat = try reader.integer(value, key: "LATCHKEY_SESSION_HEARTBEAT_SECONDS") }
+        if let value = environment["LATCHKEY_SESSION_DURATION_MINUTES"] { duration = try reader.integer(value, key: "LATCHKEY_SESSION_DURATION_MINUTES") }
+        if let value = environment["LATCHKEY_SESSION_RENEW_PROACTIVELY"] {
+            guard let flag = parseBoolean(value) else { throw AuthError(.configuration, "LATCHKEY_SESSION_RENEW_PROACTIVELY is not a boolean") }
+            proactive = flag
+        }
+        if let value = environment["LATCHKEY_SESSION_MINIMUM_TOKEN_TTL_SECONDS"] {
+            minimumTTL = try reader.integer(value, key: "LATCHKEY_SESSION_MINIMUM_TOKEN_TTL_SECONDS")
+        }
+        if let heartbeat {
+            guard heartbeat >= 0 else { throw AuthError(.configuration, "\(source): \"session.heartbeat_seconds\" must not be negative") }
+            session.heartbeatInterval = heartbeat == 0 ? nil : .seconds(heartbeat)
+        }
+        if let duration {
+            session.sessionDuration = .seconds(duration * 60)
+            do { try SessionOptions.checkDuration(session.sessionDuration) } catch {
+                throw AuthError(.configuration, "\(source): \"session.session_duration_minutes\" must be between 5 and 527040")
+            }
+        }
+        if let proactive { session.renewsProactively = proactive }
+        if let minimumTTL {
+            guard minimumTTL >= 0 else { throw AuthError(.configuration, "\(source): \"session.minimum_token_ttl_seconds\" must not be negative") }
+            session.minimumTokenTTL = .seconds(minimumTTL)
+        }
+        return LatchkeyConfiguration(provider: provider, settings: ProviderSettings(settings, provider: provider), store: store, session: session)
+    }
+
+    static func parseBoolean(_ text: String) -> Bool? {
+        switch text.lowercased() {
+        case "true", "1", "yes", "on": true
+        case "false", "0", "no", "off": false
+        default: nil
+        }
+    }
+
+    /// Typed reads of the configuration JSON whose errors name the key.
+    private struct Reader {
+        let source: String
+
+        func checkKeys(_ object: JSONObject, allowed: Set<String>, path: String) throws(AuthError) {
+            for name in object.names where !allowed.contains(name) {
+                throw AuthError(.configuration, "\(source): unknown key \"\(path)\(name)\" (expected one of \(allowed.sorted().joined(separator: ", ")))")
+            }
+        }
+
+        func string(_ object: JSONObject, _ key: String, path: String) throws(AuthError) -> String? {
+            switch object[key] {
+            case nil, .null?: return nil
+            case .string(let value)?: return value
+            default: throw AuthError(.configuration, "\(source): \"\(path)\(key)\" must be a string")
+            }
+        }
+
+        func object(_ object: JSONObject, _ key: String, path: String) throws(AuthError) -> JSONObject? {
+            switch object[key] {
+            case nil, .null?: return nil
+            case .object(let value)?: return value
+            default: throw AuthError(.configuration, "\(source): \"\(path)\(key)\" must be an object")
+            }
+        }
+
+        func integer(_ object: JSONObject, _ key: String, path: String) throws(AuthError) -> Int? {
+            switch object[key] {
+            case nil, .null?: return nil
+            case .number(let value)? where value.rounded() == value && abs(value) < 1e12: return Int(value)
+            default: throw AuthError(.configuration, "\(source): \"\(path)\(key)\" must be an integer")
+            }
+        }
+
+        func boolean(_ object: JSONObject, _ key: String, path: String) throws(AuthError) -> Bool? {
+            switch object[key] {
+            case nil, .null?: return nil
+            case .bool(let value)?: return value
+            default: throw AuthError(.configuration, "\(source): \"\(path)\(key)\" must be true or false")
+            }
+        }
+
+        func integer(_ text: String, key: String) throws(AuthError) -> Int {
+            guard let value = Int(text) else { throw AuthError(.configuration, "\(key) must be an integer") }
+            return value
+        }
+
+        func backend(_ text: String, key: String) throws(AuthError) -> StoreSettings.Backend {
+            guard let backend = StoreSettings.Backend(rawValue: text) else {
+                throw AuthError(.configuration, "\"\(key)\" must be one of \(StoreSettings.Backend.allCases.map(\.rawValue).joined(separator: ", ")); got \"\(text)\"")
+            }
+            return backend
+        }
+    }
+}

@@ -1,0 +1,46 @@
+internal import Foundation
+public import LatchkeyJWT
+
+/// A member of a B2B organization (Stytch B2B `member`), in a provider-neutral form.
+public struct Member: Sendable, Hashable {
+    /// The provider's identifier of the member (`member_id`).
+    public var id: String
+    /// The organization the member belongs to.
+    public var organizationID: String
+    /// The member's email address.
+    public var email: String?
+    /// The member's name.
+    public var name: String?
+    /// The provider's status of the member (e.g. `active`).
+    public var status: String?
+    /// The provider's own JSON object for the member.
+    public var raw: JSONObject
+
+    /// Creates a member.
+    public init(id: String, organizationID: String, email: String? = nil, name: String? = nil, status: String? = nil,
+                raw: JSONObject = [:]) {
+        self.id = id
+        self.organizationID = organizationID
+        self.email = email
+        self.name = name
+        self.status = status
+        self.raw = raw
+    }
+}
+
+extension Member: VaultRecordCodable {
+    init(vaultObject object: JSONObject) throws(VaultError) {
+        self.init(id: try object.requiredString("id"), organizationID: try object.requiredString("organization_id"),
+                  email: try object.string("email"), name: try object.string("name"), status: try object.string("status"),
+                  raw: try object.object("raw") ?? [:])
+    }
+
+    var vaultObject: JSONObject {
+        var object: JSONObject = ["id": .string(id), "organization_id": .string(organizationID)]
+        object.set("email", email)
+        object.set("name", name)
+        object.set("status", status)
+        object["raw"] = .object(raw)
+        return object
+    }
+}

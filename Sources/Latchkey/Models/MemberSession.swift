@@ -1,0 +1,64 @@
+public import Foundation
+public import LatchkeyJWT
+
+/// A B2B member session (Stytch B2B `member_session`), in a provider-neutral form.
+public struct MemberSession: Sendable, Hashable {
+    /// The provider's identifier of the session (`member_session_id`).
+    public var id: String
+    /// The member the session belongs to.
+    public var memberID: String
+    /// The organization the member signed in to.
+    public var organizationID: String
+    /// The organization's slug, when reported.
+    public var organizationSlug: String?
+    /// When the session started.
+    public var startedAt: Date?
+    /// When the provider last saw the session used.
+    public var lastAccessedAt: Date?
+    /// When the session ends unless it is extended.
+    public var expiresAt: Date?
+    /// How the member authenticated, as the provider reports it.
+    public var authenticationFactors: [JSONValue]
+    /// Roles granted in this session.
+    public var roles: [String]
+    /// The provider's own JSON object for the session.
+    public var raw: JSONObject
+
+    /// Creates a member session.
+    public init(id: String, memberID: String, organizationID: String, organizationSlug: String? = nil,
+                startedAt: Date? = nil, lastAccessedAt: Date? = nil, expiresAt: Date? = nil,
+                authenticationFactors: [JSONValue] = [], roles: [String] = [], raw: JSONObject = [:]) {
+        self.id = id
+        self.memberID = memberID
+        self.organizationID = organizationID
+        self.organizationSlug = organizationSlug
+        self.startedAt = startedAt
+        self.lastAccessedAt = lastAccessedAt
+        self.expiresAt = expiresAt
+        self.authenticationFactors = authenticationFactors
+        self.roles = roles
+        self.raw = raw
+    }
+}
+
+extension MemberSession: VaultRecordCodable {
+    init(vaultObject object: JSONObject) throws(VaultError) {
+        self.init(id: try object.requiredString("id"), memberID: try object.requiredString("member_id"),
+                  organizationID: try object.requiredString("organization_id"), organizationSlug: try object.string("organization_slug"),
+                  startedAt: try object.date("started_at"), lastAccessedAt: try object.date("last_accessed_at"),
+                  expiresAt: try object.date("expires_at"), authenticationFactors: try object.array("authentication_factors"),
+                  roles: try object.strings("roles"), raw: try object.object("raw") ?? [:])
+    }
+
+    var vaultObject: JSONObject {
+        var object: JSONObject = ["id": .string(id), "member_id": .string(memberID), "organization_id": .string(organizationID)]
+        object.set("organization_slug", organizationSlug)
+        object.set("started_at", startedAt)
+        object.set("last_accessed_at", lastAccessedAt)
+        object.set("expires_at", expiresAt)
+        object["authentication_factors"] = .array(authenticationFactors)
+        object.set("roles", roles)
+        object["raw"] = .object(raw)
+        return object
+    }
+}

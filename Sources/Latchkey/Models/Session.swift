@@ -1,0 +1,58 @@
+public import Foundation
+public import LatchkeyJWT
+
+/// A consumer session, in a provider-neutral form.
+///
+/// Stytch reports one with every authenticate call; providers without a session object
+/// of their own (Auth0, social.plus) derive one from their tokens.
+public struct Session: Sendable, Hashable {
+    /// The provider's identifier of the session (Stytch `session_id`).
+    public var id: String
+    /// The user the session belongs to.
+    public var userID: String
+    /// When the session started.
+    public var startedAt: Date?
+    /// When the provider last saw the session used.
+    public var lastAccessedAt: Date?
+    /// When the session ends unless it is extended.
+    public var expiresAt: Date?
+    /// How the user authenticated (Stytch `authentication_factors`), as the provider reports it.
+    public var authenticationFactors: [JSONValue]
+    /// Roles granted in this session.
+    public var roles: [String]
+    /// The provider's own JSON object for the session.
+    public var raw: JSONObject
+
+    /// Creates a session.
+    public init(id: String, userID: String, startedAt: Date? = nil, lastAccessedAt: Date? = nil, expiresAt: Date? = nil,
+                authenticationFactors: [JSONValue] = [], roles: [String] = [], raw: JSONObject = [:]) {
+        self.id = id
+        self.userID = userID
+        self.startedAt = startedAt
+        self.lastAccessedAt = lastAccessedAt
+        self.expiresAt = expiresAt
+        self.authenticationFactors = authenticationFactors
+        self.roles = roles
+        self.raw = raw
+    }
+}
+
+extension Session: VaultRecordCodable {
+    init(vaultObject object: JSONObject) throws(VaultError) {
+        self.init(id: try object.requiredString("id"), userID: try object.requiredString("user_id"),
+                  startedAt: try object.date("started_at"), lastAccessedAt: try object.date("last_accessed_at"),
+                  expiresAt: try object.date("expires_at"), authenticationFactors: try object.array("authentication_factors"),
+                  roles: try object.strings("roles"), raw: try object.object("raw") ?? [:])
+    }
+
+    var vaultObject: JSONObject {
+        var object: JSONObject = ["id": .string(id), "user_id": .string(userID)]
+        object.set("started_at", startedAt)
+        object.set("last_accessed_at", lastAccessedAt)
+        object.set("expires_at", expiresAt)
+        object["authentication_factors"] = .array(authenticationFactors)
+        object.set("roles", roles)
+        object["raw"] = .object(raw)
+        return object
+    }
+}

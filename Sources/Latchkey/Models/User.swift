@@ -1,0 +1,45 @@
+internal import Foundation
+public import LatchkeyJWT
+
+/// The signed-in user, in a provider-neutral form.
+///
+/// Adapters fill the named fields from the provider's user object (Stytch `user`,
+/// Auth0 `/userinfo` or ID token claims, social.plus `users[0]`) and keep the whole
+/// object in ``raw`` for the fields this model does not name.
+public struct User: Sendable, Hashable {
+    /// The provider's identifier of the user (Stytch `user_id`, Auth0 `sub`, social.plus `userId`).
+    public var id: String
+    /// The primary email address, when the provider reports one.
+    public var email: String?
+    /// The display name, when the provider reports one.
+    public var name: String?
+    /// The provider's status of the account (e.g. Stytch `active`), when it reports one.
+    public var status: String?
+    /// The provider's own JSON object for the user.
+    public var raw: JSONObject
+
+    /// Creates a user.
+    public init(id: String, email: String? = nil, name: String? = nil, status: String? = nil, raw: JSONObject = [:]) {
+        self.id = id
+        self.email = email
+        self.name = name
+        self.status = status
+        self.raw = raw
+    }
+}
+
+extension User: VaultRecordCodable {
+    init(vaultObject object: JSONObject) throws(VaultError) {
+        self.init(id: try object.requiredString("id"), email: try object.string("email"), name: try object.string("name"),
+                  status: try object.string("status"), raw: try object.object("raw") ?? [:])
+    }
+
+    var vaultObject: JSONObject {
+        var object: JSONObject = ["id": .string(id)]
+        object.set("email", email)
+        object.set("name", name)
+        object.set("status", status)
+        object["raw"] = .object(raw)
+        return object
+    }
+}

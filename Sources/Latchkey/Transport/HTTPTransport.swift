@@ -1,0 +1,54 @@
+/// Sends HTTP requests. Adapters talk to their provider through one, and
+/// ``AuthClient/send(_:)`` sends the app's authorized requests through one.
+///
+/// Implementations answer every HTTP status as a response (a 401 or a 503 is not an
+/// error) and throw ``TransportError`` only when there is no response: timeouts,
+/// refused or dropped connections.
+public protocol HTTPTransport: Sendable {
+    /// Sends `request` and returns the response.
+    ///
+    /// - Throws: ``TransportError``, or `CancellationError` when the task is cancelled.
+    func send(_ request: HTTPRequest) async throws -> HTTPResponse
+}
+
+/// A request that got no response.
+public struct TransportError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// What went wrong.
+    public struct Code: Hashable, Sendable, CustomStringConvertible {
+        private enum Base: String, Hashable, Sendable {
+            case timedOut, cannotConnect, connectionLost, invalidResponse, other
+        }
+
+        private let base: Base
+        private init(_ base: Base) { self.base = base }
+
+        /// No complete response within the timeout.
+        public static let timedOut = Code(.timedOut)
+        /// The server could not be reached (refused, unreachable, DNS).
+        public static let cannotConnect = Code(.cannotConnect)
+        /// The connection broke before the response was complete.
+        public static let connectionLost = Code(.connectionLost)
+        /// The server's answer was not HTTP.
+        public static let invalidResponse = Code(.invalidResponse)
+        /// Any other failure of the underlying library.
+        public static let other = Code(.other)
+
+        public var description: String { base.rawValue }
+    }
+
+    /// What went wrong.
+    public var code: Code
+    /// The request, as `METHOD url-without-query`.
+    public var request: String
+    /// Details from the underlying library.
+    public var message: String
+
+    /// Creates an error.
+    public init(_ code: Code, request: String, message: String) {
+        self.code = code
+        self.request = request
+        self.message = message
+    }
+
+    public var description: String { "\(code) on \(request): \(message)" }
+}

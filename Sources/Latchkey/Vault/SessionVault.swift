@@ -1,0 +1,47 @@
+internal import LatchkeySecrets
+
+/// The session record's home: one entry of the ``SecretStore``.
+///
+/// The store does the encryption (keyring, AES-256-GCM file); the vault encodes,
+/// decodes and refuses records it must not read. Reads and writes that must not
+/// interleave with another process's renewal run inside the store's exclusive lock.
+struct SessionVault: Sendable {
+    let store: any SecretStore
+    let entryName: String
+    let providerID: String
+
+    /// The stored record, or `nil` when there is none.
+    ///
+    /// - Throws: ``AuthError/Code/storage`` when the store fails,
+    ///   ``AuthError/Code/vaultIncompatible`` for a record of another provider, a newer
+    ///   format, or one that does not decode (the record is left in place).
+    func load() async throws(AuthError) -> VaultRecord? {
+        let bytes: [UInt8]?
+        do { bytes = try await store.get(entryName) } catch {
+            throw AuthError(.storage, "cannot read the stored session from the \(store.backendName): \(error)", underlying: error)
+        }
+        guard let bytes else { return nil }
+        do { return try VaultRecord.decode(bytes, expectedProvider: providerID) } catch {
+            throw AuthError(.vaultIncompatible, error.description)
+        }
+    }
+
+    /// Replaces the stored record.
+    func save(_ record: VaultRecord) async throws(AuthError) {
+        do { try await store.set(entryName, record.encoded()) } catch {
+            throw AuthError(.storage, "cannot store the session in the \(store.backendName): \(error)", underlying: error)
+        }
+    }
+
+    /// Removes the stored record.
+    func clear() async throws(AuthError) {
+        do { try await store.remove(entryName) } catch {
+            throw AuthError(.storage, "cannot remove the stored session from the \(store.backendName): \(error)", underlying: error)
+        }
+    }
+
+    /// Runs `body` holding the store's exclusive lock (across processes for file-backed stores).
+    func withLock<R: Sendable>(_ body: @Sendable () async throws -> R) async throws -> R {
+        try await store.withExclusiveLock(body)
+    }
+}

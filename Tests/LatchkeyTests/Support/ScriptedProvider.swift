@@ -1,0 +1,199 @@
+import Foundation
+import Latchkey
+import Synchronization
+
+/// Credentials the scripted provider accepts.
+struct ScriptedCredentials: LoginCredentials {
+    var user: String
+    var password: String
+}
+
+/// Credentials no provider accepts.
+struct UnknownCredentials: LoginCredentials {}
+
+/// A provider whose server lives in memory: it issues numbered tokens, keeps one valid
+/// access token, counts every call, and fails on command. Its tokens look like
+/// `access-<n>-<secret>` so tests can search logs for them.
+final class ScriptedProvider: AuthProvider {
+    /// What the next calls of one kind do.
+    enum Behaviour: Sendable {
+        case succeed
+        case fail(AuthError)
+        case failTransport
+    }
+
+    struct State {
+        var issued = 0
+        var validAccessToken: String?
+        var validRefreshToken: String?
+        var loginCalls = 0
+        var validateCalls = 0
+        var renewCalls = 0
+        var revokeCalls = 0
+        var loginDurations: [Duration?] = []
+        var renewDurations: [Duration?] = []
+        var login: [Behaviour] = []
+        var validate: [Behaviour] = []
+        var renew: [Behaviour] = []
+        var revoke: [Behaviour] = []
+        var defaultValidate: Behaviour = .succeed
+        var defaultRenew: Behaviour = .succeed
+        var renewGate: (@Sendable () async -> Void)?
+        var sessionExpiresAt: Date
+    }
+
+    let identifier: String
+    let extendsSessions: Bool
+    let lifetime: TimeInterval
+    let clock: any SessionClock
+    let secret: String
+    let state: Mutex<State>
+
+    init(identifier: String = "scripted", extendsSessions: Bool = false, lifetime: TimeInterval = 3600,
+         clock: any SessionClock, secret: String = "s3cr3t\(UInt32.random(in: .min ... .max))") {
+        self.identifier = identifier
+        self.extendsSessions = extendsSessions
+        self.lifetime = lifetime
+        self.clock = clock
+        self.secret = secret
+        state = Mutex(State(sessionExpiresAt: clock.now.addingTimeInterval(86_400)))
+    }
+
+    // MARK: Scripting
+
+    func script(login: [Behaviour] = [], validate: [Behaviour] = [], renew: [Behaviour] = [], revoke: [Behaviour] = []) {
+        state.withLock { state in
+            state.login += login
+            state.validate += validate
+            state.renew += renew
+            state.revoke += revoke
+        }
+    }
+
+    func setDefaults(validate: Behaviour? = nil, renew: Behaviour? = nil) {
+        state.withLock { state in
+            if let validate { state.defaultValidate = validate }
+            if let renew { state.defaultRenew = renew }
+        }
+    }
+
+    /// Makes every renewal wait for `gate` before answering.
+    func gateRenewals(_ gate: (@Sendable () async -> Void)?) {
+        state.withLock { $0.renewGate = gate }
+    }
+
+    /// Invalidates the current access token at the "server" (requests with it get 401).
+    func revokeAccessTokenAtServer() {
+        state.withLock { $0.validAccessToken = nil }
+    }
+
+    var counts: (login: Int, validate: Int, renew: Int, revoke: Int) {
+        state.withLock { ($0.loginCalls, $0.validateCalls, $0.renewCalls, $0.revokeCalls) }
+    }
+
+    var validAccessToken: String? { state.withLock { $0.validAccessToken } }
+
+    /// A token set as the server would issue it now.
+    func issueTokens() -> SessionTokens {
+        let now = clock.now
+        return state.withLock { state in
+            state.issued += 1
+            let tokens = SessionTokens(accessToken: "access-\(state.issued)-\(secret)", refreshToken: "refresh-\(state.issued)-\(secret)",
+                                       issuedAt: now, expiresAt: now.addingTimeInterval(lifetime))
+            state.validAccessToken = tokens.accessToken
+            state.validRefreshToken = tokens.refreshToken
+            return tokens
+        }
+    }
+
+    func report(_ tokens: SessionTokens, user: String = "user-1") -> AuthenticatedSession {
+        let expires = state.withLock { $0.sessionExpiresAt }
+        return AuthenticatedSession(tokens: tokens,
+                                    session: Session(id: "session-1", userID: user, startedAt: clock.now, expiresAt: expires),
+                                    user: User(id: user, email: "\(user)@example.com", name: "Test User"))
+    }
+
+    private func next(_ keyPath: WritableKeyPath<State, [Behaviour]>, default fallback: KeyPath<State, Behaviour>) -> Behaviour {
+        state.withLock { state in
+            if state[keyPath: keyPath].isEmpty { return state[keyPath: fallback] }
+            return state[keyPath: keyPath].removeFirst()
+        }
+    }
+
+    private func perform(_ behaviour: Behaviour) throws {
+        switch behaviour {
+        case .succeed: return
+        case .fail(let error): throw error
+        case .failTransport: throw TransportError(.cannotConnect, request: "POST https://scripted.invalid/", message: "connection refused")
+        }
+    }
+
+    // MARK: AuthProvider
+
+    func login(_ credentials: any LoginCredentials, sessionDuration: Duration?) async throws -> AuthenticatedSession {
+        state.withLock {
+            $0.loginCalls += 1
+            $0.loginDurations.append(sessionDuration)
+        }
+        guard let credentials = credentials as? ScriptedCredentials else {
+            throw AuthError(.unsupportedCredentials, "the scripted provider takes ScriptedCredentials")
+        }
+        try perform(next(\.login, default: \.defaultValidate))
+        guard credentials.password == "correct horse" else {
+            throw AuthError(.unrecoverable, "wrong password", providerCode: "unauthorized_credentials", httpStatus: 401)
+        }
+        return report(issueTokens(), user: credentials.user)
+    }
+
+    func validate(_ tokens: SessionTokens) async throws -> AuthenticatedSession {
+        state.withLock { $0.validateCalls += 1 }
+        try perform(next(\.validate, default: \.defaultValidate))
+        return report(tokens)
+    }
+
+    func renew(_ tokens: SessionTokens, sessionDuration: Duration?) async throws -> AuthenticatedSession {
+        let gate = state.withLock { state in
+            state.renewCalls += 1
+            state.renewDurations.append(sessionDuration)
+            return state.renewGate
+        }
+        if let gate { await gate() }
+        try perform(next(\.renew, default: \.defaultRenew))
+        let known = state.withLock { $0.validRefreshToken }
+        guard tokens.refreshToken == known else {
+            throw AuthError(.unrecoverable, "Unknown or invalid refresh token.", providerCode: "invalid_grant", httpStatus: 403)
+        }
+        return report(issueTokens())
+    }
+
+    func revoke(_ tokens: SessionTokens) async throws {
+        state.withLock { $0.revokeCalls += 1 }
+        try perform(next(\.revoke, default: \.defaultValidate))
+        state.withLock {
+            $0.validAccessToken = nil
+            $0.validRefreshToken = nil
+        }
+    }
+}
+
+/// The app's API, in memory: answers 200 to requests bearing the provider's valid
+/// access token, 401 otherwise, and counts requests.
+final class AppAPITransport: HTTPTransport {
+    let provider: ScriptedProvider
+    let requests = Atomic<Int>(0)
+    /// When set, every request is answered 401 (a server that never accepts us).
+    let alwaysUnauthorized = Atomic<Bool>(false)
+
+    init(provider: ScriptedProvider) {
+        self.provider = provider
+    }
+
+    func send(_ request: HTTPRequest) async throws -> HTTPResponse {
+        requests.add(1, ordering: .relaxed)
+        await Task.yield()
+        let valid = provider.validAccessToken
+        if alwaysUnauthorized.load(ordering: .relaxed) { return HTTPResponse(status: 401) }
+        guard let valid, request.headers["Authorization"] == "Bearer \(valid)" else { return HTTPResponse(status: 401) }
+        return HTTPResponse(status: 200, body: Data("ok".utf8))
+    }
+}
