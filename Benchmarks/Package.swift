@@ -1,0 +1,61 @@
+// swift-tools-version: 6.1
+import PackageDescription
+
+// The benchmarks live in their own package so that users of Latchkey never download
+// the harness (package-benchmark) or the peer (vapor/jwt-kit).
+//
+// A path dependency's package identity is the last component of its directory: the
+// checkout's directory name ("latchkey", "main", whatever CI cloned into), not the
+// root manifest's `name`. Derive it from this manifest's own location so product
+// references work in any checkout.
+let rootPackage: String = {
+    var components = #filePath.split(separator: "/", omittingEmptySubsequences: true)
+    components.removeLast(2)  // "Package.swift", "Benchmarks"
+    return components.last.map(String.init) ?? "latchkey"
+}()
+
+let package = Package(
+    name: "LatchkeyBenchmarks",
+    platforms: [.macOS(.v15)],
+    dependencies: [
+        .package(path: "../"),
+        .package(url: "https://github.com/ordo-one/benchmark", from: "1.38.1", traits: ["MallocInterposer"]),
+        .package(url: "https://github.com/vapor/jwt-kit", exact: "5.8.0"),
+    ],
+    targets: [
+        // The raw OpenSSL baseline: the library's own COpenSSL is internal to it.
+        .systemLibrary(name: "CBenchOpenSSL", path: "Support/CBenchOpenSSL", pkgConfig: "openssl",
+                       providers: [.apt(["libssl-dev"])]),
+        // Fixtures and baselines shared by every benchmark target.
+        .target(
+            name: "BenchmarkSupport",
+            dependencies: [
+                "CBenchOpenSSL",
+                .product(name: "Benchmark", package: "benchmark"),
+            ],
+            path: "Support/BenchmarkSupport",
+            swiftSettings: [.swiftLanguageMode(.v6)]
+        ),
+    ]
+)
+
+/// One executable target per `Benchmarks/<Name>/<Name>.swift`, as package-benchmark's
+/// plugin expects. Add a name here (and its folder) to add a benchmark suite; the
+/// results tooling discovers suites from the exported files, not from a list.
+func benchmark(_ name: String, _ dependencies: [Target.Dependency]) -> Target {
+    .executableTarget(
+        name: name,
+        dependencies: [.product(name: "Benchmark", package: "benchmark"), "BenchmarkSupport"] + dependencies,
+        path: name,
+        swiftSettings: [.swiftLanguageMode(.v6)],
+        plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
+    )
+}
+
+package.targets += [
+    benchmark("JWTBenchmarks", [
+        "CBenchOpenSSL",
+        .product(name: "LatchkeyJWT", package: rootPackage),
+        .product(name: "JWTKit", package: "jwt-kit"),
+    ]),
+]
