@@ -16,11 +16,13 @@ let package = Package(
         .library(name: "LatchkeyJWT", targets: ["LatchkeyJWT"]),
         .library(name: "LatchkeySecrets", targets: ["LatchkeySecrets"]),
         .library(name: "Latchkey", targets: ["Latchkey"]),
+        .library(name: "LatchkeyEmulator", targets: ["LatchkeyEmulator"]),
         .executable(name: "latchkey", targets: ["latchkey"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1", traits: []),
     ],
     targets: [
         // MARK: C libraries from the system
@@ -71,12 +73,25 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
 
+        // MARK: Emulators of the providers' APIs
+        .target(
+            name: "LatchkeyEmulator",
+            dependencies: [
+                "LatchkeyJWT",
+                "LatchkeyCrypto",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+
         // MARK: Command-line tool
         .executableTarget(
             name: "latchkey",
             dependencies: [
                 "LatchkeyJWT",
                 "LatchkeySecrets",
+                "LatchkeyEmulator",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: swiftSettings
@@ -106,6 +121,14 @@ let package = Package(
                 "LatchkeySecrets",
                 "LatchkeyJWT",
                 .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "LatchkeyEmulatorTests",
+            dependencies: [
+                "LatchkeyEmulator",
+                "LatchkeyJWT",
             ],
             swiftSettings: swiftSettings
         ),

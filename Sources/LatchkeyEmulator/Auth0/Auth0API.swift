@@ -1,0 +1,243 @@
+import Foundation
+import LatchkeyJWT
+
+/// Auth0's Authentication API: `/oauth/token` (password-realm, password, refresh_token,
+/// authorization_code with PKCE, device_code), `/authorize`, `/oauth/device/code`,
+/// `/userinfo`, `/oauth/revoke`, discovery and JWKS.
+struct Auth0API: ProviderAPI {
+    let provider = EmulatorProvider.auth0
+    let seed: Auth0Seed
+    let store: Auth0Store
+    let keys: SigningKeyRing
+    let clock: EmulatorClock
+    /// `http://127.0.0.1:<port>/`, known once the server is bound.
+    let baseURL: BaseURL
+
+    static let token = EmulatorRoute(.auth0, "POST", "/oauth/token")
+    static let authorize = EmulatorRoute(.auth0, "GET", "/authorize")
+    static let deviceCode = EmulatorRoute(.auth0, "POST", "/oauth/device/code")
+    static let userInfo = EmulatorRoute(.auth0, "GET", "/userinfo")
+    static let revoke = EmulatorRoute(.auth0, "POST", "/oauth/revoke")
+    static let discovery = EmulatorRoute(.auth0, "GET", "/.well-known/openid-configuration")
+    static let jwks = EmulatorRoute(.auth0, "GET", "/.well-known/jwks.json")
+
+    static let routes = [token, authorize, deviceCode, userInfo, revoke, discovery, jwks]
+
+    /// The grant types `/oauth/token` knows.
+    enum GrantType {
+        static let passwordRealm = "http://auth0.com/oauth/grant-type/password-realm"
+        static let password = "password"
+        static let refreshToken = "refresh_token"
+        static let authorizationCode = "authorization_code"
+        static let deviceCode = "urn:ietf:params:oauth:grant-type:device_code"
+    }
+
+    func match(_ request: EmulatorRequest) -> RouteMatch? {
+        guard let route = Self.routes.first(where: { $0.method == request.method && $0.path == request.path }) else { return nil }
+        var grant: String?
+        if route == Self.token { grant = (try? request.fields())?.string("grant_type") }
+        return RouteMatch(route: route, grant: grant)
+    }
+
+    func respond(to request: EmulatorRequest, route: EmulatorRoute) async -> EmulatorResponse {
+        do {
+            return try await handle(request, route: route)
+        } catch let error as Auth0Error {
+            return error.response()
+        } catch {
+            return Auth0Error(status: 500, error: "server_error", description: "The emulator failed: \(error)").response()
+        }
+    }
+
+    func errorResponse(status: Int, error: String?, message: String?) -> EmulatorResponse {
+        Auth0Error(status: status, error: error ?? Auth0Error.defaultError(for: status), description: message ?? "Injected error.",
+                   headers: status == 429 ? Auth0Error.rateLimitHeaders(now: clock.now) : []).response()
+    }
+
+    func malformedResponse() -> EmulatorResponse {
+        EmulatorResponse(status: 200, headers: [("Content-Type", "application/json; charset=utf-8")], body: Array(#"{"access_token":"ey"#.utf8))
+    }
+
+    private var issuer: String { baseURL.value }
+
+    // MARK: Handlers
+
+    private func handle(_ request: EmulatorRequest, route: EmulatorRoute) async throws -> EmulatorResponse {
+        switch route {
+        case Self.discovery: return .json(discoveryDocument())
+        case Self.jwks: return .json(.object(["keys": .array(await keys.keySet.keys.map { .object($0.jwk().object) })]))
+        case Self.userInfo: return try await userInfo(request)
+        case Self.authorize: return try await authorize(request.query)
+        default: break
+        }
+        let fields: JSONObject
+        do { fields = try request.fields() } catch { throw Auth0Error.invalidRequest(error.message) }
+        guard let clientID = fields.string("client_id") else { throw Auth0Error.missing("client_id") }
+        guard clientID == seed.clientID else { throw Auth0Error.invalidClient }
+        switch route {
+        case Self.revoke:
+            guard let token = fields.string("token") else { throw Auth0Error.missing("token") }
+            await store.revoke(token)
+            return EmulatorResponse(status: 200)
+        case Self.deviceCode:
+            let device = try await store.startDevice(scope: fields.string("scope") ?? "openid profile email", audience: fields.string("audience"))
+            let verification = issuer + "activate"
+            return EmulatorResponse.json(["device_code": .string(device.deviceCode), "user_code": .string(device.userCode),
+                                          "verification_uri": .string(verification),
+                                          "verification_uri_complete": .string(verification + "?user_code=" + device.userCode),
+                                          "expires_in": 900, "interval": .number(Double(device.interval))]).noStore()
+        default:
+            return try await token(fields)
+        }
+    }
+
+    private func token(_ fields: JSONObject) async throws -> EmulatorResponse {
+        guard let grantType = fields.string("grant_type") else { throw Auth0Error.missing("grant_type") }
+        let now = clock.now
+        let issued: Auth0Store.Issued
+        switch grantType {
+        case GrantType.passwordRealm, GrantType.password:
+            guard let username = fields.string("username") else { throw Auth0Error.missing("username") }
+            guard let password = fields.string("password") else { throw Auth0Error.missing("password") }
+            if grantType == GrantType.passwordRealm {
+                guard let realm = fields.string("realm") else { throw Auth0Error.missing("realm") }
+                guard realm == seed.connection else { throw Auth0Error.invalidRequest("Unknown realm: \(realm)") }
+            }
+            let user = try await store.passwordLogin(username: username, password: password)
+            let grant = Auth0Store.Grant(userID: user.userID, scope: fields.string("scope") ?? "openid profile email",
+                                         audience: fields.string("audience"), authTime: now)
+            issued = try await store.issue(grant)
+        case GrantType.refreshToken:
+            guard let refreshToken = fields.string("refresh_token") else { throw Auth0Error.missing("refresh_token") }
+            issued = try await store.refresh(refreshToken, scope: fields.string("scope"))
+        case GrantType.authorizationCode:
+            guard let code = fields.string("code") else { throw Auth0Error.missing("code") }
+            let grant = try await store.redeemCode(code, verifier: fields.string("code_verifier"), redirectURI: fields.string("redirect_uri"))
+            issued = try await store.issue(grant)
+        case GrantType.deviceCode:
+            guard let deviceCode = fields.string("device_code") else { throw Auth0Error.missing("device_code") }
+            issued = try await store.issue(store.pollDevice(deviceCode))
+        default:
+            throw Auth0Error(status: 403, error: "unauthorized_client", description: "Grant type '\(grantType)' not allowed for the client.")
+        }
+        return try await tokenResponse(issued)
+    }
+
+    /// `{access_token, refresh_token?, id_token?, scope, expires_in, token_type}`.
+    private func tokenResponse(_ issued: Auth0Store.Issued) async throws -> EmulatorResponse {
+        let key = await keys.signingKey
+        var accessToken = issued.accessToken
+        if let audience = issued.grant.audience {
+            accessToken = try JWT.sign(accessTokenClaims(issued, audience: audience), key: key)
+            await store.register(accessToken: accessToken, for: issued.grant)
+        }
+        var body: JSONObject = ["access_token": .string(accessToken)]
+        if let refreshToken = issued.refreshToken { body["refresh_token"] = .string(refreshToken) }
+        if issued.grant.scopes.contains("openid") { body["id_token"] = .string(try JWT.sign(idTokenClaims(issued), key: key)) }
+        body["scope"] = .string(issued.grant.scope)
+        body["expires_in"] = .number(await store.accessLifetime)
+        body["token_type"] = "Bearer"
+        return EmulatorResponse.json(body).noStore()
+    }
+
+    private func idTokenClaims(_ issued: Auth0Store.Issued) -> JSONObject {
+        let now = Timestamp.seconds(clock.now)
+        let user = issued.user, scopes = issued.grant.scopes
+        var claims = JSONObject()
+        if scopes.contains("profile") {
+            claims["nickname"] = .string(String(user.email.prefix { $0 != "@" }))
+            claims["name"] = .string(user.name)
+            claims["picture"] = .string("https://s.gravatar.com/avatar/emulator.png")
+            claims["updated_at"] = .string(Timestamp.rfc3339(user.updatedAt))
+        }
+        if scopes.contains("email") {
+            claims["email"] = .string(user.email)
+            claims["email_verified"] = true
+        }
+        claims["iss"] = .string(issuer)
+        claims["aud"] = .string(seed.clientID)
+        claims["sub"] = .string(user.userID)
+        claims["iat"] = .number(now)
+        claims["exp"] = .number(now + Double(seed.idTokenLifetime ?? 36_000))
+        claims["azp"] = .string(seed.clientID)
+        claims["auth_time"] = .number(Timestamp.seconds(issued.grant.authTime))
+        if let nonce = issued.grant.nonce { claims["nonce"] = .string(nonce) }
+        return claims
+    }
+
+    private func accessTokenClaims(_ issued: Auth0Store.Issued, audience: String) -> JSONObject {
+        let now = Timestamp.seconds(clock.now)
+        return ["iss": .string(issuer), "sub": .string(issued.user.userID), "aud": [.string(audience), .string(issuer + "userinfo")],
+                "iat": .number(now), "exp": .number(now + Double(seed.accessTokenLifetime ?? 86_400)), "scope": .string(issued.grant.scope),
+                "azp": .string(seed.clientID)]
+    }
+
+    private func userInfo(_ request: EmulatorRequest) async throws -> EmulatorResponse {
+        let header = request.header("authorization") ?? ""
+        let parts = header.split(separator: " ", maxSplits: 1)
+        guard parts.count == 2, parts[0].lowercased() == "bearer", let (user, scope) = await store.userInfo(accessToken: String(parts[1])) else {
+            var error = Auth0Error(status: 401, error: "invalid_token", description: "The access token is missing, invalid or expired.")
+            error.headers = [("WWW-Authenticate", #"Bearer error="invalid_token""#)]
+            throw error
+        }
+        let scopes = Set(scope.split(separator: " "))
+        var claims: JSONObject = ["sub": .string(user.userID)]
+        if scopes.contains("profile") {
+            claims["nickname"] = .string(String(user.email.prefix { $0 != "@" }))
+            claims["name"] = .string(user.name)
+            claims["picture"] = .string("https://s.gravatar.com/avatar/emulator.png")
+            claims["updated_at"] = .string(Timestamp.rfc3339(user.updatedAt))
+        }
+        if scopes.contains("email") {
+            claims["email"] = .string(user.email)
+            claims["email_verified"] = true
+        }
+        return .json(claims)
+    }
+
+    /// `/authorize`: no login page; it signs in the user named by `login_hint` (else the
+    /// first seeded user without MFA) and redirects to `redirect_uri` with a code.
+    private func authorize(_ query: [String: String]) async throws -> EmulatorResponse {
+        guard let clientID = query["client_id"], !clientID.isEmpty else { throw Auth0Error.missing("client_id") }
+        guard clientID == seed.clientID else { throw Auth0Error.invalidClient }
+        guard let redirectURI = query["redirect_uri"], let redirect = URLComponents(string: redirectURI), redirect.scheme != nil else {
+            throw Auth0Error.missing("redirect_uri")
+        }
+        guard query["response_type"] == "code" else {
+            throw Auth0Error(status: 400, error: "unsupported_response_type", description: "Unsupported response type: \(query["response_type"] ?? "")")
+        }
+        let challenge = query["code_challenge"]
+        if challenge != nil || query["code_challenge_method"] != nil {
+            guard query["code_challenge_method"] == "S256" else {
+                throw Auth0Error.invalidRequest("code_challenge_method must be S256")
+            }
+            guard let challenge, Base64URL.decode(challenge)?.count == 32 else {
+                throw Auth0Error.invalidRequest("code_challenge must be base64url(SHA-256(code_verifier))")
+            }
+        }
+        guard let user = await store.authorizingUser(loginHint: query["login_hint"]) else {
+            throw Auth0Error(status: 403, error: "access_denied", description: "No user can sign in.")
+        }
+        let grant = Auth0Store.Grant(userID: user.userID, scope: query["scope"] ?? "openid", audience: query["audience"], authTime: clock.now,
+                                     nonce: query["nonce"])
+        let code = try await store.createCode(grant: grant, redirectURI: redirectURI, challenge: challenge)
+        var pairs = [("code", code)]
+        if let state = query["state"] { pairs.append(("state", state)) }
+        let separator = redirect.query == nil ? "?" : "&"
+        return .redirect(redirectURI + separator + FormEncoding.encode(pairs))
+    }
+
+    private func discoveryDocument() -> JSONObject {
+        ["issuer": .string(issuer), "authorization_endpoint": .string(issuer + "authorize"), "token_endpoint": .string(issuer + "oauth/token"),
+         "device_authorization_endpoint": .string(issuer + "oauth/device/code"), "userinfo_endpoint": .string(issuer + "userinfo"),
+         "jwks_uri": .string(issuer + ".well-known/jwks.json"), "revocation_endpoint": .string(issuer + "oauth/revoke"),
+         "scopes_supported": ["openid", "profile", "offline_access", "name", "nickname", "picture", "email", "email_verified"],
+         "response_types_supported": ["code"], "code_challenge_methods_supported": ["S256"],
+         "response_modes_supported": ["query"], "subject_types_supported": ["public"],
+         "id_token_signing_alg_values_supported": ["RS256"],
+         "token_endpoint_auth_methods_supported": ["client_secret_basic", "client_secret_post", "none"],
+         "claims_supported": ["aud", "auth_time", "created_at", "email", "email_verified", "exp", "family_name", "given_name", "iat",
+                              "identities", "iss", "name", "nickname", "phone_number", "picture", "sub"],
+         "request_uri_parameter_supported": false]
+    }
+}

@@ -1,0 +1,313 @@
+import Foundation
+
+/// The state of an emulated Auth0 tenant: users, access and refresh tokens (with their
+/// rotation families), authorization codes, device authorizations and MFA tokens.
+actor Auth0Store {
+    struct User: Sendable {
+        var userID: String
+        var email: String
+        var password: String
+        var name: String
+        var mfaRequired: Bool
+        var blocked = false
+        var updatedAt: Date
+    }
+
+    /// What a set of tokens was granted: to whom, which scope and audience, when the
+    /// user authenticated, and the nonce to echo.
+    struct Grant: Sendable {
+        var userID: String
+        var scope: String
+        var audience: String?
+        var authTime: Date
+        var nonce: String?
+
+        var scopes: Set<Substring> { Set(scope.split(separator: " ")) }
+    }
+
+    /// Tokens just issued (the ID token and a JWT access token are signed by the caller).
+    struct Issued: Sendable {
+        var grant: Grant
+        var user: User
+        var accessToken: String
+        var refreshToken: String?
+    }
+
+    private struct RefreshToken {
+        var familyID: String
+        var grant: Grant
+        var expiresAt: Date
+        var used = false
+    }
+
+    private struct AccessToken {
+        var userID: String
+        var scope: String
+        var expiresAt: Date
+    }
+
+    private struct AuthorizationCode {
+        var grant: Grant
+        var redirectURI: String
+        var challenge: String?
+        var expiresAt: Date
+    }
+
+    struct DeviceAuthorization: Sendable {
+        enum State: Sendable { case pending, approved(String), denied }
+        var deviceCode: String
+        var userCode: String
+        var scope: String
+        var audience: String?
+        var expiresAt: Date
+        var interval: Int
+        var lastPoll: Date?
+        var polls = 0
+        var state = State.pending
+    }
+
+    private var users: [String: User] = [:]
+    private var refreshTokens: [String: RefreshToken] = [:]
+    private var revokedFamilies: Set<String> = []
+    private var accessTokens: [String: AccessToken] = [:]
+    private var codes: [String: AuthorizationCode] = [:]
+    private var devices: [String: DeviceAuthorization] = [:]
+    private var deviceCodeByUserCode: [String: String] = [:]
+    private var mfaTokens: [String: String] = [:]
+    private let clock: EmulatorClock
+    let settings: Auth0Seed
+
+    var rotates: Bool { settings.rotateRefreshTokens ?? true }
+    var accessLifetime: TimeInterval { TimeInterval(settings.accessTokenLifetime ?? 86_400) }
+    private var refreshLifetime: TimeInterval { TimeInterval(settings.refreshTokenLifetime ?? 2_592_000) }
+
+    init(seed: Auth0Seed, clock: EmulatorClock) {
+        self.clock = clock
+        settings = seed
+        for user in seed.users { users[user.userID] = Self.user(user, now: clock.now) }
+    }
+
+    private static func user(_ seed: Auth0Seed.User, now: Date) -> User {
+        User(userID: seed.userID, email: seed.email.lowercased(), password: seed.password, name: seed.name ?? seed.email,
+             mfaRequired: seed.mfaRequired ?? false, updatedAt: now)
+    }
+
+    // MARK: Signing in
+
+    /// Checks a username (email) and password; MFA users get `mfa_required` with an MFA token.
+    func passwordLogin(username: String, password: String) throws -> User {
+        guard let user = users.values.first(where: { $0.email == username.lowercased() }), constantTimeEquals(user.password, password) else {
+            throw Auth0Error.wrongCredentials
+        }
+        guard !user.blocked else { throw Auth0Error.blocked }
+        if user.mfaRequired {
+            let token = try OpaqueToken.make()
+            mfaTokens[token] = user.userID
+            throw Auth0Error.mfaRequired(token: token)
+        }
+        return user
+    }
+
+    /// Issues an access token and, when the scope has `offline_access`, a refresh token
+    /// starting a new family.
+    func issue(_ grant: Grant) throws -> Issued {
+        guard let user = users[grant.userID], !user.blocked else { throw Auth0Error.blocked }
+        let now = clock.now
+        let accessToken = try OpaqueToken.make()
+        accessTokens[accessToken] = AccessToken(userID: user.userID, scope: grant.scope, expiresAt: now.addingTimeInterval(accessLifetime))
+        var refreshToken: String?
+        if grant.scopes.contains("offline_access") {
+            let token = try OpaqueToken.make(bytes: 36)
+            refreshTokens[token] = RefreshToken(familyID: try OpaqueToken.uuid(), grant: grant, expiresAt: now.addingTimeInterval(refreshLifetime))
+            refreshToken = token
+        }
+        return Issued(grant: grant, user: user, accessToken: accessToken, refreshToken: refreshToken)
+    }
+
+    /// Records a JWT access token (signed by the caller) so `/userinfo` accepts it.
+    func register(accessToken: String, for grant: Grant) {
+        accessTokens[accessToken] = AccessToken(userID: grant.userID, scope: grant.scope, expiresAt: clock.now.addingTimeInterval(accessLifetime))
+    }
+
+    /// Redeems a refresh token, atomically: with rotation, the token is spent and a new
+    /// one of the same family returned; a spent token presented again revokes the whole
+    /// family (reuse detection). `scope` may narrow the grant.
+    func refresh(_ token: String, scope: String?) throws -> Issued {
+        guard var record = refreshTokens[token], !revokedFamilies.contains(record.familyID), record.expiresAt > clock.now else {
+            throw Auth0Error.invalidRefreshToken
+        }
+        if record.used {
+            revokeFamily(record.familyID)
+            throw Auth0Error.invalidRefreshToken
+        }
+        guard let user = users[record.grant.userID], !user.blocked else { throw Auth0Error.invalidRefreshToken }
+        var grant = record.grant
+        grant.nonce = nil
+        if let scope {
+            let requested = Set(scope.split(separator: " "))
+            guard requested.isSubset(of: record.grant.scopes) else {
+                throw Auth0Error(status: 403, error: "access_denied", description: "The requested scope exceeds the original grant.")
+            }
+            grant.scope = scope
+        }
+        let now = clock.now
+        let accessToken = try OpaqueToken.make()
+        accessTokens[accessToken] = AccessToken(userID: user.userID, scope: grant.scope, expiresAt: now.addingTimeInterval(accessLifetime))
+        var newRefreshToken: String?
+        if rotates {
+            record.used = true
+            refreshTokens[token] = record
+            let next = try OpaqueToken.make(bytes: 36)
+            refreshTokens[next] = RefreshToken(familyID: record.familyID, grant: record.grant, expiresAt: record.expiresAt)
+            newRefreshToken = next
+        }
+        return Issued(grant: grant, user: user, accessToken: accessToken, refreshToken: newRefreshToken)
+    }
+
+    private func revokeFamily(_ familyID: String) {
+        revokedFamilies.insert(familyID)
+        refreshTokens = refreshTokens.filter { $0.value.familyID != familyID }
+    }
+
+    /// `/oauth/revoke`: a refresh token revokes its family; anything else is ignored.
+    func revoke(_ token: String) {
+        if let record = refreshTokens[token] { revokeFamily(record.familyID) }
+    }
+
+    /// The user an access token belongs to, if it is live.
+    func userInfo(accessToken: String) -> (User, scope: String)? {
+        guard let record = accessTokens[accessToken], record.expiresAt > clock.now, let user = users[record.userID], !user.blocked else {
+            return nil
+        }
+        return (user, record.scope)
+    }
+
+    // MARK: Authorization code with PKCE
+
+    /// The user `/authorize` signs in: the one with `loginHint` as email, else the first
+    /// seeded user who needs no MFA.
+    func authorizingUser(loginHint: String?) -> User? {
+        if let loginHint { return users.values.first { $0.email == loginHint.lowercased() && !$0.blocked } }
+        return settings.users.lazy.compactMap { self.users[$0.userID] }.first { !$0.mfaRequired && !$0.blocked }
+    }
+
+    func createCode(grant: Grant, redirectURI: String, challenge: String?) throws -> String {
+        let code = try OpaqueToken.make()
+        codes[code] = AuthorizationCode(grant: grant, redirectURI: redirectURI, challenge: challenge, expiresAt: clock.now.addingTimeInterval(600))
+        return code
+    }
+
+    /// Redeems a code once; with a challenge, `verifier` must hash to it (S256).
+    func redeemCode(_ code: String, verifier: String?, redirectURI: String?) throws -> Grant {
+        guard let record = codes.removeValue(forKey: code), record.expiresAt > clock.now else { throw Auth0Error.invalidCode }
+        guard redirectURI == nil || redirectURI == record.redirectURI else {
+            throw Auth0Error(status: 403, error: "invalid_grant", description: "The redirect_uri does not match the authorization request.")
+        }
+        if let challenge = record.challenge {
+            guard let verifier, PKCE.challenge(for: verifier) == challenge else { throw Auth0Error.invalidVerifier }
+        }
+        return record.grant
+    }
+
+    // MARK: Device flow
+
+    func startDevice(scope: String, audience: String?) throws -> DeviceAuthorization {
+        let device = DeviceAuthorization(deviceCode: try OpaqueToken.make(), userCode: try OpaqueToken.userCode(), scope: scope,
+                                         audience: audience, expiresAt: clock.now.addingTimeInterval(900), interval: 5)
+        devices[device.deviceCode] = device
+        deviceCodeByUserCode[device.userCode] = device.deviceCode
+        return device
+    }
+
+    /// One poll of the token endpoint with a device code: pending, slow down (polled
+    /// sooner than `interval` after the previous poll), expired, denied, or approved
+    /// (explicitly, or automatically after the configured number of pending answers).
+    func pollDevice(_ deviceCode: String) throws -> Grant {
+        guard var device = devices[deviceCode] else { throw Auth0Error.invalidDeviceCode }
+        let now = clock.now
+        guard now < device.expiresAt else {
+            forget(device)
+            throw Auth0Error.expiredToken
+        }
+        if let last = device.lastPoll, now.timeIntervalSince(last) < Double(device.interval) {
+            device.interval += 5
+            device.lastPoll = now
+            devices[deviceCode] = device
+            throw Auth0Error.slowDown
+        }
+        device.lastPoll = now
+        device.polls += 1
+        let automatic = settings.deviceApprovalPolls ?? 2
+        if case .pending = device.state, automatic > 0, device.polls > automatic, let user = authorizingUser(loginHint: nil) {
+            device.state = .approved(user.userID)
+        }
+        devices[deviceCode] = device
+        switch device.state {
+        case .pending:
+            throw Auth0Error.pending
+        case .denied:
+            forget(device)
+            throw Auth0Error.accessDenied
+        case .approved(let userID):
+            forget(device)
+            return Grant(userID: userID, scope: device.scope, audience: device.audience, authTime: now)
+        }
+    }
+
+    private func forget(_ device: DeviceAuthorization) {
+        devices[device.deviceCode] = nil
+        deviceCodeByUserCode[device.userCode] = nil
+    }
+
+    /// Approves (with a user) or denies a pending device authorization by its user code.
+    func decideDevice(userCode: String, approveAs userID: String?) -> Bool {
+        guard let deviceCode = deviceCodeByUserCode[userCode.uppercased()], var device = devices[deviceCode] else { return false }
+        if let userID {
+            guard users[userID] != nil else { return false }
+            device.state = .approved(userID)
+        } else {
+            device.state = .denied
+        }
+        devices[deviceCode] = device
+        return true
+    }
+
+    // MARK: Control
+
+    func createUser(_ seed: Auth0Seed.User) {
+        users[seed.userID] = Self.user(seed, now: clock.now)
+    }
+
+    func setBlocked(_ userID: String, _ blocked: Bool) -> Bool {
+        guard users[userID] != nil else { return false }
+        users[userID]?.blocked = blocked
+        return true
+    }
+
+    func delete(_ userID: String) -> Bool {
+        guard users.removeValue(forKey: userID) != nil else { return false }
+        _ = revokeSessions(of: userID)
+        return true
+    }
+
+    /// Makes the user's access tokens expire now (refresh tokens keep working).
+    func expireSessions(of userID: String) -> Int {
+        let now = clock.now
+        var count = 0
+        for (token, record) in accessTokens where record.userID == userID {
+            accessTokens[token]?.expiresAt = now
+            count += 1
+        }
+        return count
+    }
+
+    /// Revokes every refresh token family and access token of the user.
+    func revokeSessions(of userID: String) -> Int {
+        let families = Set(refreshTokens.values.filter { $0.grant.userID == userID }.map(\.familyID))
+        families.forEach(revokeFamily)
+        accessTokens = accessTokens.filter { $0.value.userID != userID }
+        return families.count
+    }
+
+    func user(_ userID: String) -> User? { users[userID] }
+}

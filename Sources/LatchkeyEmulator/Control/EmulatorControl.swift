@@ -1,0 +1,215 @@
+public import Foundation
+import LatchkeyJWT
+
+/// The emulator's control handle: users, sessions, keys, the clock, faults and the
+/// request log. Every call is also reachable over HTTP under `/__emulator/` on any
+/// provider's port. Safe to use from any task.
+public struct EmulatorControl: Sendable {
+    let stytch: StytchAPI?
+    let auth0: Auth0API?
+    let socialPlus: SocialPlusAPI?
+    let faults: FaultInjector
+    let log: RequestLog
+
+    /// The emulator's clock.
+    public let clock: EmulatorClock
+
+    // MARK: Clock
+
+    /// The emulator's current time.
+    public var now: Date { clock.now }
+
+    /// Moves the emulator clock forward, so sessions, tokens and codes reach their expiry
+    /// without waiting.
+    public func advanceClock(by seconds: TimeInterval) { clock.advance(by: seconds) }
+
+    // MARK: Users
+
+    /// Adds a Stytch consumer user.
+    public func createStytchUser(_ user: StytchSeed.User) async throws {
+        try await stytchAPI().store.createUser(user)
+    }
+
+    /// Adds an Auth0 database user.
+    public func createAuth0User(_ user: Auth0Seed.User) async throws {
+        try await auth0API().store.createUser(user)
+    }
+
+    /// Adds a social.plus user.
+    public func createSocialPlusUser(_ user: SocialPlusSeed.User) async throws {
+        try await socialPlusAPI().store.createUser(user)
+    }
+
+    /// Bans a user: Stytch and Auth0 refuse their sign-ins (Stytch also ends their
+    /// sessions); social.plus answers `400312` to their logins and calls.
+    public func banUser(_ userID: String, provider: EmulatorProvider) async throws {
+        try await setBanned(userID, provider: provider, true)
+    }
+
+    /// Lifts a ban.
+    public func unbanUser(_ userID: String, provider: EmulatorProvider) async throws {
+        try await setBanned(userID, provider: provider, false)
+    }
+
+    private func setBanned(_ userID: String, provider: EmulatorProvider, _ banned: Bool) async throws {
+        let found: Bool
+        switch provider {
+        case .stytch: found = try await stytchAPI().store.setBanned(userID, banned)
+        case .auth0: found = try await auth0API().store.setBlocked(userID, banned)
+        case .socialPlus: found = try await socialPlusAPI().store.setBanned(userID, banned)
+        }
+        guard found else { throw EmulatorError.unknownUser(userID) }
+    }
+
+    /// Deletes a user and their sessions (social.plus keeps the record with `isDeleted`).
+    public func deleteUser(_ userID: String, provider: EmulatorProvider) async throws {
+        let found: Bool
+        switch provider {
+        case .stytch: found = try await stytchAPI().store.delete(userID)
+        case .auth0: found = try await auth0API().store.delete(userID)
+        case .socialPlus: found = try await socialPlusAPI().store.delete(userID)
+        }
+        guard found else { throw EmulatorError.unknownUser(userID) }
+    }
+
+    // MARK: Sessions
+
+    /// Makes a user's sessions expire now (Stytch: sessions, also by session ID; Auth0:
+    /// access tokens; social.plus: access tokens). Returns how many.
+    @discardableResult
+    public func expireSessions(of id: String, provider: EmulatorProvider) async throws -> Int {
+        switch provider {
+        case .stytch: try await stytchAPI().store.expireSessions(of: id)
+        case .auth0: try await auth0API().store.expireSessions(of: id)
+        case .socialPlus: try await socialPlusAPI().store.expireSessions(of: id)
+        }
+    }
+
+    /// Revokes a user's sessions (Auth0: every refresh-token family and access token).
+    /// Returns how many.
+    @discardableResult
+    public func revokeSessions(of userID: String, provider: EmulatorProvider) async throws -> Int {
+        switch provider {
+        case .stytch: try await stytchAPI().store.revokeSessions(of: userID)
+        case .auth0: try await auth0API().store.revokeSessions(of: userID)
+        case .socialPlus: try await socialPlusAPI().store.revokeSessions(of: userID)
+        }
+    }
+
+    /// Revokes one Stytch session by its ID.
+    public func revokeStytchSession(id: String) async throws -> Bool {
+        try await stytchAPI().store.revokeSession(id: id)
+    }
+
+    // MARK: Keys
+
+    /// Replaces the provider's signing key (Stytch or Auth0) and returns the new `kid`;
+    /// the newest `keepingPrevious` retired keys stay in the JWKS (the overlap).
+    @discardableResult
+    public func rotateSigningKeys(_ provider: EmulatorProvider, keepingPrevious: Int = 1) async throws -> String {
+        try await keyRing(provider).rotate(keepingPrevious: keepingPrevious)
+    }
+
+    /// The `kid`s the provider publishes, the signing one first.
+    public func signingKeyIDs(_ provider: EmulatorProvider) async throws -> [String] {
+        try await keyRing(provider).keyIDs
+    }
+
+    private func keyRing(_ provider: EmulatorProvider) throws -> SigningKeyRing {
+        switch provider {
+        case .stytch: try stytchAPI().keys
+        case .auth0: try auth0API().keys
+        case .socialPlus: throw EmulatorError.invalidOptions("social.plus signs no tokens")
+        }
+    }
+
+    // MARK: Provider-specific
+
+    /// Issues a Stytch email OTP for the user with this email, as if it had been sent:
+    /// the `method_id` and 6-digit code `otps/authenticate` accepts once, within 10 minutes.
+    public func issueStytchOTP(email: String) async throws -> (methodID: String, code: String) {
+        guard let otp = try await stytchAPI().store.issueOTP(email: email) else { throw EmulatorError.unknownUser(email) }
+        return otp
+    }
+
+    /// Issues a Stytch magic-link token for the user with this email (one use, 1 hour).
+    public func issueStytchMagicLink(email: String) async throws -> String {
+        guard let token = try await stytchAPI().store.issueMagicLink(email: email) else { throw EmulatorError.unknownUser(email) }
+        return token
+    }
+
+    /// Approves a pending Auth0 device authorization as `userID` (default: the first
+    /// seeded user without MFA).
+    public func approveDevice(userCode: String, as userID: String? = nil) async throws {
+        let api = try auth0API()
+        var user = userID
+        if user == nil { user = await api.store.authorizingUser(loginHint: nil)?.userID }
+        guard let user, await api.store.decideDevice(userCode: userCode, approveAs: user) else { throw EmulatorError.unknownUserCode }
+    }
+
+    /// Denies a pending Auth0 device authorization.
+    public func denyDevice(userCode: String) async throws {
+        guard try await auth0API().store.decideDevice(userCode: userCode, approveAs: nil) else { throw EmulatorError.unknownUserCode }
+    }
+
+    /// Mints a social.plus auth token for `userID`, as `POST /api/v4/authentication/token` does.
+    public func mintSocialPlusAuthToken(userID: String) async throws -> String {
+        try await socialPlusAPI().store.mintAuthToken(userID: userID)
+    }
+
+    /// Signs an access-token-login JWT for `userID` with the configured secret (HS256),
+    /// as an app's backend would: `userId`, `iat`, `exp` on the emulator clock.
+    public func signSocialPlusAccessToken(userID: String, lifetime: TimeInterval = 3600) throws -> String {
+        let api = try socialPlusAPI()
+        let now = Timestamp.seconds(clock.now)
+        return try JWT.sign(["userId": .string(userID), "sub": .string(userID), "iat": .number(now), "exp": .number(now + lifetime)],
+                            key: api.accessTokenKey)
+    }
+
+    // MARK: Faults
+
+    /// Arms a fault.
+    public func inject(_ fault: EmulatorFault) async { await faults.add(fault) }
+
+    /// Disarms every fault (of one route, when given).
+    public func clearFaults(route: EmulatorRoute? = nil) async { await faults.clear(route: route) }
+
+    /// The faults still armed.
+    public func pendingFaults() async -> [EmulatorFault] { await faults.pending }
+
+    // MARK: Request log
+
+    /// The logged requests, oldest first (the latest 10,000), optionally of one provider or route.
+    public func requests(provider: EmulatorProvider? = nil, route: EmulatorRoute? = nil) async -> [EmulatorRequestRecord] {
+        await log.records(provider: provider, route: route)
+    }
+
+    /// How many requests reached `route` (with this `grant_type`, when given), including
+    /// those a fault hit.
+    public func count(_ route: EmulatorRoute, grant: String? = nil) async -> Int {
+        await log.count(route: route, grant: grant)
+    }
+
+    /// Request counts by route (`"auth0 POST /oauth/token #refresh_token"`).
+    public func counts() async -> [String: Int] { await log.countsByRoute() }
+
+    /// Clears the request log and counters.
+    public func resetRequestLog() async { await log.reset() }
+
+    // MARK: Providers
+
+    func stytchAPI() throws -> StytchAPI {
+        guard let stytch else { throw EmulatorError.providerNotRunning(.stytch) }
+        return stytch
+    }
+
+    func auth0API() throws -> Auth0API {
+        guard let auth0 else { throw EmulatorError.providerNotRunning(.auth0) }
+        return auth0
+    }
+
+    func socialPlusAPI() throws -> SocialPlusAPI {
+        guard let socialPlus else { throw EmulatorError.providerNotRunning(.socialPlus) }
+        return socialPlus
+    }
+}

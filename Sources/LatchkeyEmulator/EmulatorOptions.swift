@@ -1,0 +1,42 @@
+public import Foundation
+public import Logging
+
+/// How to start an ``Emulator``.
+public struct EmulatorOptions: Sendable {
+    /// The providers to run (each on its own port). Default: all three.
+    public var providers: [EmulatorProvider]
+    /// The address to listen on: loopback unless you ask otherwise.
+    public var host: String
+    /// Listen on anything other than loopback only when this is set.
+    public var allowNonLoopback: Bool
+    /// The first provider's port, the next ones following (`port`, `port + 1`, ...), in
+    /// the order of ``providers``; nil picks a free ephemeral port for each.
+    public var port: Int?
+    /// Users, credentials and settings.
+    public var seed: EmulatorSeed
+    /// Seeds the generator of probabilistic faults, so runs repeat.
+    public var faultSeed: UInt64
+    /// Freezes the emulator clock at this date (advance it with the control API); nil
+    /// follows the system clock.
+    public var clockStart: Date?
+    /// Where the emulator and Hummingbird log; nothing by default. Never receives a secret.
+    public var logger: Logger
+
+    public init(providers: [EmulatorProvider] = EmulatorProvider.allCases, host: String = "127.0.0.1", allowNonLoopback: Bool = false,
+                port: Int? = nil, seed: EmulatorSeed = .standard, faultSeed: UInt64 = 0, clockStart: Date? = nil,
+                logger: Logger = Logger(label: "latchkey.emulator", factory: { _ in SwiftLogNoOpLogHandler() })) {
+        self.providers = providers
+        self.host = host
+        self.allowNonLoopback = allowNonLoopback
+        self.port = port
+        self.seed = seed
+        self.faultSeed = faultSeed
+        self.clockStart = clockStart
+        self.logger = logger
+    }
+
+    /// Whether `host` is a loopback address.
+    var hostIsLoopback: Bool {
+        host == "localhost" || host == "::1" || host.hasPrefix("127.")
+    }
+}

@@ -1,0 +1,65 @@
+/// An Auth0 tenant: the application (client), its database connection, token lifetimes
+/// and users.
+public struct Auth0Seed: Sendable, Codable, CustomStringConvertible {
+    /// A database-connection user.
+    public struct User: Sendable, Codable, CustomStringConvertible {
+        /// `sub`, such as `auth0|alice`.
+        public var userID: String
+        public var email: String
+        public var password: String
+        public var name: String?
+        /// Password grants answer `mfa_required` for this user.
+        public var mfaRequired: Bool?
+
+        public init(userID: String, email: String, password: String, name: String? = nil, mfaRequired: Bool = false) {
+            self.userID = userID
+            self.email = email
+            self.password = password
+            self.name = name
+            self.mfaRequired = mfaRequired
+        }
+
+        public var description: String { "Auth0Seed.User(\(userID), \(email), password: <redacted>)" }
+    }
+
+    /// The application's client ID.
+    public var clientID: String
+    /// The database connection (`realm` of the password-realm grant).
+    public var connection: String
+    /// Whether refresh tokens rotate (a refresh returns a new one; reusing an old one
+    /// revokes the whole family). Default true.
+    public var rotateRefreshTokens: Bool?
+    /// Access token lifetime in seconds (default 86,400).
+    public var accessTokenLifetime: Int?
+    /// ID token lifetime in seconds (default 36,000).
+    public var idTokenLifetime: Int?
+    /// Absolute refresh token lifetime in seconds (default 2,592,000: 30 days).
+    public var refreshTokenLifetime: Int?
+    /// How many device-flow polls answer `authorization_pending` before the code is
+    /// approved for the first user (default 2; 0: only the control API approves).
+    public var deviceApprovalPolls: Int?
+    public var users: [User]
+
+    public init(clientID: String, connection: String = "Username-Password-Authentication", rotateRefreshTokens: Bool = true,
+                accessTokenLifetime: Int = 86_400, idTokenLifetime: Int = 36_000, refreshTokenLifetime: Int = 2_592_000,
+                deviceApprovalPolls: Int = 2, users: [User]) {
+        self.clientID = clientID
+        self.connection = connection
+        self.rotateRefreshTokens = rotateRefreshTokens
+        self.accessTokenLifetime = accessTokenLifetime
+        self.idTokenLifetime = idTokenLifetime
+        self.refreshTokenLifetime = refreshTokenLifetime
+        self.deviceApprovalPolls = deviceApprovalPolls
+        self.users = users
+    }
+
+    /// Client `latchkey-emulator-client`, connection `Username-Password-Authentication`;
+    /// users alice@example.com (`auth0|alice`, password `alice-password-1`) and
+    /// mfa@example.com (`auth0|mfa`, `mfa-password-1`, MFA required).
+    public static let standard = Auth0Seed(clientID: "latchkey-emulator-client", users: [
+        User(userID: "auth0|alice", email: "alice@example.com", password: "alice-password-1", name: "Alice Liddell"),
+        User(userID: "auth0|mfa", email: "mfa@example.com", password: "mfa-password-1", name: "Maude Factor", mfaRequired: true),
+    ])
+
+    public var description: String { "Auth0Seed(client: \(clientID), \(users.count) users)" }
+}

@@ -1,0 +1,107 @@
+/// A Stytch project: its identifiers, consumer users and B2B organizations.
+public struct StytchSeed: Sendable, Codable, CustomStringConvertible {
+    /// A consumer user who can sign in with a password (OTPs and magic links are issued
+    /// through the control API).
+    public struct User: Sendable, Codable, CustomStringConvertible {
+        public var userID: String
+        public var email: String
+        public var password: String
+        public var firstName: String?
+        public var lastName: String?
+
+        public init(userID: String, email: String, password: String, firstName: String? = nil, lastName: String? = nil) {
+            self.userID = userID
+            self.email = email
+            self.password = password
+            self.firstName = firstName
+            self.lastName = lastName
+        }
+
+        public var description: String { "StytchSeed.User(\(userID), \(email), password: <redacted>)" }
+    }
+
+    /// A B2B organization and its members.
+    public struct Organization: Sendable, Codable, CustomStringConvertible {
+        public var organizationID: String
+        public var slug: String
+        public var name: String
+        public var members: [Member]
+
+        public init(organizationID: String, slug: String, name: String, members: [Member]) {
+            self.organizationID = organizationID
+            self.slug = slug
+            self.name = name
+            self.members = members
+        }
+
+        public var description: String { "StytchSeed.Organization(\(organizationID), \(slug), \(members.count) members)" }
+    }
+
+    /// A B2B member. With `mfaRequired`, a password sign-in answers with an intermediate
+    /// session token instead of a member session.
+    public struct Member: Sendable, Codable, CustomStringConvertible {
+        public var memberID: String
+        public var email: String
+        public var password: String
+        public var name: String?
+        public var mfaRequired: Bool?
+
+        public init(memberID: String, email: String, password: String, name: String? = nil, mfaRequired: Bool = false) {
+            self.memberID = memberID
+            self.email = email
+            self.password = password
+            self.name = name
+            self.mfaRequired = mfaRequired
+        }
+
+        public var description: String { "StytchSeed.Member(\(memberID), \(email), password: <redacted>)" }
+    }
+
+    public var projectID: String
+    /// The public token SDK requests carry in Basic auth.
+    public var publicToken: String
+    public var users: [User]
+    public var organizations: [Organization]
+
+    public init(projectID: String, publicToken: String, users: [User], organizations: [Organization] = []) {
+        self.projectID = projectID
+        self.publicToken = publicToken
+        self.users = users
+        self.organizations = organizations
+    }
+
+    /// Project `project-test-00000000-0000-4000-8000-000000000000`, public token
+    /// `public-token-test-00000000-0000-4000-8000-000000000000`; user alice@example.com
+    /// (password `alice-password-1`); organization `acme` with bob@acme.example
+    /// (`bob-password-1`) and carol@acme.example (`carol-password-1`, MFA required).
+    public static let standard = StytchSeed(
+        projectID: "project-test-00000000-0000-4000-8000-000000000000",
+        publicToken: "public-token-test-00000000-0000-4000-8000-000000000000",
+        users: [
+            User(userID: "user-test-00000000-0000-4000-8000-00000000a11c", email: "alice@example.com", password: "alice-password-1",
+                 firstName: "Alice", lastName: "Liddell"),
+        ],
+        organizations: [
+            Organization(organizationID: "organization-test-00000000-0000-4000-8000-00000000ac3e", slug: "acme", name: "Acme", members: [
+                Member(memberID: "member-test-00000000-0000-4000-8000-000000000b0b", email: "bob@acme.example", password: "bob-password-1",
+                       name: "Bob Builder"),
+                Member(memberID: "member-test-00000000-0000-4000-8000-00000000ca01", email: "carol@acme.example", password: "carol-password-1",
+                       name: "Carol Danvers", mfaRequired: true),
+            ]),
+        ]
+    )
+
+    public var description: String {
+        "StytchSeed(project: \(projectID), \(users.count) users, \(organizations.count) organizations)"
+    }
+
+    private enum CodingKeys: String, CodingKey { case projectID, publicToken, users, organizations }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        projectID = try container.decodeIfPresent(String.self, forKey: .projectID) ?? Self.standard.projectID
+        publicToken = try container.decodeIfPresent(String.self, forKey: .publicToken) ?? Self.standard.publicToken
+        users = try container.decodeIfPresent([User].self, forKey: .users) ?? []
+        organizations = try container.decodeIfPresent([Organization].self, forKey: .organizations) ?? []
+    }
+}

@@ -1,0 +1,53 @@
+import Foundation
+import Hummingbird
+import Logging
+import NIOCore
+
+/// One provider's HTTP server: a Hummingbird application on its own port, run in a task
+/// that stopping cancels (which closes the listening socket and every connection).
+final class ProviderServer: Sendable {
+    let port: Int
+    private let task: Task<Void, Never>
+
+    private init(port: Int, task: Task<Void, Never>) {
+        self.port = port
+        self.task = task
+    }
+
+    /// Starts listening on `host:port` (0: ephemeral) and returns once the socket is bound.
+    static func start(responder: EmulatorResponder, host: String, port: Int, logger: Logger) async throws -> ProviderServer {
+        let (bound, continuation) = AsyncStream<Int>.makeStream()
+        let (failures, failed) = AsyncStream<String>.makeStream()
+        let application = Application(
+            responder: responder,
+            configuration: ApplicationConfiguration(address: .hostname(host, port: port), serverName: nil),
+            onServerRunning: { channel in
+                continuation.yield(channel.localAddress?.port ?? 0)
+                continuation.finish()
+            },
+            logger: logger
+        )
+        let task = Task {
+            do {
+                try await application.run()
+            } catch {
+                failed.yield("\(error)")
+            }
+            failed.finish()
+            continuation.finish()
+        }
+        var iterator = bound.makeAsyncIterator()
+        guard let actual = await iterator.next(), actual > 0 else {
+            task.cancel()
+            var reasons = failures.makeAsyncIterator()
+            throw EmulatorError.bindFailed("\(host):\(port): \(await reasons.next() ?? "the server stopped")")
+        }
+        return ProviderServer(port: actual, task: task)
+    }
+
+    /// Stops the server and waits until it has.
+    func stop() async {
+        task.cancel()
+        await task.value
+    }
+}

@@ -1,0 +1,134 @@
+import Foundation
+import LatchkeyJWT
+
+/// social.plus: login (`POST /api/v5/sessions`), secure logout, server-minted auth
+/// tokens and user lookup.
+struct SocialPlusAPI: ProviderAPI {
+    let provider = EmulatorProvider.socialPlus
+    let seed: SocialPlusSeed
+    let store: SocialPlusStore
+    let clock: EmulatorClock
+    /// Verifies access-token-login JWTs (HS256 with the seed's secret).
+    let accessTokenKey: JWTKey
+
+    static let login = EmulatorRoute(.socialPlus, "POST", "/api/v5/sessions")
+    static let logout = EmulatorRoute(.socialPlus, "DELETE", "/api/v4/sessions")
+    static let authenticationToken = EmulatorRoute(.socialPlus, "POST", "/api/v4/authentication/token")
+    static let user = EmulatorRoute(.socialPlus, "GET", "/api/v3/users/{userId}")
+
+    static let routes = [login, logout, authenticationToken, user]
+
+    init(seed: SocialPlusSeed, store: SocialPlusStore, clock: EmulatorClock) throws {
+        self.seed = seed
+        self.store = store
+        self.clock = clock
+        accessTokenKey = try JWTKey.hmac(Array(seed.accessTokenSecret.utf8), algorithm: .hs256)
+    }
+
+    func match(_ request: EmulatorRequest) -> RouteMatch? {
+        let route: EmulatorRoute?
+        switch (request.method, request.segments) {
+        case ("POST", ["api", "v5", "sessions"]): route = Self.login
+        case ("DELETE", ["api", "v4", "sessions"]): route = Self.logout
+        case ("POST", ["api", "v4", "authentication", "token"]): route = Self.authenticationToken
+        case ("GET", let path) where path.count == 4 && path.starts(with: ["api", "v3", "users"]) && !path[3].isEmpty: route = Self.user
+        default: route = nil
+        }
+        return route.map { RouteMatch(route: $0) }
+    }
+
+    func respond(to request: EmulatorRequest, route: EmulatorRoute) async -> EmulatorResponse {
+        do {
+            return try await handle(request, route: route)
+        } catch let error as SocialPlusError {
+            return error.response()
+        } catch {
+            return SocialPlusError(status: 500, code: 500_000, message: "The emulator failed: \(error)").response()
+        }
+    }
+
+    func errorResponse(status: Int, error: String?, message: String?) -> EmulatorResponse {
+        SocialPlusError(status: status, code: error.flatMap { Int($0) } ?? SocialPlusError.defaultCode(for: status),
+                        message: message ?? "Injected error.").response()
+    }
+
+    func malformedResponse() -> EmulatorResponse {
+        EmulatorResponse(status: 200, headers: [("Content-Type", "application/json; charset=utf-8")], body: Array(#"{"accessToken":"#.utf8))
+    }
+
+    // MARK: Handlers
+
+    private func handle(_ request: EmulatorRequest, route: EmulatorRoute) async throws -> EmulatorResponse {
+        switch route {
+        case Self.login:
+            guard let apiKey = request.header("x-api-key"), constantTimeEquals(apiKey, seed.apiKey) else {
+                throw SocialPlusError.unauthorized("Invalid API key.")
+            }
+            return try await login(fields(request))
+        case Self.authenticationToken:
+            guard let serverKey = request.header("x-server-key"), constantTimeEquals(serverKey, seed.serverKey) else {
+                throw SocialPlusError.unauthorized("Invalid server key.")
+            }
+            guard let userID = try fields(request).string("userId") else { throw SocialPlusError.badRequest("userId is required.") }
+            return .text(try await store.mintAuthToken(userID: userID))
+        case Self.logout:
+            let token = try bearer(request)
+            _ = try await store.caller(accessToken: token)
+            await store.logout(accessToken: token)
+            return .json(["success": true])
+        default:
+            _ = try await store.caller(accessToken: bearer(request))
+            let userID = request.segments[3]
+            guard let user = await store.user(userID) else { throw SocialPlusError.userNotFound }
+            return .json(["users": [.object(userJSON(user))], "files": []])
+        }
+    }
+
+    private func fields(_ request: EmulatorRequest) throws(SocialPlusError) -> JSONObject {
+        do { return try request.fields() } catch { throw .badRequest(error.message) }
+    }
+
+    private func bearer(_ request: EmulatorRequest) throws(SocialPlusError) -> String {
+        let parts = (request.header("authorization") ?? "").split(separator: " ", maxSplits: 1)
+        guard parts.count == 2, parts[0].lowercased() == "bearer" else { throw .unauthorized("The bearer token is missing.") }
+        return String(parts[1])
+    }
+
+    private func login(_ fields: JSONObject) async throws -> EmulatorResponse {
+        guard let userID = fields.string("userId") else { throw SocialPlusError.badRequest("userId is required.") }
+        guard fields.string("deviceId") != nil else { throw SocialPlusError.badRequest("deviceId is required.") }
+        guard let deviceInfo = fields["deviceInfo"]?.objectValue, deviceInfo.string("kind") != nil else {
+            throw SocialPlusError.badRequest("deviceInfo.kind is required.")
+        }
+        if let displayName = fields["displayName"], displayName != .null, displayName.stringValue == nil {
+            throw SocialPlusError.badRequest("displayName must be a string.")
+        }
+        if let authToken = fields.string("authToken") {
+            guard try await acceptsAuthToken(authToken, userID: userID) else { throw SocialPlusError.unauthorized("Invalid auth token.") }
+        } else if seed.secureMode {
+            throw SocialPlusError.unauthorized("An auth token is required: the network runs in secure mode.")
+        }
+        let (session, user) = try await store.login(userID: userID, displayName: fields.string("displayName"))
+        return .json(["accessToken": .string(session.accessToken), "issuedAt": .string(Timestamp.iso8601Milliseconds(session.issuedAt)),
+                      "expiresAt": .string(Timestamp.iso8601Milliseconds(session.expiresAt)), "users": [.object(userJSON(user))],
+                      "files": []])
+    }
+
+    /// A server-minted auth token for this user, or an access-token-login JWT signed with
+    /// the configured key whose `userId` claim is this user (checked on the emulator clock).
+    private func acceptsAuthToken(_ token: String, userID: String) async throws -> Bool {
+        if let minted = await store.redeemAuthToken(token, userID: userID) { return minted }
+        let clock = self.clock
+        guard let jwt = try? JWT.verify(token, keys: accessTokenKey, options: JWTValidationOptions(leeway: 0, now: { clock.now })) else {
+            return false
+        }
+        return jwt.claims["userId"]?.stringValue == userID
+    }
+
+    private func userJSON(_ user: SocialPlusStore.User) -> JSONObject {
+        ["userId": .string(user.userID), "displayName": .string(user.displayName), "isDeleted": .bool(user.isDeleted),
+         "isGlobalBanned": .bool(user.isGlobalBanned), "roles": [], "permissions": [], "metadata": .object([:]), "flagCount": 0,
+         "hashFlag": .null, "createdAt": .string(Timestamp.iso8601Milliseconds(user.createdAt)),
+         "updatedAt": .string(Timestamp.iso8601Milliseconds(user.updatedAt))]
+    }
+}

@@ -1,0 +1,52 @@
+import LatchkeyJWT
+
+/// A Stytch error: HTTP status, `error_type` and message. Stytch does not wrap errors in
+/// `data`: `{"status_code","request_id","error_type","error_message","error_url"}`.
+struct StytchError: Error, Sendable {
+    var status: Int
+    var type: String
+    var message: String
+
+    /// The session in Basic auth is missing, unknown, revoked or expired; or the public
+    /// token is not the project's.
+    static func unauthorized(_ message: String = "Unauthorized credentials.") -> StytchError {
+        StytchError(status: 401, type: "unauthorized_credentials", message: message)
+    }
+
+    static func badRequest(_ message: String) -> StytchError {
+        StytchError(status: 400, type: "bad_request", message: message)
+    }
+
+    static func missing(_ field: String) -> StytchError {
+        StytchError(status: 400, type: "bad_request", message: "\(field) is a required field.")
+    }
+
+    static let invalidDuration = StytchError(status: 400, type: "invalid_session_duration",
+                                             message: "session_duration_minutes must be between 5 and 527040 (366 days).")
+    static let otpNotFound = StytchError(status: 404, type: "otp_code_not_found", message: "The OTP code is invalid, expired or already used.")
+    static let magicLinkNotFound = StytchError(status: 401, type: "unable_to_auth_magic_link",
+                                               message: "The magic link could not be authenticated: it is invalid, expired or already used.")
+    static let organizationNotFound = StytchError(status: 404, type: "organization_not_found", message: "Organization could not be found.")
+
+    /// The usual `error_type` for a status (used by injected faults).
+    static func defaultType(for status: Int) -> String {
+        switch status {
+        case 400: "bad_request"
+        case 401: "unauthorized_credentials"
+        case 403: "forbidden"
+        case 404: "not_found"
+        case 408: "request_timeout"
+        case 413: "request_too_large"
+        case 429: "too_many_requests"
+        case 503: "service_unavailable"
+        default: status >= 500 ? "internal_server_error" : "bad_request"
+        }
+    }
+
+    /// The error body and status.
+    func response(requestID: String) -> EmulatorResponse {
+        .json(["status_code": .number(Double(status)), "request_id": .string(requestID), "error_type": .string(type),
+               "error_message": .string(message), "error_url": .string("https://stytch.com/docs/api/errors/\(status)")],
+              status: status)
+    }
+}

@@ -1,0 +1,297 @@
+import Foundation
+
+/// The state of an emulated Stytch project: users, organizations and members, sessions,
+/// and the one-time passcodes and magic links the control API has issued.
+actor StytchStore {
+    struct User: Sendable {
+        var userID: String
+        var emailID: String
+        var email: String
+        var password: String
+        var firstName: String
+        var lastName: String
+        var createdAt: Date
+        var banned = false
+    }
+
+    struct Organization: Sendable {
+        var organizationID: String
+        var slug: String
+        var name: String
+        var createdAt: Date
+    }
+
+    struct Member: Sendable {
+        var memberID: String
+        var organizationID: String
+        var emailID: String
+        var email: String
+        var password: String
+        var name: String
+        var mfaRequired: Bool
+        var createdAt: Date
+        var banned = false
+    }
+
+    struct Factor: Sendable {
+        var type: String
+        var deliveryMethod: String
+        var lastAuthenticatedAt: Date
+        var emailID: String?
+        var email: String?
+    }
+
+    /// A session; `organizationID` is set for B2B member sessions.
+    struct Session: Sendable {
+        var sessionID: String
+        var token: String
+        var subjectID: String
+        var organizationID: String?
+        var startedAt: Date
+        var lastAccessedAt: Date
+        var expiresAt: Date
+        var factors: [Factor]
+        var userAgent: String
+    }
+
+    /// What an authentication produced: the session and whom it belongs to.
+    struct Authenticated: Sendable {
+        var session: Session
+        var user: User?
+        var member: Member?
+        var organization: Organization?
+    }
+
+    /// A B2B sign-in that still needs MFA.
+    struct Intermediate: Sendable {
+        var token: String
+        var member: Member
+        var organization: Organization
+    }
+
+    /// How a member's sign-in ended: a session, or an intermediate one pending MFA.
+    enum MemberSignIn: Sendable {
+        case session(Authenticated)
+        case mfaRequired(Intermediate)
+    }
+
+    private struct OneTimeCode {
+        var code: String
+        var userID: String
+        var expiresAt: Date
+    }
+
+    private struct MagicLink {
+        var userID: String
+        var expiresAt: Date
+    }
+
+    private var users: [String: User] = [:]
+    private var organizations: [String: Organization] = [:]
+    private var members: [String: Member] = [:]
+    private var sessions: [String: Session] = [:]
+    private var sessionIDByToken: [String: String] = [:]
+    private var otps: [String: OneTimeCode] = [:]
+    private var magicLinks: [String: MagicLink] = [:]
+    private var intermediates: [String: String] = [:]
+    private let clock: EmulatorClock
+
+    init(seed: StytchSeed, clock: EmulatorClock) throws {
+        self.clock = clock
+        let now = clock.now
+        for user in seed.users {
+            users[user.userID] = User(userID: user.userID, emailID: "email-test-" + (try OpaqueToken.uuid()), email: user.email.lowercased(),
+                                      password: user.password, firstName: user.firstName ?? "", lastName: user.lastName ?? "", createdAt: now)
+        }
+        for organization in seed.organizations {
+            organizations[organization.organizationID] = Organization(organizationID: organization.organizationID, slug: organization.slug,
+                                                                      name: organization.name, createdAt: now)
+            for member in organization.members {
+                members[member.memberID] = Member(memberID: member.memberID, organizationID: organization.organizationID,
+                                                  emailID: "email-test-" + (try OpaqueToken.uuid()), email: member.email.lowercased(),
+                                                  password: member.password, name: member.name ?? "", mfaRequired: member.mfaRequired ?? false,
+                                                  createdAt: now)
+            }
+        }
+    }
+
+    // MARK: Signing in
+
+    func passwordUser(email: String, password: String) throws(StytchError) -> User {
+        guard let user = users.values.first(where: { $0.email == email.lowercased() }), !user.banned,
+              constantTimeEquals(user.password, password)
+        else { throw .unauthorized("The email or password is incorrect.") }
+        return user
+    }
+
+    func passwordMember(organizationID: String, email: String, password: String) throws(StytchError) -> Member {
+        guard organizations[organizationID] != nil else { throw .organizationNotFound }
+        guard let member = members.values.first(where: { $0.organizationID == organizationID && $0.email == email.lowercased() }),
+              !member.banned, constantTimeEquals(member.password, password)
+        else { throw .unauthorized("The email or password is incorrect.") }
+        return member
+    }
+
+    func redeemOTP(methodID: String, code: String) throws(StytchError) -> User {
+        guard let otp = otps[methodID], constantTimeEquals(otp.code, code) else { throw .otpNotFound }
+        otps[methodID] = nil
+        guard otp.expiresAt > clock.now, let user = users[otp.userID], !user.banned else { throw .otpNotFound }
+        return user
+    }
+
+    func redeemMagicLink(_ token: String) throws(StytchError) -> User {
+        guard let link = magicLinks.removeValue(forKey: token), link.expiresAt > clock.now, let user = users[link.userID], !user.banned else {
+            throw .magicLinkNotFound
+        }
+        return user
+    }
+
+    /// Starts a session for a consumer user with `factor`, or adds the factor to the
+    /// caller's current session when `existingToken` names a live one of the same user.
+    func startSession(user: User, factor: Factor, minutes: Int, existingToken: String?, userAgent: String) throws -> Authenticated {
+        let session = try open(subjectID: user.userID, organizationID: nil, factor: factor, minutes: minutes, existingToken: existingToken,
+                               userAgent: userAgent)
+        return Authenticated(session: session, user: user)
+    }
+
+    /// Starts a member session, or, when the member needs MFA, an intermediate session.
+    func startMemberSession(member: Member, factor: Factor, minutes: Int, existingToken: String?,
+                            userAgent: String) throws -> MemberSignIn {
+        guard let organization = organizations[member.organizationID] else { throw StytchError.organizationNotFound }
+        if member.mfaRequired {
+            let token = try OpaqueToken.make()
+            intermediates[token] = member.memberID
+            return .mfaRequired(Intermediate(token: token, member: member, organization: organization))
+        }
+        let session = try open(subjectID: member.memberID, organizationID: member.organizationID, factor: factor, minutes: minutes,
+                               existingToken: existingToken, userAgent: userAgent)
+        return .session(Authenticated(session: session, member: member, organization: organization))
+    }
+
+    private func open(subjectID: String, organizationID: String?, factor: Factor, minutes: Int, existingToken: String?,
+                      userAgent: String) throws -> Session {
+        let now = clock.now
+        if let existingToken, let id = sessionIDByToken[existingToken], var session = sessions[id],
+           session.subjectID == subjectID, session.expiresAt > now {
+            session.factors.removeAll { $0.type == factor.type && $0.deliveryMethod == factor.deliveryMethod }
+            session.factors.append(factor)
+            session.lastAccessedAt = now
+            session.expiresAt = now.addingTimeInterval(Double(minutes) * 60)
+            sessions[id] = session
+            return session
+        }
+        let session = Session(sessionID: (organizationID == nil ? "session-test-" : "member-session-test-") + (try OpaqueToken.uuid()),
+                              token: try OpaqueToken.make(), subjectID: subjectID, organizationID: organizationID, startedAt: now,
+                              lastAccessedAt: now, expiresAt: now.addingTimeInterval(Double(minutes) * 60), factors: [factor],
+                              userAgent: userAgent)
+        sessions[session.sessionID] = session
+        sessionIDByToken[session.token] = session.sessionID
+        return session
+    }
+
+    // MARK: Sessions
+
+    /// Checks the session behind `token` (consumer or B2B, as `b2b` says); extends it to
+    /// `minutes` from now only when `minutes` is given.
+    func authenticate(token: String, b2b: Bool, minutes: Int?) throws(StytchError) -> Authenticated {
+        let now = clock.now
+        guard let id = sessionIDByToken[token], var session = sessions[id], (session.organizationID != nil) == b2b else {
+            throw .unauthorized("The session could not be found.")
+        }
+        guard session.expiresAt > now else { throw .unauthorized("The session has expired.") }
+        session.lastAccessedAt = now
+        if let minutes { session.expiresAt = now.addingTimeInterval(Double(minutes) * 60) }
+        sessions[id] = session
+        if let organizationID = session.organizationID {
+            guard let member = members[session.subjectID], !member.banned, let organization = organizations[organizationID] else {
+                throw .unauthorized("The session could not be found.")
+            }
+            return Authenticated(session: session, member: member, organization: organization)
+        }
+        guard let user = users[session.subjectID], !user.banned else { throw .unauthorized("The session could not be found.") }
+        return Authenticated(session: session, user: user)
+    }
+
+    /// Revokes the session behind `token`.
+    func revoke(token: String, b2b: Bool) throws(StytchError) {
+        guard let id = sessionIDByToken[token], let session = sessions[id], (session.organizationID != nil) == b2b,
+              session.expiresAt > clock.now
+        else { throw .unauthorized("The session could not be found.") }
+        remove(sessionID: id)
+    }
+
+    private func remove(sessionID: String) {
+        if let session = sessions.removeValue(forKey: sessionID) { sessionIDByToken[session.token] = nil }
+    }
+
+    // MARK: Control
+
+    /// Issues an email OTP for the user with this email: (method_id, code).
+    func issueOTP(email: String, lifetime: TimeInterval = 600) throws -> (methodID: String, code: String)? {
+        guard let user = users.values.first(where: { $0.email == email.lowercased() }) else { return nil }
+        let methodID = "email-test-" + (try OpaqueToken.uuid())
+        let code = try OpaqueToken.digits(6)
+        otps[methodID] = OneTimeCode(code: code, userID: user.userID, expiresAt: clock.now.addingTimeInterval(lifetime))
+        return (methodID, code)
+    }
+
+    /// Issues a magic-link token for the user with this email.
+    func issueMagicLink(email: String, lifetime: TimeInterval = 3600) throws -> String? {
+        guard let user = users.values.first(where: { $0.email == email.lowercased() }) else { return nil }
+        let token = try OpaqueToken.make()
+        magicLinks[token] = MagicLink(userID: user.userID, expiresAt: clock.now.addingTimeInterval(lifetime))
+        return token
+    }
+
+    func createUser(_ seed: StytchSeed.User) throws {
+        users[seed.userID] = User(userID: seed.userID, emailID: "email-test-" + (try OpaqueToken.uuid()), email: seed.email.lowercased(),
+                                  password: seed.password, firstName: seed.firstName ?? "", lastName: seed.lastName ?? "", createdAt: clock.now)
+    }
+
+    /// Bans (or unbans) a user or member: a banned one cannot sign in, and their sessions end.
+    func setBanned(_ id: String, _ banned: Bool) -> Bool {
+        if users[id] != nil { users[id]?.banned = banned } else if members[id] != nil { members[id]?.banned = banned } else { return false }
+        if banned { revokeSessions(of: id) }
+        return true
+    }
+
+    /// Deletes a user or member and their sessions.
+    func delete(_ id: String) -> Bool {
+        guard users.removeValue(forKey: id) != nil || members.removeValue(forKey: id) != nil else { return false }
+        revokeSessions(of: id)
+        return true
+    }
+
+    /// Ends the sessions of a user or member now; returns how many.
+    @discardableResult
+    func revokeSessions(of id: String) -> Int {
+        let ids = sessions.values.filter { $0.subjectID == id }.map(\.sessionID)
+        ids.forEach(remove(sessionID:))
+        return ids.count
+    }
+
+    /// Makes the sessions of a user or member (or the one with this session ID) expire now.
+    func expireSessions(of id: String) -> Int {
+        let now = clock.now
+        let ids = sessions.values.filter { $0.subjectID == id || $0.sessionID == id }.map(\.sessionID)
+        for sessionID in ids { sessions[sessionID]?.expiresAt = now }
+        return ids.count
+    }
+
+    /// Revokes one session by ID.
+    func revokeSession(id: String) -> Bool {
+        guard sessions[id] != nil else { return false }
+        remove(sessionID: id)
+        return true
+    }
+}
+
+/// Compares secrets without an early exit on the first difference.
+func constantTimeEquals(_ a: String, _ b: String) -> Bool {
+    let x = Array(a.utf8), y = Array(b.utf8)
+    var difference = UInt8(x.count == y.count ? 0 : 1)
+    for index in 0..<max(x.count, y.count) {
+        difference |= (index < x.count ? x[index] : 0) ^ (index < y.count ? y[index] : 0)
+    }
+    return difference == 0
+}
