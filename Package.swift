@@ -129,6 +129,7 @@ let package = Package(
             dependencies: [
                 "LatchkeyEmulator",
                 "LatchkeyJWT",
+                "LatchkeyCrypto",
             ],
             swiftSettings: swiftSettings
         ),
