@@ -2,16 +2,20 @@ import Foundation
 import Hummingbird
 import Logging
 import NIOCore
+import ServiceLifecycle
 
-/// One provider's HTTP server: a Hummingbird application on its own port, run in a task
-/// that stopping cancels (which closes the listening socket and every connection).
+/// One provider's HTTP server: a Hummingbird application on its own port, in a service
+/// group whose graceful shutdown stops it (closing the listening socket and the
+/// connections once their requests are answered).
 final class ProviderServer: Sendable {
     let port: Int
     private let task: Task<Void, Never>
+    private let group: ServiceGroup
 
-    private init(port: Int, task: Task<Void, Never>) {
+    private init(port: Int, task: Task<Void, Never>, group: ServiceGroup) {
         self.port = port
         self.task = task
+        self.group = group
     }
 
     /// Starts listening on `host:port` (0: ephemeral) and returns once the socket is bound.
@@ -27,9 +31,10 @@ final class ProviderServer: Sendable {
             },
             logger: logger
         )
+        let group = ServiceGroup(configuration: ServiceGroupConfiguration(services: [application], logger: logger))
         let task = Task {
             do {
-                try await application.run()
+                try await group.run()
             } catch {
                 failed.yield("\(error)")
             }
@@ -42,12 +47,12 @@ final class ProviderServer: Sendable {
             var reasons = failures.makeAsyncIterator()
             throw EmulatorError.bindFailed("\(host):\(port): \(await reasons.next() ?? "the server stopped")")
         }
-        return ProviderServer(port: actual, task: task)
+        return ProviderServer(port: actual, task: task, group: group)
     }
 
     /// Stops the server and waits until it has.
     func stop() async {
-        task.cancel()
+        await group.triggerGracefulShutdown()
         await task.value
     }
 }
