@@ -143,17 +143,7 @@ struct Auth0API: ProviderAPI {
     private func idTokenClaims(_ issued: Auth0Store.Issued) -> JSONObject {
         let now = Timestamp.seconds(clock.now)
         let user = issued.user, scopes = issued.grant.scopes
-        var claims = JSONObject()
-        if scopes.contains("profile") {
-            claims["nickname"] = .string(String(user.email.prefix { $0 != "@" }))
-            claims["name"] = .string(user.name)
-            claims["picture"] = .string("https://s.gravatar.com/avatar/emulator.png")
-            claims["updated_at"] = .string(Timestamp.rfc3339(user.updatedAt))
-        }
-        if scopes.contains("email") {
-            claims["email"] = .string(user.email)
-            claims["email_verified"] = true
-        }
+        var claims = profileClaims(user, scopes: scopes)
         claims["iss"] = .string(issuer)
         claims["aud"] = .string(seed.clientID)
         claims["sub"] = .string(user.userID)
@@ -180,8 +170,14 @@ struct Auth0API: ProviderAPI {
             error.headers = [("WWW-Authenticate", #"Bearer error="invalid_token""#)]
             throw error
         }
-        let scopes = Set(scope.split(separator: " "))
         var claims: JSONObject = ["sub": .string(user.userID)]
+        for member in profileClaims(user, scopes: Set(scope.split(separator: " "))) { claims[member.name] = member.value }
+        return .json(claims)
+    }
+
+    /// The OIDC claims the `profile` and `email` scopes release (ID token and `/userinfo`).
+    private func profileClaims(_ user: Auth0Store.User, scopes: Set<Substring>) -> JSONObject {
+        var claims = JSONObject()
         if scopes.contains("profile") {
             claims["nickname"] = .string(String(user.email.prefix { $0 != "@" }))
             claims["name"] = .string(user.name)
@@ -192,7 +188,7 @@ struct Auth0API: ProviderAPI {
             claims["email"] = .string(user.email)
             claims["email_verified"] = true
         }
-        return .json(claims)
+        return claims
     }
 
     /// `/authorize`: no login page; it signs in the user named by `login_hint` (else the

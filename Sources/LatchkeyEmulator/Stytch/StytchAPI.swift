@@ -115,27 +115,21 @@ struct StytchAPI: ProviderAPI {
             guard let password = fields.string("password") else { throw StytchError.missing("password") }
             let minutes = try duration(fields, default: 5)
             let user = try await store.passwordUser(email: email, password: password)
-            let factor = StytchStore.Factor(type: "password", deliveryMethod: "knowledge", lastAuthenticatedAt: clock.now,
-                                            emailID: user.emailID, email: user.email)
-            return try await success(store.startSession(user: user, factor: factor, minutes: minutes ?? 5, existingToken: sessionToken,
-                                                        userAgent: userAgent), requestID: requestID)
+            return try await signIn(user, factor: ("password", "knowledge"), minutes: minutes, sessionToken: sessionToken, userAgent: userAgent,
+                                    requestID: requestID)
         case Self.otpsAuthenticate:
             guard let code = fields.string("token") else { throw StytchError.missing("token") }
             guard let methodID = fields.string("method_id") else { throw StytchError.missing("method_id") }
             let minutes = try duration(fields, default: 5)
             let user = try await store.redeemOTP(methodID: methodID, code: code)
-            let factor = StytchStore.Factor(type: "otp", deliveryMethod: "email", lastAuthenticatedAt: clock.now, emailID: user.emailID,
-                                            email: user.email)
-            return try await success(store.startSession(user: user, factor: factor, minutes: minutes ?? 5, existingToken: sessionToken,
-                                                        userAgent: userAgent), requestID: requestID)
+            return try await signIn(user, factor: ("otp", "email"), minutes: minutes, sessionToken: sessionToken, userAgent: userAgent,
+                                    requestID: requestID)
         case Self.magicLinksAuthenticate:
             guard let token = fields.string("token") else { throw StytchError.missing("token") }
             let minutes = try duration(fields, default: 5)
             let user = try await store.redeemMagicLink(token)
-            let factor = StytchStore.Factor(type: "magic_link", deliveryMethod: "email", lastAuthenticatedAt: clock.now, emailID: user.emailID,
-                                            email: user.email)
-            return try await success(store.startSession(user: user, factor: factor, minutes: minutes ?? 5, existingToken: sessionToken,
-                                                        userAgent: userAgent), requestID: requestID)
+            return try await signIn(user, factor: ("magic_link", "email"), minutes: minutes, sessionToken: sessionToken, userAgent: userAgent,
+                                    requestID: requestID)
         case Self.b2bPasswordsAuthenticate:
             guard let organizationID = fields.string("organization_id") else { throw StytchError.missing("organization_id") }
             guard let email = fields.string("email_address") else { throw StytchError.missing("email_address") }
@@ -152,6 +146,16 @@ struct StytchAPI: ProviderAPI {
         default:
             return notFound(request)
         }
+    }
+
+    /// Signs a consumer user in with one factor (type, delivery method): a new session, or
+    /// the caller's current one with the factor added.
+    private func signIn(_ user: StytchStore.User, factor: (type: String, delivery: String), minutes: Int?, sessionToken: String?,
+                        userAgent: String, requestID: String) async throws -> EmulatorResponse {
+        let factor = StytchStore.Factor(type: factor.type, deliveryMethod: factor.delivery, lastAuthenticatedAt: clock.now,
+                                        emailID: user.emailID, email: user.email)
+        return try await success(store.startSession(user: user, factor: factor, minutes: minutes ?? 5, existingToken: sessionToken,
+                                                    userAgent: userAgent), requestID: requestID)
     }
 
     /// The session token from `Authorization: Basic base64(public_token:session_token)`:
