@@ -58,4 +58,12 @@ package.targets += [
         .product(name: "LatchkeyJWT", package: rootPackage),
         .product(name: "JWTKit", package: "jwt-kit"),
     ]),
+    benchmark("VaultBenchmarks", [
+        "CBenchOpenSSL",
+        .product(name: "LatchkeyJWT", package: rootPackage),
+        .product(name: "LatchkeySecrets", package: rootPackage),
+    ]),
+    benchmark("StorageBenchmarks", [
+        .product(name: "LatchkeySecrets", package: rootPackage),
+    ]),
 ]

@@ -1,0 +1,91 @@
+#!/usr/bin/env python3
+"""Fails when a ratio or a malloc count regressed by more than 10%.
+
+    python3 Scripts/check.py Thresholds results/raw/check [--tolerance 0.10]
+
+Both directories hold package-benchmark `<target>.<name>.p90.json` files: the
+committed ones written by `swift package benchmark thresholds update` (`make
+thresholds`), and this run's, exported in the same format. package-benchmark's own
+thresholds are absolute (microseconds on one machine); what must not regress on any
+machine are the ratios measured within one run, so for every Latchkey row this
+compares, at p90 per operation:
+
+- Latchkey ÷ limit and Latchkey ÷ peer wall clock, against the same ratios computed
+  from the committed files;
+- Latchkey's mallocs per operation, against the committed count.
+
+A benchmark that is new (not in the committed files) is reported, not failed: run
+`make thresholds` to commit it. Exit status 1 on a regression, 2 on missing data.
+"""
+
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from benchmarks import group_key, per_operation, read_p90_directory, row_key, rows_from  # noqa: E402
+
+
+def figures(results):
+    def value_of(metrics):
+        return {"wall": per_operation(metrics, "wallClock"), "mallocs": per_operation(metrics, "mallocCountTotal")}
+    return rows_from(results, value_of)
+
+
+def main(argv):
+    args = [a for a in argv[1:] if not a.startswith("--")]
+    tolerance = 0.10
+    if "--tolerance" in argv:
+        tolerance = float(argv[argv.index("--tolerance") + 1])
+        args.remove(argv[argv.index("--tolerance") + 1])
+    if len(args) != 2:
+        sys.exit("usage: check.py <committed thresholds dir> <current p90 dir> [--tolerance 0.10]")
+    reference, current = figures(read_p90_directory(args[0])), figures(read_p90_directory(args[1]))
+    if not reference:
+        print(f"check.py: no committed thresholds in {args[0]}; run `make thresholds`")
+        return 2
+    if not current:
+        print(f"check.py: no results in {args[1]}")
+        return 2
+    failures, checked, notes = [], 0, []
+    limit = 1 + tolerance
+    for group in sorted(set(reference) | set(current), key=group_key):
+        for row in sorted(set(reference.get(group, {})) | set(current.get(group, {})), key=row_key):
+            name = f"{group}/{'/'.join(row)}"
+            old, new = reference.get(group, {}).get(row), current.get(group, {}).get(row)
+            if old is None or "latchkey" not in old:
+                notes.append(f"new (not in the committed thresholds): {name}")
+                continue
+            if new is None or "latchkey" not in new:
+                notes.append(f"not measured in this run: {name}")
+                continue
+            mine_old, mine_new = old["latchkey"], new["latchkey"]
+            for role in ("limit", "peer"):
+                if role in old and role in new and old[role][1]["wall"] and new[role][1]["wall"]:
+                    ratio_old = mine_old["wall"] / old[role][1]["wall"]
+                    ratio_new = mine_new["wall"] / new[role][1]["wall"]
+                    checked += 1
+                    regressed = ratio_new > ratio_old * limit
+                    line = (f"{'REGRESSED' if regressed else 'ok':9} {name}: Latchkey ÷ {role} ({new[role][0]}) "
+                            f"{ratio_new:.3f} (committed {ratio_old:.3f})")
+                    if regressed:
+                        failures.append(line)
+                    else:
+                        print(line)
+            if mine_old["mallocs"] is not None and mine_new["mallocs"] is not None:
+                checked += 1
+                grew = mine_new["mallocs"] > mine_old["mallocs"] * limit + 1e-9
+                line = f"{'REGRESSED' if grew else 'ok':9} {name}: mallocs/op {mine_new['mallocs']:.1f} (committed {mine_old['mallocs']:.1f})"
+                if grew:
+                    failures.append(line)
+                else:
+                    print(line)
+    for note in notes:
+        print("note:", note)
+    print(f"\n{checked} checks, {len(failures)} regressions of more than {tolerance:.0%}")
+    for failure in failures:
+        print(failure)
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))

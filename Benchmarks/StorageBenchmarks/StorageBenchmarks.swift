@@ -1,0 +1,141 @@
+import Benchmark
+import BenchmarkSupport
+import Glibc
+import LatchkeySecrets
+
+// Get, set and remove of 256 B, 2 KB and 16 KB values on every backend: memory,
+// kernel keyring, encrypted file, and layered (keyring in front of the file). Layered
+// reads are measured warm (the keyring holds the value) and cold (the keyring copy is
+// gone, as after a reboot: the read falls back to the file and refills the keyring),
+// each beside the layer it should cost: a keyring read, an encrypted-file read.
+//
+// Every benchmark gets its own namespace, created in its setup and emptied in its
+// teardown, so a file holds one entry and a read decrypts only that value.
+
+let benchmarks: @Sendable () -> Void = {
+    for size in ValueSize.all {
+        registerStorage(size: size)
+    }
+}
+
+struct ValueSize: Sendable {
+    let label: String
+    let bytes: Int
+    static let all = [ValueSize(label: "256B", bytes: 256), ValueSize(label: "2KB", bytes: 2048), ValueSize(label: "16KB", bytes: 16_384)]
+
+    var value: [UInt8] { (0..<bytes).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ 7) } }
+}
+
+enum Backend: String, CaseIterable {
+    case memory, keyring, file, layered
+
+    func make(namespace: String) throws -> any SecretStore {
+        switch self {
+        case .memory: try MemorySecretStore(namespace: namespace)
+        case .keyring: try KeyringSecretStore(namespace: namespace)
+        case .file: try EncryptedFileSecretStore(namespace: namespace, configuration: scratchConfiguration)
+        case .layered: try LayeredSecretStore(namespace: namespace, configuration: scratchConfiguration)
+        }
+    }
+
+    /// Memory and keyring operations take microseconds: time them in batches of 1,000.
+    var isFast: Bool { self == .memory || self == .keyring }
+}
+
+/// One process-wide scratch directory for the file-backed stores, removed at exit.
+let scratch = ScratchDirectory(prefix: "latchkey-bench-storage")
+
+let scratchConfiguration = SecretStoreConfiguration(dataDirectory: scratch.appending("data"), configDirectory: scratch.appending("config"))
+
+let entry = "session"
+
+/// A store made in the benchmark's setup (so `benchmark list` touches nothing) and
+/// emptied in its teardown.
+final class StoreFixture {
+    private var made: (any SecretStore)?
+    private let make: () throws -> any SecretStore
+    init(_ make: @escaping () throws -> any SecretStore) { self.make = make }
+
+    var store: any SecretStore { made! }
+    func setUp() throws { made = try make() }
+    func tearDown() async {
+        try? await made?.removeAll()
+        made = nil
+    }
+}
+
+/// `bench-<pid>-<what>-<size>`: unique per process and per benchmark.
+func namespace(_ what: String, _ size: ValueSize) -> String { "bench-\(getpid())-\(what)-\(size.label)" }
+
+/// Registers a benchmark over a store made by `backend`, with `prepare` run once in setup.
+func storeBenchmark(_ name: String, _ configuration: Benchmark.Configuration, backend: Backend, namespace: String,
+                    prepare: @escaping (any SecretStore) async throws -> Void = { _ in },
+                    _ body: @escaping (Benchmark, any SecretStore) async throws -> Void) {
+    let fixture = StoreFixture { try backend.make(namespace: namespace) }
+    Benchmark(name, configuration: configuration, closure: { benchmark in
+        try await body(benchmark, fixture.store)
+    }, setup: {
+        try fixture.setUp()
+        try await prepare(fixture.store)
+    }, teardown: {
+        await fixture.tearDown()
+    })
+}
+
+func registerStorage(size: ValueSize) {
+    let bytes = size.value
+    let other = bytes.map { $0 ^ 0xFF }
+    let batched = Suite.configuration(scale: .kilo)
+    let single = Suite.configuration()
+    let slow = Suite.configuration(warmup: 2)
+    let store: (any SecretStore) async throws -> Void = { try await $0.set(entry, bytes) }
+
+    for backend in Backend.allCases {
+        let label = backend.rawValue
+        // A layered get is measured warm and cold below.
+        if backend != .layered {
+            storeBenchmark(Suite.name("Storage", ["get", label, size.label], .latchkey), backend.isFast ? batched : single,
+                           backend: backend, namespace: namespace("get-\(label)", size), prepare: store) { benchmark, store in
+                try await benchmark.measure { blackHole(try await store.get(entry)) }
+            }
+        }
+        // Alternate two values: the file store skips a write that changes nothing.
+        storeBenchmark(Suite.name("Storage", ["set", label, size.label], .latchkey), backend.isFast ? batched : slow,
+                       backend: backend, namespace: namespace("set-\(label)", size)) { benchmark, store in
+            var flip = false
+            try await benchmark.measure {
+                flip.toggle()
+                try await store.set(entry, flip ? bytes : other)
+            }
+        }
+        storeBenchmark(Suite.name("Storage", ["remove", label, size.label], .latchkey), backend.isFast ? single : slow,
+                       backend: backend, namespace: namespace("remove-\(label)", size)) { benchmark, store in
+            try await benchmark.measureOnce(prepare: { try await store.set(entry, bytes) }) {
+                guard try await store.remove(entry) else { fixtureFailure("nothing removed") }
+            }
+        }
+    }
+
+    // Layered reads beside the layer they should cost.
+    storeBenchmark(Suite.name("Storage", ["get", "layered-warm", size.label], .latchkey), batched,
+                   backend: .layered, namespace: namespace("get-layered-warm", size), prepare: store) { benchmark, store in
+        try await benchmark.measure { blackHole(try await store.get(entry)) }
+    }
+    storeBenchmark(Suite.name("Storage", ["get", "layered-warm", size.label], .limit("keyring")), batched,
+                   backend: .keyring, namespace: namespace("get-layered-warm-limit", size), prepare: store) { benchmark, store in
+        try await benchmark.measure { blackHole(try await store.get(entry)) }
+    }
+    storeBenchmark(Suite.name("Storage", ["get", "layered-cold", size.label], .latchkey), single,
+                   backend: .layered, namespace: namespace("get-layered-cold", size), prepare: store) { benchmark, store in
+        let layered = store as! LayeredSecretStore
+        // Drop the keyring copy before each read (unmeasured): the read falls back to
+        // the file and refills the keyring.
+        try await benchmark.measureOnce(prepare: { _ = try await layered.keyring.remove(entry) }) {
+            blackHole(try await layered.get(entry))
+        }
+    }
+    storeBenchmark(Suite.name("Storage", ["get", "layered-cold", size.label], .limit("file")), single,
+                   backend: .file, namespace: namespace("get-layered-cold-limit", size), prepare: store) { benchmark, store in
+        try await benchmark.measure { blackHole(try await store.get(entry)) }
+    }
+}
