@@ -100,13 +100,10 @@ func registerStorage(size: ValueSize) {
             }
         }
         // Alternate two values: the file store skips a write that changes nothing.
+        let values = Alternator(bytes, other)
         storeBenchmark(Suite.name("Storage", ["set", label, size.label], .latchkey), backend.isFast ? batched : slow,
                        backend: backend, namespace: namespace("set-\(label)", size)) { benchmark, store in
-            var flip = false
-            try await benchmark.measure {
-                flip.toggle()
-                try await store.set(entry, flip ? bytes : other)
-            }
+            try await benchmark.measure { try await store.set(entry, values.next()) }
         }
         storeBenchmark(Suite.name("Storage", ["remove", label, size.label], .latchkey), backend.isFast ? single : slow,
                        backend: backend, namespace: namespace("remove-\(label)", size)) { benchmark, store in
