@@ -82,3 +82,32 @@ def rows_from(results, value_of):
         value = value_of(metrics)
         entry[role] = value if role == "latchkey" else (label, value)
     return groups
+
+
+def best_run_per_row(runs, wall_of):
+    """Merges several runs of the suites into one, a row at a time.
+
+    `runs` is a list of {name: result}. For every row (`<group>/<row…>`) the run in
+    which the row's measurements — Latchkey, limit and peer together — took the least
+    wall time wins, and all of the row's results come from that run, so every ratio is
+    still measured within one run. On a shared machine a process can run slow from
+    start to end; this keeps the quietest run of each row. Names that are not rows are
+    taken from the run where they were fastest.
+    """
+    rows = {}
+    for index, run in enumerate(runs):
+        for name in run:
+            parsed = split_name(name)
+            key = (parsed[0], parsed[1]) if parsed else ("", (name,))
+            rows.setdefault(key, {}).setdefault(index, []).append(name)
+    merged = {}
+    for _key, by_run in rows.items():
+        def total(index):
+            walls = [wall_of(runs[index][name]) for name in by_run[index]]
+            # A run missing some of the row's roles cannot be compared fairly: rank it last.
+            complete = len(by_run[index]) == max(len(names) for names in by_run.values())
+            return (not complete, sum(w for w in walls if w is not None))
+        best = min(by_run, key=total)
+        for name in by_run[best]:
+            merged[name] = runs[best][name]
+    return merged
