@@ -64,11 +64,13 @@ public final class EncryptedFileSecretStore: SecretStore {
         self.fileName = namespace + ".secrets"
         self.path = configuration.dataFilePath(namespace: namespace)
         self.lockPath = path + ".lock"
+        self.storeLabel = "encrypted file store \"\(namespace)\" (\(path))"
         self.keys = FileKeyMaterial(configuration: configuration)
     }
 
-    /// How errors name this store.
-    var storeLabel: String { "encrypted file store \"\(namespace)\" (\(path))" }
+    /// How errors name this store. Built once: every read passes it to the permission
+    /// checks, and interpolating it per call was a seventh of a read's instructions.
+    let storeLabel: String
 
     var logger: Logger { configuration.logger }
 
