@@ -67,8 +67,13 @@ public enum Suite {
     /// The configuration for one benchmark. Operations under about 5 µs use
     /// `.kilo` (a sample times 1,000 calls) so clock reads do not distort them; the
     /// tooling divides every metric by ``operationsPerSample``.
-    public static func configuration(scale: BenchmarkScalingFactor = .one, warmup: Int = 5) -> Benchmark.Configuration {
-        .init(metrics: metrics, timeUnits: .nanoseconds, warmupIterations: warmup, scalingFactor: scale,
+    ///
+    /// `extraMetrics` adds custom metrics a suite records itself with
+    /// `benchmark.measurement(_:_:)` (a renewal count, say); they land in the exports
+    /// and thresholds like the others.
+    public static func configuration(scale: BenchmarkScalingFactor = .one, warmup: Int = 5,
+                                     extraMetrics: [BenchmarkMetric] = []) -> Benchmark.Configuration {
+        .init(metrics: metrics + extraMetrics, timeUnits: .nanoseconds, warmupIterations: warmup, scalingFactor: scale,
               maxDuration: maxDuration, maxIterations: scale == .one ? 20_000 : 2_000)
     }
 
