@@ -296,7 +296,7 @@ public actor AuthClient {
     // MARK: - Tokens and renewal
 
     func tokens(minTTL: Duration) async throws -> SessionTokens {
-        guard let record, isSignedIn else { throw notSignedInError() }
+        guard !isShutDown, let record, isSignedIn else { throw notSignedInError() }
         if isValid(record.tokens, for: minTTL.timeInterval) { return record.tokens }
         markExpiredIfDue()
         return try await renewShared(replacing: nil)
