@@ -20,6 +20,24 @@ import Testing
         #expect(stored.contains(harness.provider.validAccessToken!), "persisted before it was handed out")
     }
 
+    @Test func renewalWorksWithWallClockTimesThatDoNotRoundTripExactly() async throws {
+        // Found by the session benchmark: with sub-second times, the vault's
+        // seconds-since-1970 encoding need not give back the same `Date`, and the renewal
+        // must still recognise its own stored session (not "adopt" an expired copy).
+        let clock = ManualClock(now: Date(timeIntervalSince1970: 1_800_000_000.123_456_789))
+        let harness = try Harness(lifetime: 300.3, options: SessionOptions(heartbeatInterval: nil, renewsProactively: false), clock: clock)
+        try await harness.login()
+        let old = try await harness.client.accessToken()
+        harness.clock.advance(by: .milliseconds(300_400))
+        let tokens = try await withThrowingTaskGroup(of: String.self) { group in
+            for _ in 0..<100 { group.addTask { try await harness.client.accessToken() } }
+            return try await group.reduce(into: Set<String>()) { $0.insert($1) }
+        }
+        #expect(harness.provider.counts.renew == 1)
+        #expect(tokens.count == 1 && !tokens.contains(old))
+        #expect(harness.client.state == .established)
+    }
+
     @Test func aThousandConcurrentRequestsThatGet401ShareOneRenewalAndAllSucceed() async throws {
         let harness = try Harness(options: SessionOptions(heartbeatInterval: nil, renewsProactively: false))
         try await harness.login()

@@ -346,7 +346,7 @@ public actor AuthClient {
                 let stored: VaultRecord?
                 do { stored = try await vault.load() } catch { stored = fallback }
                 guard let stored else { return .loggedOut }
-                if stored.tokens != tokens { return .adopted(stored) }
+                if !stored.tokens.hasSameCredentials(as: tokens) { return .adopted(stored) }
                 let report = try await provider.renew(tokens, sessionDuration: sessionDuration)
                 let renewed = stored.merging(report, validatedAt: clock.now)
                 do { try await vault.save(renewed) } catch { return .unsaved(renewed, AuthError.classifying(error)) }
@@ -427,7 +427,7 @@ public actor AuthClient {
             let stored: VaultRecord?
             do { stored = try await vault.load() } catch { stored = fallback }
             guard let stored else { return .loggedOut }
-            let merged = stored.merging(report, validatedAt: now, tokens: stored.tokens == tokens)
+            let merged = stored.merging(report, validatedAt: now, tokens: stored.tokens.hasSameCredentials(as: tokens))
             do { try await vault.save(merged) } catch { return .unsaved(merged, AuthError.classifying(error)) }
             return .saved(merged)
         }
@@ -587,7 +587,7 @@ public actor AuthClient {
     /// Takes `record` as the session, recomputing the renewal plan; a fresh token
     /// moves `tokenExpired` back to `established`.
     private func adopt(_ record: VaultRecord, publishing: Bool = true) {
-        let tokensChanged = self.record?.tokens != record.tokens
+        let tokensChanged = !(self.record?.tokens.hasSameCredentials(as: record.tokens) ?? false)
         self.record = record
         plan = provider.renewalPlan(for: record.tokens)
         if tokensChanged {

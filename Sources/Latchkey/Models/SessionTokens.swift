@@ -51,6 +51,14 @@ public struct SessionTokens: Sendable, Hashable, CustomStringConvertible, Custom
         return expiresAt.timeIntervalSince(now) >= minTTL
     }
 
+    /// Whether `other` carries the same credentials. Times are left out: they pass
+    /// through the vault as seconds since 1970, which need not round-trip a `Date` to
+    /// the last bit, and two token sets with the same tokens are the same session state.
+    func hasSameCredentials(as other: SessionTokens) -> Bool {
+        accessToken == other.accessToken && refreshToken == other.refreshToken && sessionToken == other.sessionToken
+            && idToken == other.idToken
+    }
+
     /// A redacted summary, e.g. `SessionTokens(access: ‹redacted, 812 bytes›, refresh: ‹redacted, 64 bytes›, expires: 2026-11-22T21:05:00Z)`.
     public var description: String {
         var parts = ["access: \(Redacted.describe(accessToken))"]
