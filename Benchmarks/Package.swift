@@ -66,4 +66,8 @@ package.targets += [
     benchmark("StorageBenchmarks", [
         .product(name: "LatchkeySecrets", package: rootPackage),
     ]),
+    benchmark("SessionBenchmarks", [
+        .product(name: "Latchkey", package: rootPackage),
+        .product(name: "LatchkeySecrets", package: rootPackage),
+    ]),
 ]

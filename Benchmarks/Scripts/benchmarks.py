@@ -17,6 +17,7 @@ ORDER = [
     "load", "read", "save", "get", "set", "remove",
     "memory", "keyring", "file", "layered", "layered-warm", "layered-cold",
     "256B", "2KB", "16KB",
+    "accessToken", "fresh", "send", "coldStart", "expired1000",
 ]
 GROUP_ORDER = ["JWT", "JWKS", "Session", "Vault", "Storage"]
 
