@@ -6,14 +6,27 @@ package enum Base64 {
     private static let standardChars = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/".utf8)
     private static let urlChars = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_".utf8)
 
-    /// 0xFF marks a byte outside the alphabet.
-    private static let urlTable: [UInt8] = makeTable(urlChars)
-    private static let standardTable: [UInt8] = makeTable(standardChars)
+    /// Four decoding tables per alphabet, one per position in a quantum, each entry
+    /// already shifted into place (position 0: bits 18–23, … position 3: bits 0–5), so a
+    /// quantum decodes with four loads and three ORs. A byte outside the alphabet maps
+    /// to `invalid`, which no OR of valid entries can produce.
+    private static let invalid: UInt32 = 0x0100_0000
+    private static let urlTables = DecodeTables(urlChars)
+    private static let standardTables = DecodeTables(standardChars)
 
-    private static func makeTable(_ chars: [UInt8]) -> [UInt8] {
-        var table = [UInt8](repeating: 0xFF, count: 256)
-        for (index, char) in chars.enumerated() { table[Int(char)] = UInt8(index) }
-        return table
+    private struct DecodeTables: Sendable {
+        /// 4 × 256 entries: position `p`'s table starts at `p * 256`.
+        let entries: [UInt32]
+
+        init(_ chars: [UInt8]) {
+            var entries = [UInt32](repeating: Base64.invalid, count: 4 * 256)
+            for (value, char) in chars.enumerated() {
+                for position in 0..<4 {
+                    entries[position * 256 + Int(char)] = UInt32(value) << (18 - 6 * position)
+                }
+            }
+            self.entries = entries
+        }
     }
 
     /// Encodes without padding for `.url`, with padding for `.standard`.
@@ -49,9 +62,8 @@ package enum Base64 {
     /// Decodes base64url without padding, rejecting padding, whitespace, foreign
     /// characters, an impossible length (4n+1) and non-zero trailing bits.
     /// Returns nil on any violation.
-    @inline(__always)
     package static func decodeURL(_ input: UnsafeRawBufferPointer) -> [UInt8]? {
-        decode(input, table: urlTable, padded: false)
+        decode(input, tables: urlTables, padded: false)
     }
 
     package static func decodeURL(_ text: some StringProtocol) -> [UInt8]? {
@@ -59,51 +71,116 @@ package enum Base64 {
         return text.withUTF8 { decodeURL(UnsafeRawBufferPointer($0)) }
     }
 
+    /// The number of bytes `count` base64url characters (no padding) decode to, or nil
+    /// for an impossible length.
+    @inline(__always)
+    package static func decodedCountURL(_ count: Int) -> Int? {
+        count % 4 == 1 ? nil : count / 4 * 3 + max(count % 4 - 1, 0)
+    }
+
+    /// Decodes base64url without padding into `output` (at least
+    /// `decodedCountURL(input.count)` bytes), as strictly as ``decodeURL(_:)-(UnsafeRawBufferPointer)``.
+    /// Returns the number of bytes written, or nil on any violation.
+    package static func decodeURL(_ input: UnsafeRawBufferPointer, into output: UnsafeMutableRawBufferPointer) -> Int? {
+        guard let needed = decodedCountURL(input.count), output.count >= needed else { return nil }
+        return urlTables.entries.withUnsafeBufferPointer { decode(input, count: input.count, tables: $0, into: output) }
+    }
+
+    /// Whether `input` is strict base64url without padding, checked without decoding it
+    /// anywhere.
+    package static func isValidURL(_ input: UnsafeRawBufferPointer) -> Bool {
+        guard decodedCountURL(input.count) != nil, let base = input.baseAddress else { return input.isEmpty }
+        return urlTables.entries.withUnsafeBufferPointer { tables in
+            let t = tables.baseAddress!
+            var i = 0
+            var combined: UInt32 = 0
+            let count = input.count
+            while i + 4 <= count {
+                combined |= t[Int(base.load(fromByteOffset: i, as: UInt8.self))]
+                    | t[256 + Int(base.load(fromByteOffset: i + 1, as: UInt8.self))]
+                    | t[512 + Int(base.load(fromByteOffset: i + 2, as: UInt8.self))]
+                    | t[768 + Int(base.load(fromByteOffset: i + 3, as: UInt8.self))]
+                i += 4
+            }
+            guard combined & invalid == 0 else { return false }
+            return tail(base + i, count - i, tables: t) != nil
+        }
+    }
+
     /// Decodes standard base64 with mandatory padding (as in PEM), strictly.
     package static func decodeStandard(_ text: some StringProtocol) -> [UInt8]? {
         var text = String(text)
-        return text.withUTF8 { decode(UnsafeRawBufferPointer($0), table: standardTable, padded: true) }
+        return text.withUTF8 { decode(UnsafeRawBufferPointer($0), tables: standardTables, padded: true) }
     }
 
-    private static func decode(_ input: UnsafeRawBufferPointer, table: [UInt8], padded: Bool) -> [UInt8]? {
+    private static func decode(_ input: UnsafeRawBufferPointer, tables: DecodeTables, padded: Bool) -> [UInt8]? {
         var count = input.count
         if padded {
             guard count % 4 == 0 else { return nil }
             if count > 0 && input[count - 1] == UInt8(ascii: "=") { count -= 1 }
             if count > 0 && input[count - 1] == UInt8(ascii: "=") { count -= 1 }
         }
-        let rest = count % 4
-        if rest == 1 { return nil }
-        let outCount = count / 4 * 3 + (rest == 0 ? 0 : rest - 1)
-        return table.withUnsafeBufferPointer { table in
+        guard let outCount = decodedCountURL(count) else { return nil }
+        if outCount == 0 { return count == 0 ? [] : nil }
+        return tables.entries.withUnsafeBufferPointer { tables in
             var failed = false
             let result = [UInt8](unsafeUninitializedCapacity: outCount) { out, initialized in
-                var i = 0, o = 0
-                while i + 4 <= count {
-                    let a = table[Int(input[i])], b = table[Int(input[i + 1])]
-                    let c = table[Int(input[i + 2])], d = table[Int(input[i + 3])]
-                    if (a | b | c | d) & 0xC0 != 0 { failed = true; break }
-                    let v = UInt32(a) << 18 | UInt32(b) << 12 | UInt32(c) << 6 | UInt32(d)
-                    out[o] = UInt8(truncatingIfNeeded: v >> 16)
-                    out[o + 1] = UInt8(truncatingIfNeeded: v >> 8)
-                    out[o + 2] = UInt8(truncatingIfNeeded: v)
-                    i += 4; o += 3
+                if let written = decode(input, count: count, tables: tables, into: UnsafeMutableRawBufferPointer(out)) {
+                    initialized = written
+                } else {
+                    failed = true
+                    initialized = 0
                 }
-                if !failed && rest == 2 {
-                    let a = table[Int(input[i])], b = table[Int(input[i + 1])]
-                    // Trailing bits must be zero: otherwise two encodings decode alike.
-                    if (a | b) & 0xC0 != 0 || b & 0x0F != 0 { failed = true } else {
-                        out[o] = a << 2 | b >> 4; o += 1
-                    }
-                } else if !failed && rest == 3 {
-                    let a = table[Int(input[i])], b = table[Int(input[i + 1])], c = table[Int(input[i + 2])]
-                    if (a | b | c) & 0xC0 != 0 || c & 0x03 != 0 { failed = true } else {
-                        out[o] = a << 2 | b >> 4; out[o + 1] = (b & 0x0F) << 4 | c >> 2; o += 2
-                    }
-                }
-                initialized = failed ? 0 : o
             }
             return failed ? nil : result
+        }
+    }
+
+    /// The shared loop: `count` characters of `input` (padding already removed) into
+    /// `output`, which has room for them.
+    @inline(__always)
+    private static func decode(_ input: UnsafeRawBufferPointer, count: Int, tables: UnsafeBufferPointer<UInt32>,
+                               into output: UnsafeMutableRawBufferPointer) -> Int? {
+        guard count > 0 else { return 0 }
+        guard let base = input.baseAddress, let out = output.baseAddress, let t = tables.baseAddress else { return nil }
+        var i = 0, o = 0
+        var combined: UInt32 = 0
+        while i + 4 <= count {
+            let v = t[Int(base.load(fromByteOffset: i, as: UInt8.self))]
+                | t[256 + Int(base.load(fromByteOffset: i + 1, as: UInt8.self))]
+                | t[512 + Int(base.load(fromByteOffset: i + 2, as: UInt8.self))]
+                | t[768 + Int(base.load(fromByteOffset: i + 3, as: UInt8.self))]
+            combined |= v
+            out.storeBytes(of: UInt8(truncatingIfNeeded: v >> 16), toByteOffset: o, as: UInt8.self)
+            out.storeBytes(of: UInt8(truncatingIfNeeded: v >> 8), toByteOffset: o + 1, as: UInt8.self)
+            out.storeBytes(of: UInt8(truncatingIfNeeded: v), toByteOffset: o + 2, as: UInt8.self)
+            i += 4; o += 3
+        }
+        guard combined & invalid == 0, let last = tail(base + i, count - i, tables: t) else { return nil }
+        for k in 0..<last.count {
+            out.storeBytes(of: UInt8(truncatingIfNeeded: last.bits >> (16 - 8 * k)), toByteOffset: o + k, as: UInt8.self)
+        }
+        return o + last.count
+    }
+
+    /// The final 0, 2 or 3 characters: their bits (as in a full quantum) and how many
+    /// bytes they carry. Trailing bits must be zero, or two encodings would decode alike.
+    @inline(__always)
+    private static func tail(_ p: UnsafeRawPointer, _ rest: Int, tables t: UnsafePointer<UInt32>) -> (bits: UInt32, count: Int)? {
+        switch rest {
+        case 0:
+            return (0, 0)
+        case 2:
+            let v = t[Int(p.load(as: UInt8.self))] | t[256 + Int(p.load(fromByteOffset: 1, as: UInt8.self))]
+            guard v & invalid == 0, v & 0xFFFF == 0 else { return nil }
+            return (v, 1)
+        case 3:
+            let v = t[Int(p.load(as: UInt8.self))] | t[256 + Int(p.load(fromByteOffset: 1, as: UInt8.self))]
+                | t[512 + Int(p.load(fromByteOffset: 2, as: UInt8.self))]
+            guard v & invalid == 0, v & 0xFF == 0 else { return nil }
+            return (v, 2)
+        default:
+            return nil
         }
     }
 }

@@ -14,17 +14,19 @@ struct JSONParser {
 
     private let bytes: UnsafeRawBufferPointer
     private var index = 0
+    /// Whether to note where the top-level object's registered claims are.
+    private let recordsRegisteredClaims: Bool
+    private(set) var registeredClaims = RegisteredClaimIndex()
 
-    private init(_ bytes: UnsafeRawBufferPointer) { self.bytes = bytes }
+    private init(_ bytes: UnsafeRawBufferPointer, recordsRegisteredClaims: Bool = false) {
+        self.bytes = bytes
+        self.recordsRegisteredClaims = recordsRegisteredClaims
+    }
 
     /// Parses one complete JSON document.
     static func parse(_ bytes: UnsafeRawBufferPointer) throws(Failure) -> JSONValue {
         var parser = JSONParser(bytes)
-        parser.skipWhitespace()
-        let value = try parser.parseValue(depth: 0)
-        parser.skipWhitespace()
-        guard parser.index == bytes.count else { throw parser.fail("unexpected data after the JSON value") }
-        return value
+        return try parser.parseDocument()
     }
 
     static func parse(_ bytes: [UInt8]) throws(Failure) -> JSONValue {
@@ -35,6 +37,22 @@ struct JSONParser {
         } catch {
             throw Failure(reason: "\(error)", offset: 0)
         }
+    }
+
+    /// Parses a claims set: the document, and where its registered claims are when it is
+    /// an object.
+    static func parseClaims(_ bytes: UnsafeRawBufferPointer) throws(Failure) -> (JSONValue, RegisteredClaimIndex) {
+        var parser = JSONParser(bytes, recordsRegisteredClaims: true)
+        let value = try parser.parseDocument()
+        return (value, parser.registeredClaims)
+    }
+
+    private mutating func parseDocument() throws(Failure) -> JSONValue {
+        skipWhitespace()
+        let value = try parseValue(depth: 0)
+        skipWhitespace()
+        guard index == bytes.count else { throw fail("unexpected data after the JSON value") }
+        return value
     }
 
     private func fail(_ reason: String) -> Failure { Failure(reason: reason, offset: index) }
@@ -74,38 +92,94 @@ struct JSONParser {
     private mutating func parseObject(depth: Int) throws(Failure) -> JSONObject {
         guard depth <= Self.maxDepth else { throw fail("JSON nested too deeply") }
         index += 1
-        var members: [JSONObject.Member] = []
         skipWhitespace()
         if index < bytes.count && bytes[index] == UInt8(ascii: "}") {
             index += 1
-            return JSONObject(uniqueMembers: members)
+            return JSONObject(uniqueMembers: [])
         }
+        var members: [JSONObject.Member] = []
         // One allocation for the typical claims set instead of growing 1, 2, 4, 8, 16.
         members.reserveCapacity(16)
+        // Duplicate check: the first 16 names by key (see `Name`), a set beyond.
+        var keys = InlineArray<16, UInt64>(repeating: 0)
+        var exactKeys: UInt16 = 0
         var seen: Set<String>? = nil
+        let recordsClaims = recordsRegisteredClaims && depth == 1
         while true {
             skipWhitespace()
             guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else { throw fail("expected a member name") }
-            let name = try parseString()
-            // Duplicate check: linear for the handful of members tokens carry, a set beyond.
-            if members.count < 16 {
-                for member in members where member.name == name { throw fail("duplicate member name \"\(name)\"") }
+            let name = try parseName()
+            let position = members.count
+            if position < 16 {
+                for earlier in 0..<position where keys[earlier] == name.key {
+                    let bothExact = name.exact && (exactKeys >> UInt16(earlier)) & 1 == 1
+                    if bothExact || members[earlier].name == name.string { throw fail("duplicate member name \"\(name.string)\"") }
+                }
+                keys[position] = name.key
+                if name.exact { exactKeys |= 1 << UInt16(position) }
             } else {
                 if seen == nil { seen = Set(members.map(\.name)) }
-                guard seen!.insert(name).inserted else { throw fail("duplicate member name \"\(name)\"") }
+                guard seen!.insert(name.string).inserted else { throw fail("duplicate member name \"\(name.string)\"") }
             }
+            if recordsClaims, let slot = name.registered { registeredClaims.record(slot, at: position) }
             skipWhitespace()
             guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else { throw fail("expected ':'") }
             index += 1
             skipWhitespace()
             let value = try parseValue(depth: depth)
-            members.append(JSONObject.Member(name: name, value: value))
+            members.append(JSONObject.Member(name: name.string, value: value))
             skipWhitespace()
             guard index < bytes.count else { throw fail("unexpected end of JSON") }
             if bytes[index] == UInt8(ascii: ",") { index += 1; continue }
             if bytes[index] == UInt8(ascii: "}") { index += 1; return JSONObject(uniqueMembers: members) }
             throw fail("expected ',' or '}'")
         }
+    }
+
+    /// A member name, with what the duplicate check and the claims index need.
+    private struct Name {
+        var string: String
+        /// A function of the name's bytes: equal names have equal keys. For a name of up
+        /// to 8 bytes read without escapes it is the bytes themselves (`exact`): equal
+        /// keys then mean equal names. Otherwise equal keys need a string comparison.
+        var key: UInt64
+        var exact: Bool
+        var registered: InternedNames.Registered?
+    }
+
+    private mutating func parseName() throws(Failure) -> Name {
+        let start = index + 1
+        if let (end, ascii) = scanPlainString(from: start), let base = bytes.baseAddress {
+            index = end + 1
+            let count = end - start
+            let pointer = base + start
+            let key = Self.nameKey(pointer, count: count)
+            if let known = InternedNames.lookup(pointer, count: count) {
+                return Name(string: known.name, key: key, exact: count <= 8, registered: known.registered)
+            }
+            let string = try makeString(UnsafeRawBufferPointer(start: pointer, count: count), ascii: ascii)
+            return Name(string: string, key: key, exact: count <= 8, registered: nil)
+        }
+        // Escapes: the decoded name is what counts, for duplicates and for the claims
+        // index alike (`"\u0065xp"` is `exp`).
+        let string = try parseStringCarefully(from: start)
+        var utf8 = string
+        let (key, registered) = utf8.withUTF8 { utf8 -> (UInt64, InternedNames.Registered?) in
+            let raw = UnsafeRawBufferPointer(utf8)
+            guard let pointer = raw.baseAddress else { return (0, nil) }
+            return (Self.nameKey(pointer, count: raw.count), InternedNames.lookup(pointer, count: raw.count)?.registered)
+        }
+        return Name(string: string, key: key, exact: false, registered: registered)
+    }
+
+    /// See `Name.key`.
+    @inline(__always)
+    private static func nameKey(_ pointer: UnsafeRawPointer, count: Int) -> UInt64 {
+        if count <= 8 { return InternedNames.packed(pointer, count: count) }
+        // Longer names: length, first and last eight bytes.
+        let first = pointer.loadUnaligned(as: UInt64.self)
+        let last = pointer.loadUnaligned(fromByteOffset: count - 8, as: UInt64.self)
+        return first ^ (last &* 0x9E37_79B9_7F4A_7C15) ^ UInt64(count) << 56
     }
 
     private mutating func parseArray(depth: Int) throws(Failure) -> JSONValue {
@@ -129,26 +203,65 @@ struct JSONParser {
     }
 
     private mutating func parseString() throws(Failure) -> String {
-        index += 1
-        let start = index
-        var asciiOnly = true
-        // Fast path: plain ASCII without escapes, one table lookup per byte.
-        if let base = bytes.baseAddress {
-            let count = bytes.count
-            while index < count {
-                let byte = base.load(fromByteOffset: index, as: UInt8.self)
-                guard byte >= 0x20, byte < 0x80, byte != 0x22, byte != 0x5C else { break }
-                index += 1
-            }
+        let start = index + 1
+        if let (end, ascii) = scanPlainString(from: start) {
+            index = end + 1
+            return try makeString(UnsafeRawBufferPointer(rebasing: bytes[start..<end]), ascii: ascii)
         }
+        return try parseStringCarefully(from: start)
+    }
+
+    /// The string for bytes without escapes or control characters.
+    @inline(__always)
+    private func makeString(_ slice: UnsafeRawBufferPointer, ascii: Bool) throws(Failure) -> String {
+        if ascii { return Self.asciiString(slice) }
+        guard let string = String(validating: slice, as: UTF8.self) else { throw fail("invalid UTF-8 in a string") }
+        return string
+    }
+
+    /// The common case, fast: from `start` (just after the opening quote), the offset of
+    /// the closing quote and whether every byte is ASCII — or nil when the string holds
+    /// an escape or a control character or does not end, which the careful path then
+    /// handles (and reports). Eight bytes at a time: a word with no quote, backslash or
+    /// byte below 0x20 is skipped whole.
+    @inline(__always)
+    private func scanPlainString(from start: Int) -> (end: Int, ascii: Bool)? {
+        guard let base = bytes.baseAddress else { return nil }
+        let count = bytes.count
+        let ones: UInt64 = 0x0101_0101_0101_0101
+        let highs: UInt64 = 0x8080_8080_8080_8080
+        var i = start
+        var seen: UInt64 = 0
+        while i + 8 <= count {
+            let word = base.loadUnaligned(fromByteOffset: i, as: UInt64.self)
+            let quote = word ^ (ones &* 0x22)
+            let backslash = word ^ (ones &* 0x5C)
+            let special = ((quote &- ones) & ~quote) | ((backslash &- ones) & ~backslash) | ((word &- ones &* 0x20) & ~word)
+            if special & highs != 0 { break }
+            seen |= word
+            i += 8
+        }
+        while i < count {
+            let byte = base.load(fromByteOffset: i, as: UInt8.self)
+            if byte == 0x22 { return (i, seen & highs == 0) }
+            if byte == 0x5C || byte < 0x20 { return nil }
+            seen |= UInt64(byte)
+            i += 1
+        }
+        return nil
+    }
+
+    /// Any string, from `start` (just after the opening quote): escapes decoded, every
+    /// error reported at its offset.
+    private mutating func parseStringCarefully(from start: Int) throws(Failure) -> String {
+        index = start
+        var asciiOnly = true
         while index < bytes.count {
             let byte = bytes[index]
             if byte == UInt8(ascii: "\"") {
                 let slice = UnsafeRawBufferPointer(rebasing: bytes[start..<index])
                 index += 1
-                if asciiOnly { return Self.asciiString(slice) }
-                guard let string = String(validating: slice, as: UTF8.self) else { throw fail("invalid UTF-8 in a string") }
-                return string
+                return try makeString(slice, ascii: asciiOnly)
             }
             if byte == UInt8(ascii: "\\") { break }
             if byte < 0x20 { throw fail("unescaped control character in a string") }
@@ -205,13 +318,12 @@ struct JSONParser {
         throw fail("unterminated string")
     }
 
-    /// Builds a String from bytes already known to be ASCII, skipping re-validation.
+    /// Builds a String from bytes already known to be ASCII. (`String(decoding:as:)`
+    /// checks ASCII a word at a time and builds small strings in place: the cheapest
+    /// public way, about half the instructions of `init(unsafeUninitializedCapacity:)`.)
     @inline(__always)
     private static func asciiString(_ slice: UnsafeRawBufferPointer) -> String {
-        String(unsafeUninitializedCapacity: slice.count) { buffer in
-            _ = buffer.initialize(from: slice)
-            return slice.count
-        }
+        String(decoding: slice.assumingMemoryBound(to: UInt8.self), as: UTF8.self)
     }
 
     private mutating func parseHex4() throws(Failure) -> UInt32 {

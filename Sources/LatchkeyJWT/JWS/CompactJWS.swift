@@ -1,25 +1,65 @@
 import Foundation
 
 /// A compact JWS (RFC 7515 §7.1), parsed strictly but not yet verified.
+///
+/// Parsing checks every segment (base64url, the header's JSON) but keeps only the
+/// header: the payload and signature stay in the token's text and are decoded when
+/// read, so verifying or decoding a token allocates no copies of its segments.
 public struct CompactJWS: Sendable {
     /// The protected header.
     public let header: JWSHeader
+    /// The token as given; `firstDot` and `secondDot` are UTF-8 offsets into it.
+    let token: String
+    let firstDot: Int
+    let secondDot: Int
+
     /// The payload bytes (any content, not necessarily JSON).
-    public let payload: [UInt8]
+    public var payload: [UInt8] { payloadSegment.decoded }
     /// The signature bytes (empty for `alg: none`).
-    public let signature: [UInt8]
+    public var signature: [UInt8] { signatureSegment.decoded }
     /// The ASCII bytes of `header.payload`, over which the signature is computed.
-    public let signingInput: [UInt8]
+    public var signingInput: [UInt8] { withSigningInput { Array($0) } }
+
+    var payloadSegment: TokenSegment { TokenSegment(token: token, range: (firstDot + 1)..<secondDot) }
+    var signatureSegment: TokenSegment { TokenSegment(token: token, range: (secondDot + 1)..<token.utf8.count) }
+
+    /// Calls `body` with the signing input, read in place from the token.
+    func withSigningInput<R>(_ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
+        try TokenSegment(token: token, range: 0..<secondDot).withEncoded(body)
+    }
 
     /// Parses a compact JWS: exactly three base64url segments without padding,
     /// whitespace or foreign characters, a header that is a JSON object without
     /// duplicate members, and at most `options.maxTokenSize` bytes (checked first).
     public init(_ token: some StringProtocol, options: JWSOptions = JWSOptions()) throws {
-        var text = String(token)
-        self = try text.withUTF8 { try CompactJWS(bytes: UnsafeRawBufferPointer($0), options: options) }
+        try self.init(token, options: options, readPayload: nil)
     }
 
-    init(bytes: UnsafeRawBufferPointer, options: JWSOptions) throws {
+    /// Parses a token. With `readPayload`, the decoded payload is handed to it while it
+    /// is in a temporary buffer (so a JWT's claims are parsed without a copy); without,
+    /// the payload is only checked to be strict base64url. The segments are checked in
+    /// order: header, payload, signature.
+    init(_ token: some StringProtocol, options: JWSOptions,
+         readPayload: ((UnsafeRawBufferPointer) throws(JWTError) -> Void)?) throws(JWTError) {
+        var text = String(token)
+        var failure: JWTError?
+        var parsed: (header: JWSHeader, firstDot: Int, secondDot: Int)?
+        text.withUTF8 { utf8 in
+            do throws(JWTError) {
+                parsed = try Self.parse(UnsafeRawBufferPointer(utf8), options: options, readPayload: readPayload)
+            } catch {
+                failure = error
+            }
+        }
+        guard let parsed else { throw failure ?? JWTError.malformed("the token could not be read") }
+        header = parsed.header
+        self.token = text
+        firstDot = parsed.firstDot
+        secondDot = parsed.secondDot
+    }
+
+    private static func parse(_ bytes: UnsafeRawBufferPointer, options: JWSOptions,
+                              readPayload: ((UnsafeRawBufferPointer) throws(JWTError) -> Void)?) throws(JWTError) -> (header: JWSHeader, firstDot: Int, secondDot: Int) {
         guard bytes.count <= options.maxTokenSize else {
             throw JWTError(.tooLarge, "token of \(bytes.count) bytes exceeds the \(options.maxTokenSize)-byte limit")
         }
@@ -33,29 +73,30 @@ public struct CompactJWS: Sendable {
             throw JWTError.malformed("expected 3 segments separated by '.', found more")
         }
         let headerSegment = UnsafeRawBufferPointer(rebasing: bytes[0..<firstDot])
-        let payloadSegment = UnsafeRawBufferPointer(rebasing: bytes[(firstDot + 1)..<secondDot])
-        let signatureSegment = UnsafeRawBufferPointer(rebasing: bytes[(secondDot + 1)...])
         guard !headerSegment.isEmpty else { throw JWTError.malformed(segment: 1, "empty") }
-        guard let headerBytes = Base64URL.decodeSegment(headerSegment) else {
-            throw JWTError.malformed(segment: 1, "not base64url without padding")
-        }
-        guard let payload = Base64URL.decodeSegment(payloadSegment) else {
-            throw JWTError.malformed(segment: 2, "not base64url without padding")
-        }
-        guard let signature = Base64URL.decodeSegment(signatureSegment) else {
-            throw JWTError.malformed(segment: 3, "not base64url without padding")
-        }
-        let headerValue: JSONValue
-        do { headerValue = try JSONParser.parse(headerBytes) } catch {
-            throw JWTError.malformed(segment: 1, "invalid JSON: \(error.reason) at byte \(error.offset)")
+        let headerValue = try TokenSegment.withDecoded(headerSegment) { decoded throws(JWTError) -> JSONValue in
+            guard let decoded else { throw JWTError.malformed(segment: 1, "not base64url without padding") }
+            do throws(JSONParser.Failure) { return try JSONParser.parse(decoded) } catch {
+                throw JWTError.malformed(segment: 1, "invalid JSON: \(error.reason) at byte \(error.offset)")
+            }
         }
         guard case .object(let headerObject) = headerValue else {
             throw JWTError.malformed(segment: 1, "the header is not a JSON object")
         }
-        self.header = try JWSHeader(object: headerObject)
-        self.payload = payload
-        self.signature = signature
-        self.signingInput = Array(UnsafeRawBufferPointer(rebasing: bytes[0..<secondDot]))
+        let header = try JWSHeader(object: headerObject)
+        let payloadSegment = UnsafeRawBufferPointer(rebasing: bytes[(firstDot + 1)..<secondDot])
+        if let readPayload {
+            try TokenSegment.withDecoded(payloadSegment) { payload throws(JWTError) in
+                guard let payload else { throw JWTError.malformed(segment: 2, "not base64url without padding") }
+                try readPayload(payload)
+            }
+        } else {
+            guard LatchkeyBase64.isValidURL(payloadSegment) else { throw JWTError.malformed(segment: 2, "not base64url without padding") }
+        }
+        guard LatchkeyBase64.isValidURL(UnsafeRawBufferPointer(rebasing: bytes[(secondDot + 1)...])) else {
+            throw JWTError.malformed(segment: 3, "not base64url without padding")
+        }
+        return (header, firstDot, secondDot)
     }
 
     /// The offset of the next '.' at or after `start`, or -1.
@@ -74,9 +115,31 @@ public struct CompactJWS: Sendable {
     /// not in `options.understoodCriticalHeaders` fail. `jku`, `x5u` and `jwk` are ignored.
     @discardableResult
     public func verify(with keys: some JWTKeySource, options: JWSOptions = JWSOptions()) throws -> JWTKey? {
-        let unknownCritical = header.critical.filter { !options.understoodCriticalHeaders.contains($0) }
-        guard unknownCritical.isEmpty else {
-            throw JWTError(.unsupportedCritical, "the header marks \(unknownCritical.map { "\"\($0)\"" }.joined(separator: ", ")) as critical, which is not understood")
+        guard let algorithm = try algorithm(allowedBy: options) else { return nil }
+        let candidates = try keys.candidateKeys(for: header)
+        var attempts = Attempts()
+        for key in candidates where try attempts.verify(self, with: key, algorithm) { return key }
+        throw attempts.failure(algorithm, header: header, candidates: candidates)
+    }
+
+    /// Verifies the signature with `key`: the same as with any key source, without
+    /// building a list of candidates.
+    @discardableResult
+    public func verify(with key: JWTKey, options: JWSOptions = JWSOptions()) throws -> JWTKey? {
+        guard let algorithm = try algorithm(allowedBy: options) else { return nil }
+        var attempts = Attempts()
+        if try attempts.verify(self, with: key, algorithm) { return key }
+        throw attempts.failure(algorithm, header: header, candidates: [key])
+    }
+
+    /// The header's algorithm once `crit`, the options' algorithms and `none` are
+    /// checked; nil for an unsecured token the options allow.
+    private func algorithm(allowedBy options: JWSOptions) throws(JWTError) -> JWSAlgorithm? {
+        if !header.critical.isEmpty {
+            let unknownCritical = header.critical.filter { !options.understoodCriticalHeaders.contains($0) }
+            guard unknownCritical.isEmpty else {
+                throw JWTError(.unsupportedCritical, "the header marks \(unknownCritical.map { "\"\($0)\"" }.joined(separator: ", ")) as critical, which is not understood")
+            }
         }
         guard let algorithm = header.algorithm else {
             throw JWTError(.unsupportedAlgorithm, "unsupported algorithm \"\(header.algorithmName)\"")
@@ -84,38 +147,80 @@ public struct CompactJWS: Sendable {
         if let allowed = options.allowedAlgorithms, !allowed.contains(algorithm) {
             throw JWTError(.algorithmMismatch, "algorithm \(algorithm.rawValue) is not among those allowed for this call")
         }
-        if algorithm == .none {
+        guard algorithm != .none else {
             guard options.allowsUnsecured else {
                 throw JWTError(.unsecuredNotAllowed, "unsecured token (alg \"none\") refused")
             }
-            guard signature.isEmpty else { throw JWTError.malformed(segment: 3, "an unsecured token must have an empty signature") }
+            guard signatureSegment.isEmpty else { throw JWTError.malformed(segment: 3, "an unsecured token must have an empty signature") }
             return nil
         }
-        let candidates = try keys.candidateKeys(for: header)
+        return algorithm
+    }
+
+    /// What trying the candidate keys found, for the error when none verified.
+    private struct Attempts {
         var sawMismatch = false, sawUsage = false, sawBadSignature = false
-        for key in candidates {
-            guard key.accepts(algorithm) else { sawMismatch = true; continue }
-            guard key.canVerify else { sawUsage = true; continue }
-            let valid = try signature.withUnsafeBytes { signature in
-                try signingInput.withUnsafeBytes { input in try key.verify(algorithm, signature: signature, signingInput: input) }
+
+        /// Whether `key` verifies `jws`; notes why not.
+        mutating func verify(_ jws: CompactJWS, with key: JWTKey, _ algorithm: JWSAlgorithm) throws -> Bool {
+            guard key.accepts(algorithm) else { sawMismatch = true; return false }
+            guard key.canVerify else { sawUsage = true; return false }
+            let valid = try jws.signatureSegment.withDecoded { signature in
+                try jws.withSigningInput { input in try key.verify(algorithm, signature: signature, signingInput: input) }
             }
-            if valid { return key }
-            sawBadSignature = true
+            if !valid { sawBadSignature = true }
+            return valid
         }
-        if sawBadSignature { throw JWTError(.signatureInvalid, "signature verification failed") }
-        if sawUsage { throw JWTError(.keyUsageNotAllowed, "the key's use/key_ops do not allow verification") }
-        if sawMismatch {
-            let accepted = Set(candidates.flatMap(\.allowedAlgorithms)).map(\.rawValue).sorted()
-            throw JWTError(.algorithmMismatch, "the token's alg \(algorithm.rawValue) does not match the key (accepts \(accepted.joined(separator: ", ")))")
+
+        func failure(_ algorithm: JWSAlgorithm, header: JWSHeader, candidates: [JWTKey]) -> JWTError {
+            if sawBadSignature { return JWTError(.signatureInvalid, "signature verification failed") }
+            if sawUsage { return JWTError(.keyUsageNotAllowed, "the key's use/key_ops do not allow verification") }
+            if sawMismatch {
+                let accepted = Set(candidates.flatMap(\.allowedAlgorithms)).map(\.rawValue).sorted()
+                return JWTError(.algorithmMismatch, "the token's alg \(algorithm.rawValue) does not match the key (accepts \(accepted.joined(separator: ", ")))")
+            }
+            return JWTError(.keyNotFound, "no key for alg \(algorithm.rawValue)\(header.keyID.map { " and kid \"\($0)\"" } ?? "")")
         }
-        throw JWTError(.keyNotFound, "no key for alg \(algorithm.rawValue)\(header.keyID.map { " and kid \"\($0)\"" } ?? "")")
     }
 }
 
-extension Base64URL {
-    @inline(__always)
-    static func decodeSegment(_ segment: UnsafeRawBufferPointer) -> [UInt8]? {
-        if segment.isEmpty { return [] }
-        return LatchkeyBase64.decodeURL(segment)
+/// One base64url segment of a token, kept as text and decoded when read. The token was
+/// checked when it was parsed, so decoding cannot fail.
+struct TokenSegment: Sendable {
+    let token: String
+    let range: Range<Int>
+
+    var isEmpty: Bool { range.isEmpty }
+
+    /// The decoded bytes.
+    var decoded: [UInt8] { withEncoded { LatchkeyBase64.decodeURL($0) } ?? [] }
+
+    /// Calls `body` with the segment's text, read in place.
+    func withEncoded<R>(_ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
+        let range = self.range
+        if let result = try token.utf8.withContiguousStorageIfAvailable({ utf8 in
+            try body(UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(utf8)[range]))
+        }) {
+            return result
+        }
+        return try Array(token.utf8)[range].withUnsafeBytes(body)
+    }
+
+    /// Calls `body` with the decoded bytes, in a temporary buffer (on the stack when small).
+    func withDecoded<R>(_ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
+        try withEncoded { encoded in
+            try Self.withDecoded(encoded) { decoded in try body(decoded ?? UnsafeRawBufferPointer(start: nil, count: 0)) }
+        }
+    }
+
+    /// Decodes `encoded` into a temporary buffer and calls `body` with it, or with nil
+    /// when it is not strict base64url.
+    static func withDecoded<R, E: Error>(_ encoded: UnsafeRawBufferPointer, _ body: (UnsafeRawBufferPointer?) throws(E) -> R) throws(E) -> R {
+        guard let count = LatchkeyBase64.decodedCountURL(encoded.count) else { return try body(nil) }
+        if count == 0 { return try body(encoded.isEmpty ? UnsafeRawBufferPointer(start: nil, count: 0) : nil) }
+        return try withUnsafeTemporaryAllocation(byteCount: count, alignment: 1) { buffer throws(E) -> R in
+            guard let written = LatchkeyBase64.decodeURL(encoded, into: buffer) else { return try body(nil) }
+            return try body(UnsafeRawBufferPointer(rebasing: buffer[..<written]))
+        }
     }
 }

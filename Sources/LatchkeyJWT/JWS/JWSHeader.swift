@@ -5,7 +5,7 @@ public struct JWSHeader: Sendable, Hashable {
     /// `alg`, as written (it may name an algorithm Latchkey does not implement).
     public let algorithmName: String
 
-    init(object: JSONObject) throws {
+    init(object: JSONObject) throws(JWTError) {
         guard let alg = object["alg"] else { throw JWTError.malformed(segment: 1, "the header has no \"alg\"") }
         guard let name = alg.stringValue else { throw JWTError.malformed(segment: 1, "\"alg\" must be a string") }
         for member in ["kid", "typ", "cty"] {

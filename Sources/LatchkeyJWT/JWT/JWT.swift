@@ -7,29 +7,58 @@ public struct JWT: Sendable {
     /// The claims.
     public let claims: JWTClaims
     /// The signature bytes.
-    public let signature: [UInt8]
+    public var signature: [UInt8] { jws.signature }
+    /// The parsed token, which keeps the text the signature and payload are read from.
+    let jws: CompactJWS
 
-    init(jws: CompactJWS) throws {
+    /// Parses a token, reading its claims straight from the decoded payload.
+    init(_ token: some StringProtocol, options: JWSOptions) throws(JWTError) {
+        var parsed: (JSONObject, RegisteredClaimIndex)?
+        let jws = try CompactJWS(token, options: options) { payload throws(JWTError) in parsed = try JWTClaims.parse(payload) }
+        guard let (object, index) = parsed else { throw JWTError.malformed(segment: 2, "the claims could not be read") }
         header = jws.header
-        claims = try JWTClaims(payload: jws.payload)
-        signature = jws.signature
+        claims = JWTClaims(object: object, index: index, source: jws.payloadSegment)
+        self.jws = jws
+    }
+
+    /// The claims of an already parsed token.
+    init(jws: CompactJWS) throws {
+        let (object, index) = try jws.payloadSegment.withDecoded { try JWTClaims.parse($0) }
+        header = jws.header
+        claims = JWTClaims(object: object, index: index, source: jws.payloadSegment)
+        self.jws = jws
     }
 
     /// Decodes a token **without verifying** its signature or claims: for inspection
     /// only. The parsing is as strict as verification's.
     public static func decode(_ token: some StringProtocol, options: JWSOptions = JWSOptions()) throws -> JWT {
-        try JWT(jws: CompactJWS(token, options: options))
+        try JWT(token, options: options)
     }
 
     /// Verifies the signature with `keys`, then the claims against `options`.
+    /// The signature is checked before the claims are parsed: a tampered payload is a
+    /// bad signature, not a malformed token.
     public static func verify(_ token: some StringProtocol, keys: some JWTKeySource, options: JWTValidationOptions = JWTValidationOptions()) throws -> JWT {
         try verified(CompactJWS(token, options: options.jws), keys: keys, options: options)
     }
 
-    /// Verifies a parsed token's signature, then its claims: the one path every JWT
-    /// verification (direct or through a `JWKSCache`) takes.
+    /// Verifies the signature with `key`, then the claims: the same as with any key
+    /// source, without building a list of candidates.
+    public static func verify(_ token: some StringProtocol, keys key: JWTKey, options: JWTValidationOptions = JWTValidationOptions()) throws -> JWT {
+        let jws = try CompactJWS(token, options: options.jws)
+        try jws.verify(with: key, options: options.jws)
+        return try validated(jws, options: options)
+    }
+
+    /// Verifies a parsed token's signature, then its claims: the path every JWT
+    /// verification through a key source (direct or through a `JWKSCache`) takes.
     static func verified(_ jws: CompactJWS, keys: some JWTKeySource, options: JWTValidationOptions) throws -> JWT {
         try jws.verify(with: keys, options: options.jws)
+        return try validated(jws, options: options)
+    }
+
+    /// The claims of a token whose signature verified, checked against `options`.
+    private static func validated(_ jws: CompactJWS, options: JWTValidationOptions) throws -> JWT {
         let jwt = try JWT(jws: jws)
         try jwt.claims.validate(options)
         return jwt
@@ -63,6 +92,13 @@ public enum JWS {
     public static func verify(_ token: some StringProtocol, keys: some JWTKeySource, options: JWSOptions = JWSOptions()) throws -> CompactJWS {
         let jws = try CompactJWS(token, options: options)
         try jws.verify(with: keys, options: options)
+        return jws
+    }
+
+    /// Verifies a compact JWS's signature with `key` only; the payload may be anything.
+    public static func verify(_ token: some StringProtocol, keys key: JWTKey, options: JWSOptions = JWSOptions()) throws -> CompactJWS {
+        let jws = try CompactJWS(token, options: options)
+        try jws.verify(with: key, options: options)
         return jws
     }
 

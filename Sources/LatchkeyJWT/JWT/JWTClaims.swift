@@ -6,44 +6,64 @@ public struct JWTClaims: Sendable {
     /// Every claim, as parsed.
     public let object: JSONObject
     /// The exact payload bytes.
-    public let payload: [UInt8]
+    public var payload: [UInt8] { source.decoded }
+    /// The payload's text in the token, decoded again only when `payload` is read.
+    private let source: TokenSegment
+    /// Where the registered claims are among `object`'s members.
+    private let index: RegisteredClaimIndex
 
-    init(payload: [UInt8]) throws {
-        let value: JSONValue
-        do { value = try JSONParser.parse(payload) } catch {
+    init(object: JSONObject, index: RegisteredClaimIndex, source: TokenSegment) {
+        self.object = object
+        self.source = source
+        self.index = index
+    }
+
+    /// Parses a decoded payload (nil: it was not strict base64url) as a claims set.
+    static func parse(_ payload: UnsafeRawBufferPointer?) throws(JWTError) -> (JSONObject, RegisteredClaimIndex) {
+        guard let payload else { throw JWTError.malformed(segment: 2, "not base64url without padding") }
+        let value: JSONValue, index: RegisteredClaimIndex
+        do throws(JSONParser.Failure) { (value, index) = try JSONParser.parseClaims(payload) } catch {
             throw JWTError.malformed(segment: 2, "invalid JSON: \(error.reason) at byte \(error.offset)")
         }
         guard case .object(let object) = value else { throw JWTError.malformed(segment: 2, "the claims are not a JSON object") }
-        self.object = object
-        self.payload = payload
+        return (object, index)
     }
 
     /// A claim by name.
     public subscript(name: String) -> JSONValue? { object[name] }
 
+    /// A registered claim, found where the parser saw it.
+    func registered(_ claim: InternedNames.Registered) -> JSONValue? {
+        switch index.location(of: claim) {
+        case .absent: nil
+        case .member(let position): object.members[position].value
+        case .byName: object[claim.name]
+        }
+    }
+
     /// `iss`.
-    public var issuer: String? { object["iss"]?.stringValue }
+    public var issuer: String? { registered(.iss)?.stringValue }
     /// `sub`.
-    public var subject: String? { object["sub"]?.stringValue }
+    public var subject: String? { registered(.sub)?.stringValue }
     /// `jti`.
-    public var jwtID: String? { object["jti"]?.stringValue }
+    public var jwtID: String? { registered(.jti)?.stringValue }
     /// `aud`, whether written as one string or an array.
     public var audience: [String]? {
-        switch object["aud"] {
+        switch registered(.aud) {
         case .string(let value): [value]
         case .array(let values): values.compactMap(\.stringValue)
         default: nil
         }
     }
     /// `exp`.
-    public var expiresAt: Date? { date("exp") }
+    public var expiresAt: Date? { date(.exp) }
     /// `nbf`.
-    public var notBefore: Date? { date("nbf") }
+    public var notBefore: Date? { date(.nbf) }
     /// `iat`.
-    public var issuedAt: Date? { date("iat") }
+    public var issuedAt: Date? { date(.iat) }
 
-    private func date(_ name: String) -> Date? {
-        object[name]?.numberValue.map { Date(timeIntervalSince1970: $0) }
+    private func date(_ claim: InternedNames.Registered) -> Date? {
+        registered(claim)?.numberValue.map { Date(timeIntervalSince1970: $0) }
     }
 
     /// Decodes the whole payload as `T` (with `JSONDecoder`, dates as seconds since 1970).

@@ -37,49 +37,59 @@ extension JWTClaims {
     /// Checks the registered claims against `options`.
     public func validate(_ options: JWTValidationOptions) throws {
         // Types first: a registered claim of the wrong type is an error even when unchecked.
-        for name in ["exp", "nbf", "iat"] {
-            if let value = object[name], value.numberValue == nil {
-                throw JWTError.invalidClaim(name, "must be a number (seconds since 1970)")
+        let exp = registered(.exp), nbf = registered(.nbf), iat = registered(.iat)
+        for (claim, value) in [(InternedNames.Registered.exp, exp), (.nbf, nbf), (.iat, iat)] {
+            if let value, value.numberValue == nil {
+                throw JWTError.invalidClaim(claim.name, "must be a number (seconds since 1970)")
             }
         }
-        for name in ["iss", "sub", "jti"] {
-            if let value = object[name], value.stringValue == nil { throw JWTError.invalidClaim(name, "must be a string") }
+        let iss = registered(.iss)
+        for (claim, value) in [(InternedNames.Registered.iss, iss), (.sub, registered(.sub)), (.jti, registered(.jti))] {
+            if let value, value.stringValue == nil { throw JWTError.invalidClaim(claim.name, "must be a string") }
         }
-        if let aud = object["aud"] {
+        let aud = registered(.aud)
+        if let aud {
             switch aud {
             case .string: break
             case .array(let values) where values.allSatisfy({ $0.stringValue != nil }): break
             default: throw JWTError.invalidClaim("aud", "must be a string or an array of strings")
             }
         }
-        for name in options.requiredClaims.sorted() where object[name] == nil {
-            throw JWTError(.missingClaim, "required claim \"\(name)\" is missing")
+        if !options.requiredClaims.isEmpty {
+            for name in options.requiredClaims.sorted() where object[name] == nil {
+                throw JWTError(.missingClaim, "required claim \"\(name)\" is missing")
+            }
         }
         let now = options.now().timeIntervalSince1970
         let leeway = options.leeway
-        if let exp = object["exp"]?.numberValue, now >= exp + leeway {
+        if let exp = exp?.numberValue, now >= exp + leeway {
             throw JWTError(.expired, "expired at \(Date(timeIntervalSince1970: exp).utcText)")
         }
-        if let nbf = object["nbf"]?.numberValue, now + leeway < nbf {
+        if let nbf = nbf?.numberValue, now + leeway < nbf {
             throw JWTError(.notYetValid, "not valid before \(Date(timeIntervalSince1970: nbf).utcText)")
         }
-        let iat = object["iat"]?.numberValue
-        if let iat, iat > now + leeway {
-            throw JWTError(.issuedAtInvalid, "issued in the future, at \(Date(timeIntervalSince1970: iat).utcText)")
+        let issuedAt = iat?.numberValue
+        if let issuedAt, issuedAt > now + leeway {
+            throw JWTError(.issuedAtInvalid, "issued in the future, at \(Date(timeIntervalSince1970: issuedAt).utcText)")
         }
         if let maxAge = options.maxAge {
-            guard let iat else { throw JWTError(.missingClaim, "required claim \"iat\" is missing (a maximum age is set)") }
-            if now - iat > maxAge + leeway {
-                throw JWTError(.issuedAtInvalid, "issued at \(Date(timeIntervalSince1970: iat).utcText), older than the maximum age of \(Int(maxAge)) s")
+            guard let issuedAt else { throw JWTError(.missingClaim, "required claim \"iat\" is missing (a maximum age is set)") }
+            if now - issuedAt > maxAge + leeway {
+                throw JWTError(.issuedAtInvalid, "issued at \(Date(timeIntervalSince1970: issuedAt).utcText), older than the maximum age of \(Int(maxAge)) s")
             }
         }
         if let issuer = options.issuer {
-            guard let iss = object["iss"]?.stringValue else { throw JWTError(.missingClaim, "required claim \"iss\" is missing") }
+            guard let iss = iss?.stringValue else { throw JWTError(.missingClaim, "required claim \"iss\" is missing") }
             guard iss == issuer else { throw JWTError(.wrongIssuer, "wrong issuer \"\(iss)\" (expected \"\(issuer)\")") }
         }
         if let audience = options.audience {
-            guard let aud = self.audience else { throw JWTError(.missingClaim, "required claim \"aud\" is missing") }
-            guard aud.contains(audience) else { throw JWTError(.wrongAudience, "wrong audience: \"\(audience)\" is not among \(aud)") }
+            let contained: Bool
+            switch aud {
+            case .string(let value): contained = value == audience
+            case .array(let values): contained = values.contains { $0.stringValue == audience }
+            default: throw JWTError(.missingClaim, "required claim \"aud\" is missing")
+            }
+            guard contained else { throw JWTError(.wrongAudience, "wrong audience: \"\(audience)\" is not among \(self.audience ?? [])") }
         }
     }
 }

@@ -1,0 +1,154 @@
+import Foundation
+@testable import LatchkeyJWT
+import Testing
+
+/// The parser's shortcuts (interned names, duplicate keys, the registered-claims index,
+/// word-at-a-time string scanning, pre-shifted base64 tables) must never change what a
+/// token means: each is checked here against the slow, obvious answer.
+@Suite struct FastPathTests {
+    static let past = 1_000_000_000
+    static let future = 4_102_444_800
+
+    /// Signs `payload` as given (no re-serialisation), so escapes and order survive.
+    static func signed(_ payload: String, key: JWTKey) throws -> String {
+        try JWS.sign(payload: Array(payload.utf8), key: key)
+    }
+
+    @Test func escapedRegisteredClaimNamesAreStillValidated() throws {
+        let key = try TestKeys.pair(.hs256)
+        // "\u0065xp" is "exp": an escaped name must not hide an expired token.
+        let expired = try Self.signed(#"{"sub":"a","\u0065xp":\#(Self.past)}"#, key: key)
+        expectJWTError(.expired) { try JWT.verify(expired, keys: key) }
+        #expect(try JWT.decode(expired).claims.expiresAt == Date(timeIntervalSince1970: TimeInterval(Self.past)))
+        let wrongIssuer = try Self.signed(#"{"\u0069ss":"mallory","exp":\#(Self.future)}"#, key: key)
+        expectJWTError(.wrongIssuer) { try JWT.verify(wrongIssuer, keys: key, options: JWTValidationOptions(issuer: "latchkey")) }
+        let audience = try Self.signed(#"{"a\u0075d":["x","y"],"exp":\#(Self.future)}"#, key: key)
+        #expect(try JWT.verify(audience, keys: key, options: JWTValidationOptions(audience: "y")).claims.audience == ["x", "y"])
+    }
+
+    @Test func namesWithANulAreNotTheNamesTheyStartWith() throws {
+        let key = try TestKeys.pair(.hs256)
+        // "exp\u0000" packs like "exp" in eight bytes; it is another claim all the same.
+        let token = try Self.signed(#"{"exp\u0000":\#(Self.past),"exp":\#(Self.future),"a\u0000":1,"a":2}"#, key: key)
+        let jwt = try JWT.verify(token, keys: key)
+        #expect(jwt.claims.expiresAt == Date(timeIntervalSince1970: TimeInterval(Self.future)))
+        #expect(jwt.claims.object.count == 4)
+        #expect(jwt.claims["exp\u{0}"] == .number(Double(Self.past)))
+        let onlyNul = try Self.signed(#"{"exp\u0000":\#(Self.past)}"#, key: key)
+        #expect(try JWT.verify(onlyNul, keys: key).claims.expiresAt == nil)
+    }
+
+    @Test(arguments: [
+        #"{"exp":1,"\u0065xp":2}"#,
+        #"{"\u0065xp":1,"exp":2}"#,
+        #"{"https://stytch.com/session":{},"https://stytch.com/session":{}}"#,
+        #"{"https://stytch.com/session":{},"https:\/\/stytch.com\/session":{}}"#,
+        #"{"a-long-custom-claim-name":1,"a-long-custom-claim-name":2}"#,
+        #"{"":1,"":2}"#,
+        #"{"é":1,"\u00e9":2}"#,
+    ])
+    func duplicatesAreFoundWhateverTheSpelling(payload: String) throws {
+        let key = try TestKeys.pair(.hs256)
+        let error = expectJWTError(.malformed) { try JWT.verify(Self.signed(payload, key: key), keys: key) }
+        #expect(error?.message.contains("duplicate") == true, "\(error?.message ?? "")")
+    }
+
+    @Test func namesThatShareAKeyPrefixAreNotDuplicates() throws {
+        let key = try TestKeys.pair(.hs256)
+        // Same length, first and last eight bytes: the long-name key collides; the names differ.
+        let token = try Self.signed(#"{"abcdefgh-1-ijklmnop":1,"abcdefgh-2-ijklmnop":2,"abcdefgh":3,"abcdefg":4}"#, key: key)
+        #expect(try JWT.verify(token, keys: key).claims.object.count == 4)
+    }
+
+    @Test func registeredClaimsAreFoundPastAnyNumberOfMembers() throws {
+        let key = try TestKeys.pair(.hs256)
+        for position in [0, 15, 16, 253, 254, 255, 300] {
+            var members = (0..<position).map { #""m\#($0)":\#($0)"# }
+            members.append(#""exp":\#(Self.past)"#)
+            members.append(#""iss":"latchkey""#)
+            let token = try Self.signed("{" + members.joined(separator: ",") + "}", key: key)
+            expectJWTError(.expired, "exp at \(position)") { try JWT.verify(token, keys: key) }
+            let claims = try JWT.decode(token).claims
+            #expect(claims.issuer == "latchkey", "iss after \(position)")
+            #expect(claims.expiresAt == Date(timeIntervalSince1970: TimeInterval(Self.past)))
+        }
+    }
+
+    @Test func registeredClaimsInNestedObjectsDoNotCount() throws {
+        let key = try TestKeys.pair(.hs256)
+        let token = try Self.signed(#"{"act":{"exp":\#(Self.past),"iss":"x"},"exp":\#(Self.future)}"#, key: key)
+        let jwt = try JWT.verify(token, keys: key, options: JWTValidationOptions(requiredClaims: []))
+        #expect(jwt.claims.issuer == nil)
+        #expect(jwt.claims.expiresAt == Date(timeIntervalSince1970: TimeInterval(Self.future)))
+    }
+
+    @Test func stringsOfEveryLengthAndContentRoundTrip() throws {
+        // The word-at-a-time scan stops at quotes, backslashes, controls and non-ASCII at
+        // every offset within a word; the result must equal Foundation's reading.
+        let pieces = ["a", "é", "\"", "\\", "\n", "😀", "/", "\u{7F}", "~"]
+        for length in 0..<20 {
+            for piece in pieces {
+                for position in [0, length / 2, length] {
+                    var characters = Array(repeating: "x", count: length)
+                    characters.insert(piece, at: min(position, characters.count))
+                    let text = characters.joined()
+                    let json = try JSONSerialization.data(withJSONObject: ["s": text, text: 1])
+                    let parsed = try JSONValue.parse(bytes: Array(json))
+                    #expect(parsed["s"] == .string(text), "\(text.debugDescription)")
+                    #expect(parsed[text] == .number(1), "\(text.debugDescription)")
+                }
+            }
+        }
+    }
+
+    @Test func internedNamesReadBackAsTheirText() throws {
+        let names = ["alg", "kid", "typ", "iss", "sub", "aud", "exp", "nbf", "iat", "jti", "x5t#S256", "email_verified",
+                     "https://stytch.com/session", "https://stytch.com/organization", "auth_time", "n", "e", "keys"]
+        let json = "{" + names.enumerated().map { "\"\($0.element)\":\($0.offset)" }.joined(separator: ",") + "}"
+        let object = try #require(try JSONValue.parse(json).objectValue)
+        #expect(object.names == names)
+        for (offset, name) in names.enumerated() { #expect(object[name] == .number(Double(offset))) }
+    }
+
+    @Test func base64URLMatchesFoundationOnEveryLengthAndTail() throws {
+        var generator = SystemRandomNumberGenerator()
+        for length in 0..<200 {
+            let bytes = (0..<length).map { _ in UInt8.random(in: 0...255, using: &generator) }
+            let encoded = Base64URL.encode(bytes)
+            let foundation = Data(bytes).base64EncodedString()
+                .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
+                .replacingOccurrences(of: "=", with: "")
+            #expect(encoded == foundation)
+            #expect(Base64URL.decode(encoded) == bytes)
+            // Every single-character corruption is either refused or decodes differently.
+            if !encoded.isEmpty {
+                var corrupted = Array(encoded.utf8)
+                corrupted[length % corrupted.count] = UInt8(ascii: "=")
+                #expect(Base64URL.decode(String(decoding: corrupted, as: UTF8.self)) == nil)
+            }
+        }
+        // Non-zero trailing bits: "QR" would decode like "QQ".
+        #expect(Base64URL.decode("QQ") == [0x41])
+        #expect(Base64URL.decode("QR") == nil)
+        #expect(Base64URL.decode("QUI") == [0x41, 0x42])
+        #expect(Base64URL.decode("QUJ") == nil)
+        #expect(Base64URL.decode("QUJDR") == nil)
+    }
+
+    @Test func theTokenTextIsReadInPlaceAndStillExact() throws {
+        let key = try TestKeys.pair(.hs256)
+        let payload = #"{"sub":"alice","exp":4102444800}"#
+        let token = try Self.signed(payload, key: key)
+        // From a Substring (a copy is made) and a String alike.
+        let embedded = "Bearer " + token
+        let slice = embedded[embedded.index(embedded.startIndex, offsetBy: 7)...]
+        for jws in [try CompactJWS(token), try CompactJWS(slice)] {
+            #expect(jws.payload == Array(payload.utf8))
+            #expect(jws.signingInput == Array(token.utf8.prefix(while: { $0 != UInt8(ascii: ".") })) + [UInt8(ascii: ".")]
+                + Array(token.split(separator: ".")[1].utf8))
+            #expect(jws.signature.count == 32)
+            #expect(try jws.verify(with: key) != nil)
+        }
+        #expect(try JWT.verify(slice, keys: key).claims.payload == Array(payload.utf8))
+    }
+}
