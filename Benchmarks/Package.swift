@@ -21,6 +21,8 @@ let package = Package(
         .package(path: "../"),
         .package(url: "https://github.com/ordo-one/benchmark", from: "1.38.1", traits: ["MallocInterposer"]),
         .package(url: "https://github.com/vapor/jwt-kit", exact: "5.8.0"),
+        // The app API that `send` talks to over loopback (the library's emulator uses it too).
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1", traits: []),
     ],
     targets: [
         // The raw OpenSSL baseline: the library's own COpenSSL is internal to it.
@@ -67,6 +69,7 @@ package.targets += [
         .product(name: "LatchkeySecrets", package: rootPackage),
     ]),
     benchmark("SessionBenchmarks", [
+        .product(name: "Hummingbird", package: "hummingbird"),
         .product(name: "Latchkey", package: rootPackage),
         .product(name: "LatchkeySecrets", package: rootPackage),
     ]),

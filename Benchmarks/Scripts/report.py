@@ -34,6 +34,7 @@ TARGETS = [
     ("limit", "Vault", ("load", "2KB"), 1.50, "encrypted-file vault load ≤ 1.5× by-hand open/read/close + AES-GCM open"),
     ("absolute", "Storage", ("get", "keyring", "2KB"), 10.0, "keyring get of 2 KB < 10 µs"),
     ("limit", "Storage", ("get", "layered-warm", "2KB"), 1.20, "layered warm get ≤ 1.2× keyring get"),
+    ("limit", "Session", ("send", "loopback"), 1.05, "authorized request over loopback HTTP ≤ 1.05× the bare URLSession transport"),
     ("absolute", "Session", ("accessToken", "fresh"), 2.0, "accessToken() on a fresh token < 2 µs"),
     ("absolute", "Session", ("coldStart",), 1000.0, "cold start with a stored session to established (local part) < 1 ms"),
 ]

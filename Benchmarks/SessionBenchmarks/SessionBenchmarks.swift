@@ -35,6 +35,30 @@ let benchmarks: @Sendable () -> Void = {
         try await benchmark.measure { blackHole(try await transport.send(request)) }
     }
 
+    // The same over real HTTP: an app API on 127.0.0.1 (Hummingbird), `send` through
+    // URLSessionTransport beside URLSessionTransport called directly with the header
+    // already set. This is the overhead an app sees (issue 4: under 5%).
+    Benchmark(Suite.name("Session", ["send", "loopback"], .latchkey), configuration: single) { benchmark in
+        let api = try await LoopbackAPI.shared()
+        let client = try await loggedInClient(lifetime: 3600, transport: URLSessionTransport())
+        let request = HTTPRequest(url: api.itemsURL)
+        try await benchmark.measure {
+            let response = try await client.send(request)
+            guard response.status == 200 else { fixtureFailure("status \(response.status)") }
+        }
+        await client.shutdown()
+    }
+    Benchmark(Suite.name("Session", ["send", "loopback"], .limit("URLSession")), configuration: single) { benchmark in
+        let api = try await LoopbackAPI.shared()
+        let transport = URLSessionTransport()
+        var request = HTTPRequest(url: api.itemsURL)
+        request.headers["Authorization"] = "Bearer \(InProcessProvider.token(1))"
+        try await benchmark.measure {
+            let response = try await transport.send(request)
+            guard response.status == 200 else { fixtureFailure("status \(response.status)") }
+        }
+    }
+
     // A new client over a store holding a session: load, decode, validate (in-process),
     // publish, reach `established`.
     Benchmark(Suite.name("Session", ["coldStart"], .latchkey), configuration: single) { benchmark in
@@ -79,10 +103,11 @@ let benchmarks: @Sendable () -> Void = {
 let quietOptions = SessionOptions(heartbeatInterval: nil, renewsProactively: false)
 
 func loggedInClient(lifetime: TimeInterval, store: (any SecretStore)? = nil,
-                    provider: InProcessProvider = InProcessProvider()) async throws -> AuthClient {
+                    provider: InProcessProvider = InProcessProvider(),
+                    transport: any HTTPTransport = StaticTransport()) async throws -> AuthClient {
     provider.lifetime.store(lifetime, ordering: .relaxed)
     let client = AuthClient(provider: provider, store: try store ?? MemorySecretStore(namespace: "bench-\(UInt32.random(in: 0 ... .max))"),
-                            options: quietOptions, transport: StaticTransport())
+                            options: quietOptions, transport: transport)
     try await client.start()
     try await client.login(BenchCredentials())
     return client
