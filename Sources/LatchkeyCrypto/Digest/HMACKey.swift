@@ -1,10 +1,24 @@
 internal import COpenSSL
+import Synchronization
 
-/// An HMAC-SHA-2 key, prepared once: the keyed context is built at init and copied
-/// for each message, so no per-call key schedule or algorithm fetch happens.
+/// An HMAC-SHA-2 key, prepared once: the keyed context is built at init, so no per-call
+/// key schedule or algorithm fetch happens.
+///
+/// Each message is MACed in a keyed context of its own, taken from a small pool and
+/// re-initialised in place (`EVP_MAC_init` without a key keeps the key's inner and
+/// outer pads): half the cost of duplicating the template for every message. A context
+/// is used by one call at a time; the pool's lock hands it from one call to the next.
 package struct HMACKey: Sendable {
     package let algorithm: HashAlgorithm
     private let template: OpenSSLObject
+    private let pool = ContextPool()
+
+    /// Idle keyed contexts, at most `capacity` of them (one per concurrent caller in
+    /// practice).
+    private final class ContextPool: Sendable {
+        static let capacity = 8
+        let idle = Mutex<[OpenSSLObject]>([])
+    }
 
     /// Prepares `key` for HMAC with `algorithm`. Any key length is accepted here; the
     /// JWT layer enforces RFC 7518's minimum.
@@ -51,14 +65,27 @@ package struct HMACKey: Sendable {
     }
 
     private func compute(_ message: UnsafeRawBufferPointer, into out: UnsafeMutableBufferPointer<UInt8>) throws -> Int {
-        try template.withPointer { templateContext in
-            guard let ctx = EVP_MAC_CTX_dup(templateContext) else { throw CryptoError.openSSL("copy HMAC context") }
-            defer { EVP_MAC_CTX_free(ctx) }
+        let context = try pool.idle.withLock { $0.popLast() } ?? freshContext()
+        let length = try context.withPointer { ctx in
             var length = 0
-            guard EVP_MAC_update(ctx, message.baseAddress?.assumingMemoryBound(to: UInt8.self), message.count) == 1,
+            guard EVP_MAC_init(ctx, nil, 0, nil) == 1,
+                  EVP_MAC_update(ctx, message.baseAddress?.assumingMemoryBound(to: UInt8.self), message.count) == 1,
                   EVP_MAC_final(ctx, out.baseAddress, &length, out.count) == 1
             else { throw CryptoError.openSSL("compute HMAC") }
             return length
+        }
+        // Back to the pool only after a clean run: a context that failed is dropped.
+        pool.idle.withLock { idle in
+            if idle.count < ContextPool.capacity { idle.append(context) }
+        }
+        return length
+    }
+
+    /// A new keyed context, copied from the template.
+    private func freshContext() throws -> OpenSSLObject {
+        try template.withPointer { templateContext in
+            guard let ctx = EVP_MAC_CTX_dup(templateContext) else { throw CryptoError.openSSL("copy HMAC context") }
+            return OpenSSLObject.macContext(ctx)
         }
     }
 }

@@ -6,7 +6,8 @@ internal import COpenSSL
 /// object it wraps is either immutable after construction (parsed keys, fetched
 /// algorithms, prepared template contexts that are only ever *copied from*) and
 /// OpenSSL documents such objects as safe for concurrent read-only use, or the box is
-/// confined to one call and never shared. The pointer is lent out only inside
+/// confined to one call at a time: never shared, or handed from one call to the next
+/// through a lock (the pooled HMAC contexts of `HMACKey`). The pointer is lent out only inside
 /// `withPointer`, so it cannot outlive its owner.
 package final class OpenSSLObject: @unchecked Sendable {
     private let pointer: OpaquePointer
