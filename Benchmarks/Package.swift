@@ -62,6 +62,7 @@ package.targets += [
     ]),
     benchmark("VaultBenchmarks", [
         "CBenchOpenSSL",
+        .product(name: "Latchkey", package: rootPackage),
         .product(name: "LatchkeyJWT", package: rootPackage),
         .product(name: "LatchkeySecrets", package: rootPackage),
     ]),

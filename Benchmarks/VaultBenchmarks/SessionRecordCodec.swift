@@ -1,13 +1,9 @@
 import BenchmarkSupport
+import Foundation
+@_spi(Benchmarks) import Latchkey
 import LatchkeyJWT
 
 /// How the vault benchmarks turn a session record into bytes and back.
-///
-/// The session core's own vault codec (`VaultRecord` in `Sources/Latchkey`) is not
-/// public yet; until it is, ``JSONSessionRecordCodec`` stands in: the same kind of
-/// record (tokens, user, session; about 2 KB of JSON) through LatchkeyJWT's strict JSON
-/// parser and serializer. To measure the real codec, add a conforming type and change
-/// ``VaultBenchmarks/codec`` — nothing else in the suite names the record type.
 protocol SessionRecordCodec {
     associatedtype Record
     /// A typical stored session: tokens + user + session.
@@ -18,52 +14,62 @@ protocol SessionRecordCodec {
     func decode(_ bytes: [UInt8]) throws -> Record
 }
 
-/// The stand-in: a provider-shaped session record as a JSON object.
-struct JSONSessionRecordCodec: SessionRecordCodec {
-    func encode(_ record: JSONValue) -> [UInt8] { record.jsonBytes }
+/// The session core's own vault codec (`VaultRecord`, reached through its benchmark
+/// SPI), on a Stytch consumer session as the client stores it: the session JWT and
+/// session token, the user and the session with the provider's own objects, about 2 KB.
+struct VaultSessionRecordCodec: SessionRecordCodec {
+    static let provider = "stytch"
 
-    func decode(_ bytes: [UInt8]) throws -> JSONValue {
-        let value = try JSONValue.parse(String(decoding: bytes, as: UTF8.self))
-        guard value.objectValue?["tokens"]?["session_jwt"]?.stringValue != nil else {
-            throw NotASessionRecord()
+    func encode(_ record: StoredSessionRecord) -> [UInt8] { record.encoded() }
+
+    func decode(_ bytes: [UInt8]) throws -> StoredSessionRecord {
+        try StoredSessionRecord(decoding: bytes, provider: Self.provider)
+    }
+
+    var samples: [StoredSessionRecord] {
+        [sample, record(validatedAt: 1_769_673_780)]
+    }
+
+    var sample: StoredSessionRecord { record(validatedAt: 1_769_673_600) }
+
+    private func record(validatedAt: TimeInterval) -> StoredSessionRecord {
+        StoredSessionRecord(provider: Self.provider, session: session, validatedAt: Date(timeIntervalSince1970: validatedAt))
+    }
+
+    private var session: AuthenticatedSession {
+        // An RS256 session JWT with Stytch's session claim (the signature is filler of the right length).
+        let jwt = "eyJhbGciOiJSUzI1NiIsImtpZCI6Imp3ay1saXZlLThjNGUyZjFhIiwidHlwIjoiSldUIn0."
+            + "eyJhdWQiOlsicHJvamVjdC1saXZlLTNmMmUxZDBjIl0sImV4cCI6MTc2OTY3MzkwMCwiaHR0cHM6Ly9zdHl0Y2guY29tL3Nlc3Npb24iOnsiaWQiOiJzZXNzaW9uLWxpdmUtN2U4ZjlhMGIiLCJzdGFydGVkX2F0IjoiMjAyNi0wMS0yOVQwODowMDowMFoiLCJsYXN0X2FjY2Vzc2VkX2F0IjoiMjAyNi0wMS0yOVQwODo0MDowMFoiLCJleHBpcmVzX2F0IjoiMjAyNi0wMi0yOFQwODowMDowMFoiLCJhdHRyaWJ1dGVzIjp7InVzZXJfYWdlbnQiOiIiLCJpcF9hZGRyZXNzIjoiIn0sImF1dGhlbnRpY2F0aW9uX2ZhY3RvcnMiOlt7InR5cGUiOiJvYXV0aCIsImRlbGl2ZXJ5X21ldGhvZCI6Im9hdXRoX2dvb2dsZSIsImxhc3RfYXV0aGVudGljYXRlZF9hdCI6IjIwMjYtMDEtMjlUMDg6MDA6MDBaIn1dfSwiaWF0IjoxNzY5NjczNjAwLCJpc3MiOiJzdHl0Y2guY29tL3Byb2plY3QtbGl2ZS0zZjJlMWQwYyIsIm5iZiI6MTc2OTY3MzYwMCwic3ViIjoidXNlci1saXZlLTY0ZjFjMmE5In0."
+            + "UvImZaYMEtKJGF2VDuiBNgkWb2sRPReNbA_TkB_yOaGglfIPk5VlDPk4C47bIkprJIoekk6P0K4uGpSSozBfGIy2EJAPnjR_rohtxlB3lex0XEw_yy6yxz4Uk0yGfuBXunJJm_oSHoNrKsFXJu59awr2qxPDjpLK4NFQV7FZmH-UzHQR1xfxRXmyqhAPu7NPpZP-rtJySLdi46tYBfB2WiucHX4PN8RJIb0_ZWTq338UKnJmjEfiI9Fu3YxHtGr8W67iYfU7JhUtJjuoOwN81JYuQ0gBJWuIXpyQUfMgsNuD856nrb0NdObex_PfrsyPZGVmZBp7omYPMBH8NXApHA"
+        let tokens = SessionTokens(accessToken: jwt, sessionToken: "mZAYn5aLEqKUlZ_Ad9U_fWr38GaAQ1oFAhT8ds245v7Q",
+                                   issuedAt: Date(timeIntervalSince1970: 1_769_673_600), expiresAt: Date(timeIntervalSince1970: 1_769_673_900))
+        let user = User(id: "user-live-64f1c2a9", email: "jane.doe@example.com", name: "Jane Doe", status: "active",
+                        raw: object("""
+            {"user_id":"user-live-64f1c2a9","name":{"first_name":"Jane","middle_name":"","last_name":"Doe"},
+             "emails":[{"email_id":"email-live-1c2d3e4f","email":"jane.doe@example.com","verified":true}],
+             "phone_numbers":[],"providers":[{"provider_type":"google","provider_subject":"108234567890123456789"}],
+             "status":"active","created_at":"2025-11-02T09:14:07Z","trusted_metadata":{"plan":"pro"},"untrusted_metadata":{}}
+            """))
+        let factors = object("""
+            {"f":[{"type":"oauth","delivery_method":"oauth_google","last_authenticated_at":"2026-01-29T08:00:00Z"}]}
+            """)["f"]?.arrayValue ?? []
+        let session = Session(id: "session-live-7e8f9a0b", userID: "user-live-64f1c2a9",
+                              startedAt: Date(timeIntervalSince1970: 1_769_673_600), lastAccessedAt: Date(timeIntervalSince1970: 1_769_676_000),
+                              expiresAt: Date(timeIntervalSince1970: 1_772_265_600), authenticationFactors: factors,
+                              raw: object("""
+            {"session_id":"session-live-7e8f9a0b","user_id":"user-live-64f1c2a9","started_at":"2026-01-29T08:00:00Z",
+             "last_accessed_at":"2026-01-29T08:40:00Z","expires_at":"2026-02-28T08:00:00Z",
+             "attributes":{"ip_address":"203.0.113.7","user_agent":"latchkey-app/1.4 (Linux x86_64)"},"custom_claims":{}}
+            """))
+        return AuthenticatedSession(tokens: tokens, session: session, user: user)
+    }
+
+    private func object(_ text: String) -> JSONObject {
+        do {
+            guard case .object(let object) = try JSONValue.parse(text) else { fixtureFailure("not an object: \(text)") }
+            return object
+        } catch {
+            fixtureFailure("sample record: \(error)")
         }
-        return value
-    }
-
-    var samples: [JSONValue] {
-        guard case .object(var renewed) = sample else { return [sample] }
-        renewed["last_validated_at"] = .number(1_767_000_180)
-        return [sample, .object(renewed)]
-    }
-
-    var sample: JSONValue {
-        let jwt = "eyJhbGciOiJSUzI1NiIsImtpZCI6IjIwMjYtMDEifQ."
-            + String(repeating: "eyJzdWIiOiJ1c2VyLWxpdmUtNjRmMWMyYTkiLCJleHAiOjE3NjcwMDM2MDB9", count: 10)
-            + ".c2lnbmF0dXJlLXNpZ25hdHVyZS1zaWduYXR1cmUtc2lnbmF0dXJlLXNpZ25hdHVyZQ"
-        let text = """
-            {"format":1,"provider":"stytch",
-             "tokens":{"session_token":"mZAYn5aLEqKUlZ_Ad9U_fWr38GaAQ1oFAhT8ds245v7Q","session_jwt":"\(jwt)",
-               "refresh_token":"v1.MRrTTOqpZ6dFxXCtkwmJZKuLNkgLcHgHcG1Kw2VT7f0","expires_at":1767003600},
-             "user":{"user_id":"user-live-64f1c2a9-b3e4-d5f6-a7b8-c9d0e1f2a3b4",
-               "name":{"first_name":"Jane","middle_name":"","last_name":"Doe"},
-               "emails":[{"email_id":"email-live-1c2d3e4f","email":"jane.doe@example.com","verified":true}],
-               "phone_numbers":[{"phone_id":"phone-live-5a6b7c8d","phone_number":"+15555550100","verified":false}],
-               "providers":[{"provider_type":"google","provider_subject":"108234567890123456789",
-                 "profile_picture_url":"https://lh3.googleusercontent.com/a/photo"}],
-               "status":"active","created_at":"2025-11-02T09:14:07Z",
-               "trusted_metadata":{"plan":"pro","seats":5},"untrusted_metadata":{"theme":"dark"}},
-             "session":{"session_id":"session-live-7e8f9a0b-1c2d-3e4f-5a6b-7c8d9e0f1a2b",
-               "user_id":"user-live-64f1c2a9-b3e4-d5f6-a7b8-c9d0e1f2a3b4",
-               "started_at":"2026-01-29T08:00:00Z","last_accessed_at":"2026-01-29T08:40:00Z",
-               "expires_at":"2026-02-28T08:00:00Z",
-               "authentication_factors":[{"type":"oauth","delivery_method":"oauth_google",
-                 "last_authenticated_at":"2026-01-29T08:00:00Z"}],
-               "attributes":{"ip_address":"203.0.113.7","user_agent":"latchkey-app/1.4 (Linux x86_64)"},
-               "custom_claims":{"org":"acme","role":"admin"}},
-             "last_validated_at":1767000000}
-            """
-        do { return try JSONValue.parse(text) } catch { fixtureFailure("sample record: \(error)") }
     }
 }
-
-struct NotASessionRecord: Error {}

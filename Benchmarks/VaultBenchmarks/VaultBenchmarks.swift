@@ -5,15 +5,16 @@ import Glibc
 import LatchkeySecrets
 
 // Token decryption: loading a stored session (about 2 KB: tokens, user, session) from
-// the encrypted file store, beside the by-hand limit — open, read, close the same
-// file and AES-256-GCM-open its bytes with OpenSSL — and saving one (encode, seal,
-// atomic write) beside a by-hand seal and atomic write of the same bytes.
+// the encrypted file store and decoding it with the session core's vault codec, beside
+// the by-hand limit — open, read, close the same file and AES-256-GCM-open its bytes
+// with OpenSSL — and saving one (encode, seal, atomic write) beside a by-hand seal and
+// atomic write of the same bytes.
 //
 // Rows: `load` (store read + decode), `read` (store read alone, to split the cost),
 // `save` (encode + store write).
 
-/// The codec under test; see ``SessionRecordCodec``.
-let codec = JSONSessionRecordCodec()
+/// The codec under test: the session core's `VaultRecord`; see ``SessionRecordCodec``.
+let codec = VaultSessionRecordCodec()
 
 let benchmarks: @Sendable () -> Void = {
     let fixture = VaultFixture()
