@@ -41,6 +41,52 @@ private func hex(_ s: String) -> [UInt8] {
         #expect(try AESGCM.seal([UInt8](), key: key).nonce != empty.nonce)
     }
 
+    // The prepared key reads slices of one buffer, reuses its context across messages
+    // (a failure must not poison the next one) and agrees with the one-shot open.
+    @Test func aesGCMOpeningKey() throws {
+        let key = try SecureRandom.bytes(32)
+        let opening = try AESGCMOpeningKey(key)
+        for length in [0, 1, 15, 16, 17, 2048] {
+            let plaintext = try SecureRandom.bytes(length)
+            let box = try AESGCM.seal(plaintext, key: key, associatedData: Array("header".utf8))
+            let file = Array("header".utf8) + box.nonce + box.ciphertext + box.tag
+            let aad = file[0..<6], nonce = file[6..<18], ciphertext = file[18..<18 + length], tag = file[(18 + length)...]
+            #expect(try opening.open(nonce: nonce, associatedData: aad, ciphertext: ciphertext, tag: tag) == plaintext)
+            #expect(try AESGCM.open(box, key: key, associatedData: Array("header".utf8)) == plaintext)
+            var tampered = file
+            tampered[length > 0 ? 18 : 0] ^= 1
+            #expect(throws: CryptoError.self) {
+                try opening.open(nonce: tampered[6..<18], associatedData: tampered[0..<6], ciphertext: tampered[18..<18 + length], tag: tampered[(18 + length)...])
+            }
+            #expect(throws: CryptoError.self) { try opening.open(nonce: nonce, associatedData: aad, ciphertext: ciphertext, tag: file[0..<16]) }
+            #expect(throws: CryptoError.self) { try AESGCMOpeningKey(try SecureRandom.bytes(32)).open(nonce: nonce, associatedData: aad, ciphertext: ciphertext, tag: tag) }
+            #expect(throws: CryptoError.self) { try opening.open(nonce: nonce[6..<17], associatedData: aad, ciphertext: ciphertext, tag: tag) }
+            // After the failures, the same context still opens the original.
+            #expect(try opening.open(nonce: nonce, associatedData: aad, ciphertext: ciphertext, tag: tag) == plaintext)
+        }
+        #expect(throws: CryptoError.self) { try AESGCMOpeningKey([1, 2, 3]) }
+    }
+
+    @Test func aesGCMOpeningKeyConcurrently() async throws {
+        let key = try SecureRandom.bytes(32)
+        let opening = try AESGCMOpeningKey(key)
+        let plaintext = try SecureRandom.bytes(2048)
+        let box = try AESGCM.seal(plaintext, key: key)
+        let opened = try await withThrowingTaskGroup(of: Bool.self) { group in
+            for _ in 0..<8 {
+                group.addTask {
+                    for _ in 0..<200 {
+                        let out = try opening.open(nonce: box.nonce[...], associatedData: [], ciphertext: box.ciphertext[...], tag: box.tag[...])
+                        guard out == plaintext else { return false }
+                    }
+                    return true
+                }
+            }
+            return try await group.reduce(true) { $0 && $1 }
+        }
+        #expect(opened)
+    }
+
     // NIST GCM test vector (gcmEncryptExtIV256, Count 0 with 128-bit plaintext).
     @Test func aesGCMKnownAnswer() throws {
         let key = hex("0000000000000000000000000000000000000000000000000000000000000000")

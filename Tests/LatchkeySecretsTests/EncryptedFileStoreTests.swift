@@ -17,6 +17,23 @@ import Testing
         try EncryptedFileSecretStore(namespace: namespace, configuration: configuration ?? self.configuration)
     }
 
+    // MARK: Reading
+
+    // readAll stops on a short read at the size fstat reported; a stale hint must
+    // still yield the whole file, whether it grew or shrank since.
+    @Test(arguments: [0, 1, 63, 64, 65, 2100, 4096, 4097, 70_000])
+    func readAllReadsTheWholeFileWhateverTheHint(size: Int) throws {
+        let path = directory.path + "/read-\(size)"
+        let contents = (0..<size).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ 7) }
+        #expect(FileManager.default.createFile(atPath: path, contents: Data(contents)))
+        for hint in Set([size, 0, max(0, size - 1), size + 1, size / 2, size * 2]) {
+            let fd = open(path, O_RDONLY)
+            #expect(fd >= 0)
+            defer { close(fd) }
+            #expect(try POSIXFile.readAll(fd, sizeHint: hint) == contents, "size \(size), hint \(hint)")
+        }
+    }
+
     // MARK: Permissions
 
     @Test func filesAre0600AndDirectories0700() async throws {

@@ -99,7 +99,7 @@ package enum AESGCM {
 }
 
 /// AES-256-GCM, fetched from the provider once per process.
-private enum AESCipher {
+enum AESCipher {
     static let shared: OpenSSLObject = {
         guard let cipher = EVP_CIPHER_fetch(nil, "AES-256-GCM", nil) else {
             fatalError("OpenSSL's default provider has no AES-256-GCM: the installation is broken")

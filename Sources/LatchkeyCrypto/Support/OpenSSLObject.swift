@@ -6,8 +6,9 @@ internal import COpenSSL
 /// object it wraps is either immutable after construction (parsed keys, fetched
 /// algorithms, prepared template contexts that are only ever *copied from*) and
 /// OpenSSL documents such objects as safe for concurrent read-only use, or the box is
-/// confined to one call at a time: never shared, or handed from one call to the next
-/// through a lock (the pooled HMAC contexts of `HMACKey`). The pointer is lent out only inside
+/// confined to one call at a time: never shared, or only reached under a lock (the
+/// pooled HMAC contexts of `HMACKey`, the cached context of ``AESGCMOpeningKey``).
+/// The pointer is lent out only inside
 /// `withPointer`, so it cannot outlive its owner.
 package final class OpenSSLObject: @unchecked Sendable {
     private let pointer: OpaquePointer

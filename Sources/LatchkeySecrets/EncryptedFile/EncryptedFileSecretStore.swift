@@ -31,8 +31,8 @@ internal import Synchronization
 ///   `<namespace>.secrets.corrupt-<timestamp>`.
 ///
 /// Cost: every read opens, reads and closes the file and decrypts it, so changes by
-/// other processes are seen at once; nothing else (no key file read, no KDF) is
-/// repeated. Values are limited only by the file format (4 GiB each) and a 64 MiB cap
+/// other processes are seen at once; nothing else (no key file read, no KDF, no AES
+/// key expansion) is repeated. Values are limited only by the file format (4 GiB each) and a 64 MiB cap
 /// on the file.
 public final class EncryptedFileSecretStore: SecretStore {
     /// The namespace of this store.
@@ -83,7 +83,8 @@ public final class EncryptedFileSecretStore: SecretStore {
         var name = name
         return name.withUTF8 { wanted in
             for entry in parsed.entries where bytes[entry.name].elementsEqual(wanted) {
-                return Array(plaintext[entry.value])
+                // A file of one entry (a session vault) hands over its plaintext as is.
+                return entry.value.count == plaintext.count ? plaintext : Array(plaintext[entry.value])
             }
             return nil
         }
@@ -204,16 +205,16 @@ public final class EncryptedFileSecretStore: SecretStore {
         let key = try keys.keyForReading(parsed, store: storeLabel)
         let intact = { SecretFileFormat.headerIsIntact(bytes, headerLength: parsed.headerLength) }
         guard key.check.withUnsafeBytes({ mine in
-            Array(parsed.keyCheck).withUnsafeBytes { theirs in constantTimeEquals(mine, theirs) }
+            parsed.keyCheck.withUnsafeBytes { theirs in constantTimeEquals(mine, theirs) }
         }) else {
             guard intact() else { throw corrupted("the header is damaged (its checksum does not match)") }
             let what = parsed.kdf == .scrypt ? "a different passphrase" : "a different key than the key file \(keys.keyFilePath ?? "")"
             throw SecretStoreError(.wrongKey, store: storeLabel, reason: "the file was encrypted with \(what)")
         }
-        do {
-            return try SecretFileFormat.decrypt(bytes, parsed, key: key.bytes)
+        do throws(CryptoError) {
+            return try SecretFileFormat.decrypt(bytes, parsed, key: key.opening)
         } catch {
-            throw corrupted("the file fails authentication (altered, truncated or spliced)", underlying: error as? CryptoError)
+            throw corrupted("the file fails authentication (altered, truncated or spliced)", underlying: error)
         }
     }
 

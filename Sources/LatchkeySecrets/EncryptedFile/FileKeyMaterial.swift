@@ -6,14 +6,17 @@ internal import Synchronization
 /// derived once per salt and parameter set. Neither the key file nor scrypt is touched
 /// again on later reads.
 final class FileKeyMaterial: Sendable {
-    /// A 256-bit key and its key check value.
+    /// A 256-bit key, its key check value, and the key prepared for decrypting.
     struct Key: Sendable {
         let bytes: [UInt8]
         let check: [UInt8]
+        /// Every read decrypts the whole file: the key schedule is expanded once, here.
+        let opening: AESGCMOpeningKey
 
         init(_ bytes: [UInt8]) throws {
             self.bytes = bytes
             self.check = try SecretFileFormat.keyCheck(for: bytes)
+            self.opening = try AESGCMOpeningKey(bytes)
         }
     }
 

@@ -146,9 +146,9 @@ enum SecretFileFormat {
     }
 
     /// Decrypts a parsed file; throws the crypto layer's authentication failure.
-    static func decrypt(_ bytes: [UInt8], _ parsed: Parsed, key: [UInt8]) throws -> [UInt8] {
-        let box = AESGCM.SealedBox(nonce: Array(parsed.nonce), ciphertext: Array(bytes[parsed.ciphertext]), tag: Array(bytes[parsed.tag]))
-        return try AESGCM.open(box, key: key, associatedData: bytes[0..<parsed.associatedDataLength])
+    static func decrypt(_ bytes: [UInt8], _ parsed: Parsed, key: AESGCMOpeningKey) throws(CryptoError) -> [UInt8] {
+        try key.open(nonce: parsed.nonce, associatedData: bytes[0..<parsed.associatedDataLength],
+                     ciphertext: bytes[parsed.ciphertext], tag: bytes[parsed.tag])
     }
 
     /// Encodes and encrypts `entries` (sorted by name bytes) under `key`, with a fresh nonce.

@@ -24,20 +24,28 @@ enum POSIXFile {
     }
 
     /// Reads the whole file behind `fd`, whose size `fstat` reported as `sizeHint`.
+    ///
+    /// A read that stops short with exactly `sizeHint` bytes in hand ends it: that is
+    /// the whole file as `fstat` saw it, and asking again only to be told "end of file"
+    /// was a sixth of a small read's system calls. A file that grew is still noticed
+    /// (the buffer has one byte more than expected, so the read fills it), and a short
+    /// read before `sizeHint` (a signal, a shrinking file) keeps reading to the end.
     static func readAll(_ fd: Int32, sizeHint: Int) throws(Errno) -> [UInt8] {
         guard sizeHint <= maxReadBytes else { throw Errno(EFBIG) }
-        // One byte more than expected so a file that grew is noticed without a second loop.
         var capacity = max(sizeHint + 1, 64)
         var bytes = [UInt8]()
         while true {
             var failure: Errno?
+            var complete = false
+            let expected = bytes.isEmpty ? sizeHint : -1
             let got = [UInt8](unsafeUninitializedCapacity: capacity) { buffer, initialized in
                 var filled = 0
                 while filled < capacity {
                     do throws(Errno) {
                         let n = try systemCall { read(fd, buffer.baseAddress! + filled, capacity - filled) }
-                        if n == 0 { break }
+                        if n == 0 { complete = true; break }
                         filled += n
+                        if filled == expected && filled < capacity { complete = true; break }
                     } catch {
                         failure = error
                         break
@@ -46,8 +54,8 @@ enum POSIXFile {
                 initialized = filled
             }
             if let failure { throw failure }
-            bytes += got
-            if got.count < capacity { return bytes }
+            if bytes.isEmpty { bytes = got } else { bytes += got }
+            if complete { return bytes }
             guard bytes.count <= maxReadBytes else { throw Errno(EFBIG) }
             capacity = max(capacity, 4096)
         }
