@@ -86,29 +86,24 @@ def rows_from(results, value_of):
 
 
 def best_run_per_row(runs, wall_of):
-    """Merges several runs of the suites into one, a row at a time.
+    """Merges several runs of the suites into one, a benchmark at a time.
 
-    `runs` is a list of {name: result}. For every row (`<group>/<row…>`) the run in
-    which the row's measurements — Latchkey, limit and peer together — took the least
-    wall time wins, and all of the row's results come from that run, so every ratio is
-    still measured within one run. On a shared machine a process can run slow from
-    start to end; this keeps the quietest run of each row. Names that are not rows are
-    taken from the run where they were fastest.
+    `runs` is a list of {name: result}. Every benchmark (Latchkey, limit or peer of a
+    row) is taken from the run in which it was fastest, so a ratio compares each side
+    at its quietest. On the shared machine the figures come from, slowdowns come and go
+    with the host for seconds at a time, and the sides of a row run in separate
+    processes seconds apart: taking a row's sides from one run gave no protection (the
+    same run could hold a slow limit and a fast Latchkey, or the reverse), while the
+    best of each side over several runs is the closest estimate of its uncontended cost.
     """
-    rows = {}
-    for index, run in enumerate(runs):
-        for name in run:
-            parsed = split_name(name)
-            key = (parsed[0], parsed[1]) if parsed else ("", (name,))
-            rows.setdefault(key, {}).setdefault(index, []).append(name)
     merged = {}
-    for _key, by_run in rows.items():
-        def total(index):
-            walls = [wall_of(runs[index][name]) for name in by_run[index]]
-            # A run missing some of the row's roles cannot be compared fairly: rank it last.
-            complete = len(by_run[index]) == max(len(names) for names in by_run.values())
-            return (not complete, sum(w for w in walls if w is not None))
-        best = min(by_run, key=total)
-        for name in by_run[best]:
-            merged[name] = runs[best][name]
+    for run in runs:
+        for name, result in run.items():
+            wall = wall_of(result)
+            if wall is None:
+                merged.setdefault(name, result)
+                continue
+            current = merged.get(name)
+            if current is None or wall_of(current) is None or wall < wall_of(current):
+                merged[name] = result
     return merged

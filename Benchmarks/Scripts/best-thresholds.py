@@ -1,12 +1,12 @@
 #!/usr/bin/env python3
-"""Keeps, per row, the `thresholds update` output of its quietest run.
+"""Keeps, per benchmark, the `thresholds update` output of its fastest run.
 
     python3 Scripts/best-thresholds.py Thresholds results/raw/thresholds1 [results/raw/thresholds2 …]
 
 Each input directory holds what `swift package benchmark thresholds update <run>` wrote
-for one run; for every row (Latchkey, limit and peer together) the files of the run with
-the least total p90 wall clock are copied unchanged into the output directory, the rule
-report.py and check.py apply too, so committed ratios come from within one run.
+for one run; for every benchmark (Latchkey, limit or peer of a row) the file of the run
+with the least p90 wall clock is copied unchanged into the output directory: the rule
+report.py and check.py apply too (see benchmarks.best_run_per_row).
 """
 
 import os
@@ -32,7 +32,7 @@ def main(argv):
     for name, (target, directory, _) in sorted(chosen.items()):
         file = f"{target}.{name.replace('/', '_')}.p90.json"
         shutil.copyfile(os.path.join(directory, file), os.path.join(output, file))
-    print(f"{output}: {len(chosen)} thresholds, each row from the quietest of {len(runs_arg)} runs")
+    print(f"{output}: {len(chosen)} thresholds, each from the fastest of {len(runs_arg)} runs")
 
 
 def runs_dirs(directories):

@@ -26,8 +26,8 @@ from benchmarks import best_run_per_row, group_key, per_operation, read_p90_dire
 
 
 def best_of(directories):
-    """One p90 set per benchmark from several runs, each row from its quietest run (as
-    the report and `make thresholds` choose), so one slow process does not fail the check."""
+    """One p90 set per benchmark from several runs, each from its fastest run (as the
+    report and `make thresholds` choose), so one slow phase of the host does not fail the check."""
     runs = [read_p90_directory(directory) for directory in directories]
     keyed = [{f"{target}\0{name}": metrics for (target, name), metrics in run.items()} for run in runs]
     # Rows are identified by benchmark name; the target prefix rides along.
