@@ -7,21 +7,11 @@ internal import LatchkeyJWT
 /// is parsed by LatchkeyJWT's strict parser (a few microseconds for a session record)
 /// rather than by Foundation's decoder.
 extension JSONObject {
-    /// The first member named `name`, as `self[name]` finds it, but comparing only
-    /// names of the same UTF-8 length: a record decode makes about thirty lookups, most
-    /// of them past members with longer, heap-allocated names, and those comparisons
-    /// were about 15% of the decode outside the JSON parser.
-    func member(_ name: String) -> JSONValue? {
-        let length = name.utf8.count
-        for member in self where member.name.utf8.count == length && member.name == name { return member.value }
-        return nil
-    }
-
     /// The string member `name`, or `nil` when absent or `null`.
     ///
     /// - Throws: ``VaultError`` when the member has another type.
     func string(_ name: String) throws(VaultError) -> String? {
-        switch member(name) {
+        switch self[name] {
         case nil, .null?: return nil
         case .string(let value)?: return value
         default: throw VaultError.malformed("member \"\(name)\" is not a string")
@@ -36,7 +26,7 @@ extension JSONObject {
 
     /// The member `name` as a date (seconds since 1970), or `nil` when absent or `null`.
     func date(_ name: String) throws(VaultError) -> Date? {
-        switch member(name) {
+        switch self[name] {
         case nil, .null?: return nil
         case .number(let value)? where value.isFinite: return Date(timeIntervalSince1970: value)
         default: throw VaultError.malformed("member \"\(name)\" is not a time")
@@ -45,7 +35,7 @@ extension JSONObject {
 
     /// The member `name` as an object, or `nil` when absent or `null`.
     func object(_ name: String) throws(VaultError) -> JSONObject? {
-        switch member(name) {
+        switch self[name] {
         case nil, .null?: return nil
         case .object(let value)?: return value
         default: throw VaultError.malformed("member \"\(name)\" is not an object")
@@ -54,7 +44,7 @@ extension JSONObject {
 
     /// The member `name` as an array, or empty when absent or `null`.
     func array(_ name: String) throws(VaultError) -> [JSONValue] {
-        switch member(name) {
+        switch self[name] {
         case nil, .null?: return []
         case .array(let value)?: return value
         default: throw VaultError.malformed("member \"\(name)\" is not an array")

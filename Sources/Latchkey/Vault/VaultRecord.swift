@@ -67,7 +67,7 @@ struct VaultRecord: Sendable, Hashable {
             throw VaultError.malformed("not JSON")
         }
         guard case .object(let object) = value else { throw VaultError.malformed("not a JSON object") }
-        guard case .number(let formatNumber)? = object.member("format"), let format = Int(exactly: formatNumber), format >= 1 else {
+        guard case .number(let formatNumber)? = object["format"], let format = Int(exactly: formatNumber), format >= 1 else {
             throw VaultError.malformed("no format version")
         }
         guard format <= currentFormat else {

@@ -96,10 +96,7 @@ package enum Base64 {
             var combined: UInt32 = 0
             let count = input.count
             while i + 4 <= count {
-                combined |= t[Int(base.load(fromByteOffset: i, as: UInt8.self))]
-                    | t[256 + Int(base.load(fromByteOffset: i + 1, as: UInt8.self))]
-                    | t[512 + Int(base.load(fromByteOffset: i + 2, as: UInt8.self))]
-                    | t[768 + Int(base.load(fromByteOffset: i + 3, as: UInt8.self))]
+                combined |= quantum(base + i, tables: t)
                 i += 4
             }
             guard combined & invalid == 0 else { return false }
@@ -146,10 +143,7 @@ package enum Base64 {
         var i = 0, o = 0
         var combined: UInt32 = 0
         while i + 4 <= count {
-            let v = t[Int(base.load(fromByteOffset: i, as: UInt8.self))]
-                | t[256 + Int(base.load(fromByteOffset: i + 1, as: UInt8.self))]
-                | t[512 + Int(base.load(fromByteOffset: i + 2, as: UInt8.self))]
-                | t[768 + Int(base.load(fromByteOffset: i + 3, as: UInt8.self))]
+            let v = quantum(base + i, tables: t)
             combined |= v
             out.storeBytes(of: UInt8(truncatingIfNeeded: v >> 16), toByteOffset: o, as: UInt8.self)
             out.storeBytes(of: UInt8(truncatingIfNeeded: v >> 8), toByteOffset: o + 1, as: UInt8.self)
@@ -161,6 +155,14 @@ package enum Base64 {
             out.storeBytes(of: UInt8(truncatingIfNeeded: last.bits >> (16 - 8 * k)), toByteOffset: o + k, as: UInt8.self)
         }
         return o + last.count
+    }
+
+    /// Four characters at `p` as 24 bits, or with `invalid` set when one is outside the
+    /// alphabet.
+    @inline(__always)
+    private static func quantum(_ p: UnsafeRawPointer, tables t: UnsafePointer<UInt32>) -> UInt32 {
+        t[Int(p.load(as: UInt8.self))] | t[256 + Int(p.load(fromByteOffset: 1, as: UInt8.self))]
+            | t[512 + Int(p.load(fromByteOffset: 2, as: UInt8.self))] | t[768 + Int(p.load(fromByteOffset: 3, as: UInt8.self))]
     }
 
     /// The final 0, 2 or 3 characters: their bits (as in a full quantum) and how many

@@ -16,11 +16,12 @@ enum InternedNames {
     }
 
     /// The interned string for the `count` bytes at `p`, and which registered claim it
-    /// names, if any; nil when the name is not in the table.
+    /// names, if any; nil when the name is not in the table. `packed`, when the caller
+    /// already has it, is `packed(p, count:)` (ignored for names longer than 8 bytes).
     @inline(__always)
-    static func lookup(_ p: UnsafeRawPointer, count: Int) -> (name: String, registered: Registered?)? {
+    static func lookup(_ p: UnsafeRawPointer, count: Int, packed key: UInt64? = nil) -> (name: String, registered: Registered?)? {
         guard count <= 8 else { return long(p, count: count) }
-        guard count > 0, let known = short(packed(p, count: count)), known.name.utf8.count == count else { return nil }
+        guard count > 0, let known = short(key ?? packed(p, count: count)), known.name.utf8.count == count else { return nil }
         return known
     }
 

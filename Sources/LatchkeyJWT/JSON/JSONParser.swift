@@ -154,7 +154,8 @@ struct JSONParser {
             let count = end - start
             let pointer = base + start
             let key = Self.nameKey(pointer, count: count)
-            if let known = InternedNames.lookup(pointer, count: count) {
+            // Up to 8 bytes the key is the packed name, which the lookup matches on.
+            if let known = InternedNames.lookup(pointer, count: count, packed: key) {
                 return Name(string: known.name, key: key, exact: count <= 8, registered: known.registered)
             }
             let string = try makeString(UnsafeRawBufferPointer(start: pointer, count: count), ascii: ascii)

@@ -60,7 +60,10 @@ public struct JSONObject: Sendable, Hashable, Sequence, ExpressibleByDictionaryL
     /// Reads or replaces the member named `name`; assigning nil removes it.
     public subscript(name: String) -> JSONValue? {
         get {
-            for member in members where member.name == name { return member.value }
+            // Only names of the same UTF-8 length are compared (the length is stored):
+            // a lookup mostly passes members with other, often longer, heap-allocated names.
+            let length = name.utf8.count
+            for member in members where member.name.utf8.count == length && member.name == name { return member.value }
             return nil
         }
         set {

@@ -135,11 +135,9 @@ public struct CompactJWS: Sendable {
     /// The header's algorithm once `crit`, the options' algorithms and `none` are
     /// checked; nil for an unsecured token the options allow.
     private func algorithm(allowedBy options: JWSOptions) throws(JWTError) -> JWSAlgorithm? {
-        if !header.critical.isEmpty {
-            let unknownCritical = header.critical.filter { !options.understoodCriticalHeaders.contains($0) }
-            guard unknownCritical.isEmpty else {
-                throw JWTError(.unsupportedCritical, "the header marks \(unknownCritical.map { "\"\($0)\"" }.joined(separator: ", ")) as critical, which is not understood")
-            }
+        let unknownCritical = header.critical.filter { !options.understoodCriticalHeaders.contains($0) }
+        guard unknownCritical.isEmpty else {
+            throw JWTError(.unsupportedCritical, "the header marks \(unknownCritical.map { "\"\($0)\"" }.joined(separator: ", ")) as critical, which is not understood")
         }
         guard let algorithm = header.algorithm else {
             throw JWTError(.unsupportedAlgorithm, "unsupported algorithm \"\(header.algorithmName)\"")

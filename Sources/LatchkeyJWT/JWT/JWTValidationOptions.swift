@@ -37,16 +37,20 @@ extension JWTClaims {
     /// Checks the registered claims against `options`.
     public func validate(_ options: JWTValidationOptions) throws {
         // Types first: a registered claim of the wrong type is an error even when unchecked.
-        let exp = registered(.exp), nbf = registered(.nbf), iat = registered(.iat)
-        for (claim, value) in [(InternedNames.Registered.exp, exp), (.nbf, nbf), (.iat, iat)] {
-            if let value, value.numberValue == nil {
-                throw JWTError.invalidClaim(claim.name, "must be a number (seconds since 1970)")
-            }
+        func number(_ claim: InternedNames.Registered) throws -> JSONValue? {
+            let value = registered(claim)
+            if let value, value.numberValue == nil { throw JWTError.invalidClaim(claim.name, "must be a number (seconds since 1970)") }
+            return value
         }
-        let iss = registered(.iss)
-        for (claim, value) in [(InternedNames.Registered.iss, iss), (.sub, registered(.sub)), (.jti, registered(.jti))] {
+        func string(_ claim: InternedNames.Registered) throws -> JSONValue? {
+            let value = registered(claim)
             if let value, value.stringValue == nil { throw JWTError.invalidClaim(claim.name, "must be a string") }
+            return value
         }
+        let exp = try number(.exp), nbf = try number(.nbf), iat = try number(.iat)
+        let iss = try string(.iss)
+        _ = try string(.sub)
+        _ = try string(.jti)
         let aud = registered(.aud)
         if let aud {
             switch aud {
@@ -55,10 +59,8 @@ extension JWTClaims {
             default: throw JWTError.invalidClaim("aud", "must be a string or an array of strings")
             }
         }
-        if !options.requiredClaims.isEmpty {
-            for name in options.requiredClaims.sorted() where object[name] == nil {
-                throw JWTError(.missingClaim, "required claim \"\(name)\" is missing")
-            }
+        for name in options.requiredClaims.sorted() where object[name] == nil {
+            throw JWTError(.missingClaim, "required claim \"\(name)\" is missing")
         }
         let now = options.now().timeIntervalSince1970
         let leeway = options.leeway
