@@ -31,7 +31,7 @@ package enum AESGCM {
         var tag = [UInt8](repeating: 0, count: tagByteCount)
         let ciphertext: [UInt8] = try AESCipher.shared.withPointer { cipher in
             guard EVP_EncryptInit_ex2(ctx, cipher, key, nonce, nil) == 1 else { throw CryptoError.openSSL(operation) }
-            try absorbAssociatedData(ctx, associatedData, encrypt: true, operation: operation)
+            try absorbAssociatedData(ctx, associatedData, operation: operation)
             let out = try withContiguousBytes(plaintext) { input -> [UInt8] in
                 var out = [UInt8](repeating: 0, count: input.count)
                 if input.count > 0 {
@@ -53,47 +53,19 @@ package enum AESGCM {
     }
 
     /// Decrypts and authenticates. Throws `.authenticationFailed` when the key, nonce,
-    /// tag, ciphertext or associated data differ from what was sealed.
+    /// tag, ciphertext or associated data differ from what was sealed. (One message
+    /// under a key; to open many, keep an ``AESGCMOpeningKey``, which this uses.)
     package static func open(_ box: SealedBox, key: [UInt8], associatedData: some Sequence<UInt8> = [UInt8]()) throws -> [UInt8] {
-        let operation = "AES-256-GCM open"
-        guard key.count == keyByteCount else { throw CryptoError.invalidInput(operation, "the key must be 32 bytes") }
-        guard box.nonce.count == nonceByteCount, box.tag.count == tagByteCount else {
-            throw CryptoError(.authenticationFailed, operation: operation, reason: "malformed nonce or tag")
-        }
-        guard let ctx = EVP_CIPHER_CTX_new() else { throw CryptoError.openSSL(operation) }
-        defer { EVP_CIPHER_CTX_free(ctx) }
-        return try AESCipher.shared.withPointer { cipher in
-            guard EVP_DecryptInit_ex2(ctx, cipher, key, box.nonce, nil) == 1 else { throw CryptoError.openSSL(operation) }
-            try absorbAssociatedData(ctx, associatedData, encrypt: false, operation: operation)
-            var out = [UInt8](repeating: 0, count: box.ciphertext.count)
-            if !box.ciphertext.isEmpty {
-                var written: Int32 = 0
-                guard EVP_DecryptUpdate(ctx, &out, &written, box.ciphertext, Int32(box.ciphertext.count)) == 1 else {
-                    throw CryptoError.openSSL(operation)
-                }
-            }
-            var tag = box.tag
-            var finalLength: Int32 = 0
-            var scratch = [UInt8](repeating: 0, count: 16)
-            guard EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_AEAD_SET_TAG, Int32(tagByteCount), &tag) == 1 else {
-                throw CryptoError.openSSL(operation)
-            }
-            guard EVP_DecryptFinal_ex(ctx, &scratch, &finalLength) == 1 else {
-                ERR_clear_error()
-                throw CryptoError(.authenticationFailed, operation: operation, reason: "authentication failed (wrong key, or the data was altered)")
-            }
-            return out
-        }
+        try AESGCMOpeningKey(key).open(nonce: box.nonce[...], associatedData: ArraySlice(associatedData),
+                                       ciphertext: box.ciphertext[...], tag: box.tag[...])
     }
 
-    private static func absorbAssociatedData(_ ctx: OpaquePointer, _ data: some Sequence<UInt8>, encrypt: Bool, operation: String) throws {
+    private static func absorbAssociatedData(_ ctx: OpaquePointer, _ data: some Sequence<UInt8>, operation: String) throws {
         try withContiguousBytes(data) { aad in
             guard aad.count > 0 else { return }
             var written: Int32 = 0
             let pointer = aad.baseAddress?.assumingMemoryBound(to: UInt8.self)
-            let ok = encrypt ? EVP_EncryptUpdate(ctx, nil, &written, pointer, Int32(aad.count))
-                             : EVP_DecryptUpdate(ctx, nil, &written, pointer, Int32(aad.count))
-            guard ok == 1 else { throw CryptoError.openSSL(operation) }
+            guard EVP_EncryptUpdate(ctx, nil, &written, pointer, Int32(aad.count)) == 1 else { throw CryptoError.openSSL(operation) }
         }
     }
 }

@@ -3,11 +3,11 @@ internal import Synchronization
 
 /// An AES-256-GCM key prepared once for opening many messages under it.
 ///
-/// ``AESGCM/open(_:key:associatedData:)`` creates a cipher context and expands the key
-/// for every message, and copies the message into a ``AESGCM/SealedBox`` first; for a
-/// 2 KB record that setup cost more than the decryption. This key keeps one context
-/// with the key schedule in place and sets only the nonce per message, and it reads
-/// the message where it lies: the plaintext is the only allocation.
+/// Opening a message under a fresh context expands the key each time; for a 2 KB record
+/// that setup cost more than the decryption. This key keeps one context with the key
+/// schedule in place and sets only the nonce per message, and it reads the message
+/// where it lies: the plaintext is the only allocation. (``AESGCM/open(_:key:associatedData:)``
+/// is this with a key used once.)
 ///
 /// Thread-safe. The cached context serves one call at a time; a call that finds it
 /// busy opens with a fresh context of its own rather than waiting.
