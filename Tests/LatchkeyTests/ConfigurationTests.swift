@@ -68,8 +68,12 @@ import Testing
         (#"{"provider": "stytch", "store": {"backend": "floppy"}}"#, "store.backend"),
         (#"{"provider": "stytch", "store": {"namspace": "x"}}"#, "store.namspace"),
         (#"{"provider": "stytch", "session": {"heartbeat_seconds": "often"}}"#, "session.heartbeat_seconds"),
-        (#"{"provider": "stytch", "session": {"session_duration_minutes": 4}}"#, "session.session_duration_minutes"),
-        (#"{"provider": "stytch", "session": {"session_duration_minutes": 527041}}"#, "session.session_duration_minutes"),
+        (#"{"provider": "stytch", "session": {"session_duration_minutes": 0}}"#, "session.session_duration_minutes"),
+        (#"{"provider": "stytch", "session": {"session_duration_minutes": 1e13}}"#, "session.session_duration_minutes"),
+        (#"{"provider": "stytch", "session": {"heartbeat_seconds": 1e19}}"#, "session.heartbeat_seconds"),
+        (#"{"provider": "stytch", "settings": {"port": 1e19}}"#, "settings.port"),
+        (#"{"provider": "stytch", "settings": {"port": -1e300}}"#, "settings.port"),
+        (#"{"provider": "stytch", "settings": {"port": 2.5}}"#, "settings.port"),
         (#"{"provider": "stytch", "settings": {"public_token": ["a"]}}"#, "settings.public_token"),
         (#"["provider"]"#, "JSON object"),
         (#"{"provider": "stytch",}"#, "not valid JSON"),
@@ -98,7 +102,7 @@ import Testing
     @Test func theRegistryBuildsTheConfiguredClient() async throws {
         let registry = ProviderRegistry()
         let clock = ManualClock()
-        registry.register(ProviderFactory(identifier: "scripted") { context in
+        registry.register(ProviderFactory(identifier: "scripted", schema: ProviderSettingsSchema([.init("secret", required: true, secret: true)])) { context in
             _ = try context.settings.required("secret")
             return ScriptedProvider(clock: context.clock)
         })

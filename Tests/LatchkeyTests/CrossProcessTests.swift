@@ -17,15 +17,15 @@ struct FileCountingProvider: AuthProvider {
                       expiresAt: Date().addingTimeInterval(lifetime))
     }
 
-    func login(_ credentials: any LoginCredentials, sessionDuration: Duration?) async throws -> AuthenticatedSession {
+    func login(_ credentials: any LoginCredentials, sessionDuration: Duration?, pending: UserAction?) async throws -> AuthenticatedSession {
         AuthenticatedSession(tokens: Self.tokens("login", lifetime: -1), user: User(id: "user-1"))
     }
 
-    func validate(_ tokens: SessionTokens) async throws -> AuthenticatedSession {
-        AuthenticatedSession(tokens: tokens)
+    func validate(_ current: AuthenticatedSession) async throws -> AuthenticatedSession {
+        AuthenticatedSession(tokens: current.tokens)
     }
 
-    func renew(_ tokens: SessionTokens, sessionDuration: Duration?) async throws -> AuthenticatedSession {
+    func renew(_ request: RenewalRequest, current: AuthenticatedSession, preparation: RenewalPreparation) async throws -> AuthenticatedSession {
         let line = "\(getpid())\n"
         let fd = open(counterFile, O_WRONLY | O_APPEND | O_CREAT, 0o600)
         _ = line.withCString { write(fd, $0, strlen($0)) }
@@ -34,7 +34,7 @@ struct FileCountingProvider: AuthProvider {
         return AuthenticatedSession(tokens: Self.tokens("\(getpid())-\(UInt64.random(in: 0 ... .max))", lifetime: 3600))
     }
 
-    func revoke(_ tokens: SessionTokens) async throws {}
+    func revoke(_ current: AuthenticatedSession) async throws {}
 }
 
 /// The child side: re-runs of this test binary with `LATCHKEY_CORE_CHILD` set.

@@ -24,7 +24,7 @@ import Testing
     @Test func secureLogoutRevokesFirst() async throws {
         let harness = try Harness(options: SessionOptions(heartbeatInterval: nil))
         try await harness.login()
-        try await harness.client.logout(revoke: true)
+        try await harness.client.logout(revoke: .required)
         #expect(harness.provider.counts.revoke == 1)
         #expect(harness.provider.validAccessToken == nil)
         #expect(harness.client.state == .notLoggedIn)
@@ -40,7 +40,7 @@ import Testing
         let storedBefore = try await harness.storedRecord()
         let token = try await harness.client.accessToken()
         harness.provider.script(revoke: [failure])
-        let error = await authError { try await harness.client.logout(revoke: true) }
+        let error = await authError { try await harness.client.logout(revoke: .required) }
         #expect(error != nil)
         #expect(harness.client.state == .established)
         #expect(try await harness.storedRecord() == storedBefore)

@@ -77,7 +77,7 @@ import Testing
         try await harness.login()
         harness.api.alwaysUnauthorized.store(true, ordering: .relaxed)
         let error = await authError { _ = try await harness.client.send(HTTPRequest(url: URL(string: "https://api.example.com/x")!)) }
-        #expect(error?.code == .unauthorized)
+        #expect(error?.code == .unauthorizedAfterRenewal)
         #expect(error?.httpStatus == 401)
         #expect(harness.api.requests.load(ordering: .relaxed) == 2)
         #expect(harness.provider.counts.renew == 1)

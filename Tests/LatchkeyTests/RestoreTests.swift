@@ -138,8 +138,10 @@ import Testing
         try Data(bytes).write(to: URL(fileURLWithPath: path))
 
         let harness = try Harness(store: try EncryptedFileSecretStore(namespace: "broken", configuration: configuration))
-        let error = await authError { try await harness.client.start() }
-        #expect(error?.code == .storage)
-        #expect(harness.client.state == .notLoggedIn)
+        try await harness.client.start()
+        #expect(harness.client.state == .restoring, "an unreadable store is not a logout")
+        #expect(await harness.client.restoreError?.code == .storage)
+        #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == Data(bytes), "nothing on disk was touched")
+        await harness.client.shutdown()
     }
 }

@@ -32,7 +32,7 @@ import Testing
         let ended = await authError { try await harness.client.renew() }
         try await harness.client.login(ScriptedCredentials(user: "user-1", password: "correct horse"))
         try await record()
-        try await harness.client.logout(revoke: true)
+        try await harness.client.logout(revoke: .required)
 
         let secret = harness.provider.secret
         let lines = harness.logs.all

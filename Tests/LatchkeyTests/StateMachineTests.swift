@@ -3,21 +3,24 @@ import Testing
 
 /// The session state machine: social.plus's flow, for every provider.
 @Suite struct StateMachineTests {
-    static let states: [SessionState] = [.notLoggedIn, .establishing, .established, .tokenExpired,
-                                         .terminated(.globalBan), .terminated(.userDeleted), .terminated(.unauthorized)]
+    static let action = UserAction(kind: "mfa")
+    static let states: [SessionState] = [.restoring, .notLoggedIn, .establishing, .established, .tokenExpired, .needsUserAction(action),
+                                         .terminated(.globalBan), .terminated(.userDeleted), .terminated(.unauthorized),
+                                         .terminated(TerminationReason("adapterDefined"))]
 
-    /// The documented transitions, written out independently of the implementation.
+    /// The documented transitions (social.plus's flow plus `restoring`, `needsUserAction`,
+    /// and the restore and re-login moves), written out independently of the implementation.
     static func documented(_ from: SessionState?, _ to: SessionState) -> Bool {
+        let isTerminated = if case .terminated = to { true } else { false }
+        let isAction = if case .needsUserAction = to { true } else { false }
         switch from {
-        case nil: return to == .notLoggedIn || to == .established
+        case nil: return [.notLoggedIn, .established, .tokenExpired, .restoring].contains(to) || isTerminated || isAction
+        case .restoring?: return [.notLoggedIn, .established, .tokenExpired, .establishing].contains(to) || isTerminated || isAction
         case .notLoggedIn?: return to == .establishing
-        case .establishing?: return to == .established || to == .notLoggedIn
-        case .established?:
-            if case .terminated = to { return true }
-            return to == .tokenExpired || to == .notLoggedIn
-        case .tokenExpired?:
-            if case .terminated = to { return true }
-            return to == .established || to == .notLoggedIn || to == .establishing
+        case .establishing?: return [.established, .notLoggedIn, .tokenExpired].contains(to) || isAction
+        case .established?: return [.tokenExpired, .notLoggedIn].contains(to) || isTerminated || isAction
+        case .tokenExpired?: return [.established, .notLoggedIn, .establishing].contains(to) || isTerminated || isAction
+        case .needsUserAction?: return [.establishing, .notLoggedIn, .established].contains(to) || isTerminated
         case .terminated?: return to == .notLoggedIn
         }
     }
@@ -29,10 +32,12 @@ import Testing
             if let from {
                 // Walk to `from` along legal moves.
                 let path: [SessionState] = switch from {
+                case .restoring: [.restoring]
                 case .notLoggedIn: [.notLoggedIn]
                 case .establishing: [.notLoggedIn, .establishing]
                 case .established: [.established]
                 case .tokenExpired: [.established, .tokenExpired]
+                case .needsUserAction: [.established, from]
                 case .terminated: [.established, from]
                 }
                 for step in path {
@@ -53,7 +58,7 @@ import Testing
         try await harness.login()
         harness.provider.revokeAccessTokenAtServer()
         _ = try await harness.client.send(HTTPRequest(url: URL(string: "https://api.example.com/me")!))
-        try await harness.client.logout(revoke: true)
+        try await harness.client.logout(revoke: .required)
         #expect(!harness.logs.all.contains { $0.contains("illegal") })
         #expect(harness.logs.all.contains { $0.contains("session state changed") && $0.contains("to=established") })
     }

@@ -21,7 +21,7 @@ internal import LatchkeyJWT
 /// `LATCHKEY_STORE_DATA_DIRECTORY`, `LATCHKEY_STORE_CONFIG_DIRECTORY`,
 /// `LATCHKEY_STORE_KEY_FILE`, `LATCHKEY_SESSION_HEARTBEAT_SECONDS` (0 disables it),
 /// `LATCHKEY_SESSION_DURATION_MINUTES`, `LATCHKEY_SESSION_RENEW_PROACTIVELY`,
-/// `LATCHKEY_SESSION_MINIMUM_TOKEN_TTL_SECONDS`.
+/// `LATCHKEY_SESSION_MINIMUM_TOKEN_TTL_SECONDS`, `LATCHKEY_SESSION_LEEWAY_SECONDS`.
 ///
 /// Unknown keys in the file are errors (a typo must not be silently ignored); every
 /// error names the key.
@@ -92,19 +92,29 @@ public struct LatchkeyConfiguration: Sendable, Hashable {
         }
 
         var settings: [String: String] = [:]
+        var inlineKeys: Set<String> = []
         if let object = try reader.object(root, "settings", path: "") {
             for member in object {
                 switch member.value {
                 case .string(let value): settings[member.name] = value
-                case .number(let value) where value.rounded() == value: settings[member.name] = String(Int(value))
+                case .number(let value):
+                    // Exactly representable integers only: 1e19 or 2.5 is an error, never a trap.
+                    guard let integer = Int64(exactly: value) else {
+                        throw AuthError(.configuration, "\(source): \"settings.\(member.name)\" must be an integer between \(Int64.min) and \(Int64.max); got \(value)")
+                    }
+                    settings[member.name] = String(integer)
                 case .bool(let value): settings[member.name] = String(value)
                 default: throw AuthError(.configuration, "\(source): \"settings.\(member.name)\" must be a string, integer or boolean")
                 }
+                inlineKeys.insert(member.name)
             }
         }
         for (name, value) in environment where name.hasPrefix("LATCHKEY_SETTING_") {
             let key = name.dropFirst("LATCHKEY_SETTING_".count).lowercased()
-            if !key.isEmpty { settings[key] = value }
+            if !key.isEmpty {
+                settings[key] = value
+                inlineKeys.remove(key)
+            }
         }
 
         var store = StoreSettings()
@@ -128,9 +138,12 @@ public struct LatchkeyConfiguration: Sendable, Hashable {
         var duration: Int?
         var proactive: Bool?
         var minimumTTL: Int?
+        var leeway: Int?
         if let object = try reader.object(root, "session", path: "") {
-            try reader.checkKeys(object, allowed: ["heartbeat_seconds", "session_duration_minutes", "renew_proactively", "minimum_token_ttl_seconds"],
+            try reader.checkKeys(object, allowed: ["heartbeat_seconds", "session_duration_minutes", "renew_proactively", "minimum_token_ttl_seconds",
+                                                   "leeway_seconds"],
                                  path: "session.")
+            leeway = try reader.integer(object, "leeway_seconds", path: "session.")
             heartbeat = try reader.integer(object, "heartbeat_seconds", path: "session.")
             duration = try reader.integer(object, "session_duration_minutes", path: "session.")
             proactive = try reader.boolean(object, "renew_proactively", path: "session.")
@@ -145,22 +158,29 @@ public struct LatchkeyConfiguration: Sendable, Hashable {
         if let value = environment["LATCHKEY_SESSION_MINIMUM_TOKEN_TTL_SECONDS"] {
             minimumTTL = try reader.integer(value, key: "LATCHKEY_SESSION_MINIMUM_TOKEN_TTL_SECONDS")
         }
+        if let value = environment["LATCHKEY_SESSION_LEEWAY_SECONDS"] { leeway = try reader.integer(value, key: "LATCHKEY_SESSION_LEEWAY_SECONDS") }
+        let limit = 366 * 24 * 3600 * 10
         if let heartbeat {
-            guard heartbeat >= 0 else { throw AuthError(.configuration, "\(source): \"session.heartbeat_seconds\" must not be negative") }
+            guard (0...limit).contains(heartbeat) else { throw AuthError(.configuration, "\(source): \"session.heartbeat_seconds\" must be between 0 and \(limit)") }
             session.heartbeatInterval = heartbeat == 0 ? nil : .seconds(heartbeat)
         }
         if let duration {
-            session.sessionDuration = .seconds(duration * 60)
-            do { try SessionOptions.checkDuration(session.sessionDuration) } catch {
-                throw AuthError(.configuration, "\(source): \"session.session_duration_minutes\" must be between 5 and 527040")
+            // The provider checks its own bounds (Stytch: 5…527,040); here only what no provider takes.
+            guard (1...(limit / 60)).contains(duration) else {
+                throw AuthError(.configuration, "\(source): \"session.session_duration_minutes\" must be between 1 and \(limit / 60)")
             }
+            session.sessionDuration = .seconds(duration * 60)
         }
         if let proactive { session.renewsProactively = proactive }
         if let minimumTTL {
-            guard minimumTTL >= 0 else { throw AuthError(.configuration, "\(source): \"session.minimum_token_ttl_seconds\" must not be negative") }
+            guard (0...limit).contains(minimumTTL) else { throw AuthError(.configuration, "\(source): \"session.minimum_token_ttl_seconds\" must be between 0 and \(limit)") }
             session.minimumTokenTTL = .seconds(minimumTTL)
         }
-        return LatchkeyConfiguration(provider: provider, settings: ProviderSettings(settings, provider: provider), store: store, session: session)
+        if let leeway {
+            guard (0...limit).contains(leeway) else { throw AuthError(.configuration, "\(source): \"session.leeway_seconds\" must be between 0 and \(limit)") }
+            session.leeway = .seconds(leeway)
+        }
+        return LatchkeyConfiguration(provider: provider, settings: ProviderSettings(settings, provider: provider, inlineKeys: inlineKeys), store: store, session: session)
     }
 
     static func parseBoolean(_ text: String) -> Bool? {
@@ -214,7 +234,7 @@ public struct LatchkeyConfiguration: Sendable, Hashable {
         }
 
         func integer(_ text: String, key: String) throws(AuthError) -> Int {
-            guard let value = Int(text) else { throw AuthError(.configuration, "\(key) must be an integer") }
+            guard let value = Int(text.trimmingCharacters(in: .whitespaces)) else { throw AuthError(.configuration, "\(key) must be an integer") }
             return value
         }
 

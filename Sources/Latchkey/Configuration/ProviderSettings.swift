@@ -11,11 +11,15 @@ public struct ProviderSettings: Sendable, Hashable, ExpressibleByDictionaryLiter
     public var values: [String: String]
     /// The provider identifier, for error messages.
     public var provider: String
+    /// The settings written in the configuration file itself (not from the
+    /// environment): a secret among them draws a warning.
+    public var inlineKeys: Set<String>
 
     /// Creates settings.
-    public init(_ values: [String: String] = [:], provider: String = "") {
+    public init(_ values: [String: String] = [:], provider: String = "", inlineKeys: Set<String> = []) {
         self.values = values
         self.provider = provider
+        self.inlineKeys = inlineKeys
     }
 
     public init(dictionaryLiteral elements: (String, String)...) {
@@ -47,7 +51,7 @@ public struct ProviderSettings: Sendable, Hashable, ExpressibleByDictionaryLiter
     /// The setting `key` as an integer, or `nil` when absent.
     public func integer(_ key: String) throws(AuthError) -> Int? {
         guard let text = values[key] else { return nil }
-        guard let value = Int(text) else {
+        guard let value = Int(text.trimmingCharacters(in: .whitespaces)) else {
             throw AuthError(.configuration, "setting \"settings.\(key)\"\(forProvider) is not an integer")
         }
         return value

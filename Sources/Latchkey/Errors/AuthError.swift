@@ -1,21 +1,33 @@
-internal import Foundation
+public import Foundation
+public import LatchkeyJWT
 
 /// Every failure the session core reports, and the classification adapters give to
 /// provider failures.
 ///
-/// Adapters throw `AuthError`s with one of the five provider classifications —
-/// ``Code/unrecoverable``, ``Code/terminated``, ``Code/needsUserAction``,
-/// ``Code/rateLimited``, ``Code/transient`` — and the core decides from the code alone:
-/// only unrecoverable and terminated failures end a session.
+/// Adapters throw `AuthError`s with one of the six provider classifications, and the
+/// core decides from the code alone:
+///
+/// | code | the core |
+/// |---|---|
+/// | ``Code/unrecoverable`` | clears the session (`notLoggedIn`) |
+/// | ``Code/terminated`` | ends it with the reason (`terminated`) |
+/// | ``Code/renewAndRecheck`` | renews once and checks again; a second refusal is unrecoverable |
+/// | ``Code/needsUserAction`` | keeps the session, stops background retries, `needsUserAction` |
+/// | ``Code/rateLimited`` | keeps everything, waits ``retryAfter`` |
+/// | ``Code/transient`` | keeps everything, backs off |
+///
+/// Every other code describes a failure of the call itself (bad argument, wrong state,
+/// storage) and never ends a session — in particular ``Code/unauthorizedAfterRenewal``,
+/// the app's own server refusing a request twice, is not a provider's verdict.
 ///
 /// Descriptions never contain a token: messages are written by Latchkey or taken from
 /// the provider's error text, and ``UserAction`` redacts its continuation token.
-public struct AuthError: Error, Sendable, CustomStringConvertible {
+public struct AuthError: Error, Sendable, CustomStringConvertible, LocalizedError {
     /// What kind of failure this is.
     public struct Code: Hashable, Sendable, CustomStringConvertible {
         private enum Base: String, Hashable, Sendable {
-            case unrecoverable, terminated, needsUserAction, rateLimited, transient
-            case notLoggedIn, unauthorized, invalidState, invalidArgument, unsupportedCredentials
+            case unrecoverable, terminated, renewAndRecheck, needsUserAction, rateLimited, transient
+            case notLoggedIn, unauthorizedAfterRenewal, invalidState, invalidArgument, unsupportedCredentials, largeMinTTL
             case configuration, storage, vaultIncompatible, cancelled
         }
 
@@ -27,6 +39,10 @@ public struct AuthError: Error, Sendable, CustomStringConvertible {
         public static let unrecoverable = Code(.unrecoverable)
         /// The provider ended the session (ban, deletion); ``AuthError/terminationReason`` says why.
         public static let terminated = Code(.terminated)
+        /// The provider refused this access token, but the session may well be alive (Auth0
+        /// `/userinfo` 401, social.plus `400100` on an expired token): renew once and check
+        /// again. Does not end a session by itself.
+        public static let renewAndRecheck = Code(.renewAndRecheck)
         /// The user must act before the login can complete (MFA, consent);
         /// ``AuthError/userAction`` carries what the app needs to continue.
         public static let needsUserAction = Code(.needsUserAction)
@@ -36,8 +52,13 @@ public struct AuthError: Error, Sendable, CustomStringConvertible {
         public static let transient = Code(.transient)
         /// The operation needs a signed-in session and there is none.
         public static let notLoggedIn = Code(.notLoggedIn)
-        /// The server answered 401 again after the session was renewed.
-        public static let unauthorized = Code(.unauthorized)
+        /// The app's own server answered 401 again after the session was renewed
+        /// (``AuthClient/send(_:)``). The session is kept: this is the app server's
+        /// answer, not the provider's, and never a reason to sign out.
+        public static let unauthorizedAfterRenewal = Code(.unauthorizedAfterRenewal)
+        /// The provider issues access tokens that live less than the `minTTL` asked of
+        /// ``AuthClient/accessToken(minTTL:scope:audience:)``; renewing again would not help.
+        public static let largeMinTTL = Code(.largeMinTTL)
         /// The operation is not possible in the current state (e.g. login while logged in).
         public static let invalidState = Code(.invalidState)
         /// An argument is out of range (e.g. a session duration outside 5 minutes…366 days).
@@ -113,6 +134,9 @@ public struct AuthError: Error, Sendable, CustomStringConvertible {
     /// Whether retrying later may succeed with nothing changed (transient or rate limited).
     public var isRetryable: Bool { code == .transient || code == .rateLimited }
 
+    /// The same text as ``description``.
+    public var errorDescription: String? { description }
+
     public var description: String {
         var text = "\(code): \(message)"
         if let providerCode { text += " [\(providerCode)]" }
@@ -123,28 +147,34 @@ public struct AuthError: Error, Sendable, CustomStringConvertible {
     }
 }
 
-/// What the user must do before a login completes, and what the app needs to continue
-/// it (for MFA: the provider's continuation token and requirements).
+/// What the user must do before a login (or a renewal) completes, and what the app
+/// needs to continue it (for MFA: the provider's continuation token and requirements).
 public struct UserAction: Sendable, Hashable, CustomStringConvertible {
     /// The kind of action, e.g. `mfa` or `consent`.
     public var kind: String
     /// The provider's token to continue with (Auth0 `mfa_token`, Stytch
     /// `intermediate_session_token`). A secret: redacted in ``description``.
     public var continuationToken: String?
-    /// The provider's description of what is required (Auth0 `mfa_requirements`), as JSON text.
-    public var requirements: String?
+    /// What the provider requires, as its JSON (Auth0 `mfa_requirements`, Stytch
+    /// `mfa_required` and `primary_required`); `nil` when it said nothing.
+    public var requirements: JSONValue?
+    /// When the continuation stops being accepted (Stytch: 10 minutes after the
+    /// intermediate session was issued; Auth0: the `mfa_token`'s 10 minutes).
+    public var expiresAt: Date?
 
     /// Creates a user action.
-    public init(kind: String, continuationToken: String? = nil, requirements: String? = nil) {
+    public init(kind: String, continuationToken: String? = nil, requirements: JSONValue? = nil, expiresAt: Date? = nil) {
         self.kind = kind
         self.continuationToken = continuationToken
         self.requirements = requirements
+        self.expiresAt = expiresAt
     }
 
     public var description: String {
         var text = "UserAction(\(kind)"
         if let continuationToken { text += ", token: \(Redacted.describe(continuationToken))" }
         if let requirements { text += ", requirements: \(requirements)" }
+        if let expiresAt { text += ", expires: \(expiresAt.formatted(.iso8601))" }
         return text + ")"
     }
 }

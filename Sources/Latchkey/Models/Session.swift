@@ -6,8 +6,9 @@ public import LatchkeyJWT
 /// Stytch reports one with every authenticate call; providers without a session object
 /// of their own (Auth0, social.plus) derive one from their tokens.
 public struct Session: Sendable, Hashable {
-    /// The provider's identifier of the session (Stytch `session_id`).
-    public var id: String
+    /// The provider's identifier of the session (Stytch `session_id`); `nil` for
+    /// providers whose sessions have none (social.plus).
+    public var id: String?
     /// The user the session belongs to.
     public var userID: String
     /// When the session started.
@@ -24,7 +25,7 @@ public struct Session: Sendable, Hashable {
     public var raw: JSONObject
 
     /// Creates a session.
-    public init(id: String, userID: String, startedAt: Date? = nil, lastAccessedAt: Date? = nil, expiresAt: Date? = nil,
+    public init(id: String?, userID: String, startedAt: Date? = nil, lastAccessedAt: Date? = nil, expiresAt: Date? = nil,
                 authenticationFactors: [JSONValue] = [], roles: [String] = [], raw: JSONObject = [:]) {
         self.id = id
         self.userID = userID
@@ -39,14 +40,15 @@ public struct Session: Sendable, Hashable {
 
 extension Session: VaultRecordCodable {
     init(vaultObject object: JSONObject) throws(VaultError) {
-        self.init(id: try object.requiredString("id"), userID: try object.requiredString("user_id"),
+        self.init(id: try object.string("id"), userID: try object.requiredString("user_id"),
                   startedAt: try object.date("started_at"), lastAccessedAt: try object.date("last_accessed_at"),
                   expiresAt: try object.date("expires_at"), authenticationFactors: try object.array("authentication_factors"),
                   roles: try object.strings("roles"), raw: try object.object("raw") ?? [:])
     }
 
     var vaultObject: JSONObject {
-        var object: JSONObject = ["id": .string(id), "user_id": .string(userID)]
+        var object: JSONObject = ["user_id": .string(userID)]
+        object.set("id", id)
         object.set("started_at", startedAt)
         object.set("last_accessed_at", lastAccessedAt)
         object.set("expires_at", expiresAt)

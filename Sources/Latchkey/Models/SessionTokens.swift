@@ -39,6 +39,18 @@ public struct SessionTokens: Sendable, Hashable, CustomStringConvertible, Custom
         self.attributes = attributes
     }
 
+    /// The scope the access token was granted (`attributes["scope"]`), when known.
+    public var scope: String? {
+        get { attributes["scope"] }
+        set { attributes["scope"] = newValue }
+    }
+
+    /// The audience the access token is for (`attributes["audience"]`), when known.
+    public var audience: String? {
+        get { attributes["audience"] }
+        set { attributes["audience"] = newValue }
+    }
+
     /// The time left before ``expiresAt`` at `now`; `nil` when the expiry is unknown.
     public func timeToLive(at now: Date) -> TimeInterval? {
         expiresAt.map { $0.timeIntervalSince(now) }

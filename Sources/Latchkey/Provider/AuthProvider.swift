@@ -1,4 +1,4 @@
-public import Foundation
+internal import Foundation
 
 /// Credentials a provider logs in with. Each adapter defines its own (Stytch password,
 /// OTP and magic-link tokens; Auth0 password or authorization code; social.plus user
@@ -10,48 +10,78 @@ public protocol LoginCredentials: Sendable {}
 /// a session, how to authorize a request, and what every failure means.
 ///
 /// The core never names a provider; it calls these methods and acts on the
-/// ``AuthError/Code`` of what they throw:
+/// ``AuthError/Code`` of what they throw (see ``AuthError/Code`` for the full table):
 /// - ``AuthError/Code/unrecoverable``: the session is cleared (`notLoggedIn`);
 /// - ``AuthError/Code/terminated``: the session ends with the reason (`terminated`);
-/// - ``AuthError/Code/needsUserAction``: the app must act (MFA); nothing is cleared;
+/// - ``AuthError/Code/renewAndRecheck``: the provider refused this access token — the
+///   core renews once and checks again; only a second refusal ends the session;
+/// - ``AuthError/Code/needsUserAction``: the user must act (MFA); background retries stop
+///   and the state becomes ``SessionState/needsUserAction(_:)``; nothing is cleared;
 /// - ``AuthError/Code/rateLimited`` and ``AuthError/Code/transient``: everything is
-///   kept and the core backs off.
+///   kept and the core backs off (``AuthError/retryAfter`` when the provider said).
 /// Errors of other types are passed through ``classify(_:)``.
 ///
-/// Objects a method leaves `nil` in its ``AuthenticatedSession`` are "not reported": after
-/// ``login(_:sessionDuration:)`` that means the provider has no such object; after
-/// ``validate(_:)`` and ``renew(_:sessionDuration:)`` the core keeps what it had.
+/// ## The one rule for objects
+/// An object an ``AuthenticatedSession`` leaves `nil` is *not reported*: the core keeps
+/// what it had. After a login or ``AuthClient/update(tokens:)`` it had nothing, so `nil`
+/// there means the provider has no such object. Token ``SessionTokens/attributes`` merge
+/// the same way, key by key (new over old).
+///
+/// ## App code
+/// ``prepareRenewal(_:current:)`` is the one method that may run app code (a social.plus
+/// session handler, an access-token handler). The core calls it before it takes the
+/// store's lock, and app code called from it may call back into the client (`send`,
+/// `accessToken`): such calls get the current token and never wait for the renewal
+/// they are part of.
 public protocol AuthProvider: Sendable {
     /// The registry identifier (`stytch`, `stytch-b2b`, `auth0`, `socialplus`). The
     /// vault refuses a record written under another identifier.
     var identifier: String { get }
 
-    /// Whether authenticate calls take a session duration that extends the session
-    /// (Stytch). The core then sends ``SessionOptions/sessionDuration`` (5 minutes by
-    /// default) with each login, and checks durations against 5 minutes…366 days.
-    var extendsSessions: Bool { get }
+    /// The session lengths the provider accepts on authenticate calls, for providers
+    /// whose calls take one (Stytch: 5 minutes to 366 days); `nil` for the others.
+    /// The core checks requested durations against it before any request.
+    var sessionDurationBounds: ClosedRange<Duration>? { get }
 
     /// Logs in with adapter-specific credentials.
     ///
-    /// - Parameter sessionDuration: the session's length, for providers that extend
-    ///   sessions; `nil` otherwise.
-    func login(_ credentials: any LoginCredentials, sessionDuration: Duration?) async throws -> AuthenticatedSession
+    /// - Parameters:
+    ///   - sessionDuration: the session's length, for providers with
+    ///     ``sessionDurationBounds``; `nil` otherwise.
+    ///   - pending: the user action a previous login left unfinished (a Stytch B2B
+    ///     intermediate session, an Auth0 `mfa_token`), when the client holds one.
+    func login(_ credentials: any LoginCredentials, sessionDuration: Duration?, pending: UserAction?) async throws -> AuthenticatedSession
 
-    /// Checks a stored session with the provider without extending it (restore and
-    /// heartbeat). May return fresh tokens (a new Stytch session JWT).
-    func validate(_ tokens: SessionTokens) async throws -> AuthenticatedSession
+    /// Checks a session with the provider without extending it (restore, heartbeat,
+    /// tokens from elsewhere). May return fresh tokens (a new Stytch session JWT).
+    func validate(_ current: AuthenticatedSession) async throws -> AuthenticatedSession
 
-    /// Renews the access token: with the refresh token, by logging in again through the
-    /// app's handler, or by extending the session by `sessionDuration` when given.
-    func renew(_ tokens: SessionTokens, sessionDuration: Duration?) async throws -> AuthenticatedSession
+    /// Gathers what a renewal needs from the app, outside every lock of the core (a
+    /// social.plus auth token from the app's session handler). Default: nothing.
+    ///
+    /// Throw ``AuthError/Code/transient`` with a ``AuthError/retryAfter`` when the app is
+    /// unable to help now (social.plus: asked again after 10 minutes).
+    func prepareRenewal(_ request: RenewalRequest, current: AuthenticatedSession) async throws -> RenewalPreparation
+
+    /// Renews the session as `request` asks: a fresh access token (refresh grant, a new
+    /// login, a Stytch `sessions/authenticate` with a duration), with another scope or
+    /// audience, or extended by ``RenewalRequest/sessionDuration``. Runs under the
+    /// store's lock; it must not call app code (use ``prepareRenewal(_:current:)``).
+    func renew(_ request: RenewalRequest, current: AuthenticatedSession, preparation: RenewalPreparation) async throws -> AuthenticatedSession
 
     /// Revokes the session at the provider (secure logout). Succeeds for a session the
     /// provider already considers gone.
-    func revoke(_ tokens: SessionTokens) async throws
+    func revoke(_ current: AuthenticatedSession) async throws
 
     /// Adds the session's credentials to a request bound for the app's API (usually
     /// `Authorization: Bearer <access token>`).
     func authorize(_ request: inout HTTPRequest, with tokens: SessionTokens) throws
+
+    /// Looks at the app's own response to a request ``AuthClient/send(_:)`` made, and
+    /// returns an error when it says the session is over (a ban answered to an app
+    /// request). Only ``AuthError/endsSession`` errors act: the session ends at once
+    /// and `send` throws. Default: `nil` (a 401 is handled by the core: renew, retry once).
+    func inspect(_ response: HTTPResponse, to request: HTTPRequest) -> AuthError?
 
     /// Checks that tokens obtained elsewhere are complete for this provider (both tokens
     /// where it has two) before ``AuthClient/update(tokens:)`` uses them.
@@ -67,11 +97,17 @@ public protocol AuthProvider: Sendable {
 }
 
 extension AuthProvider {
-    public var extendsSessions: Bool { false }
+    public var sessionDurationBounds: ClosedRange<Duration>? { nil }
+
+    public func prepareRenewal(_ request: RenewalRequest, current: AuthenticatedSession) async throws -> RenewalPreparation {
+        RenewalPreparation()
+    }
 
     public func authorize(_ request: inout HTTPRequest, with tokens: SessionTokens) throws {
         request.headers["Authorization"] = "Bearer \(tokens.accessToken)"
     }
+
+    public func inspect(_ response: HTTPResponse, to request: HTTPRequest) -> AuthError? { nil }
 
     public func checkTokens(_ tokens: SessionTokens) throws {
         guard !tokens.accessToken.isEmpty else { throw AuthError(.invalidArgument, "the access token is empty") }
@@ -86,6 +122,25 @@ extension AuthProvider {
     public func classify(_ error: any Error) -> AuthError {
         AuthError.classifying(error)
     }
+
+    /// Checks `duration` against ``sessionDurationBounds``.
+    ///
+    /// - Throws: ``AuthError/Code/invalidArgument`` naming the bounds, or when the
+    ///   provider takes no session duration.
+    public func checkSessionDuration(_ duration: Duration) throws(AuthError) {
+        guard let bounds = sessionDurationBounds else {
+            throw AuthError(.invalidArgument, "provider \"\(identifier)\" does not take a session duration")
+        }
+        guard bounds.contains(duration) else {
+            throw AuthError(.invalidArgument, "a session duration for \"\(identifier)\" must be between \(Self.minutes(bounds.lowerBound)) and \(Self.minutes(bounds.upperBound)) minutes; got \(Self.minutes(duration)) minutes")
+        }
+    }
+
+    private static func minutes(_ duration: Duration) -> String {
+        let seconds = duration.timeInterval
+        let minutes = seconds / 60
+        return minutes.rounded() == minutes ? String(Int64(minutes)) : String(format: "%.2f", minutes)
+    }
 }
 
 extension AuthError {
@@ -99,59 +154,5 @@ extension AuthError {
         case is CancellationError: return AuthError(.cancelled, "the operation was cancelled")
         default: return AuthError(.transient, "unexpected failure: \(error)", underlying: error)
         }
-    }
-}
-
-/// What a provider reports about a session after a login, a validation or a renewal.
-public struct AuthenticatedSession: Sendable, Hashable {
-    /// The session's tokens.
-    public var tokens: SessionTokens
-    /// The consumer session, if reported.
-    public var session: Session?
-    /// The user, if reported.
-    public var user: User?
-    /// The B2B member session, if reported.
-    public var memberSession: MemberSession?
-    /// The B2B member, if reported.
-    public var member: Member?
-    /// The B2B organization, if reported.
-    public var organization: Organization?
-
-    /// Creates a report.
-    public init(tokens: SessionTokens, session: Session? = nil, user: User? = nil, memberSession: MemberSession? = nil,
-                member: Member? = nil, organization: Organization? = nil) {
-        self.tokens = tokens
-        self.session = session
-        self.user = user
-        self.memberSession = memberSession
-        self.member = member
-        self.organization = organization
-    }
-}
-
-/// When an access token counts as expired, and when to renew it ahead of that.
-public struct RenewalPlan: Sendable, Hashable {
-    /// From this moment the token is treated as expired (`tokenExpired`); `nil`: never.
-    public var expiresAt: Date?
-    /// From this moment the client renews in the background; `nil`: only on demand.
-    public var renewAt: Date?
-
-    /// Creates a plan.
-    public init(expiresAt: Date?, renewAt: Date?) {
-        self.expiresAt = expiresAt
-        self.renewAt = renewAt
-    }
-
-    /// Renew once `fraction` of the usable lifetime has passed, the usable lifetime
-    /// ending `margin` before the real expiry (social.plus: fraction 0.8, margin 5 minutes).
-    public static func proportional(issuedAt: Date?, expiresAt: Date?, fraction: Double = 0.8,
-                                    margin: TimeInterval = 0) -> RenewalPlan {
-        guard let expiresAt else { return RenewalPlan(expiresAt: nil, renewAt: nil) }
-        let usableEnd = expiresAt.addingTimeInterval(-margin)
-        guard let issuedAt, issuedAt < usableEnd else {
-            return RenewalPlan(expiresAt: usableEnd, renewAt: usableEnd.addingTimeInterval(-60))
-        }
-        let lifetime = usableEnd.timeIntervalSince(issuedAt)
-        return RenewalPlan(expiresAt: usableEnd, renewAt: issuedAt.addingTimeInterval(lifetime * fraction))
     }
 }

@@ -28,6 +28,19 @@ final class Broadcasters: Sendable {
         organization.publish(.unavailable(reason))
     }
 
+    /// The broadcaster of one object type.
+    func broadcaster<Object: SessionObject>(for type: Object.Type) -> ChangeBroadcaster<ObjectInfo<Object>> {
+        let broadcaster: any Sendable = switch type.kind.base {
+        case .session: session
+        case .user: user
+        case .memberSession: memberSession
+        case .member: member
+        case .organization: organization
+        }
+        // The kind names the object type, so the cast cannot fail.
+        return broadcaster as! ChangeBroadcaster<ObjectInfo<Object>>
+    }
+
     func finish() {
         state.finish()
         session.finish()

@@ -29,11 +29,16 @@ struct VaultRecord: Sendable, Hashable {
         lastValidatedAt = validatedAt
     }
 
-    /// This record updated with a validation or renewal report: its tokens, and the
-    /// objects it reports (those it leaves `nil` are kept).
+    /// This record updated with a validation or renewal report: its tokens (their
+    /// attributes merged key by key, new over old), and the objects it reports (those it
+    /// leaves `nil` are kept) — the one rule of ``AuthenticatedSession``.
     func merging(_ report: AuthenticatedSession, validatedAt: Date, tokens useTokens: Bool = true) -> VaultRecord {
         var record = self
-        if useTokens { record.tokens = report.tokens }
+        if useTokens {
+            let previous = record.tokens.attributes
+            record.tokens = report.tokens
+            record.tokens.attributes = previous.merging(report.tokens.attributes) { _, new in new }
+        }
         if let session = report.session { record.session = session }
         if let user = report.user { record.user = user }
         if let memberSession = report.memberSession { record.memberSession = memberSession }
@@ -41,6 +46,12 @@ struct VaultRecord: Sendable, Hashable {
         if let organization = report.organization { record.organization = organization }
         record.lastValidatedAt = validatedAt
         return record
+    }
+
+    /// The record as the provider sees it.
+    var authenticated: AuthenticatedSession {
+        AuthenticatedSession(tokens: tokens, session: session, user: user, memberSession: memberSession, member: member,
+                             organization: organization)
     }
 
     // MARK: Encoding

@@ -39,6 +39,12 @@ final class ScriptedProvider: AuthProvider {
         var defaultValidate: Behaviour = .succeed
         var defaultRenew: Behaviour = .succeed
         var renewGate: (@Sendable () async -> Void)?
+        var loginPending: [UserAction?] = []
+        var renewRequests: [RenewalRequest] = []
+        var renewPreparations: [RenewalPreparation] = []
+        var prepareHandler: (@Sendable (RenewalRequest) async throws -> RenewalPreparation)?
+        /// The lifetime of renewed tokens, when it differs from the login's.
+        var nextLifetime: TimeInterval?
         var sessionExpiresAt: Date
     }
 
@@ -94,7 +100,8 @@ final class ScriptedProvider: AuthProvider {
     var validAccessToken: String? { state.withLock { $0.validAccessToken } }
 
     /// A token set as the server would issue it now.
-    func issueTokens() -> SessionTokens {
+    func issueTokens(lifetime: TimeInterval? = nil) -> SessionTokens {
+        let lifetime = lifetime ?? self.lifetime
         let now = clock.now
         return state.withLock { state in
             state.issued += 1
@@ -130,10 +137,15 @@ final class ScriptedProvider: AuthProvider {
 
     // MARK: AuthProvider
 
-    func login(_ credentials: any LoginCredentials, sessionDuration: Duration?) async throws -> AuthenticatedSession {
+    var sessionDurationBounds: ClosedRange<Duration>? {
+        extendsSessions ? .seconds(5 * 60) ... .seconds(366 * 24 * 3600) : nil
+    }
+
+    func login(_ credentials: any LoginCredentials, sessionDuration: Duration?, pending: UserAction?) async throws -> AuthenticatedSession {
         state.withLock {
             $0.loginCalls += 1
             $0.loginDurations.append(sessionDuration)
+            $0.loginPending.append(pending)
         }
         guard let credentials = credentials as? ScriptedCredentials else {
             throw AuthError(.unsupportedCredentials, "the scripted provider takes ScriptedCredentials")
@@ -145,16 +157,26 @@ final class ScriptedProvider: AuthProvider {
         return report(issueTokens(), user: credentials.user)
     }
 
-    func validate(_ tokens: SessionTokens) async throws -> AuthenticatedSession {
+    func validate(_ current: AuthenticatedSession) async throws -> AuthenticatedSession {
         state.withLock { $0.validateCalls += 1 }
         try perform(next(\.validate, default: \.defaultValidate))
-        return report(tokens)
+        return report(current.tokens)
     }
 
-    func renew(_ tokens: SessionTokens, sessionDuration: Duration?) async throws -> AuthenticatedSession {
+    func prepareRenewal(_ request: RenewalRequest, current: AuthenticatedSession) async throws -> RenewalPreparation {
+        let handler = state.withLock { $0.prepareHandler }
+        guard let handler else { return RenewalPreparation() }
+        return try await handler(request)
+    }
+
+    func renew(_ request: RenewalRequest, current: AuthenticatedSession, preparation: RenewalPreparation) async throws -> AuthenticatedSession {
+        let tokens = current.tokens
+        let sessionDuration = request.sessionDuration
         let gate = state.withLock { state in
             state.renewCalls += 1
             state.renewDurations.append(sessionDuration)
+            state.renewRequests.append(request)
+            state.renewPreparations.append(preparation)
             return state.renewGate
         }
         if let gate { await gate() }
@@ -163,10 +185,13 @@ final class ScriptedProvider: AuthProvider {
         guard tokens.refreshToken == known else {
             throw AuthError(.unrecoverable, "Unknown or invalid refresh token.", providerCode: "invalid_grant", httpStatus: 403)
         }
-        return report(issueTokens())
+        var issued = issueTokens(lifetime: state.withLock { $0.nextLifetime })
+        if let scope = request.scope { issued.scope = scope }
+        if let audience = request.audience { issued.audience = audience }
+        return report(issued)
     }
 
-    func revoke(_ tokens: SessionTokens) async throws {
+    func revoke(_ current: AuthenticatedSession) async throws {
         state.withLock { $0.revokeCalls += 1 }
         try perform(next(\.revoke, default: \.defaultValidate))
         state.withLock {

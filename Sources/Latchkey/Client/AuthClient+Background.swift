@@ -1,0 +1,181 @@
+internal import Foundation
+
+extension AuthClient {
+    // MARK: - Validation (start and heartbeat)
+
+    /// Validates the session with the provider without extending it — or, when the
+    /// access token has already expired, renews it (a renewal validates too). A
+    /// ``AuthError/Code/renewAndRecheck`` answer renews once and checks again; a second
+    /// one is unrecoverable.
+    func checkSession(_ current: VaultRecord) async throws {
+        if isExpired {
+            _ = try await renewShared(RenewalRequest(reason: .expiring))
+            return
+        }
+        do {
+            let report = try await validate(current)
+            try await commitValidation(report, basedOn: current.tokens)
+        } catch let error as AuthError where error.code == .renewAndRecheck {
+            logger.notice("the provider refused the access token; renewing once and checking again", metadata: ["error": "\(error)"])
+            _ = try await renewShared(RenewalRequest(reason: .rejected), replacing: current.tokens.accessToken)
+            guard let renewed = record else { throw notSignedInError() }
+            do {
+                let report = try await validate(renewed)
+                try await commitValidation(report, basedOn: renewed.tokens)
+            } catch let again as AuthError where again.code == .renewAndRecheck {
+                throw AuthError(.unrecoverable, "the provider refused the session again after it was renewed: \(again.message)",
+                                providerCode: again.providerCode, httpStatus: again.httpStatus, underlying: again)
+            }
+        }
+    }
+
+    private func validate(_ record: VaultRecord) async throws(AuthError) -> AuthenticatedSession {
+        do { return try await provider.validate(record.authenticated) } catch {
+            throw provider.classify(error)
+        }
+    }
+
+    /// Persists a validation report under the lock. Its tokens are taken only when the
+    /// stored ones are still those that were validated; otherwise a renewal happened in
+    /// the meantime and its tokens win.
+    private func commitValidation(_ report: AuthenticatedSession, basedOn tokens: SessionTokens) async throws {
+        let generation = self.generation
+        let (vault, now, fallback) = (self.vault, clock.now, self.record)
+        let memoryIsNewest = unsaved != nil
+        let outcome: LockedOutcome = try await vault.withLock {
+            let stored: VaultRecord?
+            if memoryIsNewest { stored = fallback } else {
+                do { stored = try await vault.load() } catch { stored = fallback }
+            }
+            guard let stored else { return .loggedOut }
+            let merged = stored.merging(report, validatedAt: now, tokens: stored.tokens.hasSameCredentials(as: tokens))
+            do { try await vault.save(merged) } catch { return .unsaved(merged, base: stored.tokens, AuthError.classifying(error)) }
+            return .saved(merged)
+        }
+        guard generation == self.generation else { throw AuthError(.cancelled, "the session changed while it was being validated") }
+        switch outcome {
+        case .loggedOut:
+            await endSession(AuthError(.notLoggedIn, "signed out in another process"), clear: false)
+            throw notSignedInError()
+        case .saved(let record), .adopted(let record):
+            if memoryIsNewest { unsaved = nil }
+            adopt(record)
+        case .unsaved(let record, let base, let error):
+            logger.error("validated session could not be persisted", metadata: ["error": "\(error)"])
+            if unsaved == nil, !(self.record?.tokens.hasSameCredentials(as: record.tokens) ?? true) { unsaved = UnsavedRecord(base: base) }
+            adopt(record)
+        }
+    }
+
+    private func runHeartbeat(generation: Int) async {
+        var backoff = Backoff()
+        var delay: Duration? = revalidationPending ? backoff.next() : options.heartbeatInterval
+        while let wait = delay {
+            do { try await clock.sleep(for: wait) } catch { return }
+            guard generation == self.generation, lifecycle == .running else { return }
+            if unsaved != nil { await flushUnsaved() }
+            guard generation == self.generation, let record, isSignedIn else { return }
+            do {
+                try await checkSession(record)
+                guard generation == self.generation else { return }
+                if revalidationPending { logger.info("stored session revalidated") }
+                revalidationPending = false
+                backoff.reset()
+                delay = options.heartbeatInterval
+            } catch let error as AuthError where error.endsSession {
+                guard generation == self.generation else { return }
+                logger.notice("heartbeat: session rejected by the provider", metadata: ["error": "\(error)"])
+                await endSession(error)
+                return
+            } catch let error as AuthError where error.code == .needsUserAction {
+                guard generation == self.generation else { return }
+                requireUserAction(error)
+                return
+            } catch {
+                guard generation == self.generation else { return }
+                let classified = provider.classify(error)
+                logger.notice("heartbeat failed; keeping the session", metadata: ["error": "\(classified)"])
+                delay = backoff.next(retryAfter: classified.retryAfter)
+            }
+        }
+    }
+
+    // MARK: - Background work
+
+    func startBackgroundWork() {
+        stopBackgroundWork()
+        let generation = self.generation
+        if options.heartbeatInterval != nil || revalidationPending {
+            heartbeatTask = Task { await self.runHeartbeat(generation: generation) }
+        }
+        scheduleTimers()
+    }
+
+    func stopBackgroundWork() {
+        generation += 1
+        heartbeatTask?.cancel()
+        heartbeatTask = nil
+        renewalTimer?.cancel()
+        renewalTimer = nil
+        expiryTimer?.cancel()
+        expiryTimer = nil
+        actionTimer?.cancel()
+        actionTimer = nil
+        renewals = []
+    }
+
+    /// The renewal timer (at the plan's renewal time, when renewing proactively) and
+    /// the expiry timer (at the plan's expiry: `established → tokenExpired`, published,
+    /// even when nobody asks for a token).
+    func scheduleTimers() {
+        renewalTimer?.cancel()
+        renewalTimer = nil
+        expiryTimer?.cancel()
+        expiryTimer = nil
+        guard record != nil, machine.isSignedIn || machine.state == nil else { return }
+        if options.renewsProactively, let renewAt = plan.renewAt { startRenewalTimer(at: renewAt) }
+        if let expiresAt = plan.expiresAt, expiresAt > clock.now {
+            let (generation, clock) = (self.generation, self.clock)
+            expiryTimer = Task {
+                do { try await clock.sleep(until: expiresAt) } catch { return }
+                self.expiryTimerFired(generation: generation)
+            }
+        }
+    }
+
+    private func expiryTimerFired(generation: Int) {
+        guard generation == self.generation else { return }
+        markExpiredIfDue()
+    }
+
+    func startRenewalTimer(at deadline: Date) {
+        renewalTimer?.cancel()
+        let (generation, clock) = (self.generation, self.clock)
+        renewalTimer = Task {
+            do { try await clock.sleep(until: deadline) } catch { return }
+            await self.renewInBackground(generation: generation)
+        }
+    }
+
+    private func renewInBackground(generation: Int) async {
+        guard generation == self.generation, record != nil, isSignedIn else { return }
+        _ = try? await renewShared(RenewalRequest(reason: .expiring))
+    }
+
+    /// A pending login step (no session behind it) ends when its continuation expires.
+    func startActionTimer(_ action: UserAction, expiresAt: Date) {
+        actionTimer?.cancel()
+        let (generation, clock) = (self.generation, self.clock)
+        actionTimer = Task {
+            do { try await clock.sleep(until: expiresAt) } catch { return }
+            self.actionExpired(action, generation: generation)
+        }
+    }
+
+    private func actionExpired(_ action: UserAction, generation: Int) {
+        guard generation == self.generation, machine.state == .needsUserAction(action), record == nil else { return }
+        logger.notice("the pending login step expired", metadata: ["action": "\(action.kind)"])
+        move(to: .notLoggedIn)
+        publish()
+    }
+}

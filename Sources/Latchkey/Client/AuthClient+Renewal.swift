@@ -1,0 +1,276 @@
+internal import Foundation
+
+extension AuthClient {
+    // MARK: Tokens and requests
+
+    /// An access token valid for at least `minTTL`, with the scope and audience asked,
+    /// renewed first if needed. Concurrent callers asking the same thing share one
+    /// renewal, in this process and — through the store's lock — in other processes
+    /// sharing the store; callers asking another scope or audience get their own.
+    ///
+    /// - Parameters:
+    ///   - minTTL: default ``SessionOptions/minimumTokenTTL``.
+    ///   - scope: the scope the token must carry (space-separated); `nil`: whatever the
+    ///     session has. A different scope renews (Auth0: a refresh grant with `scope`).
+    ///   - audience: the audience the token must be for; `nil`: the session's.
+    /// - Throws: ``AuthError``: `notLoggedIn`, `terminated`, `needsUserAction`,
+    ///   `largeMinTTL` when the provider's tokens live less than `minTTL` (naming both),
+    ///   or the renewal's classified failure (transient failures keep the session).
+    public func accessToken(minTTL: Duration? = nil, scope: String? = nil, audience: String? = nil) async throws -> String {
+        try await tokens(minTTL: minTTL ?? options.minimumTokenTTL, scope: scope, audience: audience).accessToken
+    }
+
+    /// Renews now, whether or not the token is about to expire; with `sessionDuration`,
+    /// also extends the session at providers that take a duration (checked against
+    /// their bounds first).
+    public func renew(sessionDuration: Duration? = nil) async throws {
+        try checkNotShutDown()
+        if let sessionDuration { try provider.checkSessionDuration(sessionDuration) }
+        guard record != nil else { throw notSignedInError() }
+        if isAwaitingRenewalAction { move(to: isExpired ? .tokenExpired : .established) }
+        let request = RenewalRequest(reason: sessionDuration == nil ? .forced : .extend, sessionDuration: sessionDuration)
+        _ = try await renewShared(request)
+    }
+
+    /// Sends an app request with the session's credentials. On a 401 it renews once (or
+    /// reuses a renewal another caller already made) and retries once; a second 401 is
+    /// ``AuthError/Code/unauthorizedAfterRenewal`` — the session is kept. Each response
+    /// is shown to the provider (``AuthProvider/inspect(_:to:)``): a ban answered to an
+    /// app request ends the session at once.
+    ///
+    /// Called from a provider's handler during a renewal, it sends with the current
+    /// token and never waits for that renewal.
+    ///
+    /// - Throws: ``AuthError`` from the renewal or the provider's verdict, or the
+    ///   transport's error.
+    public nonisolated func send(_ request: HTTPRequest) async throws -> HTTPResponse {
+        let insideRenewal = RenewalScope.preparing.contains(ObjectIdentifier(self))
+        let tokens = try await tokens(minTTL: options.minimumTokenTTL, scope: nil, audience: nil)
+        var first = request
+        try provider.authorize(&first, with: tokens)
+        let response = try await transport.send(first)
+        try await inspect(response, to: request)
+        guard response.status == 401, !insideRenewal else { return response }
+        let renewed = try await renewShared(RenewalRequest(reason: .rejected), replacing: tokens.accessToken)
+        var second = request
+        try provider.authorize(&second, with: renewed)
+        let retried = try await transport.send(second)
+        try await inspect(retried, to: request)
+        guard retried.status == 401 else { return retried }
+        logger.notice("request refused again after renewal", metadata: ["request": "\(request)"])
+        throw AuthError(.unauthorizedAfterRenewal, "\(request) was refused with 401 again after the session was renewed; the session is kept",
+                        httpStatus: 401)
+    }
+
+    private func inspect(_ response: HTTPResponse, to request: HTTPRequest) async throws {
+        guard let verdict = provider.inspect(response, to: request), verdict.endsSession, record != nil else { return }
+        logger.notice("the provider ended the session in an answer to an app request", metadata: ["error": "\(verdict)"])
+        await endSession(verdict)
+        throw verdict
+    }
+
+    // MARK: - Tokens and renewal
+
+    func tokens(minTTL: Duration, scope: String?, audience: String?) async throws -> SessionTokens {
+        try checkNotShutDown()
+        if RenewalScope.preparing.contains(ObjectIdentifier(self)) { return try tokensInsideRenewal() }
+        if unsaved != nil { await flushUnsaved() }
+        guard let record, isSignedIn else { throw notSignedInError() }
+        let wanted = minTTL.timeInterval
+        let asksOther = scope != nil || audience != nil
+        let request = RenewalRequest(reason: asksOther ? .scope : .expiring, scope: scope, audience: audience)
+        let satisfied = request.isSatisfied(by: record.tokens)
+        if satisfied, timeLeft(plan) >= wanted { return record.tokens }
+        if satisfied, let lifetime = Self.lifetime(of: record.tokens), lifetime < wanted {
+            throw Self.largeMinTTL(lifetime: lifetime, asked: wanted)
+        }
+        markExpiredIfDue()
+        let renewed = try await renewShared(request)
+        let left = timeLeft(provider.renewalPlan(for: renewed))
+        guard left >= wanted else { throw Self.largeMinTTL(lifetime: Self.lifetime(of: renewed) ?? left, asked: wanted) }
+        return renewed
+    }
+
+    /// App code called from a renewal's preparation: the current token if it has not
+    /// expired. Waiting for the renewal would wait for ourselves.
+    private func tokensInsideRenewal() throws -> SessionTokens {
+        guard let record, isSignedIn else { throw notSignedInError() }
+        guard !isExpired else {
+            throw AuthError(.invalidState, "the access token has expired, and a renewal handler cannot wait for the renewal it is part of")
+        }
+        return record.tokens
+    }
+
+    private func timeLeft(_ plan: RenewalPlan) -> TimeInterval {
+        guard let expiresAt = plan.expiresAt else { return .infinity }
+        return expiresAt.timeIntervalSince(clock.now)
+    }
+
+    private static func lifetime(of tokens: SessionTokens) -> TimeInterval? {
+        guard let issuedAt = tokens.issuedAt, let expiresAt = tokens.expiresAt else { return nil }
+        return expiresAt.timeIntervalSince(issuedAt)
+    }
+
+    private static func largeMinTTL(lifetime: TimeInterval, asked: TimeInterval) -> AuthError {
+        AuthError(.largeMinTTL, "the provider issues access tokens valid for \(Self.seconds(lifetime)) s, less than the \(Self.seconds(asked)) s asked (minTTL); renewing again would not help — ask for less, or lengthen the token lifetime at the provider")
+    }
+
+    private static func seconds(_ interval: TimeInterval) -> String {
+        interval.isFinite ? String(format: "%.0f", interval) : "unlimited"
+    }
+
+    /// One renewal per ask: joins a renewal in flight that gives the caller what it
+    /// asks, returns tokens that already replaced `used`, or starts a renewal.
+    func renewShared(_ request: RenewalRequest, replacing used: String? = nil) async throws -> SessionTokens {
+        if let joinable = renewals.first(where: { request.isSatisfied(by: $0.request) }) {
+            return try await joinable.task.value
+        }
+        guard let current = record, isSignedIn || isAwaitingRenewalAction else { throw notSignedInError() }
+        if let used, current.tokens.accessToken != used { return current.tokens }
+        let id = nextRenewalID
+        nextRenewalID += 1
+        let task = Task { try await self.performRenewal(request) }
+        renewals.append(InFlightRenewal(id: id, request: request, task: task))
+        defer { renewals.removeAll { $0.id == id } }
+        return try await task.value
+    }
+
+    enum LockedOutcome: Sendable {
+        case loggedOut
+        case adopted(VaultRecord)
+        case saved(VaultRecord)
+        case unsaved(VaultRecord, base: SessionTokens, AuthError)
+    }
+
+    /// Renews in two phases: first the provider gathers what it needs from the app,
+    /// outside every lock; then, under the store's lock, the vault is re-read (another
+    /// process may have renewed already), the provider renews, and the renewed record
+    /// is persisted before anyone sees its tokens. A failed save keeps the record marked
+    /// unsaved and retried, never forgotten.
+    private func performRenewal(_ request: RenewalRequest) async throws -> SessionTokens {
+        let generation = self.generation
+        guard let current = record else { throw notSignedInError() }
+        let provider = self.provider
+        let preparation: RenewalPreparation
+        do {
+            let scope = RenewalScope.preparing.union([ObjectIdentifier(self)])
+            preparation = try await RenewalScope.$preparing.withValue(scope) {
+                try await provider.prepareRenewal(request, current: current.authenticated)
+            }
+        } catch {
+            let classified = provider.classify(error)
+            guard generation == self.generation else { throw classified }
+            await renewalFailed(classified)
+            throw classified
+        }
+        if unsaved != nil { await flushUnsaved() }
+        guard generation == self.generation, let latest = record else {
+            throw AuthError(.cancelled, "the session changed while it was being renewed")
+        }
+        let (vault, clock) = (self.vault, self.clock)
+        let memoryIsNewest = unsaved != nil
+        let outcome: LockedOutcome
+        do {
+            outcome = try await vault.withLock {
+                let stored: VaultRecord?
+                if memoryIsNewest {
+                    stored = latest
+                } else {
+                    do { stored = try await vault.load() } catch { stored = latest }
+                }
+                guard let stored else { return .loggedOut }
+                if !stored.tokens.hasSameCredentials(as: latest.tokens), request.sessionDuration == nil,
+                   request.isSatisfied(by: stored.tokens), !Self.hasExpired(stored, provider: provider, at: clock.now) {
+                    return .adopted(stored)
+                }
+                let report = try await provider.renew(request, current: stored.authenticated, preparation: preparation)
+                let renewed = stored.merging(report, validatedAt: clock.now)
+                do { try await vault.save(renewed) } catch {
+                    return .unsaved(renewed, base: stored.tokens, AuthError.classifying(error))
+                }
+                return .saved(renewed)
+            }
+        } catch {
+            let classified = provider.classify(error)
+            guard generation == self.generation else { throw classified }
+            await renewalFailed(classified)
+            throw classified
+        }
+        guard generation == self.generation else {
+            throw AuthError(.cancelled, "the session changed while it was being renewed")
+        }
+        switch outcome {
+        case .loggedOut:
+            logger.notice("the stored session was removed by another process; signing out")
+            await endSession(AuthError(.notLoggedIn, "signed out in another process"), clear: false)
+            throw notSignedInError()
+        case .adopted(let stored):
+            logger.debug("adopted a session renewed by another process")
+            adopt(stored)
+            return stored.tokens
+        case .saved(let renewed):
+            logger.info("access token renewed", metadata: ["reason": "\(request.reason)"])
+            unsaved = nil
+            adopt(renewed)
+            return renewed.tokens
+        case .unsaved(let renewed, let base, let error):
+            logger.error("renewed tokens could not be persisted; keeping them in memory and retrying the save", metadata: ["error": "\(error)"])
+            if unsaved == nil { unsaved = UnsavedRecord(base: base) }
+            adopt(renewed)
+            return renewed.tokens
+        }
+    }
+
+    private static func hasExpired(_ record: VaultRecord, provider: any AuthProvider, at now: Date) -> Bool {
+        guard let expiresAt = provider.renewalPlan(for: record.tokens).expiresAt else { return false }
+        return expiresAt <= now
+    }
+
+    func renewalFailed(_ error: AuthError) async {
+        if error.endsSession {
+            logger.notice("renewal refused by the provider; ending the session", metadata: ["error": "\(error)"])
+            await endSession(error)
+            return
+        }
+        if error.code == .needsUserAction {
+            requireUserAction(error)
+            return
+        }
+        logger.notice("renewal failed; keeping the session", metadata: ["error": "\(error)"])
+        markExpiredIfDue()
+        if options.renewsProactively || isExpired {
+            startRenewalTimer(at: clock.now.addingTimeInterval(renewalBackoff.next(retryAfter: error.retryAfter).timeInterval))
+        }
+    }
+
+    /// Tries once more to persist tokens a failed save left in memory only. The vault
+    /// is overwritten only while it still holds what the memory record replaced (or
+    /// nothing readable); a record another process wrote meanwhile wins.
+    func flushUnsaved() async {
+        guard let pending = unsaved, let record else { return }
+        let generation = self.generation
+        let vault = self.vault
+        enum Flush: Sendable { case saved, replaced(VaultRecord) }
+        do {
+            let result: Flush = try await vault.withLock {
+                let stored = try? await vault.load()
+                if let stored, !stored.tokens.hasSameCredentials(as: record.tokens),
+                   let base = pending.base, !stored.tokens.hasSameCredentials(as: base) {
+                    return .replaced(stored)
+                }
+                try await vault.save(record)
+                return .saved
+            }
+            guard generation == self.generation else { return }
+            unsaved = nil
+            switch result {
+            case .saved: logger.info("renewed tokens saved after an earlier failure")
+            case .replaced(let stored):
+                logger.notice("the stored session was replaced by another process; adopting it")
+                adopt(stored)
+            }
+        } catch {
+            logger.warning("renewed tokens still not saved", metadata: ["error": "\(AuthError.classifying(error))"])
+        }
+    }
+}

@@ -1,0 +1,99 @@
+internal import Foundation
+
+extension AuthClient {
+    /// Loads the stored session, validates it with the provider, and publishes the result.
+    ///
+    /// - A session the provider definitively rejects is cleared (`notLoggedIn`); one it
+    ///   ended (a ban found at restore) lands in `terminated(reason)`, with the answer in
+    ///   ``endError``; one whose renewal needs the user lands in `needsUserAction`.
+    /// - When the provider cannot be reached the stored session is kept and published as
+    ///   not yet revalidated (``isRevalidationPending``), and validation is retried with
+    ///   back-off.
+    /// - When the store cannot be read (keyring refusing, EACCES, a locked file) nothing is
+    ///   cleared: the state is `restoring`, ``restoreError`` says why, and reading is
+    ///   retried with back-off until it works or the app logs in.
+    /// - A stored record of another provider or a newer format is left untouched and the
+    ///   client starts `notLoggedIn`.
+    ///
+    /// Calling `start()` again does nothing.
+    ///
+    /// - Throws: ``AuthError/Code/cancelled`` after ``shutdown()``.
+    public func start() async throws {
+        try checkNotShutDown()
+        guard lifecycle == .idle else { return }
+        lifecycle = .running
+        await restore()
+    }
+
+    /// One attempt to read and check the stored session.
+    func restore() async {
+        let stored: VaultRecord?
+        do {
+            stored = try await vault.load()
+        } catch where error.code == .vaultIncompatible {
+            logger.warning("stored session not used", metadata: ["reason": "\(error.message)"])
+            stored = nil
+        } catch {
+            logger.error("cannot read the stored session; keeping it and retrying", metadata: ["error": "\(error)"])
+            lastRestoreError = error
+            move(to: .restoring)
+            publish()
+            scheduleRestoreRetry()
+            return
+        }
+        lastRestoreError = nil
+        guard let stored else {
+            move(to: .notLoggedIn)
+            publish()
+            return
+        }
+        adopt(stored, publishing: false)
+        let generation = self.generation
+        do {
+            try await checkSession(stored)
+            guard generation == self.generation else { return }
+            revalidationPending = false
+        } catch let error as AuthError where error.endsSession {
+            logger.notice("stored session rejected by the provider", metadata: ["error": "\(error)"])
+            guard generation == self.generation else { return }
+            await endSession(error)
+            return
+        } catch let error as AuthError where error.code == .needsUserAction {
+            guard generation == self.generation else { return }
+            requireUserAction(error)
+            return
+        } catch {
+            guard generation == self.generation else { return }
+            logger.notice("stored session kept without revalidation", metadata: ["error": "\(error)"])
+            revalidationPending = true
+        }
+        if !machine.isSignedIn { move(to: isExpired ? .tokenExpired : .established) }
+        publish()
+        startBackgroundWork()
+    }
+
+    /// Reads the store again after a failure, with back-off, while nothing else has
+    /// happened to the session (a login meanwhile stops it).
+    func scheduleRestoreRetry() {
+        guard restoreTask == nil else { return }
+        let clock = self.clock
+        restoreTask = Task {
+            var backoff = Backoff()
+            while true {
+                do { try await clock.sleep(for: backoff.next()) } catch { return }
+                guard await self.retryRestore() else { return }
+            }
+        }
+    }
+
+    /// - Returns: whether to try again later.
+    private func retryRestore() async -> Bool {
+        guard lifecycle == .running, machine.state == .restoring else {
+            restoreTask = nil
+            return false
+        }
+        restoreTask = nil
+        await restore()
+        return false
+    }
+}

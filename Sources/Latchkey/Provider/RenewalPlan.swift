@@ -1,0 +1,31 @@
+public import Foundation
+
+/// When an access token counts as expired, and when to renew it ahead of that.
+public struct RenewalPlan: Sendable, Hashable {
+    /// From this moment the token is treated as expired (`tokenExpired`); `nil`: never.
+    public var expiresAt: Date?
+    /// From this moment the client renews in the background; `nil`: only on demand.
+    public var renewAt: Date?
+
+    /// Creates a plan.
+    public init(expiresAt: Date?, renewAt: Date?) {
+        self.expiresAt = expiresAt
+        self.renewAt = renewAt
+    }
+
+    /// A plan with nothing scheduled.
+    public static let none = RenewalPlan(expiresAt: nil, renewAt: nil)
+
+    /// Renew once `fraction` of the usable lifetime has passed, the usable lifetime
+    /// ending `margin` before the real expiry (social.plus: fraction 0.8, margin 5 minutes).
+    public static func proportional(issuedAt: Date?, expiresAt: Date?, fraction: Double = 0.8,
+                                    margin: TimeInterval = 0) -> RenewalPlan {
+        guard let expiresAt else { return RenewalPlan(expiresAt: nil, renewAt: nil) }
+        let usableEnd = expiresAt.addingTimeInterval(-margin)
+        guard let issuedAt, issuedAt < usableEnd else {
+            return RenewalPlan(expiresAt: usableEnd, renewAt: usableEnd.addingTimeInterval(-60))
+        }
+        let lifetime = usableEnd.timeIntervalSince(issuedAt)
+        return RenewalPlan(expiresAt: usableEnd, renewAt: issuedAt.addingTimeInterval(lifetime * fraction))
+    }
+}

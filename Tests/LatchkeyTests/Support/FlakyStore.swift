@@ -1,0 +1,47 @@
+import LatchkeySecrets
+import Synchronization
+
+/// A memory store that fails on command: the next `failReads` reads and the next
+/// `failWrites` writes throw, as a refusing keyring or a full disk would.
+final class FlakyStore: SecretStore {
+    let base: MemorySecretStore
+    let failReads = Atomic<Int>(0)
+    let failWrites = Atomic<Int>(0)
+    let writes = Atomic<Int>(0)
+
+    struct Refused: Error, CustomStringConvertible {
+        var description: String { "the store refused (EACCES)" }
+    }
+
+    init() throws { base = try MemorySecretStore(namespace: "flaky") }
+
+    var namespace: String { base.namespace }
+    var backendName: String { "flaky" }
+
+    private static func take(_ counter: borrowing Atomic<Int>) -> Bool {
+        while true {
+            let value = counter.load(ordering: .relaxed)
+            guard value > 0 else { return false }
+            if counter.compareExchange(expected: value, desired: value - 1, ordering: .relaxed).exchanged { return true }
+        }
+    }
+
+    nonisolated(nonsending) func get(_ name: String) async throws -> [UInt8]? {
+        if Self.take(failReads) { throw Refused() }
+        return try await base.get(name)
+    }
+
+    nonisolated(nonsending) func set(_ name: String, _ value: [UInt8]) async throws {
+        if Self.take(failWrites) { throw Refused() }
+        writes.add(1, ordering: .relaxed)
+        try await base.set(name, value)
+    }
+
+    nonisolated(nonsending) func remove(_ name: String) async throws -> Bool { try await base.remove(name) }
+    nonisolated(nonsending) func removeAll() async throws { try await base.removeAll() }
+    nonisolated(nonsending) func names() async throws -> [String] { try await base.names() }
+
+    func withExclusiveLock<R: Sendable>(_ body: @Sendable () async throws -> R) async throws -> R {
+        try await base.withExclusiveLock(body)
+    }
+}
