@@ -191,6 +191,12 @@ final class ScriptedProvider: AuthProvider {
         return report(issued)
     }
 
+    /// The app's server says "banned" with a 403 whose body is `banned`: the session ends.
+    func inspect(_ response: HTTPResponse, to request: HTTPRequest) -> AuthError? {
+        guard response.status == 403, response.body == Data("banned".utf8) else { return nil }
+        return AuthError.terminated(.globalBan, "the user is banned", providerCode: "400312", httpStatus: 403)
+    }
+
     func revoke(_ current: AuthenticatedSession) async throws {
         state.withLock { $0.revokeCalls += 1 }
         try perform(next(\.revoke, default: \.defaultValidate))
@@ -208,6 +214,8 @@ final class AppAPITransport: HTTPTransport {
     let requests = Atomic<Int>(0)
     /// When set, every request is answered 401 (a server that never accepts us).
     let alwaysUnauthorized = Atomic<Bool>(false)
+    /// When non-zero, every request is answered with this status (403 answers `banned`).
+    let forcedStatus = Atomic<Int>(0)
 
     init(provider: ScriptedProvider) {
         self.provider = provider
@@ -218,6 +226,8 @@ final class AppAPITransport: HTTPTransport {
         await Task.yield()
         let valid = provider.validAccessToken
         if alwaysUnauthorized.load(ordering: .relaxed) { return HTTPResponse(status: 401) }
+        let forced = forcedStatus.load(ordering: .relaxed)
+        if forced != 0 { return HTTPResponse(status: forced, body: Data(forced == 403 ? "banned".utf8 : "nope".utf8)) }
         guard let valid, request.headers["Authorization"] == "Bearer \(valid)" else { return HTTPResponse(status: 401) }
         return HTTPResponse(status: 200, body: Data("ok".utf8))
     }
