@@ -112,6 +112,36 @@ import Testing
 
         let none = try Harness(options: SessionOptions(heartbeatInterval: nil, renewsProactively: false))
         try await none.login()
-        #expect(none.clock.sleeperCount == 0)
+        await none.clock.waitForSleepers(1)
+        #expect(none.clock.nextDeadline?.timeIntervalSince(none.clock.now) == 3600, "only the expiry timer")
+        none.clock.advance(by: .seconds(1800))
+        await Task.yield()
+        #expect(none.provider.counts.validate == 0)
+        await none.client.shutdown()
+    }
+
+    @Test func networkFailuresRetryFiveTimesAsTheIOSSDKThenWaitForTheNextTick() async throws {
+        let harness = try Harness(options: SessionOptions(renewsProactively: false))
+        try await harness.login()
+        await harness.clock.waitForSleepers(2)
+        harness.provider.setDefaults(validate: .failTransport)
+        harness.clock.advance(by: .seconds(180))
+        var waits: [TimeInterval] = []
+        for attempt in 1...6 {
+            await settle("attempt \(attempt)") { harness.provider.counts.validate == attempt }
+            await harness.clock.waitForSleepers(2)
+            let wait = try #require(harness.clock.nextDeadline).timeIntervalSince(harness.clock.now)
+            waits.append(wait)
+            harness.clock.advance(by: .seconds(wait))
+        }
+        #expect(waits == [2, 4, 8, 16, 32, 180])
+        #expect(harness.client.state == .established)
+        // A definitive answer stops the retries at once.
+        await settle("seventh") { harness.provider.counts.validate == 7 }
+        harness.provider.setDefaults(validate: .fail(AuthError(.unrecoverable, "Session expired", providerCode: "unauthorized_credentials", httpStatus: 401)))
+        await harness.clock.waitForSleepers(2)
+        harness.clock.advance(by: .seconds(2))
+        await settle("logged out") { harness.client.state == .notLoggedIn }
+        await harness.client.shutdown()
     }
 }

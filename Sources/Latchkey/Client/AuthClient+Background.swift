@@ -68,8 +68,8 @@ extension AuthClient {
     }
 
     private func runHeartbeat(generation: Int) async {
-        var backoff = Backoff()
-        var delay: Duration? = revalidationPending ? backoff.next() : options.heartbeatInterval
+        var schedule = HeartbeatSchedule(interval: options.heartbeatInterval)
+        var delay: Duration? = revalidationPending ? schedule.next() : options.heartbeatInterval
         while let wait = delay {
             do { try await clock.sleep(for: wait) } catch { return }
             guard generation == self.generation, lifecycle == .running else { return }
@@ -80,7 +80,7 @@ extension AuthClient {
                 guard generation == self.generation else { return }
                 if revalidationPending { logger.info("stored session revalidated") }
                 revalidationPending = false
-                backoff.reset()
+                schedule.reset()
                 delay = options.heartbeatInterval
             } catch let error as AuthError where error.endsSession {
                 guard generation == self.generation else { return }
@@ -95,7 +95,7 @@ extension AuthClient {
                 guard generation == self.generation else { return }
                 let classified = provider.classify(error)
                 logger.notice("heartbeat failed; keeping the session", metadata: ["error": "\(classified)"])
-                delay = backoff.next(retryAfter: classified.retryAfter)
+                delay = schedule.next(retryAfter: classified.retryAfter)
             }
         }
     }

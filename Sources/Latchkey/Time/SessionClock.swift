@@ -43,6 +43,8 @@ extension Duration {
 
     /// A duration of `interval` seconds (negative intervals become zero).
     static func interval(_ interval: TimeInterval) -> Duration {
-        .nanoseconds(Int64(max(0, min(interval, 1e9)) * 1e9))
+        // NaN and infinities come from outside (headers, JSON): never trap on them.
+        guard interval.isFinite, interval > 0 else { return .zero }
+        return .nanoseconds(Int64(min(interval, 1e9) * 1e9))
     }
 }

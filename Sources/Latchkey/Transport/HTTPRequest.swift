@@ -56,11 +56,21 @@ public struct HTTPResponse: Sendable, Hashable {
 
     /// The wait a `Retry-After` header asks for (delay-seconds or an HTTP date), or
     /// `nil` when there is none or it cannot be read.
+    ///
+    /// Without `Retry-After`, a 429's `x-ratelimit-reset` (Auth0: the Unix time in
+    /// seconds when the limit resets) gives the wait. Values that cannot be read, or are
+    /// absurd, are ignored; nothing here traps on a number from a server.
     public func retryAfter(now: Date) -> Duration? {
-        guard let value = headers["Retry-After"]?.trimmingCharacters(in: .whitespaces), !value.isEmpty else { return nil }
-        if let seconds = Int(value), seconds >= 0 { return .seconds(seconds) }
-        guard let date = HTTPDate.parse(value) else { return nil }
-        return .interval(date.timeIntervalSince(now))
+        if let value = headers["Retry-After"]?.trimmingCharacters(in: .whitespaces), !value.isEmpty {
+            if let seconds = Int(value), seconds >= 0 { return .seconds(seconds) }
+            if let date = HTTPDate.parse(value) { return .interval(date.timeIntervalSince(now)) }
+            return nil
+        }
+        if let value = headers["x-ratelimit-reset"]?.trimmingCharacters(in: .whitespaces),
+           let epoch = Double(value), epoch.isFinite, epoch > 0 {
+            return .interval(Date(timeIntervalSince1970: epoch).timeIntervalSince(now))
+        }
+        return nil
     }
 }
 

@@ -52,3 +52,34 @@ struct Backoff: Sendable {
 
     mutating func reset() { failures = 0 }
 }
+
+/// When the heartbeat checks again after a failure, as the Stytch iOS SDK does: five
+/// quick retries at 2, 4, 8, 16 and 32 seconds (about a minute), then back to the
+/// regular interval, where the count starts again. A provider's `Retry-After` wins when
+/// longer. Without a regular interval (heartbeat off, but a restored session still to
+/// revalidate) the retries go on at the last step, capped at two minutes.
+struct HeartbeatSchedule: Sendable {
+    let interval: Duration?
+    private(set) var failures = 0
+
+    static let quickRetries = 5
+
+    init(interval: Duration?) { self.interval = interval }
+
+    mutating func next(retryAfter: Duration? = nil) -> Duration {
+        failures += 1
+        let delay: Duration
+        if failures <= Self.quickRetries {
+            delay = .seconds(1 << failures)
+        } else if let interval {
+            failures = 0
+            delay = interval
+        } else {
+            delay = .seconds(120)
+        }
+        if let retryAfter, retryAfter > delay { return retryAfter }
+        return delay
+    }
+
+    mutating func reset() { failures = 0 }
+}
