@@ -289,7 +289,12 @@ public final class KeyringSecretStore: SecretStore {
 
     /// The generation ``LayeredSecretStore`` last recorded, or `nil` if none.
     func layerGeneration() throws -> [UInt8]? {
-        guard let keyring = try namespaceKeyring(create: false) else { return nil }
+        // The cached id keeps this on the read fast path; a stale one only costs a miss.
+        var keyring = cachedKeyring.withLock { $0 }
+        if keyring == 0 {
+            guard let found = try namespaceKeyring(create: false) else { return nil }
+            keyring = found
+        }
         return try generationDescription.withCString { description in
             guard let id = try directChild(of: keyring, .user, description, entry: nil) else { return nil }
             return try readPayload(id, entry: nil)
