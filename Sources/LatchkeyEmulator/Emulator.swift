@@ -65,7 +65,7 @@ public final class Emulator: Sendable {
         guard options.hostIsLoopback || options.allowNonLoopback else {
             throw EmulatorError.invalidOptions("\(options.host) is not a loopback address; set allowNonLoopback to listen on it")
         }
-        if let port = options.port, port < 1 || port + providers.count - 1 > 65_535 {
+        if let port = options.port, port < 1 || port > 65_536 - max(1, providers.count) {
             throw EmulatorError.invalidOptions("port \(port) leaves no room for \(providers.count) providers")
         }
         let seed = options.seed

@@ -35,8 +35,19 @@ public struct EmulatorOptions: Sendable {
         self.logger = logger
     }
 
-    /// Whether `host` is a loopback address.
+    /// Whether `host` is a loopback address: `localhost`, or parsed as an IP address
+    /// (`inet_pton`), one in 127.0.0.0/8 or `::1`. A name is never judged by its
+    /// spelling: `127.example.com` is not loopback.
     var hostIsLoopback: Bool {
-        host == "localhost" || host == "::1" || host.hasPrefix("127.")
+        if host.lowercased() == "localhost" { return true }
+        var v4 = in_addr()
+        if inet_pton(AF_INET, host, &v4) == 1 {
+            return UInt32(bigEndian: v4.s_addr) >> 24 == 127
+        }
+        var v6 = in6_addr()
+        if inet_pton(AF_INET6, host, &v6) == 1 {
+            return withUnsafeBytes(of: &v6) { $0.elementsEqual([UInt8](repeating: 0, count: 15) + [1]) }
+        }
+        return false
     }
 }

@@ -38,7 +38,10 @@ import Testing
                 #expect(permissions == 0x3f3f_0000, "\(description ?? "")")
                 #expect(fields[1] == Substring(String(geteuid())))
             }
-            #expect(descriptions.key?.hasSuffix(";latchkey:\(store.namespace):\(name)") == true)
+            // An empty value has its own description (a `user` payload cannot be empty).
+            let prefix = name == "empty" ? "latchkey-empty" : "latchkey"
+            #expect(descriptions.key?.hasSuffix(";\(prefix):\(store.namespace):\(name)") == true)
+            #expect(descriptions.key?.hasPrefix("user;") == true)
             #expect(descriptions.keyring?.hasSuffix(";latchkey:\(store.namespace)") == true)
         }
         #expect(try store.kernelDescriptions(of: "token").key?.hasPrefix("user;") == true)

@@ -553,7 +553,7 @@ import Testing
 
 /// Runs the built `latchkey` executable with files for its standard streams (so output
 /// is never a terminal and large output cannot block on a pipe).
-private struct JWTCLIRunner {
+struct JWTCLIRunner {
     struct Result {
         var status: Int32
         var stdout: String

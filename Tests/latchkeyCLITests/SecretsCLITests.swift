@@ -102,6 +102,37 @@ import Testing
         #expect(try secrets(["list"] + options).text == "")
     }
 
+    /// Issue 16, finding 1, as the audit ran it.
+    @Test func keyringNamespacesDoNotBleedIntoEachOther() throws {
+        let outer = ["--namespace", namespace, "--backend", "keyring"]
+        let inner = ["--namespace", namespace + ":e", "--backend", "keyring"]
+        defer {
+            _ = try? secrets(["wipe"] + outer)
+            _ = try? secrets(["wipe"] + inner)
+        }
+        #expect(try secrets(["set", "e"] + outer, input: []).status == 0)
+        #expect(try secrets(["set", "c"] + inner, input: Array("SECRET-B".utf8)).status == 0)
+        let crossed = try secrets(["get", "e:c", "--reveal"] + outer)
+        #expect(crossed.status == 1)
+        #expect(!crossed.text.contains("SECRET-B"))
+        #expect(try secrets(["wipe"] + inner).status == 0)
+        let kept = try secrets(["get", "e", "--reveal"] + outer)
+        #expect(kept.status == 0, "\(kept.stderr)")
+        #expect(kept.stdout == [])
+    }
+
+    /// Issue 16, finding 2: a delete through the file backend reaches automatic reads.
+    @Test func aDeleteThroughTheFileBackendIsSeenByTheDefaultBackend() throws {
+        let automatic = ["--namespace", namespace]
+        defer { _ = try? secrets(["wipe"] + automatic) }
+        #expect(try secrets(["set", "k"] + automatic, input: Array("v".utf8)).status == 0)
+        #expect(try secrets(["get", "k", "--reveal"] + automatic).stdout == Array("v".utf8))
+        #expect(try secrets(["delete", "k", "--namespace", namespace, "--backend", "file"]).status == 0)
+        let after = try secrets(["get", "k", "--reveal"] + automatic)
+        #expect(after.status == 1)
+        #expect(after.stdout.isEmpty)
+    }
+
     @Test func largestValueAndTooLargeValue() throws {
         let options = ["--namespace", namespace, "--backend", "keyring"]
         defer { _ = try? secrets(["wipe"] + options) }

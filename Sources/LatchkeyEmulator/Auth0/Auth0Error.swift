@@ -50,7 +50,7 @@ struct Auth0Error: Error, Sendable {
     /// Headers a 429 carries.
     static func rateLimitHeaders(now: Date) -> [(name: String, value: String)] {
         [("X-RateLimit-Limit", "10"), ("X-RateLimit-Remaining", "0"),
-         ("X-RateLimit-Reset", String(Int(now.timeIntervalSince1970) + 60))]
+         ("X-RateLimit-Reset", String(Timestamp.wholeSeconds(now.addingTimeInterval(60))))]
     }
 
     func response() -> EmulatorResponse {

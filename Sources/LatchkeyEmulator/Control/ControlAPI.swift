@@ -7,6 +7,11 @@ struct ControlAPI: Sendable {
     let control: EmulatorControl
     let providers: [EmulatorProvider]
 
+    /// The longest injected delay: an hour.
+    static let maxDelayMilliseconds = 3_600_000
+    /// The longest lifetime of a minted token, either way: about 3,170 years.
+    static let maxLifetime: TimeInterval = 1e11
+
     private struct Failure: Error {
         var status: Int
         var message: String
@@ -34,7 +39,12 @@ struct ControlAPI: Sendable {
         case ("GET", ["clock"]):
             return clockResponse()
         case ("POST", ["clock", "advance"]):
-            guard let seconds = fields["seconds"]?.numberValue, seconds > 0 else { throw Failure(status: 400, message: "seconds must be a positive number") }
+            guard let seconds = fields["seconds"]?.numberValue, seconds > 0, seconds.isFinite else {
+                throw Failure(status: 400, message: "seconds must be a positive number")
+            }
+            guard seconds <= EmulatorClock.latest.timeIntervalSince(control.now) else {
+                throw Failure(status: 400, message: "seconds would take the clock past 9999-12-31T23:59:59Z")
+            }
             control.advanceClock(by: seconds)
             return clockResponse()
         case ("GET", ["requests"]):
@@ -78,6 +88,9 @@ struct ControlAPI: Sendable {
         case ("POST", ["socialplus", "access-tokens"]):
             guard let userID = fields.string("userId") else { throw Failure(status: 400, message: "userId is required") }
             let lifetime = fields["lifetime"]?.numberValue ?? 3600
+            guard lifetime.isFinite, abs(lifetime) <= Self.maxLifetime else {
+                throw Failure(status: 400, message: "lifetime must be a number of seconds of at most \(Int(Self.maxLifetime)) either way")
+            }
             return .json(["accessToken": .string(try control.signSocialPlusAccessToken(userID: userID, lifetime: lifetime))])
         case (let method, let path) where path.count >= 2:
             guard let provider = EmulatorProvider(rawValue: path[0]) else { break }
@@ -157,8 +170,8 @@ struct ControlAPI: Sendable {
             }
             kind = .status(status, error: fields.string("error") ?? fields.integer("error").map(String.init))
         case "delay":
-            guard let milliseconds = fields.integer("milliseconds"), milliseconds >= 0 else {
-                throw Failure(status: 400, message: "milliseconds must be a non-negative integer")
+            guard let milliseconds = fields.integer("milliseconds"), (0...Self.maxDelayMilliseconds).contains(milliseconds) else {
+                throw Failure(status: 400, message: "milliseconds must be an integer from 0 to \(Self.maxDelayMilliseconds)")
             }
             kind = .delay(milliseconds: milliseconds)
         case "drop": kind = .dropConnection

@@ -23,16 +23,26 @@ public final class EmulatorClock: Sendable {
         state.withLock { state in state.frozenAt ?? Date().addingTimeInterval(state.offset) }
     }
 
-    /// Moves the clock forward by `seconds` (negative values are refused: time does not go back).
+    /// The latest time the clock shows, 9999-12-31T23:59:59Z: the last instant every
+    /// timestamp format the providers use can write.
+    public static let latest = Date(timeIntervalSince1970: 253_402_300_799)
+
+    /// Moves the clock forward by `seconds` (negative values are refused: time does not
+    /// go back), stopping at ``latest``.
     public func advance(by seconds: TimeInterval) {
         guard seconds > 0, seconds.isFinite else { return }
         state.withLock { state in
-            if let frozen = state.frozenAt { state.frozenAt = frozen.addingTimeInterval(seconds) } else { state.offset += seconds }
+            if let frozen = state.frozenAt {
+                state.frozenAt = min(frozen.addingTimeInterval(seconds), Self.latest)
+            } else {
+                state.offset = min(state.offset + seconds, Self.latest.timeIntervalSinceNow)
+            }
         }
     }
 
-    /// Pins the clock at `date`: it stays there until advanced or set again.
+    /// Pins the clock at `date` (at most ``latest``): it stays there until advanced or
+    /// set again.
     public func set(_ date: Date) {
-        state.withLock { $0.frozenAt = date }
+        state.withLock { $0.frozenAt = min(date, Self.latest) }
     }
 }

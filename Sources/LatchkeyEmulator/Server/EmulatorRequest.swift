@@ -104,7 +104,7 @@ extension JSONObject {
     /// A member that must be an integer (or, from a form, a string of digits).
     func integer(_ name: String) -> Int? {
         switch self[name] {
-        case .number(let number) where number.rounded() == number && abs(number) < 1e15: Int(number)
+        case .number(let number) where abs(number) < 1e15: Int(exactly: number)
         case .string(let text): Int(text)
         default: nil
         }

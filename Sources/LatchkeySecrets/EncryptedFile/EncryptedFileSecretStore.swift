@@ -91,10 +91,60 @@ public final class EncryptedFileSecretStore: SecretStore {
     }
 
     /// Stores `value` under `name`, atomically replacing the file under the lock.
+    ///
+    /// - Throws: `.valueTooLarge` if the file would outgrow ``maxFileBytes``, the most
+    ///   a read accepts (the file is left as it was).
     public nonisolated(nonsending) func set(_ name: String, _ value: [UInt8]) async throws {
         try SecretNames.validateEntryName(name, store: storeLabel)
+        guard value.count <= Self.maxFileBytes else { throw tooLarge(name, value.count, fileBytes: nil) }
         let key = Array(name.utf8)
         try await update { entries in entries[key] = value }
+    }
+
+    /// The largest file the store reads back (64 MiB): writes that would make the file
+    /// larger are refused, so one value cannot make the whole namespace unreadable.
+    public static var maxFileBytes: Int { POSIXFile.maxReadBytes }
+
+    private func tooLarge(_ name: String, _ valueBytes: Int, fileBytes: Int?) -> SecretStoreError {
+        let file = fileBytes.map { "the namespace's file would be \($0) bytes" } ?? "the value alone is \(valueBytes) bytes"
+        return SecretStoreError(.valueTooLarge, store: storeLabel, entry: name,
+                                reason: "\(file), over the \(Self.maxFileBytes)-byte (64 MiB) limit on a secret file; the value was not stored")
+    }
+
+    /// A tag that changes on every write of the file — its nonce, fresh and random per
+    /// write — or `nil` when there is no file. Reads only the first few hundred bytes.
+    ///
+    /// - Throws: `.corrupted` if the file does not start like a secret file, or an I/O
+    ///   error.
+    func generation() throws -> [UInt8]? {
+        let fd: Int32?
+        do throws(Errno) {
+            fd = try POSIXFile.openIfExists(path, flags: O_RDONLY | O_NOFOLLOW)
+        } catch {
+            throw ioError("open the file", error)
+        }
+        guard let fd else { return nil }
+        defer { POSIXFile.close(fd) }
+        let capacity = SecretFileFormat.noncePrefixLength
+        var readError: Errno?
+        let prefix = [UInt8](unsafeUninitializedCapacity: capacity) { buffer, initialized in
+            initialized = 0
+            while initialized < capacity {
+                do throws(Errno) {
+                    let n = try systemCall { pread(fd, buffer.baseAddress! + initialized, capacity - initialized, off_t(initialized)) }
+                    if n == 0 { break }
+                    initialized += n
+                } catch {
+                    readError = error
+                    break
+                }
+            }
+        }
+        if let readError { throw ioError("read the file", readError) }
+        guard let nonce = SecretFileFormat.nonce(inPrefix: prefix) else {
+            throw corrupted("the file does not start with a secret file header of this version")
+        }
+        return nonce
     }
 
     /// Removes `name`; returns whether it was there.
@@ -263,6 +313,11 @@ public final class EncryptedFileSecretStore: SecretStore {
         }
         let writing = try keys.keyForWriting(existing: current?.parsed, store: storeLabel)
         let sorted = entries.sorted { $0.key.lexicographicallyPrecedes($1.key) }.map { (name: $0.key, value: $0.value) }
+        let encodedSize = SecretFileFormat.encodedSize(namespace: namespaceBytes, entries: sorted, saltCount: writing.salt.count)
+        guard encodedSize <= Self.maxFileBytes else {
+            let grown = sorted.first { before[$0.name] != $0.value }
+            throw tooLarge(grown.map { String(decoding: $0.name, as: UTF8.self) } ?? "", grown?.value.count ?? 0, fileBytes: encodedSize)
+        }
         let bytes = try SecretFileFormat.encode(namespace: namespaceBytes, entries: sorted, kdf: writing.kdf,
                                                 scrypt: writing.scrypt, salt: writing.salt, keyCheck: writing.key.check,
                                                 key: writing.key.bytes)

@@ -84,6 +84,20 @@ enum SecretFileFormat {
         return digest.count >= checksumLength && digest[0..<checksumLength].elementsEqual(bytes[headerLength..<headerLength + checksumLength])
     }
 
+    /// Enough of a file's start to hold its nonce whatever the salt length.
+    static let noncePrefixLength = 24 + 1 + Int(UInt8.max) + keyCheckLength + AESGCM.nonceByteCount
+
+    /// The nonce from the first bytes of a file (at least up to the nonce), or `nil` if
+    /// they do not look like a file of this version. Nothing is authenticated: this only
+    /// tells one write of a file from another (every write draws a fresh nonce).
+    static func nonce(inPrefix bytes: [UInt8]) -> [UInt8]? {
+        guard bytes.count > 24, bytes[0..<8].elementsEqual(magic),
+              bytes[8] == UInt8(currentVersion >> 8), bytes[9] == UInt8(truncatingIfNeeded: currentVersion) else { return nil }
+        let start = 25 + Int(bytes[24]) + keyCheckLength
+        guard start + AESGCM.nonceByteCount <= bytes.count else { return nil }
+        return Array(bytes[start..<start + AESGCM.nonceByteCount])
+    }
+
     /// Parses the structure of a file.
     static func parse(_ bytes: [UInt8]) throws(Problem) -> Parsed {
         guard bytes.count >= prefixLength else {
@@ -149,6 +163,14 @@ enum SecretFileFormat {
     static func decrypt(_ bytes: [UInt8], _ parsed: Parsed, key: AESGCMOpeningKey) throws(CryptoError) -> [UInt8] {
         try key.open(nonce: parsed.nonce, associatedData: bytes[0..<parsed.associatedDataLength],
                      ciphertext: bytes[parsed.ciphertext], tag: bytes[parsed.tag])
+    }
+
+    /// The size of the file ``encode(namespace:entries:kdf:scrypt:salt:keyCheck:key:)``
+    /// would write, computed without encrypting.
+    static func encodedSize(namespace: [UInt8], entries: [(name: [UInt8], value: [UInt8])], saltCount: Int) -> Int {
+        let fixed = prefixLength + 1 + 1 + 4 + 4 + 1 + saltCount + keyCheckLength + AESGCM.nonceByteCount + 2 + namespace.count + 4
+        let perEntry = entries.reduce(0) { $0 + 2 + $1.name.count + 4 + $1.value.count }
+        return fixed + perEntry + checksumLength + AESGCM.tagByteCount
     }
 
     /// Encodes and encrypts `entries` (sorted by name bytes) under `key`, with a fresh nonce.

@@ -4,9 +4,21 @@ internal import Synchronization
 
 /// Secrets in the Linux kernel keyring, through libkeyutils.
 ///
-/// Each entry is a `user` key described `latchkey:<namespace>:<name>`, kept in a
-/// keyring described `latchkey:<namespace>`. That keyring is linked into the user's
-/// persistent keyring where the kernel has one, and into the user keyring otherwise.
+/// Each namespace is its own keyring, described `latchkey:<namespace>` and linked
+/// directly into the user's persistent keyring where the kernel has one, and into the
+/// user keyring otherwise. Each entry is a `user` key directly inside that keyring,
+/// described `latchkey:<namespace>:<name>` with the value as its payload. The kernel's
+/// `user` type cannot hold an empty payload, so an empty value is a `user` key
+/// described `latchkey-empty:<namespace>:<name>` (payload one zero byte): still a
+/// plain key, never a keyring, so no entry can be mistaken for a namespace.
+///
+/// Lookups are exact and never recursive: a key counts only if it is a *direct* child
+/// of the keyring searched, with exactly the wanted type and description. (The kernel's
+/// `keyctl_search` descends into nested keyrings, so each hit is checked against the
+/// keyring's own list of links, and a nested hit falls back to walking that list.)
+/// Namespaces and names are never split on `:` or parsed as paths; `a` with entry
+/// `e:c` and namespace `a:e` with entry `c` are unrelated.
+///
 /// Keys and the namespace keyring grant every permission to the possessor and the
 /// owning user, and nothing to group or other, so other users cannot see them.
 ///
@@ -21,9 +33,7 @@ internal import Synchronization
 /// limit; the kernel also caps each user's total keys and bytes
 /// (`/proc/sys/kernel/keys/maxkeys` and `maxbytes`, 200 keys and 20,000 bytes by
 /// default for ordinary users), and a write beyond them fails with `.quotaExceeded`,
-/// whose message shows the user's usage from `/proc/key-users`. The kernel's `user`
-/// type cannot hold an empty payload, so an empty value is kept as an empty keyring
-/// with the entry's description.
+/// whose message shows the user's usage from `/proc/key-users`.
 ///
 /// Errors: ENOKEY, EKEYEXPIRED and EKEYREVOKED mean "not found" (`nil`); EDQUOT is
 /// `.quotaExceeded`; EPERM and ENOSYS (keyring calls blocked by a container's seccomp
@@ -31,8 +41,9 @@ internal import Synchronization
 ///
 /// ``withExclusiveLock(_:)`` is an in-process lock only.
 ///
-/// Cost: a read is one `keyctl_search` and one `keyctl_read` (plus two more calls to
-/// re-check the namespace keyring after a miss); the namespace keyring's id is cached.
+/// Cost: a read is one `keyctl_search`, one `keyctl_read` of the namespace keyring's
+/// links and one of the key (plus a few more calls to re-check the namespace keyring
+/// after a miss); the namespace keyring's id is cached.
 public final class KeyringSecretStore: SecretStore {
     /// The largest value the kernel's `user` key type holds.
     public static let maxValueBytes = 32_767
@@ -44,15 +55,20 @@ public final class KeyringSecretStore: SecretStore {
 
     let system: KeyringSystem
     let logger: Logger
-    /// `latchkey:<namespace>:` as UTF-8, the prefix of every key description.
-    private let keyPrefix: [UInt8]
+    /// `latchkey:<namespace>:` as UTF-8, the prefix of every value key's description.
+    let keyPrefix: [UInt8]
+    /// `latchkey-empty:<namespace>:` as UTF-8, the prefix of every empty value's key.
+    let emptyPrefix: [UInt8]
+    /// `latchkey-layered:<namespace>`: the key where ``LayeredSecretStore`` records the
+    /// file generation its copies were checked against.
+    let generationDescription: String
     /// `latchkey:<namespace>`, the namespace keyring's description.
-    private let keyringDescription: String
+    let keyringDescription: String
     /// The namespace keyring's id once found (0 before), re-checked after every miss.
-    private let cachedKeyring = Mutex<Int32>(0)
+    let cachedKeyring = Mutex<Int32>(0)
     /// Whether the namespace keyring hangs off the persistent keyring (1), the user
     /// keyring (0), or is not known yet (-1).
-    private let persistentState = Mutex<Int8>(-1)
+    let persistentState = Mutex<Int8>(-1)
 
     /// A store for `namespace` in the kernel keyring.
     ///
@@ -71,6 +87,8 @@ public final class KeyringSecretStore: SecretStore {
         self.logger = logger
         self.keyringDescription = "latchkey:" + namespace
         self.keyPrefix = Array(("latchkey:" + namespace + ":").utf8)
+        self.emptyPrefix = Array(("latchkey-empty:" + namespace + ":").utf8)
+        self.generationDescription = "latchkey-layered:" + namespace
     }
 
     /// How errors name this store.
@@ -108,22 +126,27 @@ public final class KeyringSecretStore: SecretStore {
     func removeSync(_ name: String) throws -> Bool {
         try SecretNames.validateEntryName(name, store: storeLabel)
         guard let keyring = try namespaceKeyring(create: false) else { return false }
-        return try withDescription(name) { description in
-            var removed = false
-            for type in [KeyType.user, KeyType.keyring] {
-                if let id = try search(keyring, type, description, entry: name) {
+        var removed = false
+        for prefix in [keyPrefix, emptyPrefix] {
+            try withDescription(prefix, name) { description in
+                if let id = try directChild(of: keyring, .user, description, entry: name) {
                     removed = try invalidate(id, entry: name) || removed
                 }
             }
-            return removed
         }
+        return removed
     }
 
     /// Invalidates every key of the namespace, then the namespace keyring itself.
     public nonisolated(nonsending) func removeAll() async throws {
+        try removeAllSync()
+    }
+
+    /// The synchronous removal behind ``removeAll()``.
+    func removeAllSync() throws {
         guard let keyring = try namespaceKeyring(create: false) else { return }
-        for (id, _) in try entries(of: keyring) {
-            _ = try invalidate(id, entry: nil)
+        for child in try children(of: keyring, entry: nil) {
+            _ = try invalidate(child.id, entry: nil)
         }
         // Unlink first so the name is free at once, not after garbage collection.
         if let parent = try? parentKeyring() {
@@ -137,11 +160,11 @@ public final class KeyringSecretStore: SecretStore {
     /// (`type;uid;gid;perm;description`, perm in hex), for diagnostics and tests.
     package func kernelDescriptions(of name: String) throws -> (keyring: String?, key: String?) {
         guard let keyring = try namespaceKeyring(create: false) else { return (nil, nil) }
-        let key = try withDescription(name) { description -> String? in
-            for type in [KeyType.user, KeyType.keyring] {
-                if let id = try search(keyring, type, description, entry: name) { return try describe(id) }
+        var key: String?
+        for prefix in [keyPrefix, emptyPrefix] where key == nil {
+            key = try withDescription(prefix, name) { description in
+                try directChild(of: keyring, .user, description, entry: name).flatMap { try describe($0) }
             }
-            return nil
         }
         return (try describe(keyring), key)
     }
@@ -149,7 +172,12 @@ public final class KeyringSecretStore: SecretStore {
     /// The names of the namespace's entries.
     public nonisolated(nonsending) func names() async throws -> [String] {
         guard let keyring = try namespaceKeyring(create: false) else { return [] }
-        let names = Set(try entries(of: keyring).map(\.name))
+        var names = Set<String>()
+        for child in try children(of: keyring, entry: nil) where child.type == "user" {
+            for prefix in [keyPrefix, emptyPrefix] where child.description.count > prefix.count && child.description.starts(with: prefix) {
+                names.insert(String(decoding: child.description[prefix.count...], as: UTF8.self))
+            }
+        }
         return names.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
     }
 
@@ -169,25 +197,25 @@ public final class KeyringSecretStore: SecretStore {
             guard let found = try namespaceKeyring(create: false) else { return nil }
             keyring = found
         }
-        return try withDescription(name) { description in
-            for attempt in 0..<2 {
-                if let id = try search(keyring, .user, description, entry: name),
-                   let value = try readPayload(id, entry: name) {
-                    return value
-                }
-                if try search(keyring, .keyring, description, entry: name) != nil {
-                    return []
-                }
-                // A miss may mean the cached keyring was replaced or expired: check once.
-                guard attempt == 0, let fresh = try namespaceKeyring(create: false), fresh != keyring else { return nil }
-                keyring = fresh
+        for attempt in 0..<2 {
+            if let value = try withDescription(keyPrefix, name, { description -> [UInt8]? in
+                guard let id = try directChild(of: keyring, .user, description, entry: name) else { return nil }
+                return try readPayload(id, entry: name)
+            }) {
+                return value
             }
-            return nil
+            if try withDescription(emptyPrefix, name, { try directChild(of: keyring, .user, $0, entry: name) }) != nil {
+                return []
+            }
+            // A miss may mean the cached keyring was replaced or expired: check once.
+            guard attempt == 0, let fresh = try namespaceKeyring(create: false), fresh != keyring else { return nil }
+            keyring = fresh
         }
+        return nil
     }
 
     /// Reads key `id`'s payload; `nil` if the key vanished meanwhile.
-    private func readPayload(_ id: Int32, entry: String) throws -> [UInt8]? {
+    func readPayload(_ id: Int32, entry: String?) throws -> [UInt8]? {
         let stackCapacity = 4096
         let first: [UInt8]?? = try withUnsafeTemporaryAllocation(byteCount: stackCapacity, alignment: 16) { buffer in
             let size: Int
@@ -222,17 +250,19 @@ public final class KeyringSecretStore: SecretStore {
             throw SecretStoreError(.valueTooLarge, store: storeLabel, entry: name,
                                    reason: "the value is \(value.count) bytes; the kernel keyring's user keys hold at most \(Self.maxValueBytes) bytes")
         }
-        try withDescription(name) { description in
-            var keyring = try createdNamespaceKeyring()
-            for attempt in 0..<2 {
-                do {
-                    try store(value, description: description, in: keyring, entry: name)
-                    return
-                } catch let error as Errno where attempt == 0 && KeyringErrno.classify(error.rawValue) == .notFound {
-                    // The namespace keyring went away between finding it and writing.
-                    keyring = try createdNamespaceKeyring()
-                } catch let error as Errno {
-                    throw failure(error, "add the key", entry: name)
+        try withDescription(keyPrefix, name) { valueDescription in
+            try withDescription(emptyPrefix, name) { emptyDescription in
+                var keyring = try createdNamespaceKeyring()
+                for attempt in 0..<2 {
+                    do {
+                        try store(value, valueDescription: valueDescription, emptyDescription: emptyDescription, in: keyring, entry: name)
+                        return
+                    } catch let error as Errno where attempt == 0 && KeyringErrno.classify(error.rawValue) == .notFound {
+                        // The namespace keyring went away between finding it and writing.
+                        keyring = try createdNamespaceKeyring()
+                    } catch let error as Errno {
+                        throw failure(error, "add the key", entry: name)
+                    }
                 }
             }
         }
@@ -240,256 +270,58 @@ public final class KeyringSecretStore: SecretStore {
 
     /// Adds (or updates) the key, then removes the other representation, so a reader
     /// sees the old value or the new one, never none.
-    private func store(_ value: [UInt8], description: UnsafePointer<CChar>, in keyring: Int32, entry: String) throws {
-        let id: Int32
-        if value.isEmpty {
-            id = try systemCall { system.addKey(KeyType.keyring.cString, description, nil, 0, keyring) }
-        } else {
-            id = try value.withUnsafeBytes { payload throws(Errno) in
-                try systemCall { system.addKey(KeyType.user.cString, description, payload.baseAddress, payload.count, keyring) }
-            }
+    private func store(_ value: [UInt8], valueDescription: UnsafePointer<CChar>, emptyDescription: UnsafePointer<CChar>, in keyring: Int32, entry: String) throws {
+        // A `user` payload must be 1…32,767 bytes: an empty value is a one-byte marker
+        // under its own description.
+        let payload: [UInt8] = value.isEmpty ? [0] : value
+        let description = value.isEmpty ? emptyDescription : valueDescription
+        let id = try payload.withUnsafeBytes { bytes throws(Errno) in
+            try systemCall { system.addKey(KeyType.user.cString, description, bytes.baseAddress, bytes.count, keyring) }
         }
         try systemCallVoid { system.setPermissions(id, KeyringSystem.permissions) }
-        let other: KeyType = value.isEmpty ? .user : .keyring
-        if let stale = try search(keyring, other, description, entry: entry) {
+        let other = value.isEmpty ? valueDescription : emptyDescription
+        if let stale = try directChild(of: keyring, .user, other, entry: entry) {
             _ = try invalidate(stale, entry: entry)
         }
     }
 
-    // MARK: The namespace keyring
+    // MARK: The layered store's generation
 
-    /// The keyring new namespace keyrings are linked into: the persistent keyring when
-    /// the kernel has one (asking for it renews its expiry), else the user keyring.
-    private func parentKeyring() throws -> Int32 {
-        do throws(Errno) {
-            let id = try systemCall { system.getPersistent(KeyringSystem.processKeyring) }
-            persistentState.withLock { $0 = 1 }
-            return Int32(truncatingIfNeeded: id)
-        } catch where error.rawValue == EOPNOTSUPP {
-            do throws(Errno) {
-                let id = try systemCall { system.userKeyring() }
-                persistentState.withLock { $0 = 0 }
-                return Int32(truncatingIfNeeded: id)
-            } catch {
-                throw failure(error, "find the user keyring", entry: nil)
-            }
-        } catch {
-            throw failure(error, "find the persistent keyring", entry: nil)
+    /// The generation ``LayeredSecretStore`` last recorded, or `nil` if none.
+    func layerGeneration() throws -> [UInt8]? {
+        // The cached id keeps this on the read fast path; a stale one only costs a miss.
+        var keyring = cachedKeyring.withLock { $0 }
+        if keyring == 0 {
+            guard let found = try namespaceKeyring(create: false) else { return nil }
+            keyring = found
+        }
+        return try generationDescription.withCString { description in
+            guard let id = try directChild(of: keyring, .user, description, entry: nil) else { return nil }
+            return try readPayload(id, entry: nil)
         }
     }
 
-    /// Finds the namespace keyring, creating it if asked; caches its id.
-    ///
-    /// Creation stages the keyring in the process keyring, then moves it with
-    /// `KEYCTL_MOVE_EXCL`, so two processes racing to create it cannot displace each
-    /// other's: the loser drops its own and uses the winner's.
-    func namespaceKeyring(create: Bool) throws -> Int32? {
-        let parent = try parentKeyring()
-        if let found = try keyringDescription.withCString({ try search(parent, .keyring, $0, entry: nil) }) {
-            cachedKeyring.withLock { $0 = found }
-            return found
-        }
-        guard create else {
-            cachedKeyring.withLock { $0 = 0 }
-            return nil
-        }
-        var description = Array(keyringDescription.utf8CString)
-        let staged: Int32
-        do throws(Errno) {
-            staged = try systemCall { system.addKey(KeyType.keyring.cString, &description, nil, 0, KeyringSystem.processKeyring) }
-            try systemCallVoid { system.setPermissions(staged, KeyringSystem.permissions) }
-        } catch {
-            throw failure(error, "create the namespace keyring", entry: nil)
-        }
-        do throws(Errno) {
-            try systemCallVoid { system.moveExclusive(staged, KeyringSystem.processKeyring, parent) }
-        } catch where error.rawValue == EEXIST {
-            // Another process won the race, or an invalidated keyring awaits garbage
-            // collection: use the winner's, or displace the dead one.
-            if let winner = try namespaceKeyring(create: false) {
-                _ = try? systemCall { system.invalidate(staged) }
-                return winner
+    /// Records `generation` (1…32,767 bytes) for ``LayeredSecretStore``.
+    func setLayerGeneration(_ generation: [UInt8]) throws {
+        let keyring = try createdNamespaceKeyring()
+        var description = Array(generationDescription.utf8CString)
+        do {
+            let id = try generation.withUnsafeBytes { bytes throws(Errno) in
+                try systemCall { system.addKey(KeyType.user.cString, &description, bytes.baseAddress, bytes.count, keyring) }
             }
-            do throws(Errno) {
-                try systemCallVoid { system.link(staged, parent) }
-                _ = try? systemCall { system.unlink(staged, KeyringSystem.processKeyring) }
-            } catch {
-                _ = try? systemCall { system.invalidate(staged) }
-                throw failure(error, "link the namespace keyring", entry: nil)
-            }
-        } catch where error.rawValue == EOPNOTSUPP || error.rawValue == EINVAL {
-            // Kernels before 5.1 have no KEYCTL_MOVE: link, accepting a tiny race.
-            do throws(Errno) {
-                try systemCallVoid { system.link(staged, parent) }
-                _ = try? systemCall { system.unlink(staged, KeyringSystem.processKeyring) }
-            } catch {
-                throw failure(error, "link the namespace keyring", entry: nil)
-            }
-        } catch {
-            _ = try? systemCall { system.invalidate(staged) }
-            throw failure(error, "link the namespace keyring", entry: nil)
-        }
-        logger.debug("created keyring \(keyringDescription)")
-        cachedKeyring.withLock { $0 = staged }
-        return staged
-    }
-
-    /// ``namespaceKeyring(create:)`` with `create: true`, which always returns an id.
-    private func createdNamespaceKeyring() throws -> Int32 {
-        guard let keyring = try namespaceKeyring(create: true) else {
-            throw SecretStoreError(.ioFailure, store: storeLabel, reason: "the namespace keyring \(keyringDescription) could not be created")
-        }
-        return keyring
-    }
-
-    /// The keys in `keyring` that belong to this namespace, with their entry names.
-    private func entries(of keyring: Int32) throws -> [(id: Int32, name: String)] {
-        var ids: [Int32] = []
-        var capacity = 64
-        while true {
-            var readError: Errno?
-            var size = 0
-            ids = [Int32](unsafeUninitializedCapacity: capacity) { buffer, initialized in
-                do throws(Errno) {
-                    size = try systemCall { system.read(keyring, buffer.baseAddress, capacity * 4) }
-                    initialized = min(size, capacity * 4) / 4
-                } catch {
-                    readError = error
-                    initialized = 0
-                }
-            }
-            if let readError {
-                if KeyringErrno.classify(readError.rawValue) == .notFound { return [] }
-                throw failure(readError, "list the namespace keyring", entry: nil)
-            }
-            if size <= capacity * 4 { break }
-            capacity = size / 4 + 16
-        }
-        var result: [(Int32, String)] = []
-        for id in ids {
-            guard let text = try describe(id) else { continue }
-            // "type;uid;gid;perm;description": the description is last and may hold ';'.
-            let fields = text.split(separator: ";", maxSplits: 4, omittingEmptySubsequences: false)
-            guard fields.count == 5, fields[0] == "user" || fields[0] == "keyring" else { continue }
-            let description = Array(fields[4].utf8)
-            guard description.count > keyPrefix.count, description.starts(with: keyPrefix) else { continue }
-            result.append((id, String(decoding: description[keyPrefix.count...], as: UTF8.self)))
-        }
-        return result
-    }
-
-    /// `keyctl_describe`, or `nil` if the key vanished.
-    private func describe(_ id: Int32) throws -> String? {
-        do throws(Errno) {
-            let bytes = try readGrowing(from: 256) { buffer, capacity throws(Errno) in
-                try systemCall { system.describe(id, buffer?.assumingMemoryBound(to: CChar.self), capacity) }
-            }
-            return String(decoding: bytes.prefix { $0 != 0 }, as: UTF8.self)
-        } catch {
-            if KeyringErrno.classify(error.rawValue) == .notFound || error.rawValue == EACCES { return nil }
-            throw failure(error, "describe a key", entry: nil)
+            try systemCallVoid { system.setPermissions(id, KeyringSystem.permissions) }
+        } catch let error as Errno {
+            throw failure(error, "record the layered store's generation", entry: nil)
         }
     }
 
-    /// Runs a keyctl call that copies at most `capacity` bytes and returns the full
-    /// size, growing the buffer until the result fits (a key can grow between calls).
-    private func readGrowing(
-        from initialCapacity: Int,
-        _ call: (UnsafeMutableRawPointer?, Int) throws(Errno) -> Int
-    ) throws(Errno) -> [UInt8] {
-        var capacity = initialCapacity
-        while true {
-            var callError: Errno?
-            var size = 0
-            let bytes = [UInt8](unsafeUninitializedCapacity: capacity) { buffer, initialized in
-                do throws(Errno) {
-                    size = try call(UnsafeMutableRawPointer(buffer.baseAddress), capacity)
-                    initialized = min(size, capacity)
-                } catch {
-                    callError = error
-                    initialized = 0
-                }
+    /// Forgets the generation ``LayeredSecretStore`` recorded.
+    func removeLayerGeneration() throws {
+        guard let keyring = try namespaceKeyring(create: false) else { return }
+        try generationDescription.withCString { description in
+            if let id = try directChild(of: keyring, .user, description, entry: nil) {
+                _ = try invalidate(id, entry: nil)
             }
-            if let callError { throw callError }
-            if size <= capacity { return bytes }
-            capacity = size
-        }
-    }
-
-    // MARK: Helpers
-
-    /// The two key types the store uses, as C strings.
-    enum KeyType {
-        case user, keyring
-
-        /// The type's name from a NUL-terminated static string: no allocation per call.
-        var cString: UnsafePointer<CChar> {
-            let name: StaticString = switch self {
-            case .user: "user"
-            case .keyring: "keyring"
-            }
-            return UnsafeRawPointer(name.utf8Start).assumingMemoryBound(to: CChar.self)
-        }
-    }
-
-    /// `keyctl_search`: the key's id, or `nil` when it is not there.
-    private func search(_ keyring: Int32, _ type: KeyType, _ description: UnsafePointer<CChar>, entry: String?) throws -> Int32? {
-        do throws(Errno) {
-            return Int32(truncatingIfNeeded: try systemCall { system.search(keyring, type.cString, description, 0) })
-        } catch {
-            if KeyringErrno.classify(error.rawValue) == .notFound { return nil }
-            throw failure(error, "search the keyring", entry: entry)
-        }
-    }
-
-    /// `keyctl_invalidate`: whether the key was still there.
-    private func invalidate(_ id: Int32, entry: String?) throws -> Bool {
-        do throws(Errno) {
-            try systemCallVoid { system.invalidate(id) }
-            return true
-        } catch {
-            if KeyringErrno.classify(error.rawValue) == .notFound { return false }
-            throw failure(error, "invalidate the key", entry: entry)
-        }
-    }
-
-    /// Lends `latchkey:<namespace>:<name>` as a C string without a heap allocation.
-    private func withDescription<R>(_ name: String, _ body: (UnsafePointer<CChar>) throws -> R) throws -> R {
-        var name = name
-        return try name.withUTF8 { nameBytes in
-            let count = keyPrefix.count + nameBytes.count + 1
-            return try withUnsafeTemporaryAllocation(of: CChar.self, capacity: count) { buffer in
-                let raw = UnsafeMutableRawBufferPointer(buffer)
-                keyPrefix.withUnsafeBytes { raw.baseAddress!.copyMemory(from: $0.baseAddress!, byteCount: $0.count) }
-                if nameBytes.count > 0 {
-                    (raw.baseAddress! + keyPrefix.count).copyMemory(from: nameBytes.baseAddress!, byteCount: nameBytes.count)
-                }
-                raw[count - 1] = 0
-                return try body(UnsafePointer(buffer.baseAddress!))
-            }
-        }
-    }
-
-    /// Turns a failed call's errno into the store's error.
-    func failure(_ error: Errno, _ operation: String, entry: String?) -> SecretStoreError {
-        let code = error.rawValue
-        switch KeyringErrno.classify(code) {
-        case .quotaExceeded:
-            let usage = KeyringQuota.current().map { "\($0) (from /proc/key-users)" } ?? "/proc/key-users is unreadable"
-            return SecretStoreError(.quotaExceeded, store: storeLabel, entry: entry,
-                                    reason: "could not \(operation): the kernel keyring quota is used up: \(usage); remove unused keys (keyctl show @u) or raise /proc/sys/kernel/keys/maxkeys and maxbytes",
-                                    errno: code, underlying: error)
-        case .unavailable:
-            return SecretStoreError(.unavailable, store: storeLabel, entry: entry,
-                                    reason: "could not \(operation): \(error); the keyring system calls are blocked here (as by the seccomp profile of a default Docker or Podman container); use the encrypted file store",
-                                    errno: code, underlying: error)
-        case .permissionDenied:
-            return SecretStoreError(.permissionDenied, store: storeLabel, entry: entry,
-                                    reason: "could not \(operation): \(error); the key or keyring belongs to another user or does not grant this user access",
-                                    errno: code, underlying: error)
-        case .notFound, .failure:
-            return SecretStoreError(.ioFailure, store: storeLabel, entry: entry,
-                                    reason: "could not \(operation): \(error)", errno: code, underlying: error)
         }
     }
 }

@@ -45,11 +45,11 @@ extension Latchkey {
             }
 
             print(Colour.bold("Header"))
-            print(JSONValue.object(jws.header.object).prettyJSONText)
+            print(TerminalText.escape(JSONValue.object(jws.header.object).prettyJSONText, keepingNewlines: true))
             print(Colour.bold(claims == nil ? "Payload" : "Claims"))
             switch payload {
-            case .string(let text) where claims == nil: print(text)
-            default: print(payload.prettyJSONText)
+            case .string(let text) where claims == nil: print(TerminalText.escape(text))
+            default: print(TerminalText.escape(payload.prettyJSONText, keepingNewlines: true))
             }
             if let claims {
                 let times = Self.timeLines(claims, now: now)
@@ -59,14 +59,15 @@ extension Latchkey {
                 }
             }
             print(Colour.bold("Signature"))
+            let algorithm = TerminalText.escape(jws.header.algorithmName)
             if jws.signature.isEmpty {
-                print("  \(jws.header.algorithmName), " + Colour.yellow("no signature"))
+                print("  \(algorithm), " + Colour.yellow("no signature"))
             } else {
-                print("  \(jws.header.algorithmName), \(jws.signature.count) bytes, " + Colour.yellow("not verified"))
+                print("  \(algorithm), \(jws.signature.count) bytes, " + Colour.yellow("not verified"))
             }
             if !warnings.isEmpty {
                 print(Colour.bold("Warnings"))
-                for warning in warnings { print("  " + Colour.yellow("! " + warning)) }
+                for warning in warnings { print("  " + Colour.yellow("! " + TerminalText.escape(warning))) }
             }
         }
 

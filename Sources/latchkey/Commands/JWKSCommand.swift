@@ -40,12 +40,13 @@ extension Latchkey {
                 }
             }
             let widths = rows[0].indices.map { column in rows.map { $0[column].count }.max() ?? 0 }
+            rows = rows.map { $0.map { TerminalText.escape($0) } }
             for (offset, row) in rows.enumerated() {
                 let line = zip(row, widths).map { $0.padding(toLength: $1, withPad: " ", startingAt: 0) }
                     .joined(separator: "  ").trimmingCharacters(in: .whitespaces)
                 print(offset == 0 ? Colour.bold(line) : line)
             }
-            for note in notes { print(note) }
+            for note in notes { print(TerminalText.escape(note)) }
         }
 
         /// "2048 bits" for RSA and secrets, the curve for EC and OKP keys.

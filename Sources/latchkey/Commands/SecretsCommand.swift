@@ -69,8 +69,9 @@ extension SecretsCommand {
         }
     }
 
-    /// Writes a line to standard error.
+    /// Writes a line to standard error, control characters escaped (messages quote
+    /// entry names, which may hold any character but NUL).
     static func printError(_ message: String) {
-        FileHandle.standardError.write(Data((message + "\n").utf8))
+        FileHandle.standardError.write(Data((TerminalText.escape(message) + "\n").utf8))
     }
 }

@@ -29,7 +29,7 @@ extension SecretsCommand {
             if reveal {
                 FileHandle.standardOutput.write(Data(value))
             } else {
-                print("\(name): <redacted, \(value.count) bytes; --reveal prints it>")
+                print("\(TerminalText.escape(name)): <redacted, \(value.count) bytes; --reveal prints it>")
             }
         }
     }

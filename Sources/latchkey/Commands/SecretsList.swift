@@ -10,7 +10,7 @@ extension SecretsCommand {
 
         func run() async throws {
             let names = try await SecretsCommand.running { try await options.makeStore().names() }
-            for name in names { print(name) }
+            for name in names { print(TerminalText.escape(name)) }
         }
     }
 }

@@ -20,7 +20,14 @@ extension SecretsCommand {
         }
 
         func run() async throws {
-            let value = [UInt8](FileHandle.standardInput.readDataToEndOfFile())
+            // No backend stores more than the file store's 64 MiB: read no further.
+            let limit = EncryptedFileSecretStore.maxFileBytes
+            let input = try StandardInput.read(limit: limit)
+            guard !input.exceedsLimit else {
+                SecretsCommand.printError("error: the value on standard input is larger than \(limit) bytes (64 MiB), more than any store holds; nothing was stored")
+                throw ExitCode(1)
+            }
+            let value = input.bytes
             let store = try await SecretsCommand.running {
                 let store = try options.makeStore()
                 try await store.set(name, value)

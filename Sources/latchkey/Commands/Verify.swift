@@ -92,7 +92,7 @@ extension Latchkey {
                     details.append("no exp")
                 }
             }
-            print(Colour.green(jws ? "valid signature" : "valid") + " (\(details.joined(separator: ", ")))")
+            print(Colour.green(jws ? "valid signature" : "valid") + " (\(TerminalText.escape(details.joined(separator: ", "))))")
         }
     }
 }

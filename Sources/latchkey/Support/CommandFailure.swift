@@ -19,10 +19,11 @@ func fail(_ message: String, status: Int32 = ExitStatus.failure) -> ExitCode {
     return ExitCode(status)
 }
 
-/// Writes one line to standard error.
+/// Writes one line to standard error, control characters escaped (messages may quote
+/// a token's or a key file's strings).
 func printError(_ line: String) {
     // Whatever was printed before the failure comes first, also when both streams share a file.
     fflush(nil)
-    let text = line.replacingOccurrences(of: "\n", with: " ") + "\n"
+    let text = TerminalText.escape(line.replacingOccurrences(of: "\n", with: " ")) + "\n"
     FileHandle.standardError.write(Data(text.utf8))
 }

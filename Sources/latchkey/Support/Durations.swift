@@ -6,11 +6,14 @@ enum Durations {
         ("w", 604_800), ("d", 86_400), ("h", 3_600), ("m", 60), ("s", 1),
     ]
 
+    /// The longest duration accepted, bare or with units: about 31,700 years.
+    static let maxSeconds: TimeInterval = 1e12
+
     /// Parses `90s`, `5m`, `1h`, `30d`, `2w`, combinations such as `1h30m`, or a bare
-    /// number of seconds. Nil for anything else, zero or negative.
+    /// number of seconds. Nil for anything else, zero, negative, or from ``maxSeconds`` up.
     static func parse(_ text: String) -> TimeInterval? {
         let text = text.trimmingCharacters(in: .whitespaces).lowercased()
-        if let seconds = Double(text) { return seconds > 0 && seconds.isFinite ? seconds : nil }
+        if let seconds = Double(text) { return seconds > 0 && seconds < maxSeconds ? seconds : nil }
         var total = 0.0, number = ""
         for character in text {
             if character.isASCII, character.isNumber || character == "." {
@@ -22,7 +25,7 @@ enum Durations {
                 return nil
             }
         }
-        guard number.isEmpty, total > 0, total.isFinite, total < 1e12 else { return nil }
+        guard number.isEmpty, total > 0, total < maxSeconds else { return nil }
         return total
     }
 

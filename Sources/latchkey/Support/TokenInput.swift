@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import LatchkeyJWT
 
 /// The `[TOKEN|-]` argument shared by `inspect` and `verify`: the token itself, `-`
 /// for standard input, or nothing (standard input, unless it is a terminal).
@@ -17,13 +18,23 @@ struct TokenInput: ParsableArguments {
         }
     }
 
+    /// The most standard input read for a token: the 64 KiB token limit plus 1 KiB for a
+    /// `Bearer ` prefix and whitespace.
+    static let maxInputBytes = JWSOptions().maxTokenSize + 1_024
+
     /// The token text, trimmed. Fails (exit 1) when there is none.
     func read() throws -> String {
         let raw: String
         if let token, token != "-" {
             raw = token
         } else {
-            raw = String(decoding: FileHandle.standardInput.readDataToEndOfFile(), as: UTF8.self)
+            // Read no further than a token could reach: the JWT library's 64 KiB limit,
+            // plus room for a `Bearer ` prefix and surrounding whitespace.
+            let input = try StandardInput.read(limit: Self.maxInputBytes)
+            guard !input.exceedsLimit else {
+                throw fail("standard input holds more than \(Self.maxInputBytes) bytes; a token is at most \(JWSOptions().maxTokenSize) bytes (64 KiB)")
+            }
+            raw = String(decoding: input.bytes, as: UTF8.self)
         }
         let text = Self.normalize(raw)
         guard !text.isEmpty else { throw fail("no token given (pass it as an argument, or - / standard input)") }
