@@ -244,3 +244,14 @@ import Testing
         await client.shutdown()
     }
 }
+
+@Suite struct ModelDescriptionTests {
+    @Test func modelsPrintOneReadableLineWithoutRawJSONOrControlCharacters() {
+        let user = User(id: "user-1", email: "a@example.com", name: "Ann\u{1B}[31m", raw: ["secret_field": "x"])
+        #expect(user.description == "User(id: user-1, email: a@example.com, name: Ann\\u{1B}[31m)")
+        let session = Session(id: nil, userID: "user-1", roles: ["admin"])
+        #expect(session.description == "Session(user: user-1, roles: admin)")
+        let organization = Organization(id: "org-1", name: "Acme", slug: "acme")
+        #expect(!"\(organization)".contains("\n"))
+    }
+}
