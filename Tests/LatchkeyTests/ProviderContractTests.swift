@@ -167,9 +167,24 @@ import Testing
         await harness.client.shutdown()
     }
 
+    @Test func aLogoutStopsALongLogin() async throws {
+        let harness = try Harness(options: SessionOptions(heartbeatInterval: nil))
+        try await harness.client.start()
+        // A device-code poll that would go on for minutes: the login never answers by itself.
+        harness.provider.state.withLock { $0.loginGate = { try? await Task.sleep(for: .seconds(3600)) } }
+        let login = Task { await authError { try await harness.client.login(ScriptedCredentials(user: "u", password: "correct horse")) } }
+        await settle("establishing") { harness.client.state == .establishing }
+        try await harness.client.logout()
+        let error = await login.value
+        #expect(error?.code == .cancelled)
+        #expect(harness.client.state == .notLoggedIn)
+        #expect(try await harness.storedRecord() == nil)
+    }
+
     @Test func errorsReadTheSameThroughLocalizedDescription() {
-        let error: any Error = AuthError(.storage, "the keyring refused")
-        #expect(error.localizedDescription == "\(error)")
+        let errors: [any Error] = [AuthError(.storage, "the keyring refused"),
+                                   TransportError(.timedOut, request: "GET https://example.com/", message: "no answer")]
+        for error in errors { #expect(error.localizedDescription == "\(error)") }
     }
 }
 

@@ -1,3 +1,4 @@
+public import Foundation
 /// Sends HTTP requests. Adapters talk to their provider through one, and
 /// ``AuthClient/send(_:)`` sends the app's authorized requests through one.
 ///
@@ -12,7 +13,7 @@ public protocol HTTPTransport: Sendable {
 }
 
 /// A request that got no response.
-public struct TransportError: Error, Sendable, Hashable, CustomStringConvertible {
+public struct TransportError: Error, Sendable, Hashable, CustomStringConvertible, LocalizedError {
     /// What went wrong.
     public struct Code: Hashable, Sendable, CustomStringConvertible {
         private enum Base: String, Hashable, Sendable {
@@ -51,4 +52,7 @@ public struct TransportError: Error, Sendable, Hashable, CustomStringConvertible
     }
 
     public var description: String { "\(code) on \(request): \(message)" }
+
+    /// The same text as ``description``.
+    public var errorDescription: String? { description }
 }

@@ -40,6 +40,7 @@ final class ScriptedProvider: AuthProvider {
         var defaultRenew: Behaviour = .succeed
         var renewGate: (@Sendable () async -> Void)?
         var loginPending: [UserAction?] = []
+        var loginGate: (@Sendable () async -> Void)?
         var renewRequests: [RenewalRequest] = []
         var renewPreparations: [RenewalPreparation] = []
         var prepareHandler: (@Sendable (RenewalRequest) async throws -> RenewalPreparation)?
@@ -150,6 +151,7 @@ final class ScriptedProvider: AuthProvider {
         guard let credentials = credentials as? ScriptedCredentials else {
             throw AuthError(.unsupportedCredentials, "the scripted provider takes ScriptedCredentials")
         }
+        if let gate = state.withLock({ $0.loginGate }) { await gate() }
         try perform(next(\.login, default: \.defaultValidate))
         guard credentials.password == "correct horse" else {
             throw AuthError(.unrecoverable, "wrong password", providerCode: "unauthorized_credentials", httpStatus: 401)
