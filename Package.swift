@@ -18,6 +18,7 @@ let package = Package(
         .library(name: "Latchkey", targets: ["Latchkey"]),
         .library(name: "LatchkeyEmulator", targets: ["LatchkeyEmulator"]),
         .executable(name: "latchkey", targets: ["latchkey"]),
+        .plugin(name: "LatchkeyConfigPlugin", targets: ["LatchkeyConfigPlugin"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -95,6 +96,18 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: swiftSettings
+        ),
+
+        // MARK: Build-time configuration
+        .executableTarget(
+            name: "LatchkeyConfigTool",
+            dependencies: ["Latchkey"],
+            swiftSettings: swiftSettings
+        ),
+        .plugin(
+            name: "LatchkeyConfigPlugin",
+            capability: .buildTool(),
+            dependencies: ["LatchkeyConfigTool"]
         ),
 
         // MARK: Tests

@@ -29,6 +29,21 @@ public final class ProviderRegistry: Sendable {
         factories.withLock { $0[identifier] }
     }
 
+    /// Checks a configuration without building anything: the provider is registered and
+    /// its settings satisfy the factory's schema (what the build plugin runs).
+    ///
+    /// - Returns: warnings (secrets written inline in the file).
+    /// - Throws: ``AuthError/Code/configuration`` naming the key.
+    public func check(_ configuration: LatchkeyConfiguration) throws(AuthError) -> [String] {
+        guard let factory = factory(for: configuration.provider) else {
+            let known = identifiers
+            throw AuthError(.configuration, "unknown provider \"\(configuration.provider)\" in key \"provider\"; registered: \(known.isEmpty ? "none" : known.joined(separator: ", "))")
+        }
+        var settings = configuration.settings
+        settings.provider = configuration.provider
+        return try factory.schema.check(settings)
+    }
+
     /// Builds the adapter the configuration names, after checking its settings against
     /// the factory's schema.
     ///
@@ -40,15 +55,13 @@ public final class ProviderRegistry: Sendable {
                              dependencies: ProviderDependencies = ProviderDependencies(),
                              transport: (any HTTPTransport)? = nil, clock: any SessionClock = SystemClock(),
                              logger: Logger = Logger(label: "latchkey", factory: { _ in SwiftLogNoOpLogHandler() })) throws -> any AuthProvider {
-        guard let factory = factory(for: configuration.provider) else {
-            let known = identifiers
-            throw AuthError(.configuration, "unknown provider \"\(configuration.provider)\" in key \"provider\"; registered: \(known.isEmpty ? "none" : known.joined(separator: ", "))")
-        }
-        var settings = configuration.settings
-        settings.provider = configuration.provider
-        for warning in try factory.schema.check(settings) {
+        for warning in try check(configuration) {
             logger.warning("\(warning)")
         }
+        // check(_:) found the factory.
+        guard let factory = factory(for: configuration.provider) else { throw AuthError(.configuration, "provider \"\(configuration.provider)\" vanished") }
+        var settings = configuration.settings
+        settings.provider = configuration.provider
         let context = ProviderContext(settings: settings, transport: transport ?? RetryingTransport(URLSessionTransport(), clock: clock),
                                       clock: clock, logger: logger, options: configuration.session,
                                       store: ScopedSecretStore(base: store, scope: "provider.\(factory.identifier)."),
