@@ -19,11 +19,13 @@ let package = Package(
         .library(name: "LatchkeyEmulator", targets: ["LatchkeyEmulator"]),
         .executable(name: "latchkey", targets: ["latchkey"]),
         .plugin(name: "LatchkeyConfigPlugin", targets: ["LatchkeyConfigPlugin"]),
+        .library(name: "LatchkeySwiftConfiguration", targets: ["LatchkeySwiftConfiguration"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1", traits: []),
+        .package(url: "https://github.com/apple/swift-configuration", from: "1.4.0", traits: []),
     ],
     targets: [
         // MARK: C libraries from the system
@@ -98,6 +100,17 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
 
+        // MARK: Optional: configuration from apple/swift-configuration's ConfigReader
+        .target(
+            name: "LatchkeySwiftConfiguration",
+            dependencies: [
+                "Latchkey",
+                "LatchkeyJWT",
+                .product(name: "Configuration", package: "swift-configuration"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+
         // MARK: Build-time configuration
         .executableTarget(
             name: "LatchkeyConfigTool",
@@ -134,6 +147,15 @@ let package = Package(
                 "LatchkeySecrets",
                 "LatchkeyJWT",
                 .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "LatchkeySwiftConfigurationTests",
+            dependencies: [
+                "LatchkeySwiftConfiguration",
+                "Latchkey",
+                .product(name: "Configuration", package: "swift-configuration"),
             ],
             swiftSettings: swiftSettings
         ),
