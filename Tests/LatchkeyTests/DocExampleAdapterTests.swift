@@ -1,0 +1,43 @@
+import Latchkey
+import LatchkeySecrets
+import Testing
+
+// The minimal adapter of the DocC article "Writing a provider adapter", verbatim: it
+// must compile and work as written.
+struct EchoCredentials: LoginCredentials { var user: String }
+
+struct EchoProvider: AuthProvider {
+    let identifier = "echo"
+
+    func login(_ credentials: any LoginCredentials, sessionDuration: Duration?, pending: UserAction?) async throws -> AuthenticatedSession {
+        guard let credentials = credentials as? EchoCredentials else {
+            throw AuthError(.unsupportedCredentials, "echo takes EchoCredentials")
+        }
+        return AuthenticatedSession(tokens: SessionTokens(accessToken: "token-for-\(credentials.user)"),
+                                    user: User(id: credentials.user))
+    }
+
+    func validate(_ current: AuthenticatedSession) async throws -> AuthenticatedSession { current }
+
+    func renew(_ request: RenewalRequest, current: AuthenticatedSession,
+               preparation: RenewalPreparation) async throws -> AuthenticatedSession { current }
+
+    func revoke(_ current: AuthenticatedSession) async throws {}
+
+    static let factory = ProviderFactory(identifier: "echo", schema: ProviderSettingsSchema([])) { _ in EchoProvider() }
+}
+
+@Suite struct DocExampleAdapterTests {
+    @Test func theArticlesAdapterSignsAUserIn() async throws {
+        let registry = ProviderRegistry()
+        registry.register(EchoProvider.factory)
+        let client = try registry.makeClient(LatchkeyConfiguration(provider: "echo", session: SessionOptions(heartbeatInterval: nil)),
+                                             store: try MemorySecretStore(namespace: "docs"))
+        try await client.start()
+        try await client.login(EchoCredentials(user: "ada"))
+        #expect(client.state == .established)
+        #expect(client.currentUser?.id == "ada")
+        #expect(try await client.accessToken() == "token-for-ada")
+        await client.shutdown()
+    }
+}
