@@ -35,6 +35,7 @@ public protocol SocialPlusSessionHandler: Sendable {
 
 /// The dependency key of the app's ``SocialPlusSessionHandler``.
 public enum SocialPlusSessionHandlerKey: ProviderDependencyKey {
+    /// Any session handler.
     public typealias Value = any SocialPlusSessionHandler
 }
 
@@ -49,6 +50,7 @@ public protocol SocialPlusAccessTokenHandler: Sendable {
 
 /// The dependency key of the app's ``SocialPlusAccessTokenHandler``.
 public enum SocialPlusAccessTokenHandlerKey: ProviderDependencyKey {
+    /// Any access-token handler.
     public typealias Value = any SocialPlusAccessTokenHandler
 }
 
