@@ -17,6 +17,7 @@ let package = Package(
         .library(name: "LatchkeySecrets", targets: ["LatchkeySecrets"]),
         .library(name: "Latchkey", targets: ["Latchkey"]),
         .library(name: "LatchkeyEmulator", targets: ["LatchkeyEmulator"]),
+        .library(name: "LatchkeySocialPlus", targets: ["LatchkeySocialPlus"]),
         .executable(name: "latchkey", targets: ["latchkey"]),
         .plugin(name: "LatchkeyConfigPlugin", targets: ["LatchkeyConfigPlugin"]),
         .library(name: "LatchkeySwiftConfiguration", targets: ["LatchkeySwiftConfiguration"]),
@@ -71,6 +72,17 @@ let package = Package(
             dependencies: [
                 "LatchkeyJWT",
                 "LatchkeySecrets",
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+
+        // MARK: Adapters
+        .target(
+            name: "LatchkeySocialPlus",
+            dependencies: [
+                "Latchkey",
+                "LatchkeyJWT",
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings
@@ -165,6 +177,18 @@ let package = Package(
                 "LatchkeyEmulator",
                 "LatchkeyJWT",
                 "LatchkeyCrypto",
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "LatchkeySocialPlusTests",
+            dependencies: [
+                "LatchkeySocialPlus",
+                "Latchkey",
+                "LatchkeyEmulator",
+                "LatchkeyJWT",
+                "LatchkeySecrets",
+                .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings
         ),

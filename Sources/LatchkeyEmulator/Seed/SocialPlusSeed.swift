@@ -25,18 +25,23 @@ public struct SocialPlusSeed: Sendable, Codable, CustomStringConvertible {
     public var accessTokenLifetime: Int?
     /// Server-minted auth token lifetime in seconds (default 600).
     public var authTokenLifetime: Int?
+    /// Whether a banned or deleted user's login is answered 200 with the user's
+    /// `isGlobalBanned` / `isDeleted` flags set (the answer the SDKs check those flags
+    /// in) instead of the `400312` / `400100` errors. Default `false`.
+    public var reportsFlagsAtLogin: Bool?
     /// Users known from the start (any other user ID is created on first login, as
     /// social.plus does).
     public var users: [User]
 
     public init(apiKey: String, serverKey: String, secureMode: Bool = false, accessTokenSecret: String,
-                accessTokenLifetime: Int = 2_592_000, authTokenLifetime: Int = 600, users: [User]) {
+                accessTokenLifetime: Int = 2_592_000, authTokenLifetime: Int = 600, reportsFlagsAtLogin: Bool? = nil, users: [User]) {
         self.apiKey = apiKey
         self.serverKey = serverKey
         self.secureMode = secureMode
         self.accessTokenSecret = accessTokenSecret
         self.accessTokenLifetime = accessTokenLifetime
         self.authTokenLifetime = authTokenLifetime
+        self.reportsFlagsAtLogin = reportsFlagsAtLogin
         self.users = users
     }
 

@@ -30,11 +30,13 @@ actor SocialPlusStore {
     private let clock: EmulatorClock
     private let accessLifetime: TimeInterval
     private let authTokenLifetime: TimeInterval
+    private let reportsFlagsAtLogin: Bool
 
     init(seed: SocialPlusSeed, clock: EmulatorClock) {
         self.clock = clock
         accessLifetime = TimeInterval(seed.accessTokenLifetime ?? 2_592_000)
         authTokenLifetime = TimeInterval(seed.authTokenLifetime ?? 600)
+        reportsFlagsAtLogin = seed.reportsFlagsAtLogin ?? false
         let now = clock.now
         for user in seed.users {
             users[user.userID] = User(userID: user.userID, displayName: user.displayName ?? user.userID, createdAt: now, updatedAt: now)
@@ -55,12 +57,15 @@ actor SocialPlusStore {
         return record.userID == userID && record.expiresAt > clock.now
     }
 
-    /// Logs `userID` in (creating the user on first login); banned and deleted users are refused.
+    /// Logs `userID` in (creating the user on first login); banned and deleted users are
+    /// refused, or answered with their flags set when the seed says so.
     func login(userID: String, displayName: String?) throws -> (Session, User) {
         let now = clock.now
         var user = users[userID] ?? User(userID: userID, displayName: displayName ?? userID, createdAt: now, updatedAt: now)
-        guard !user.isDeleted else { throw SocialPlusError.unauthorized("The user has been deleted.") }
-        guard !user.isGlobalBanned else { throw SocialPlusError.globalBan }
+        if !reportsFlagsAtLogin {
+            guard !user.isDeleted else { throw SocialPlusError.unauthorized("The user has been deleted.") }
+            guard !user.isGlobalBanned else { throw SocialPlusError.globalBan }
+        }
         if let displayName, displayName != user.displayName {
             user.displayName = displayName
             user.updatedAt = now

@@ -1,0 +1,140 @@
+internal import Foundation
+internal import Latchkey
+internal import LatchkeyJWT
+
+/// The social.plus calls the adapter makes, and how their answers become sessions.
+struct SocialPlusAPI: Sendable {
+    let configuration: SocialPlusConfiguration
+    let transport: any HTTPTransport
+    let clock: any SessionClock
+
+    /// A session-creation body (`POST /api/v5/sessions`).
+    struct SessionRequest: Sendable {
+        var userID: String
+        var displayName: String?
+        var authToken: String?
+        var deviceID: String
+        var deviceInfo: SocialPlusDeviceInfo
+        /// How the session was started, kept in the tokens for renewals.
+        var login: LoginKind
+    }
+
+    /// How a session was started: renewals of an access-token session ask the
+    /// access-token handler, the others the session handler.
+    enum LoginKind: String {
+        case userID = "userId"
+        case accessToken
+    }
+
+    /// Attribute names in ``SessionTokens/attributes``.
+    enum Attribute {
+        static let userID = "user_id"
+        static let login = "login"
+    }
+
+    // MARK: Calls
+
+    /// Logs in (or in again, to renew).
+    func createSession(_ request: SessionRequest) async throws -> AuthenticatedSession {
+        var body: JSONObject = ["userId": .string(request.userID)]
+        if let displayName = request.displayName { body["displayName"] = .string(displayName) }
+        if let authToken = request.authToken { body["authToken"] = .string(authToken) }
+        body["deviceId"] = .string(request.deviceID)
+        var deviceInfo: JSONObject = ["kind": .string(request.deviceInfo.kind)]
+        if let model = request.deviceInfo.model { deviceInfo["model"] = .string(model) }
+        deviceInfo["sdkVersion"] = .string(request.deviceInfo.sdkVersion)
+        body["deviceInfo"] = .object(deviceInfo)
+        let http = HTTPRequest(method: "POST", url: url("api/v5/sessions"),
+                               headers: ["Content-Type": "application/json", "Accept": "application/json", "X-API-Key": configuration.apiKey],
+                               body: SocialPlusJSON.body(body))
+        let (status, object) = try await exchange(http, endpoint: .sessionCreation)
+        return try Self.session(from: object, status: status, request: request)
+    }
+
+    /// The user, checked with the session's token (`GET /api/v3/users/{userId}`).
+    func user(_ userID: String, accessToken: String) async throws -> User {
+        let http = HTTPRequest(method: "GET", url: url("api/v3/users/\(Self.pathSegment(userID))"),
+                               headers: ["Accept": "application/json", "Authorization": "Bearer \(accessToken)"])
+        let (status, object) = try await exchange(http, endpoint: .sessionCheck)
+        guard let entry = Self.userEntry(in: object, userID: userID) else {
+            throw SocialPlusErrorMapping.unreadable(.sessionCheck, status: status, "no user \"\(userID)\" in \"users\"")
+        }
+        if let ended = SocialPlusErrorMapping.termination(for: entry, status: status) { throw ended }
+        return Self.user(entry, userID: userID)
+    }
+
+    /// Ends the session at social.plus (`DELETE /api/v4/sessions`). A 401 means the
+    /// token is already gone, which is what was asked.
+    func deleteSession(accessToken: String) async throws {
+        let http = HTTPRequest(method: "DELETE", url: url("api/v4/sessions"),
+                               headers: ["Accept": "application/json", "Authorization": "Bearer \(accessToken)"])
+        let response = try await transport.send(http)
+        if response.status == 401 { return }
+        guard (200..<300).contains(response.status) else {
+            throw SocialPlusErrorMapping.error(status: response.status, headers: response.headers, body: response.body,
+                                               endpoint: .sessionRevocation, now: clock.now)
+        }
+        guard SocialPlusJSON.object(response.body)?["success"]?.boolValue == true else {
+            throw SocialPlusErrorMapping.unreadable(.sessionRevocation, status: response.status, "no \"success\": true")
+        }
+    }
+
+    // MARK: Answers
+
+    private func exchange(_ request: HTTPRequest, endpoint: SocialPlusErrorMapping.Endpoint) async throws -> (Int, JSONObject) {
+        let response = try await transport.send(request)
+        guard (200..<300).contains(response.status) else {
+            throw SocialPlusErrorMapping.error(status: response.status, headers: response.headers, body: response.body,
+                                               endpoint: endpoint, now: clock.now)
+        }
+        guard let object = SocialPlusJSON.object(response.body) else {
+            throw SocialPlusErrorMapping.unreadable(endpoint, status: response.status, "not a JSON object")
+        }
+        return (response.status, object)
+    }
+
+    /// The session a login answer describes: `{accessToken, issuedAt, expiresAt, users, files}`.
+    static func session(from object: JSONObject, status: Int, request: SessionRequest) throws -> AuthenticatedSession {
+        guard let accessToken = object.text("accessToken"), !accessToken.isEmpty else {
+            throw SocialPlusErrorMapping.unreadable(.sessionCreation, status: status, "no \"accessToken\"")
+        }
+        let issuedAt = object.isoDate("issuedAt")
+        guard let expiresAt = object.isoDate("expiresAt") else {
+            throw SocialPlusErrorMapping.unreadable(.sessionCreation, status: status, "no ISO 8601 \"expiresAt\"")
+        }
+        guard let entry = userEntry(in: object, userID: request.userID) else {
+            throw SocialPlusErrorMapping.unreadable(.sessionCreation, status: status, "no user \"\(request.userID)\" in \"users\"")
+        }
+        if let ended = SocialPlusErrorMapping.termination(for: entry, status: status) { throw ended }
+        let tokens = SessionTokens(accessToken: accessToken, issuedAt: issuedAt, expiresAt: expiresAt,
+                                   attributes: [Attribute.userID: request.userID, Attribute.login: request.login.rawValue])
+        var raw = JSONObject()
+        if let issued = object["issuedAt"] { raw["issuedAt"] = issued }
+        raw["expiresAt"] = object["expiresAt"]
+        let session = Session(id: nil, userID: request.userID, startedAt: issuedAt, expiresAt: expiresAt, raw: raw)
+        return AuthenticatedSession(tokens: tokens, session: session, user: user(entry, userID: request.userID))
+    }
+
+    private static func userEntry(in object: JSONObject, userID: String) -> JSONObject? {
+        object["users"]?.arrayValue?.lazy.compactMap(\.objectValue).first { $0.text("userId") == userID }
+    }
+
+    private static func user(_ entry: JSONObject, userID: String) -> User {
+        let status = entry.flag("isGlobalBanned") ? "globalBanned" : entry.flag("isDeleted") ? "deleted" : "active"
+        return User(id: userID, name: entry.text("displayName"), status: status, raw: entry)
+    }
+
+    /// The base URL with `path` (already percent-encoded) appended.
+    private func url(_ path: String) -> URL {
+        var base = configuration.baseURL.absoluteString
+        while base.hasSuffix("/") { base.removeLast() }
+        return URL(string: base + "/" + path) ?? configuration.baseURL
+    }
+
+    /// A user ID as one path segment (IDs may hold `/`, spaces, anything).
+    static func pathSegment(_ text: String) -> String {
+        var allowed = CharacterSet.urlPathAllowed
+        allowed.remove(charactersIn: "/?#%")
+        return text.addingPercentEncoding(withAllowedCharacters: allowed) ?? text
+    }
+}

@@ -1,0 +1,75 @@
+internal import Foundation
+internal import Latchkey
+internal import LatchkeyJWT
+
+/// Turns social.plus's answers into ``AuthError``s.
+///
+/// Errors are `{"status": "error", "code", "message", "data"?}`. What ends a session is
+/// exactly what providers.md says: at session creation, 401 `400100` (`unauthorized`)
+/// and `400312` (`globalBan`); a `400312` to a session check; the `isGlobalBanned` and
+/// `isDeleted` flags of the user. `400100` anywhere else never ends a session (the code
+/// is reused for "not a community member"). 429 is rate limited, 5xx and everything
+/// unreadable transient.
+enum SocialPlusErrorMapping {
+    /// Which call answered: the rules differ by endpoint.
+    enum Endpoint: String {
+        /// `POST /api/v5/sessions` (login and renewal).
+        case sessionCreation = "POST /api/v5/sessions"
+        /// `GET /api/v3/users/{userId}` with the session's own token (validation).
+        case sessionCheck = "GET /api/v3/users/{userId}"
+        /// `DELETE /api/v4/sessions` (secure logout).
+        case sessionRevocation = "DELETE /api/v4/sessions"
+        /// `POST /api/v4/authentication/token` (the backend helper).
+        case authTokenMinting = "POST /api/v4/authentication/token"
+    }
+
+    static let unauthorizedCode = "400100"
+    static let globalBanCode = "400312"
+
+    /// The error a non-2xx answer means.
+    static func error(status: Int, headers: HTTPHeaders, body: Data, endpoint: Endpoint, now: Date) -> AuthError {
+        let object = SocialPlusJSON.object(body)
+        let code = object?.errorCode("code")
+        let message = object?.text("message").map { "social.plus: \($0)" } ?? "social.plus answered HTTP \(status) to \(endpoint.rawValue)"
+        if status == 429 {
+            return AuthError.rateLimited(retryAfter: HTTPResponse(status: status, headers: headers).retryAfter(now: now), message,
+                                         providerCode: code, httpStatus: status)
+        }
+        if status >= 500 { return AuthError(.transient, message, providerCode: code, httpStatus: status) }
+        switch endpoint {
+        case .sessionCreation:
+            if code == globalBanCode { return .terminated(.globalBan, message, providerCode: code, httpStatus: status) }
+            if status == 401, code == unauthorizedCode {
+                return .terminated(.unauthorized, message, providerCode: code, httpStatus: status)
+            }
+            if status == 400 { return AuthError(.invalidArgument, message, providerCode: code, httpStatus: status) }
+        case .sessionCheck:
+            if code == globalBanCode { return .terminated(.globalBan, message, providerCode: code, httpStatus: status) }
+            // An expired or replaced token: renew once and check again (a second refusal ends it).
+            if status == 401 { return AuthError(.renewAndRecheck, message, providerCode: code, httpStatus: status) }
+        case .sessionRevocation:
+            break
+        case .authTokenMinting:
+            if status == 401 { return AuthError(.configuration, message + " (check the server key)", providerCode: code, httpStatus: status) }
+            if status == 400 { return AuthError(.invalidArgument, message, providerCode: code, httpStatus: status) }
+        }
+        // Nothing documented ends a session here: keep everything, try again later.
+        return AuthError(.transient, message, providerCode: code, httpStatus: status)
+    }
+
+    /// A 2xx answer whose body cannot be read: transient (a proxy, a cut connection).
+    static func unreadable(_ endpoint: Endpoint, status: Int, _ what: String) -> AuthError {
+        AuthError(.transient, "social.plus answered \(endpoint.rawValue) with an unreadable body: \(what)", httpStatus: status)
+    }
+
+    /// The termination the user's flags mean, if any.
+    static func termination(for user: JSONObject, status: Int) -> AuthError? {
+        if user.flag("isGlobalBanned") {
+            return .terminated(.globalBan, "social.plus: the user is globally banned", httpStatus: status)
+        }
+        if user.flag("isDeleted") {
+            return .terminated(.userDeleted, "social.plus: the user has been deleted", httpStatus: status)
+        }
+        return nil
+    }
+}

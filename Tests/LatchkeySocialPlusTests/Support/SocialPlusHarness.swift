@@ -1,0 +1,245 @@
+import Foundation
+import Latchkey
+import LatchkeyEmulator
+import LatchkeyJWT
+import LatchkeySecrets
+import LatchkeySocialPlus
+import Logging
+import Synchronization
+import Testing
+
+/// An emulated social.plus network on loopback, and a client talking to it over real
+/// HTTP, on a manual clock that moves together with the emulator's.
+struct SocialPlusHarness {
+    static let start = Date(timeIntervalSince1970: 1_800_000_000)
+
+    let emulator: Emulator
+    let endpoint: SocialPlusEndpoint
+    let clock: ManualClock
+    let store: MemorySecretStore
+    let logs: LogCapture
+    let transport: RecordingTransport
+    let options: SessionOptions
+    let client: AuthClient
+
+    /// The routes of the emulated API.
+    static let loginRoute = EmulatorRoute(.socialPlus, "POST", "/api/v5/sessions")
+    static let logoutRoute = EmulatorRoute(.socialPlus, "DELETE", "/api/v4/sessions")
+    static let userRoute = EmulatorRoute(.socialPlus, "GET", "/api/v3/users/{userId}")
+
+    var provider: SocialPlusProvider {
+        get throws { try #require(client.provider as? SocialPlusProvider) }
+    }
+
+    /// Runs `body` with a started emulator and a client (not started), and stops both.
+    static func run(secure: Bool = false, lifetime: Int = 3600, reportsFlags: Bool = false,
+                    options: SessionOptions = SessionOptions(heartbeatInterval: nil),
+                    dependencies: ProviderDependencies = ProviderDependencies(), timeout: Duration = .seconds(2),
+                    _ body: (SocialPlusHarness) async throws -> Void) async throws {
+        var seed = SocialPlusSeed.standard
+        seed.secureMode = secure
+        seed.accessTokenLifetime = lifetime
+        seed.reportsFlagsAtLogin = reportsFlags
+        let emulator = try await Emulator.start(EmulatorOptions(providers: [.socialPlus], seed: EmulatorSeed(socialPlus: seed), clockStart: start))
+        do {
+            let harness = try SocialPlusHarness(emulator: emulator, options: options, dependencies: dependencies, timeout: timeout)
+            try await body(harness)
+            await harness.client.shutdown()
+        } catch {
+            await emulator.stop()
+            throw error
+        }
+        await emulator.stop()
+    }
+
+    private init(emulator: Emulator, options: SessionOptions, dependencies: ProviderDependencies, timeout: Duration) throws {
+        self.emulator = emulator
+        endpoint = try #require(emulator.socialPlus)
+        clock = ManualClock(now: Self.start)
+        store = try MemorySecretStore(namespace: "socialplus-test")
+        logs = LogCapture()
+        transport = RecordingTransport(URLSessionTransport(defaultTimeout: timeout))
+        self.options = options
+        client = try Self.makeClient(endpoint: endpoint, store: store, transport: transport, clock: clock, logs: logs,
+                                     options: options, dependencies: dependencies)
+    }
+
+    /// Another client on the same store, as after a restart.
+    func restarted(dependencies: ProviderDependencies = ProviderDependencies(), store: (any SecretStore)? = nil) throws -> AuthClient {
+        try Self.makeClient(endpoint: endpoint, store: store ?? self.store, transport: transport, clock: clock, logs: logs,
+                            options: options, dependencies: dependencies)
+    }
+
+    private static func makeClient(endpoint: SocialPlusEndpoint, store: any SecretStore, transport: RecordingTransport, clock: ManualClock,
+                                   logs: LogCapture, options: SessionOptions, dependencies: ProviderDependencies) throws -> AuthClient {
+        let registry = ProviderRegistry()
+        registry.register(SocialPlusProvider.factory)
+        let configuration = LatchkeyConfiguration(provider: "socialplus",
+                                                  settings: ["api_key": endpoint.apiKey, "base_url": endpoint.baseURL.absoluteString],
+                                                  session: options)
+        return try registry.makeClient(configuration, store: store, dependencies: dependencies, transport: transport, clock: clock,
+                                       logger: logs.logger)
+    }
+
+    /// Moves both clocks forward (the emulator's first, so woken timers meet the new time).
+    func advance(by seconds: TimeInterval) async {
+        emulator.control.advanceClock(by: seconds)
+        clock.advance(by: .milliseconds(Int64(seconds * 1000)))
+        await Task.yield()
+    }
+
+    func logins() async -> Int { await emulator.control.count(Self.loginRoute) }
+
+    func login(_ userID: String = "alice", displayName: String? = "Alice", authToken: String? = nil) async throws {
+        try await client.login(SocialPlusLogin(userID: userID, displayName: displayName, authToken: authToken))
+    }
+
+    /// A server-minted auth token, through the adapter's backend helper.
+    func mintAuthToken(_ userID: String = "alice") async throws -> String {
+        try await SocialPlusAuthTokenIssuer(serverKey: endpoint.serverKey, baseURL: endpoint.baseURL,
+                                            transport: URLSessionTransport(defaultTimeout: .seconds(5))).authToken(for: userID)
+    }
+
+    /// An app request to the social.plus API.
+    func userRequest(_ userID: String = "alice") -> HTTPRequest {
+        HTTPRequest(url: endpoint.baseURL.appending(path: "api/v3/users/\(userID)"))
+    }
+
+    /// The JSON bodies of the logins sent so far.
+    func loginBodies() -> [JSONObject] {
+        transport.requests.filter { $0.method == "POST" && $0.url.path.hasSuffix("/api/v5/sessions") }
+            .compactMap { $0.body.flatMap { try? JSONValue.parse(bytes: Array($0)).objectValue } }
+    }
+}
+
+/// Passes requests to another transport and remembers them (bodies included: tests only).
+final class RecordingTransport: HTTPTransport {
+    let base: any HTTPTransport
+    private let log = Mutex<[HTTPRequest]>([])
+
+    init(_ base: any HTTPTransport) { self.base = base }
+
+    var requests: [HTTPRequest] { log.withLock { $0 } }
+
+    func send(_ request: HTTPRequest) async throws -> HTTPResponse {
+        log.withLock { $0.append(request) }
+        return try await base.send(request)
+    }
+}
+
+/// Collects every log line (message and metadata) in memory.
+final class LogCapture: Sendable {
+    private let lines = Mutex<[String]>([])
+
+    var logger: Logger {
+        var logger = Logger(label: "test") { _ in Handler(capture: self) }
+        logger.logLevel = .trace
+        return logger
+    }
+
+    var all: [String] { lines.withLock { $0 } }
+
+    func append(_ line: String) { lines.withLock { $0.append(line) } }
+
+    struct Handler: LogHandler {
+        let capture: LogCapture
+        var metadata: Logger.Metadata = [:]
+        var logLevel: Logger.Level = .trace
+
+        subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+            get { metadata[key] }
+            set { metadata[key] = newValue }
+        }
+
+        func log(event: LogEvent) {
+            let merged = metadata.merging(event.metadata ?? [:]) { _, new in new }
+            capture.append("\(event.level) \(event.message) \(merged.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " "))")
+        }
+    }
+}
+
+/// Collects a client's state changes.
+final class StateRecorder: Sendable {
+    private final class Box: Sendable {
+        let states = Mutex<[SessionState]>([])
+    }
+
+    private let box = Box()
+    private let task: Task<Void, Never>
+
+    init(_ client: AuthClient) {
+        let changes = client.stateChanges
+        let box = self.box
+        task = Task {
+            for await state in changes { box.states.withLock { $0.append(state) } }
+        }
+    }
+
+    var all: [SessionState] { box.states.withLock { $0 } }
+
+    deinit { task.cancel() }
+}
+
+/// Waits, yielding (and sleeping a little in real time: loopback HTTP is real), until
+/// `condition` holds; fails the test after about 10 seconds.
+func settle(_ what: Comment, _ condition: () async -> Bool, sourceLocation: SourceLocation = #_sourceLocation) async {
+    let deadline = ContinuousClock.now.advanced(by: .seconds(10))
+    while ContinuousClock.now < deadline {
+        if await condition() { return }
+        try? await Task.sleep(for: .milliseconds(2))
+    }
+    Issue.record("never settled: \(what)", sourceLocation: sourceLocation)
+}
+
+/// Runs `body` and returns the AuthError it threw, or nil.
+func authError(_ body: () async throws -> Void) async -> AuthError? {
+    do {
+        try await body()
+        return nil
+    } catch let error as AuthError {
+        return error
+    } catch {
+        Issue.record("expected an AuthError, got \(error)")
+        return nil
+    }
+}
+
+/// A session handler answering from a script, counting its calls; may run a hook first.
+final class ScriptedSessionHandler: SocialPlusSessionHandler {
+    private let state: Mutex<(answers: [SocialPlusRenewalAnswer], calls: Int)>
+    private let hook: (@Sendable (String) async throws -> Void)?
+    let fallback: SocialPlusRenewalAnswer
+
+    init(_ answers: [SocialPlusRenewalAnswer] = [], fallback: SocialPlusRenewalAnswer = .renew,
+         hook: (@Sendable (String) async throws -> Void)? = nil) {
+        state = Mutex((answers, 0))
+        self.fallback = fallback
+        self.hook = hook
+    }
+
+    var calls: Int { state.withLock { $0.calls } }
+
+    func sessionWillRenewAccessToken(userID: String) async throws -> SocialPlusRenewalAnswer {
+        try await hook?(userID)
+        return state.withLock { state in
+            state.calls += 1
+            return state.answers.isEmpty ? fallback : state.answers.removeFirst()
+        }
+    }
+}
+
+/// A session handler from a closure.
+struct ClosureSessionHandler: SocialPlusSessionHandler {
+    let body: @Sendable (String) async throws -> SocialPlusRenewalAnswer
+
+    func sessionWillRenewAccessToken(userID: String) async throws -> SocialPlusRenewalAnswer {
+        try await body(userID)
+    }
+}
+
+/// A counter shared with handlers.
+final class Counter: Sendable {
+    private let value = Mutex(0)
+    var count: Int { value.withLock { $0 } }
+    @discardableResult func increment() -> Int { value.withLock { $0 += 1; return $0 } }
+}
