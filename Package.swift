@@ -126,7 +126,7 @@ let package = Package(
         // MARK: Build-time configuration
         .executableTarget(
             name: "LatchkeyConfigTool",
-            dependencies: ["Latchkey"],
+            dependencies: ["Latchkey", "LatchkeySecrets", "LatchkeySocialPlus"],
             swiftSettings: swiftSettings
         ),
         .plugin(

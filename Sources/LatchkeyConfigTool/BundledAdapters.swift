@@ -1,6 +1,7 @@
 import Latchkey
+import LatchkeySocialPlus
 
 /// The adapters whose settings schemas the tool checks against.
 enum BundledAdapters {
-    static var factories: [ProviderFactory] { [] }
+    static var factories: [ProviderFactory] { [SocialPlusProvider.factory] }
 }

@@ -49,9 +49,11 @@ public struct ProviderSettingsSchema: Sendable, Hashable {
 
     /// Checks `settings`.
     ///
+    /// - Parameter deferringSecrets: a missing required secret is not an error (a build-time
+    ///   check: the secret comes from the environment when the app runs).
     /// - Returns: warnings (secrets written inline in the configuration file).
     /// - Throws: ``AuthError/Code/configuration`` naming the first offending key.
-    public func check(_ settings: ProviderSettings) throws(AuthError) -> [String] {
+    public func check(_ settings: ProviderSettings, deferringSecrets: Bool = false) throws(AuthError) -> [String] {
         let known = Dictionary(keys.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
         for name in settings.values.keys.sorted() where known[name] == nil {
             let expected = keys.map(\.name).joined(separator: ", ")
@@ -60,7 +62,7 @@ public struct ProviderSettingsSchema: Sendable, Hashable {
         var warnings: [String] = []
         for key in keys {
             guard settings[key.name] != nil else {
-                if key.isRequired { _ = try settings.required(key.name) }
+                if key.isRequired, !(deferringSecrets && key.isSecret) { _ = try settings.required(key.name) }
                 continue
             }
             switch key.kind {

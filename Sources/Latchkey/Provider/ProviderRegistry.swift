@@ -34,14 +34,15 @@ public final class ProviderRegistry: Sendable {
     ///
     /// - Returns: warnings (secrets written inline in the file).
     /// - Throws: ``AuthError/Code/configuration`` naming the key.
-    public func check(_ configuration: LatchkeyConfiguration) throws(AuthError) -> [String] {
+    /// - Parameter deferringSecrets: missing required secrets are not errors (build time).
+    public func check(_ configuration: LatchkeyConfiguration, deferringSecrets: Bool = false) throws(AuthError) -> [String] {
         guard let factory = factory(for: configuration.provider) else {
             let known = identifiers
             throw AuthError(.configuration, "unknown provider \"\(configuration.provider)\" in key \"provider\"; registered: \(known.isEmpty ? "none" : known.joined(separator: ", "))")
         }
         var settings = configuration.settings
         settings.provider = configuration.provider
-        return try factory.schema.check(settings)
+        return try factory.schema.check(settings, deferringSecrets: deferringSecrets)
     }
 
     /// Builds the adapter the configuration names, after checking its settings against
