@@ -107,6 +107,8 @@ let package = Package(
                 "LatchkeyJWT",
                 "LatchkeySecrets",
                 "LatchkeyEmulator",
+                "Latchkey",
+                "LatchkeySocialPlus",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: swiftSettings
@@ -194,7 +196,7 @@ let package = Package(
         ),
         .testTarget(
             name: "latchkeyCLITests",
-            dependencies: ["LatchkeyJWT"],
+            dependencies: ["LatchkeyJWT", "LatchkeyEmulator"],
             swiftSettings: swiftSettings
         ),
     ]

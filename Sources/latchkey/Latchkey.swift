@@ -14,6 +14,7 @@ struct Latchkey: AsyncParsableCommand {
             Keygen.self,
             JWKSCommand.self,
             SecretsCommand.self,
+            SessionCommand.self,
             EmulatorCommand.self,
         ]
     )

@@ -17,16 +17,19 @@ extension AuthClient {
     ///
     /// Calling `start()` again does nothing.
     ///
+    /// - Parameter validating: `false` trusts the stored session without asking the
+    ///   provider now (a command-line tool that only needs a token: no round trip unless
+    ///   a renewal is due); the heartbeat, when on, validates it later.
     /// - Throws: ``AuthError/Code/cancelled`` after ``shutdown()``.
-    public func start() async throws {
+    public func start(validating: Bool = true) async throws {
         try checkNotShutDown()
         guard lifecycle == .idle else { return }
         lifecycle = .running
-        await restore()
+        await restore(validating: validating)
     }
 
     /// One attempt to read and check the stored session.
-    func restore() async {
+    func restore(validating: Bool = true) async {
         let stored: VaultRecord?
         do {
             stored = try await vault.load()
@@ -50,7 +53,7 @@ extension AuthClient {
         adopt(stored, publishing: false)
         let generation = self.generation
         do {
-            try await checkSession(stored)
+            if validating { try await checkSession(stored) }
             guard generation == self.generation else { return }
             revalidationPending = false
         } catch let error as AuthError where error.endsSession {

@@ -1,0 +1,75 @@
+import ArgumentParser
+import Foundation
+import Latchkey
+
+/// `latchkey session`: the whole life of a session from the command line — log in,
+/// look, get a token, renew, log out — with the app's own `latchkey.json`.
+struct SessionCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "session",
+        abstract: "Log in, inspect, renew and log out of a session with the configured provider.",
+        discussion: """
+        The provider, its settings and the store come from latchkey.json (--config, $LATCHKEY_CONFIG, or ./latchkey.json) \
+        and LATCHKEY_* environment variables; --provider and --setting override them.
+        Exit status: 0 on success (status: logged in), 1 on failure (status: not logged in), 64 on a usage error.
+        """,
+        subcommands: [Login.self, Status.self, Token.self, Refresh.self, Logout.self]
+    )
+}
+
+extension SessionCommand {
+    /// Options every session subcommand shares.
+    struct ClientOptions: ParsableArguments {
+        @Option(name: .long, help: "The configuration file (default: $LATCHKEY_CONFIG or ./latchkey.json).")
+        var config: String?
+
+        @Option(name: .long, help: "The provider identifier, overriding the file (stytch, stytch-b2b, auth0, socialplus).")
+        var provider: String?
+
+        @Option(name: .long, help: ArgumentHelp("A provider setting, overriding the file (repeatable).", valueName: "name=value"))
+        var setting: [String] = []
+
+        func validate() throws {
+            for item in setting where !item.contains("=") {
+                throw ValidationError("--setting takes name=value; got \"\(TerminalText.escape(item))\"")
+            }
+        }
+
+        /// The configuration: the file, the environment, then these options.
+        func configuration() throws -> LatchkeyConfiguration {
+            var environment = ProcessInfo.processInfo.environment
+            if let provider { environment["LATCHKEY_PROVIDER"] = provider }
+            for item in setting {
+                let parts = item.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+                environment[ProviderSettings.environmentName(of: String(parts[0]))] = String(parts[1])
+            }
+            do {
+                return try LatchkeyConfiguration.load(path: config, environment: environment)
+            } catch {
+                throw fail(error.message)
+            }
+        }
+
+        /// A client for the configuration, with the adapters this tool links; no
+        /// heartbeat or background renewal (a command runs and exits).
+        func makeClient() throws -> (AuthClient, LatchkeyConfiguration) {
+            var configuration = try configuration()
+            configuration.session.heartbeatInterval = nil
+            configuration.session.renewsProactively = false
+            let registry = ProviderRegistry()
+            for factory in LinkedAdapters.factories { registry.register(factory) }
+            do {
+                return (try registry.makeClient(configuration), configuration)
+            } catch let error as AuthError {
+                throw fail(error.message)
+            }
+        }
+    }
+}
+
+/// Maps a client call's failure to the one-line error every command prints.
+func sessionFailure(_ error: any Error) -> ExitCode {
+    if let error = error as? ExitCode { return error }
+    if let error = error as? AuthError { return fail("\(error.code): \(error.message)") }
+    return fail("\(error)")
+}

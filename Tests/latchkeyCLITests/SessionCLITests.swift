@@ -1,0 +1,85 @@
+import Foundation
+import LatchkeyEmulator
+import Testing
+
+/// `latchkey session`, end to end: the built executable against the emulator over
+/// loopback, each command a new process sharing one encrypted-file store.
+@Suite struct SessionCLITests {
+    struct Setup {
+        let directory: URL
+        let environment: [String: String]
+
+        init(emulator: Emulator) throws {
+            directory = FileManager.default.temporaryDirectory.appendingPathComponent("latchkey-session-\(UUID().uuidString)")
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+            let base = try #require(emulator.baseURL(for: .socialPlus))
+            let config = #"{"provider": "socialplus", "settings": {"base_url": "\#(base.absoluteString)"}, "store": {"backend": "file", "namespace": "cli-session"}}"#
+            try Data(config.utf8).write(to: directory.appendingPathComponent("latchkey.json"))
+            environment = ["LATCHKEY_CONFIG": directory.appendingPathComponent("latchkey.json").path,
+                           "LATCHKEY_SETTING_API_KEY": emulator.seed.socialPlus.apiKey,
+                           "XDG_DATA_HOME": directory.appendingPathComponent("data").path,
+                           "XDG_CONFIG_HOME": directory.appendingPathComponent("config").path]
+        }
+
+        func run(_ arguments: [String], stdin: String = "") throws -> JWTCLIRunner.Result {
+            try JWTCLIRunner().run(["session"] + arguments, stdin: stdin, environment: environment)
+        }
+    }
+
+    @Test func theWholeLifeOfASession() async throws {
+        let emulator = try await Emulator.start(EmulatorOptions(providers: [.socialPlus]))
+        defer { Task { await emulator.stop() } }
+        let setup = try Setup(emulator: emulator)
+        defer { try? FileManager.default.removeItem(at: setup.directory) }
+
+        let before = try setup.run(["status"])
+        #expect(before.status == 1, "not logged in: exit status 1")
+        #expect(before.stdout.contains("notLoggedIn"))
+
+        let login = try setup.run(["login", "--user-id", "alice", "--display-name", "Alice"])
+        #expect(login.status == 0, "\(login.stderr)")
+        #expect(login.stdout.contains("Logged in as alice"))
+
+        let status = try setup.run(["status", "--json"])
+        #expect(status.status == 0)
+        let object = try JSONSerialization.jsonObject(with: Data(status.stdout.utf8)) as? [String: Any]
+        #expect(object?["state"] as? String == "established")
+        #expect(object?["user"] as? String == "alice")
+        #expect(object?["logged_in"] as? Bool == true)
+
+        let token = try setup.run(["token"])
+        #expect(token.status == 0)
+        let accessToken = token.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        #expect(!accessToken.isEmpty)
+        #expect(!status.stdout.contains(accessToken) && !login.stdout.contains(accessToken), "only `token` prints the token")
+
+        let refresh = try setup.run(["refresh"])
+        #expect(refresh.status == 0, "\(refresh.stderr)")
+        let renewed = try setup.run(["token"]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        #expect(renewed != accessToken)
+
+        // A secure logout that the provider refuses changes nothing.
+        await emulator.control.inject(EmulatorFault(route: EmulatorRoute(.socialPlus, "DELETE", "/api/v4/sessions"), kind: .status(500), trigger: .next(1)))
+        let refused = try setup.run(["logout", "--secure"])
+        #expect(refused.status == 1)
+        #expect(try setup.run(["status"]).status == 0, "still logged in")
+
+        let logout = try setup.run(["logout", "--secure"])
+        #expect(logout.status == 0, "\(logout.stderr)")
+        #expect(try setup.run(["status"]).status == 1)
+        let noToken = try setup.run(["token"])
+        #expect(noToken.status == 1)
+        #expect(noToken.stderr.contains("notLoggedIn"))
+    }
+
+    @Test func usageAndConfigurationErrors() throws {
+        let missing = try JWTCLIRunner().run(["session", "status", "--config", "/nonexistent/latchkey.json"])
+        #expect(missing.status == 1)
+        #expect(missing.stderr.contains("/nonexistent/latchkey.json"))
+        let badSetting = try JWTCLIRunner().run(["session", "status", "--provider", "socialplus", "--setting", "oops"])
+        #expect(badSetting.status == 64)
+        let unknown = try JWTCLIRunner().run(["session", "status", "--provider", "okta"])
+        #expect(unknown.status == 1)
+        #expect(unknown.stderr.contains("okta"))
+    }
+}
