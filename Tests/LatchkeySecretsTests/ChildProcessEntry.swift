@@ -60,6 +60,22 @@ import Testing
                 }
                 try await store.removeAll()
                 report(text)
+            case "keyring-read-ids":
+                // Runs as another user: tries to read and describe keys by id.
+                let ids = (environment["LATCHKEY_KEY_IDS"] ?? "").split(separator: ",").compactMap { Int32($0) }
+                let system = KeyringSystem.live
+                func attempt(_ call: () -> Int) -> String {
+                    let result = call()
+                    return result >= 0 ? "ok" : String(cString: strerror(errno))
+                }
+                report(ids.map { id in
+                    "\(id) read=\(attempt { system.read(id, nil, 0) }) describe=\(attempt { system.describe(id, nil, 0) }) invalidate=\(attempt { system.invalidate(id) })"
+                }.joined(separator: "\n"))
+            case "file-modes-under-umask":
+                // Runs with a permissive umask (process-wide, hence a child): creates,
+                // rewrites, shrinks and resets stores, reporting every mode it sees.
+                umask(mode_t(environment["LATCHKEY_UMASK"].flatMap { UInt32($0, radix: 8) } ?? 0))
+                report(try await FileModeProbe.run(configuration: configuration, namespace: namespace))
             default:
                 report("unknown mode \(mode)")
                 status = 2

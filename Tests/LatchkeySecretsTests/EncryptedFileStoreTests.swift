@@ -248,6 +248,34 @@ import Testing
         #expect(throws: ScryptParameters.OutOfBounds.self) { try ScryptParameters(log2N: 20, r: 8, p: 1) }
     }
 
+    /// A header whose scrypt parameters are out of bounds is refused before any KDF on
+    /// every path that reads it: a write (read-modify-write), names, and the layered
+    /// store's fall-back read; the file is left exactly as it was.
+    @Test func outOfBoundsScryptParametersAreRefusedOnWritesAndLayeredReadsToo() async throws {
+        let passphrase = directory.configuration(keySource: .passphrase("pw"))
+        let store = try makeStore(configuration: passphrase)
+        try await store.set("token", "v")
+        var bytes = try readBytes(store.path)
+        bytes[15] = 30                                   // N = 2^30: 8 GiB at r = 8
+        bytes[16...19] = [0xff, 0xff, 0xff, 0xff]        // r = 2^32 − 1
+        bytes[20...23] = [0xff, 0xff, 0xff, 0xff]        // p = 2^32 − 1
+        resealChecksum(&bytes)
+        try writeBytes(bytes, to: store.path)
+        let clock = ContinuousClock()
+        let start = clock.now
+        let fresh = try makeStore(configuration: passphrase)
+        let write = await secretStoreError { try await fresh.set("token", "w") }
+        let names = await secretStoreError { _ = try await fresh.names() }
+        let layered = try LayeredSecretStore(keyring: KeyringSecretStore(namespace: "app", system: .failing(errno: EPERM)), file: fresh)
+        let layeredRead = await secretStoreError { _ = try await layered.get("token") }
+        #expect(clock.now - start < .seconds(1), "refused without running scrypt")
+        for error in [write, names, layeredRead] {
+            #expect(error?.code == .corrupted)
+            #expect(error.map { "\($0)".contains("out of bounds") } == true, "\(String(describing: error))")
+        }
+        #expect(try readBytes(store.path) == bytes, "the file is left untouched")
+    }
+
     @Test func resetMovesACorruptFileAside() async throws {
         let (store, original) = try await writeSample()
         var damaged = original

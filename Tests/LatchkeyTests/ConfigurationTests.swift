@@ -4,7 +4,7 @@ import LatchkeySecrets
 import Testing
 
 /// latchkey.json, LATCHKEY_* overrides, and the provider registry.
-@Suite struct ConfigurationTests {
+@Suite(.noSecretLeaks) struct ConfigurationTests {
     static let file = #"""
     {
       "provider": "stytch",

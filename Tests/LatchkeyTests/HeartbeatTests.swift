@@ -4,7 +4,7 @@ import Testing
 
 /// The heartbeat: validates on schedule without extending; only a definitive failure
 /// ends the session.
-@Suite struct HeartbeatTests {
+@Suite(.noSecretLeaks) struct HeartbeatTests {
     @Test func runsEvery180SecondsAndDoesNotExtend() async throws {
         let harness = try Harness(options: SessionOptions(renewsProactively: false))
         try await harness.login()

@@ -30,3 +30,36 @@ import Testing
         #expect(accepted == allowed, "\(url)")
     }
 }
+
+/// The TLS rule applies to provider URLs from the configuration too (`base_url` and
+/// every other `.url` setting): an adapter sends passwords, codes and refresh tokens
+/// there. https anywhere and http to loopback (the emulator) are accepted.
+@Suite struct ProviderURLTLSTests {
+    static let accepted = ["https://api.stytch.com/", "https://tenant.eu.auth0.com", "http://127.0.0.1:8080/", "http://localhost:9000/",
+                           "http://[::1]:8443/", "http://127.1.2.3/sdk/v1/"]
+    static let plainToARemoteHost = ["http://api.stytch.com/", "http://tenant.eu.auth0.com", "http://127.example.com/",
+                                     "http://10.0.0.1:8080/", "http://[::2]/", "HTTP://api.example.com/"]
+
+    @Test(arguments: accepted)
+    func httpsAndLoopbackHTTPAreAccepted(url: String) throws {
+        #expect(try ProviderSettings(["base_url": url]).url("base_url")?.absoluteString == url)
+        let schema = ProviderSettingsSchema([.init("base_url", .url)])
+        #expect(throws: Never.self) { _ = try schema.check(ProviderSettings(["base_url": url])) }
+    }
+
+    /// KNOWN GAP: `ProviderSettings.url(_:)` (Sources/Latchkey/Configuration) checks only
+    /// that the scheme is http or https. The fix is one line in the session core —
+    /// `try SecureURL.check(url, what: "setting \"settings.\(key)\"\(forProvider)")`
+    /// before returning — which this branch may not make. When it lands, this test
+    /// reports "known issue was not recorded": drop the `withKnownIssue` wrapper.
+    @Test(arguments: plainToARemoteHost)
+    func plainHTTPToARemoteHostIsRefused(url: String) {
+        withKnownIssue("ProviderSettings.url does not apply SecureURL yet (see SECURITY.md, Transport)") {
+            #expect(throws: AuthError.self, "\(url)") { _ = try ProviderSettings(["base_url": url]).url("base_url") }
+            let schema = ProviderSettingsSchema([.init("base_url", .url)])
+            #expect(throws: AuthError.self, "\(url)") { _ = try schema.check(ProviderSettings(["base_url": url])) }
+        }
+        // The rule the settings should follow already refuses each of these.
+        #expect(throws: AuthError.self) { try SecureURL.check(URL(string: url)!, what: "base_url") }
+    }
+}

@@ -3,7 +3,7 @@ import Latchkey
 import Testing
 
 /// Plain and secure logout.
-@Suite struct LogoutTests {
+@Suite(.noSecretLeaks) struct LogoutTests {
     @Test func plainLogoutClearsVaultMemoryAndStreams() async throws {
         let harness = try Harness(options: SessionOptions(heartbeatInterval: nil))
         try await harness.login()

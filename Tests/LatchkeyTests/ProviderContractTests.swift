@@ -5,7 +5,7 @@ import Synchronization
 import Testing
 
 /// What the error classes, revoke modes and hydration mean to the session.
-@Suite struct ProviderContractTests {
+@Suite(.noSecretLeaks) struct ProviderContractTests {
     static let request = HTTPRequest(url: URL(string: "https://api.example.com/me")!)
 
     @Test func renewAndRecheckRenewsOnceAndChecksAgain() async throws {
@@ -189,7 +189,7 @@ import Testing
 }
 
 /// The provider's environment: settings schema, its own store namespace, typed dependencies.
-@Suite struct ProviderEnvironmentTests {
+@Suite(.noSecretLeaks) struct ProviderEnvironmentTests {
     enum GreetingKey: ProviderDependencyKey { typealias Value = String }
 
     final class Captured: Sendable { let context = Mutex<ProviderContext?>(nil) }

@@ -5,7 +5,7 @@ import Testing
 
 /// Renewal requests: minTTL, scope, extension, the expiry timer, and app code that calls
 /// back into the client during a renewal.
-@Suite struct RenewalRequestTests {
+@Suite(.noSecretLeaks) struct RenewalRequestTests {
     @Test func accessTokenDefaultsToTheOptionsMinimumTTL() async throws {
         let options = SessionOptions(heartbeatInterval: nil, renewsProactively: false, minimumTokenTTL: .seconds(600))
         let harness = try Harness(lifetime: 3600, options: options)

@@ -4,7 +4,7 @@ import Synchronization
 import Testing
 
 /// Single-flight renewal, the 401 retry, proactive renewal and session durations.
-@Suite struct RenewalTests {
+@Suite(.noSecretLeaks) struct RenewalTests {
     @Test func aThousandConcurrentCallersOnAnExpiredTokenShareOneRenewal() async throws {
         let harness = try Harness(lifetime: 300, options: SessionOptions(heartbeatInterval: nil, renewsProactively: false))
         try await harness.login()

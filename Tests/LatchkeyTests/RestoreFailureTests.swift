@@ -6,7 +6,7 @@ import Testing
 
 /// What a restore must survive: a provider that ended the session meanwhile, and a
 /// store that cannot be read for a while (stytch-ios #154, #618).
-@Suite struct RestoreFailureTests {
+@Suite(.noSecretLeaks) struct RestoreFailureTests {
     @Test func aBanFoundAtRestoreLandsInTerminatedAndTheUserCanLogInAgain() async throws {
         let harness = try Harness(options: SessionOptions(heartbeatInterval: nil))
         try await harness.login()

@@ -4,7 +4,7 @@ import LatchkeySecrets
 import Testing
 
 /// Start: restoring a stored session.
-@Suite struct RestoreTests {
+@Suite(.noSecretLeaks) struct RestoreTests {
     @Test func nothingStoredStartsNotLoggedIn() async throws {
         let harness = try Harness()
         try await harness.client.start()

@@ -3,7 +3,7 @@ import Latchkey
 import Testing
 
 /// No token reaches a log line, a description, or reflection.
-@Suite struct SecrecyTests {
+@Suite(.noSecretLeaks) struct SecrecyTests {
     @Test func noTokenAppearsInAnyLogLineOrDescription() async throws {
         let harness = try Harness(lifetime: 300, options: SessionOptions(heartbeatInterval: .seconds(60)))
         try await harness.login()
@@ -53,5 +53,48 @@ import Testing
         for text in texts { #expect(!text.contains(secret), "a token in: \(text)") }
         #expect("\(tokens)".contains("redacted"))
         #expect(seenTokens.count >= 3)
+    }
+}
+
+/// The leak check every Harness-based suite runs (``NoSecretLeaks``) must itself fail
+/// on a leak, and must know the secrets the scripted provider issued.
+@Suite(.noSecretLeaks) struct SecretLedgerTests {
+    @Test func theLedgerKnowsTheProvidersSecretAndTheHarnessesLogs() async throws {
+        let ledger = try #require(SecretLedger.current, "the trait installs a ledger for each test")
+        let harness = try Harness()
+        try await harness.login()
+        #expect(ledger.secrets.contains(harness.provider.secret))
+        #expect(ledger.secrets.contains("correct horse"), "a password is a secret too")
+        let texts = await ledger.gatherTexts()
+        #expect(texts.contains { $0.what == "log line" }, "the harness's log lines are checked")
+        #expect(texts.contains { $0.what == "client state" }, "the harness's client is described and checked")
+        #expect(ledger.leaks(in: texts).isEmpty)
+    }
+
+    @Test func aLeakedTokenInALogLineFailsTheTest() async throws {
+        try await withKnownIssue("the scope must record the leak as an issue") {
+            try await NoSecretLeaks().provideScope(for: Test.current!, testCase: Test.Case.current) {
+                let harness = try Harness()
+                try await harness.login()
+                let token = try await harness.client.accessToken()
+                harness.logs.logger.debug("careless", metadata: ["authorization": "Bearer \(token)"])
+            }
+        } matching: { issue in
+            issue.comments.contains { $0.rawValue.contains("secret leak: log line shows the secret") }
+        }
+    }
+
+    @Test func aLeakInAThrownErrorOrAJWTShapeIsFound() async throws {
+        let ledger = SecretLedger()
+        ledger.issued("s3cr3t-under-test")
+        struct Careless: Error, CustomStringConvertible { var description: String { "refresh token refresh-1-s3cr3t-under-test refused" } }
+        ledger.inspect(error: Careless(), "an error")
+        let jwt = "eyJhbGciOiJSUzI1NiJ9.eyJzdWIiOiJ1c2VyLTEifQ.c2lnbmF0dXJl"
+        ledger.inspect("a message", "token \(jwt) expired")
+        ledger.inspect("a clean message", "access token renewed (\(SessionTokens(accessToken: "access-1-s3cr3t-under-test", expiresAt: Date())))")
+        let leaks = ledger.leaks(in: await ledger.gatherTexts())
+        #expect(leaks.contains { $0.hasPrefix("an error (description) shows the secret") })
+        #expect(leaks.contains { $0.hasPrefix("a message shows a JWT") })
+        #expect(!leaks.contains { $0.hasPrefix("a clean message") }, "a redacted token set is no leak")
     }
 }

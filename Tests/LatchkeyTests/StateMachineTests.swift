@@ -2,7 +2,7 @@ import Latchkey
 import Testing
 
 /// The session state machine: social.plus's flow, for every provider.
-@Suite struct StateMachineTests {
+@Suite(.noSecretLeaks) struct StateMachineTests {
     static let action = UserAction(kind: "mfa")
     static let states: [SessionState] = [.restoring, .notLoggedIn, .establishing, .established, .tokenExpired, .needsUserAction(action),
                                          .terminated(.globalBan), .terminated(.userDeleted), .terminated(.unauthorized),

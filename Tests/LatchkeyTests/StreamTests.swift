@@ -4,7 +4,7 @@ import Testing
 
 /// The change streams: replay, no consecutive duplicates, many subscribers, slow
 /// subscribers, finish.
-@Suite struct StreamTests {
+@Suite(.noSecretLeaks) struct StreamTests {
     @Test func aNewSubscriberGetsTheCurrentValueFirst() async throws {
         let harness = try Harness(options: SessionOptions(heartbeatInterval: nil))
         try await harness.login()

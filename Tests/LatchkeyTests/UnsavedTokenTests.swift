@@ -5,7 +5,7 @@ import Testing
 
 /// A rotated refresh token whose save failed is kept, marked and saved again — never
 /// handed out and forgotten (the Auth0.swift #490 failure).
-@Suite struct UnsavedTokenTests {
+@Suite(.noSecretLeaks) struct UnsavedTokenTests {
     @Test func aFailedSaveOfRenewedTokensIsRetriedOnTheNextCall() async throws {
         let store = try FlakyStore()
         let harness = try Harness(store: store, lifetime: 300, options: SessionOptions(heartbeatInterval: nil, renewsProactively: false))

@@ -204,7 +204,7 @@ actor Auth0Store {
             throw Auth0Error(status: 403, error: "invalid_grant", description: "The redirect_uri does not match the authorization request.")
         }
         if let challenge = record.challenge {
-            guard let verifier, PKCE.challenge(for: verifier) == challenge else { throw Auth0Error.invalidVerifier }
+            guard let verifier, PKCE.verifies(verifier, challenge: challenge) else { throw Auth0Error.invalidVerifier }
         }
         return record.grant
     }

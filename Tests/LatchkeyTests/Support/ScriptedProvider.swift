@@ -63,6 +63,7 @@ final class ScriptedProvider: AuthProvider {
         self.lifetime = lifetime
         self.clock = clock
         self.secret = secret
+        SecretLedger.current?.issued(secret)
         state = Mutex(State(sessionExpiresAt: clock.now.addingTimeInterval(86_400)))
     }
 
@@ -151,6 +152,9 @@ final class ScriptedProvider: AuthProvider {
         guard let credentials = credentials as? ScriptedCredentials else {
             throw AuthError(.unsupportedCredentials, "the scripted provider takes ScriptedCredentials")
         }
+        // A password is a secret too; short ones ("wrong", "nope") are words that
+        // messages may contain for other reasons.
+        if credentials.password.utf8.count >= 8 { SecretLedger.current?.issued(credentials.password) }
         if let gate = state.withLock({ $0.loginGate }) { await gate() }
         try perform(next(\.login, default: \.defaultValidate))
         guard credentials.password == "correct horse" else {

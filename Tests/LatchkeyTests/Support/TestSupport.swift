@@ -23,11 +23,19 @@ struct Harness {
         api = AppAPITransport(provider: provider)
         logs = LogCapture()
         client = AuthClient(provider: provider, store: self.store, options: options, transport: api, clock: clock, logger: logs.logger)
+        guard let ledger = SecretLedger.current else {
+            Issue.record("a Harness outside a suite marked .noSecretLeaks: its logs and errors would go unchecked for secrets")
+            return
+        }
+        ledger.watch(logs)
+        ledger.watch(client)
     }
 
     /// A second client on the same store and provider, as after a restart.
     func restarted(options: SessionOptions = SessionOptions()) -> AuthClient {
-        AuthClient(provider: provider, store: store, options: options, transport: api, clock: clock, logger: logs.logger)
+        let client = AuthClient(provider: provider, store: store, options: options, transport: api, clock: clock, logger: logs.logger)
+        SecretLedger.current?.watch(client)
+        return client
     }
 
     func login() async throws {
@@ -89,6 +97,7 @@ func authError(_ body: () async throws -> Void) async -> AuthError? {
         try await body()
         return nil
     } catch let error as AuthError {
+        SecretLedger.current?.inspect(error: error, "a caught AuthError")
         return error
     } catch {
         Issue.record("expected an AuthError, got \(error)")

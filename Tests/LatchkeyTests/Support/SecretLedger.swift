@@ -1,0 +1,135 @@
+import Foundation
+import Latchkey
+import Synchronization
+import Testing
+
+/// The secrets one test handed out, and every text that must never show them.
+///
+/// Each test of a suite marked ``Trait/noSecretLeaks`` runs with its own ledger (a
+/// task-local value). While it runs:
+/// - every ``ScriptedProvider`` records its random secret, which every token it issues
+///   embeds (`access-<n>-<secret>`, `refresh-<n>-<secret>`), and every password of 8
+///   bytes or more it is given;
+/// - every ``Harness`` (and each client it restarts) records its ``LogCapture`` and
+///   its ``AuthClient``;
+/// - ``authError(_:)`` records the description of each error it catches, and the
+///   scope records the error a test throws.
+///
+/// When the test ends, the ledger fails it for any recorded secret — or any JWT-shaped
+/// string — in a captured log line, a caught or thrown error (`description`,
+/// `String(reflecting:)`, `localizedDescription`, `dump`), or the description of a
+/// client's state, session, user, restore error or end error.
+final class SecretLedger: Sendable {
+    /// The ledger of the test running in this task, if its suite checks for leaks.
+    @TaskLocal static var current: SecretLedger?
+
+    private struct State {
+        var secrets: Set<String> = []
+        var logs: [LogCapture] = []
+        var clients: [AuthClient] = []
+        var texts: [(what: String, text: String)] = []
+    }
+
+    private let state = Mutex(State())
+
+    /// Records a secret that must not appear anywhere checked.
+    func issued(_ secret: String) {
+        guard !secret.isEmpty else { return }
+        state.withLock { _ = $0.secrets.insert(secret) }
+    }
+
+    /// The secrets recorded so far.
+    var secrets: Set<String> { state.withLock { $0.secrets } }
+
+    /// Checks `logs`' lines when the test ends.
+    func watch(_ logs: LogCapture) {
+        state.withLock { state in
+            if !state.logs.contains(where: { $0 === logs }) { state.logs.append(logs) }
+        }
+    }
+
+    /// Checks `client`'s descriptions when the test ends.
+    func watch(_ client: AuthClient) {
+        state.withLock { $0.clients.append(client) }
+    }
+
+    /// Checks `text` when the test ends.
+    func inspect(_ what: String, _ text: String) {
+        state.withLock { $0.texts.append((what, text)) }
+    }
+
+    /// Checks every way `error` can be shown when the test ends.
+    func inspect(error: any Error, _ what: String) {
+        var dumped = ""
+        dump(error, to: &dumped)
+        for (form, text) in [("description", "\(error)"), ("debug description", String(reflecting: error)),
+                             ("localizedDescription", error.localizedDescription), ("dump", dumped)] {
+            inspect("\(what) (\(form))", text)
+        }
+    }
+
+    /// The texts the ledger checks now: recorded texts, log lines, client descriptions.
+    func gatherTexts() async -> [(what: String, text: String)] {
+        let (texts, logs, clients) = state.withLock { ($0.texts, $0.logs, $0.clients) }
+        var all = texts
+        for capture in logs {
+            all += capture.all.map { ("log line", $0) }
+        }
+        for client in clients {
+            let state = client.state
+            var dumped = ""
+            dump(state, to: &dumped)
+            all += [("client state", "\(state)"), ("client state (debug)", String(reflecting: state)), ("client state (dump)", dumped)]
+            if let session = client.currentSession { all.append(("current session", String(reflecting: session))) }
+            if let user = client.currentUser { all.append(("current user", String(reflecting: user))) }
+            if let error = await client.restoreError { all.append(("restore error", String(reflecting: error))) }
+            if let error = await client.endError { all.append(("end error", String(reflecting: error))) }
+        }
+        return all
+    }
+
+    /// The leaks in `texts`: each text that shows a recorded secret or a JWT.
+    func leaks(in texts: [(what: String, text: String)]) -> [String] {
+        let secrets = self.secrets
+        var found: [String] = []
+        for (what, text) in texts {
+            if let secret = secrets.first(where: { text.contains($0) }) {
+                found.append("\(what) shows the secret \"\(secret)\": \(text)")
+            } else if text.contains(Self.jwtShape) {
+                found.append("\(what) shows a JWT: \(text)")
+            }
+        }
+        return found
+    }
+
+    /// Three base64url segments whose first two start like JSON objects (`{"` → `eyJ`).
+    static var jwtShape: Regex<Substring> { /eyJ[A-Za-z0-9_-]{6,}\.eyJ[A-Za-z0-9_-]{6,}\.[A-Za-z0-9_-]*/ }
+}
+
+/// Fails each test of the suite (or the test) it marks when a secret the test's
+/// scripted provider issued reaches a log line, an error or a description; see
+/// ``SecretLedger``.
+struct NoSecretLeaks: SuiteTrait, TestTrait, TestScoping {
+    var isRecursive: Bool { true }
+
+    func provideScope(for test: Test, testCase: Test.Case?, performing function: @Sendable () async throws -> Void) async throws {
+        let ledger = SecretLedger()
+        var thrown: (any Error)?
+        do {
+            try await SecretLedger.$current.withValue(ledger) { try await function() }
+        } catch {
+            ledger.inspect(error: error, "the error the test threw")
+            thrown = error
+        }
+        for leak in ledger.leaks(in: await ledger.gatherTexts()) {
+            Issue.record("secret leak: \(leak)")
+        }
+        if let thrown { throw thrown }
+    }
+}
+
+extension Trait where Self == NoSecretLeaks {
+    /// Fails a test when a secret its scripted provider issued reaches a log line, an
+    /// error or a description (see ``SecretLedger``).
+    static var noSecretLeaks: Self { NoSecretLeaks() }
+}
