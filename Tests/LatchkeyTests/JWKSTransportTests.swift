@@ -47,18 +47,13 @@ import Testing
         #expect(throws: Never.self) { _ = try schema.check(ProviderSettings(["base_url": url])) }
     }
 
-    /// KNOWN GAP: `ProviderSettings.url(_:)` (Sources/Latchkey/Configuration) checks only
-    /// that the scheme is http or https. The fix is one line in the session core —
-    /// `try SecureURL.check(url, what: "setting \"settings.\(key)\"\(forProvider)")`
-    /// before returning — which this branch may not make. When it lands, this test
-    /// reports "known issue was not recorded": drop the `withKnownIssue` wrapper.
+    /// Provider URL settings follow SecureURL: credentials never go over plain http to a
+    /// remote host.
     @Test(arguments: plainToARemoteHost)
     func plainHTTPToARemoteHostIsRefused(url: String) {
-        withKnownIssue("ProviderSettings.url does not apply SecureURL yet (see SECURITY.md, Transport)") {
-            #expect(throws: AuthError.self, "\(url)") { _ = try ProviderSettings(["base_url": url]).url("base_url") }
-            let schema = ProviderSettingsSchema([.init("base_url", .url)])
-            #expect(throws: AuthError.self, "\(url)") { _ = try schema.check(ProviderSettings(["base_url": url])) }
-        }
+        #expect(throws: AuthError.self, "\(url)") { _ = try ProviderSettings(["base_url": url]).url("base_url") }
+        let schema = ProviderSettingsSchema([.init("base_url", .url)])
+        #expect(throws: AuthError.self, "\(url)") { _ = try schema.check(ProviderSettings(["base_url": url])) }
         // The rule the settings should follow already refuses each of these.
         #expect(throws: AuthError.self) { try SecureURL.check(URL(string: url)!, what: "base_url") }
     }

@@ -39,12 +39,15 @@ public struct ProviderSettings: Sendable, Hashable, ExpressibleByDictionaryLiter
         return value
     }
 
-    /// The setting `key` as an absolute http(s) URL, or `nil` when absent.
+    /// The setting `key` as an absolute https URL (plain http only to a loopback
+    /// address), or `nil` when absent.
     public func url(_ key: String) throws(AuthError) -> URL? {
         guard let text = values[key] else { return nil }
         guard let url = URL(string: text), let scheme = url.scheme?.lowercased(), scheme == "https" || scheme == "http", url.host != nil else {
             throw AuthError(.configuration, "setting \"settings.\(key)\"\(forProvider) is not an absolute http(s) URL")
         }
+        // Credentials go to this URL: TLS, except to a loopback address (the emulator).
+        try SecureURL.check(url, what: "setting \"settings.\(key)\"\(forProvider)")
         return url
     }
 
