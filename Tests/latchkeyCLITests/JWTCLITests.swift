@@ -691,7 +691,7 @@ private struct JWTCLIRunnerError: Error, CustomStringConvertible {
 }
 
 /// A temporary directory removed when the last reference goes away.
-private final class JWTCLITemporaryDirectory: Sendable {
+final class JWTCLITemporaryDirectory: Sendable {
     let url: URL
 
     init() throws {

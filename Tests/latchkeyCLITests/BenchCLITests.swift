@@ -1,0 +1,216 @@
+import Foundation
+import Glibc
+import Testing
+
+/// `latchkey secrets bench`, end to end: the built executable against the real
+/// kernel keyring and real files, in a temporary `$TMPDIR` the test then checks is
+/// empty again. Serialized: each test looks for the bench's keyring namespaces in
+/// /proc/keys and would see another run's.
+@Suite(.serialized) struct BenchCLITests {
+    private let cli = JWTCLIRunner()
+    private static let targets = ["memory", "keyring", "file", "layered-cold", "layered-warm"]
+
+    /// Runs `latchkey secrets bench <arguments>` with `$TMPDIR` set to a fresh directory.
+    private func bench(_ arguments: [String], tmp: JWTCLITemporaryDirectory) throws -> JWTCLIRunner.Result {
+        try cli.run(["secrets", "bench"] + arguments, environment: ["TMPDIR": tmp.url.path])
+    }
+
+    /// Nothing the bench made is left: its temporary directory and keyring namespaces.
+    private func expectNothingLeft(in tmp: JWTCLITemporaryDirectory, sourceLocation: SourceLocation = #_sourceLocation) throws {
+        let leftovers = try FileManager.default.contentsOfDirectory(atPath: tmp.url.path).filter { $0.hasPrefix("latchkey-bench-") }
+        #expect(leftovers.isEmpty, "left behind in $TMPDIR: \(leftovers)", sourceLocation: sourceLocation)
+        // Invalidated keys leave /proc/keys when the kernel's garbage collector runs: allow it a moment.
+        var keys: [Substring] = []
+        for _ in 0..<40 {
+            let text = (try? String(contentsOfFile: "/proc/keys", encoding: .utf8)) ?? ""
+            keys = text.split(separator: "\n").filter { $0.contains("latchkey-bench-") }
+            if keys.isEmpty { break }
+            usleep(50_000)
+        }
+        #expect(keys.isEmpty, "keyring entries left behind: \(keys)", sourceLocation: sourceLocation)
+    }
+
+    @Test func defaultRunMeasuresEveryBackendQuicklyAndCleansUp() throws {
+        let tmp = try JWTCLITemporaryDirectory()
+        let started = Date()
+        let run = try bench(["--json"], tmp: tmp)
+        let elapsed = Date().timeIntervalSince(started)
+        #expect(run.status == 0, "\(run.stderr)")
+        // About 6 s on an idle machine; the bound leaves room for a loaded one.
+        #expect(elapsed < 20, "the default run took \(elapsed) s")
+        let report = try JWTCLIRunner.jsonObject(run.stdout)
+        #expect(report["valueBytes"] as? Int == 2_000)
+        #expect(report["iterations"] as? Int == 200)
+        #expect(report["budgetSeconds"] as? Double == 0.4)
+        let automatic = try #require(report["automatic"] as? [String: Any])
+        let chosen = try #require(automatic["backend"] as? String)
+        #expect(["layered", "file"].contains(chosen))
+        #expect((automatic["reason"] as? String)?.isEmpty == false)
+        let results = try #require(report["results"] as? [[String: Any]])
+        #expect(results.map { $0["id"] as? String } == Self.targets)
+        for result in results {
+            let id = result["id"] as? String ?? "?"
+            #expect(result["automatic"] as? Bool == (result["backend"] as? String == chosen), "\(id)")
+            if result["status"] as? String == "skipped" {
+                // Only keyring rows may be skipped, and only where the keyring is unusable.
+                #expect(result["backend"] as? String != "memory" && result["backend"] as? String != "file")
+                #expect(chosen == "file")
+                continue
+            }
+            #expect(result["status"] as? String == "measured", "\(id): \(result)")
+            let operations = try #require(result["operations"] as? [String: [String: Any]], "\(id)")
+            #expect(Set(operations.keys) == ["get", "set", "remove"])
+            for (name, stats) in operations {
+                let samples = try #require(stats["samples"] as? Int)
+                #expect((5...200).contains(samples), "\(id) \(name): \(samples) samples")
+                let median = try #require(stats["medianNanoseconds"] as? Double)
+                let p99 = try #require(stats["p99Nanoseconds"] as? Double)
+                let minimum = try #require(stats["minNanoseconds"] as? Double)
+                let maximum = try #require(stats["maxNanoseconds"] as? Double)
+                #expect(minimum > 0 && minimum <= median && median <= p99 && p99 <= maximum, "\(id) \(name): \(stats)")
+            }
+        }
+        try expectNothingLeft(in: tmp)
+    }
+
+    @Test func tableMarksTheAutomaticChoiceWithItsReason() throws {
+        let tmp = try JWTCLITemporaryDirectory()
+        let run = try bench(["--iterations", "3", "--size", "1KiB"], tmp: tmp)
+        #expect(run.status == 0, "\(run.stderr)")
+        let lines = run.stdout.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        #expect(lines.first == "value size 1,024 bytes (1 KiB); 3 timed rounds per operation")
+        let header = try #require(lines.first { $0.hasPrefix("backend") })
+        for column in ["get median", "set median", "remove median", "p99", "rounds"] {
+            #expect(header.contains(column))
+        }
+        let rows = lines.filter { line in ["memory", "kernel keyring", "encrypted file", "layered, cold", "layered, warm"].contains { line.hasPrefix($0) } }
+        #expect(rows.count == 5, "\(run.stdout)")
+        let memory = try #require(rows.first { $0.hasPrefix("memory") })
+        #expect(memory.hasSuffix("3/3/3"))
+        #expect(memory.contains(" µs") || memory.contains(" ns"))
+        let note = try #require(lines.first { $0.hasPrefix("* the automatic choice (--backend auto): ") })
+        if note.contains("auto): layered;") {
+            #expect(note.contains("why: the kernel keyring works"))
+            #expect(rows.filter { $0.contains(" * ") || $0.hasSuffix(" *") }.count == 2)
+            #expect(rows.first { $0.hasPrefix("layered, warm") }?.contains("*") == true)
+            #expect(run.stdout.contains("cold: the keyring holds no copy"))
+        } else {
+            #expect(note.contains("auto): file;"))
+            #expect(rows.first { $0.hasPrefix("encrypted file") }?.contains("*") == true)
+        }
+        // Piped: no progress bar and no styling, on either stream.
+        #expect(!run.stdout.contains("\u{1B}") && !run.stderr.contains("\u{1B}"))
+        #expect(!run.stdout.contains("\r") && !run.stderr.contains("\r"))
+        #expect(run.stderr.isEmpty, "\(run.stderr)")
+        try expectNothingLeft(in: tmp)
+    }
+
+    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/script"), "needs script(1) for a pseudo-terminal"))
+    func progressBarOnlyOnATerminalWithoutNoColor() throws {
+        let tmp = try JWTCLITemporaryDirectory()
+        let arguments = ["secrets", "bench", "--iterations", "300", "--size", "64B"]
+        let terminal = try cli.runOnTerminal(arguments, environment: ["TMPDIR": tmp.url.path])
+        #expect(terminal.status == 0, "\(terminal.output)")
+        #expect(terminal.output.contains("\r\u{1B}[2K"), "no progress line drawn")
+        #expect(terminal.output.contains("%  memory · set"))
+        #expect(terminal.output.contains("backend"))
+        let plain = try cli.runOnTerminal(arguments, environment: ["TMPDIR": tmp.url.path, "NO_COLOR": "1"])
+        #expect(plain.status == 0)
+        #expect(!plain.output.contains("\u{1B}"), "NO_COLOR still drew: \(plain.output.debugDescription)")
+        #expect(!plain.output.contains("%  "))
+        try expectNothingLeft(in: tmp)
+    }
+
+    @Test func keyringRowsAreSkippedForValuesItCannotHold() throws {
+        let tmp = try JWTCLITemporaryDirectory()
+        let run = try bench(["--iterations", "2", "--size", "40KB", "--json"], tmp: tmp)
+        #expect(run.status == 0, "\(run.stderr)")
+        let results = try #require(try JWTCLIRunner.jsonObject(run.stdout)["results"] as? [[String: Any]])
+        for result in results {
+            let backend = result["backend"] as? String
+            if backend == "memory" || backend == "file" {
+                #expect(result["status"] as? String == "measured")
+                let operations = result["operations"] as? [String: [String: Any]]
+                #expect(operations?["get"]?["samples"] as? Int == 2)
+            } else {
+                #expect(result["status"] as? String == "skipped")
+                let reason = result["reason"] as? String ?? ""
+                #expect(reason.contains("32,767") || reason.contains("not usable"), "\(reason)")
+            }
+        }
+        try expectNothingLeft(in: tmp)
+    }
+
+    @Test(arguments: [
+        ("2048", "\"2048\" has no unit: 2048B, 2048KB or 2048KiB?"),
+        ("0B", "too small"),
+        ("5MiB", "too large"),
+        ("4194305B", "too large"),
+        ("99999999999999999999999999KB", "too large"),
+        ("1.5B", "not a whole number of bytes"),
+        ("1.2345KB", "not a size"),
+        ("-1KB", "not a size"),
+        ("1e3B", "not a size"),
+        ("KB", "not a size"),
+        ("2 GB", "not a size"),
+        ("", "--size"),
+    ])
+    func badSizesAreUsageErrors(_ size: String, _ message: String) throws {
+        let tmp = try JWTCLITemporaryDirectory()
+        let run = try bench(["--size=\(size)"], tmp: tmp)
+        #expect(run.status == 64, "\(size): \(run.stdout)")
+        #expect(run.stderr.contains(message), "\(size): \(run.stderr)")
+        try expectNothingLeft(in: tmp)
+    }
+
+    @Test(arguments: [("1.5KB", 1_500), ("2KiB", 2_048), ("1kb", 1_000), ("4MiB", 4_194_304), ("17B", 17)])
+    func sizesWithUnits(_ size: String, _ bytes: Int) throws {
+        let tmp = try JWTCLITemporaryDirectory()
+        let run = try bench(["--size", size, "--iterations", "1", "--json"], tmp: tmp)
+        #expect(run.status == 0, "\(size): \(run.stderr)")
+        #expect(try JWTCLIRunner.jsonObject(run.stdout)["valueBytes"] as? Int == bytes)
+    }
+
+    @Test(arguments: ["0", "100001", "-1", "99999999999999999999", "many"])
+    func badIterationsAreUsageErrors(_ iterations: String) throws {
+        let tmp = try JWTCLITemporaryDirectory()
+        let run = try bench(["--iterations=\(iterations)"], tmp: tmp)
+        #expect(run.status == 64, "\(iterations): \(run.stdout)")
+    }
+
+    @Test func anInterruptedRunCleansUpAndExits130() throws {
+        let tmp = try JWTCLITemporaryDirectory()
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: try cli.executablePath())
+        // Far more rounds than fit in the wait below, on a large value: still running when interrupted.
+        process.arguments = ["secrets", "bench", "--iterations", "100000", "--size", "512KiB"]
+        var environment = ProcessInfo.processInfo.environment
+        environment["TMPDIR"] = tmp.url.path
+        process.environment = environment
+        let errorURL = tmp.url.appendingPathComponent("stderr.txt")
+        _ = FileManager.default.createFile(atPath: errorURL.path, contents: nil)
+        let errorHandle = try FileHandle(forWritingTo: errorURL)
+        defer { try? errorHandle.close() }
+        process.standardInput = FileHandle.nullDevice
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = errorHandle
+        try process.run()
+        // Wait until the bench has made its directory (and so is past argument parsing).
+        let deadline = Date().addingTimeInterval(10)
+        while Date() < deadline,
+              (try FileManager.default.contentsOfDirectory(atPath: tmp.url.path)).allSatisfy({ !$0.hasPrefix("latchkey-bench-") }) {
+            usleep(20_000)
+        }
+        usleep(500_000)
+        kill(process.processIdentifier, SIGINT)
+        let stop = Date().addingTimeInterval(30)
+        while process.isRunning, Date() < stop { usleep(10_000) }
+        if process.isRunning { process.terminate() }
+        #expect(process.terminationReason == .exit)
+        #expect(process.terminationStatus == 130)
+        let stderr = try String(contentsOf: errorURL, encoding: .utf8)
+        #expect(stderr.contains("interrupted; the bench's temporary keys and files were removed"), "\(stderr)")
+        try FileManager.default.removeItem(at: errorURL)
+        try expectNothingLeft(in: tmp)
+    }
+}
