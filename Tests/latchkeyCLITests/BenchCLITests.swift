@@ -10,15 +10,32 @@ import Testing
     private let cli = JWTCLIRunner()
     private static let targets = ["memory", "keyring", "file", "layered-cold", "layered-warm"]
 
-    /// Runs `latchkey secrets bench <arguments>` with `$TMPDIR` set to a fresh directory.
-    private func bench(_ arguments: [String], tmp: JWTCLITemporaryDirectory) throws -> JWTCLIRunner.Result {
-        try cli.run(["secrets", "bench"] + arguments, environment: ["TMPDIR": tmp.url.path])
+    /// `$XDG_DATA_HOME` and `$TMPDIR` inside `tmp` (made when `create`).
+    private static func environment(_ tmp: JWTCLITemporaryDirectory, create: Bool = true) throws -> [String: String] {
+        if create {
+            for name in ["data-home", "tmp"] {
+                try FileManager.default.createDirectory(atPath: tmp.path(name), withIntermediateDirectories: true)
+            }
+        }
+        return ["XDG_DATA_HOME": tmp.path("data-home"), "TMPDIR": tmp.path("tmp")]
+    }
+
+    /// Runs `latchkey secrets bench <arguments>` with `$XDG_DATA_HOME` and `$TMPDIR` in `tmp`.
+    private func bench(_ arguments: [String], tmp: JWTCLITemporaryDirectory, createDataHome: Bool = true) throws -> JWTCLIRunner.Result {
+        var environment = try Self.environment(tmp)
+        if !createDataHome {
+            try FileManager.default.removeItem(atPath: tmp.path("data-home"))
+            environment["XDG_DATA_HOME"] = tmp.path("data-home")
+        }
+        return try cli.run(["secrets", "bench"] + arguments, environment: environment)
     }
 
     /// Nothing the bench made is left: its temporary directory and keyring namespaces.
     private func expectNothingLeft(in tmp: JWTCLITemporaryDirectory, sourceLocation: SourceLocation = #_sourceLocation) throws {
-        let leftovers = try FileManager.default.contentsOfDirectory(atPath: tmp.url.path).filter { $0.hasPrefix("latchkey-bench-") }
-        #expect(leftovers.isEmpty, "left behind in $TMPDIR: \(leftovers)", sourceLocation: sourceLocation)
+        for name in ["data-home", "tmp"] {
+            let leftovers = ((try? FileManager.default.contentsOfDirectory(atPath: tmp.path(name))) ?? []).filter { $0.hasPrefix("latchkey-bench-") }
+            #expect(leftovers.isEmpty, "left behind in \(name): \(leftovers)", sourceLocation: sourceLocation)
+        }
         // Invalidated keys leave /proc/keys when the kernel's garbage collector runs: allow it a moment.
         var keys: [Substring] = []
         for _ in 0..<40 {
@@ -42,6 +59,9 @@ import Testing
         #expect(report["valueBytes"] as? Int == 2_000)
         #expect(report["iterations"] as? Int == 200)
         #expect(report["budgetSeconds"] as? Double == 0.4)
+        // Beside the data directory, so the file rows measure the disk the secrets are on.
+        #expect(report["directory"] as? String == tmp.path("data-home"))
+        #expect(report["onDataFilesystem"] as? Bool == true)
         let automatic = try #require(report["automatic"] as? [String: Any])
         let chosen = try #require(automatic["backend"] as? String)
         #expect(["layered", "file"].contains(chosen))
@@ -79,6 +99,7 @@ import Testing
         #expect(run.status == 0, "\(run.stderr)")
         let lines = run.stdout.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
         #expect(lines.first == "value size 1,024 bytes (1 KiB); 3 timed rounds per operation")
+        #expect(lines.dropFirst().first == "files in a temporary directory in \(tmp.path("data-home")), beside your data directory")
         let header = try #require(lines.first { $0.hasPrefix("backend") })
         for column in ["get median", "set median", "remove median", "p99", "rounds"] {
             #expect(header.contains(column))
@@ -109,15 +130,29 @@ import Testing
     func progressBarOnlyOnATerminalWithoutNoColor() throws {
         let tmp = try JWTCLITemporaryDirectory()
         let arguments = ["secrets", "bench", "--iterations", "300", "--size", "64B"]
-        let terminal = try cli.runOnTerminal(arguments, environment: ["TMPDIR": tmp.url.path])
+        let environment = try Self.environment(tmp)
+        let terminal = try cli.runOnTerminal(arguments, environment: environment)
         #expect(terminal.status == 0, "\(terminal.output)")
         #expect(terminal.output.contains("\r\u{1B}[2K"), "no progress line drawn")
         #expect(terminal.output.contains("%  memory · set"))
         #expect(terminal.output.contains("backend"))
-        let plain = try cli.runOnTerminal(arguments, environment: ["TMPDIR": tmp.url.path, "NO_COLOR": "1"])
+        let plain = try cli.runOnTerminal(arguments, environment: environment.merging(["NO_COLOR": "1"]) { $1 })
         #expect(plain.status == 0)
         #expect(!plain.output.contains("\u{1B}"), "NO_COLOR still drew: \(plain.output.debugDescription)")
         #expect(!plain.output.contains("%  "))
+        try expectNothingLeft(in: tmp)
+    }
+
+    @Test func withoutADataHomeTheFilesGoToTMPDIR() throws {
+        let tmp = try JWTCLITemporaryDirectory()
+        let run = try bench(["--iterations", "2", "--json"], tmp: tmp, createDataHome: false)
+        #expect(run.status == 0, "\(run.stderr)")
+        let report = try JWTCLIRunner.jsonObject(run.stdout)
+        #expect(report["directory"] as? String == tmp.path("tmp"))
+        #expect(report["onDataFilesystem"] as? Bool == false)
+        #expect(!FileManager.default.fileExists(atPath: tmp.path("data-home")), "the bench made the data home")
+        let table = try bench(["--iterations", "1"], tmp: tmp, createDataHome: false)
+        #expect(table.stdout.contains("files in a temporary directory in \(tmp.path("tmp")) (your data directory's parent is missing or not writable"))
         try expectNothingLeft(in: tmp)
     }
 
@@ -184,9 +219,7 @@ import Testing
         process.executableURL = URL(fileURLWithPath: try cli.executablePath())
         // Far more rounds than fit in the wait below, on a large value: still running when interrupted.
         process.arguments = ["secrets", "bench", "--iterations", "100000", "--size", "512KiB"]
-        var environment = ProcessInfo.processInfo.environment
-        environment["TMPDIR"] = tmp.url.path
-        process.environment = environment
+        process.environment = ProcessInfo.processInfo.environment.merging(try Self.environment(tmp)) { $1 }
         let errorURL = tmp.url.appendingPathComponent("stderr.txt")
         _ = FileManager.default.createFile(atPath: errorURL.path, contents: nil)
         let errorHandle = try FileHandle(forWritingTo: errorURL)
@@ -198,7 +231,7 @@ import Testing
         // Wait until the bench has made its directory (and so is past argument parsing).
         let deadline = Date().addingTimeInterval(10)
         while Date() < deadline,
-              (try FileManager.default.contentsOfDirectory(atPath: tmp.url.path)).allSatisfy({ !$0.hasPrefix("latchkey-bench-") }) {
+              (try FileManager.default.contentsOfDirectory(atPath: tmp.path("data-home"))).allSatisfy({ !$0.hasPrefix("latchkey-bench-") }) {
             usleep(20_000)
         }
         usleep(500_000)

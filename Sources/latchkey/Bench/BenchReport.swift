@@ -9,6 +9,9 @@ struct BenchReport {
     /// The backend `--backend auto` picks on this machine, and the selection's reason.
     let automatic: (backend: SecretStoreSelection.Backend, reason: String)?
     let rows: [(StoreBench.Target, StoreBench.Outcome)]
+    /// Where the file rows wrote (the temporary directory's parent), and whether that is
+    /// the user's data directory's filesystem.
+    let files: (parent: String, onDataFilesystem: Bool)
 
     private func isAutomatic(_ target: StoreBench.Target) -> Bool {
         automatic?.backend == target.backend
@@ -63,8 +66,11 @@ struct BenchReport {
         }
         var out = "value size \(ByteSize.describe(plan.valueBytes)); "
         out += plan.budget == nil
-            ? "\(plan.iterations) timed rounds per operation\n\n"
-            : "up to \(plan.iterations) timed rounds per operation, each stopping after \(Self.seconds(plan.budget!)) s\n\n"
+            ? "\(plan.iterations) timed rounds per operation\n"
+            : "up to \(plan.iterations) timed rounds per operation, each stopping after \(Self.seconds(plan.budget!)) s\n"
+        out += TerminalText.escape(files.onDataFilesystem
+            ? "files in a temporary directory in \(files.parent), beside your data directory"
+            : "files in a temporary directory in \(files.parent) (your data directory's parent is missing or not writable, so file rows may not show its disk)") + "\n\n"
         out += Colour.bold(line(header, numeric: true)) + "\n"
         for row in body { out += TerminalText.escape(line(row, numeric: row.count == header.count)) + "\n" }
         out += "\n"
@@ -85,7 +91,8 @@ struct BenchReport {
 
     // MARK: JSON
 
-    /// `{"valueBytes", "iterations", "budgetSeconds", "automatic": {"backend", "reason"},
+    /// `{"valueBytes", "iterations", "budgetSeconds", "directory", "onDataFilesystem",
+    /// "automatic": {"backend", "reason"},
     /// "results": [{"id", "backend", "label", "automatic", "status", "operations" |
     /// "reason"}]}`; times in nanoseconds.
     func json() -> JSONValue {
@@ -126,6 +133,8 @@ struct BenchReport {
             "iterations": .number(Double(plan.iterations)),
             "budgetSeconds": plan.budget.map { .number(StoreBench.nanoseconds($0) / 1e9) } ?? .null,
         ]
+        root["directory"] = .string(files.parent)
+        root["onDataFilesystem"] = .bool(files.onDataFilesystem)
         root["automatic"] = automatic.map { .object(["backend": .string($0.backend.rawValue), "reason": .string($0.reason)]) } ?? .null
         root["results"] = .array(results)
         return .object(root)

@@ -2,26 +2,47 @@ import Foundation
 import Glibc
 import LatchkeySecrets
 
-/// Where `secrets bench` writes: a fresh `mkdtemp` directory (under `$TMPDIR`, else
-/// `/tmp`) holding the data and key files, and keyring namespaces no one else uses
+/// Where `secrets bench` writes: a fresh `mkdtemp` directory holding the data and key
+/// files, and keyring namespaces no one else uses
 /// (`latchkey-bench-<pid>-<random>-<backend>`). ``cleanUp()`` removes all of it.
+///
+/// The directory goes beside the real data directory (in `$XDG_DATA_HOME`, usually
+/// `~/.local/share`) when that exists and is writable, so the file rows measure the
+/// filesystem the user's secrets live on — `/tmp` is often a RAM-backed tmpfs, where an
+/// `fsync` costs nothing. Otherwise it goes to `$TMPDIR` (or `/tmp`), and ``isOnDataFilesystem``
+/// says so.
 final class BenchWorkspace {
     /// The temporary directory; the store's data and config directories are inside.
     let directory: String
+    /// The directory it was made in.
+    let parent: String
+    /// Whether ``parent`` holds the user's data directory (else it is the temporary one).
+    let isOnDataFilesystem: Bool
     /// The namespace prefix; each backend appends its own suffix.
     let namespacePrefix: String
     /// File stores' configuration: directories inside ``directory``, a key file there.
     let configuration: SecretStoreConfiguration
 
     /// Creates the directory.
-    /// - Throws: a message when the directory cannot be made.
+    /// - Throws: ``BenchFailure`` when no directory can be made.
     init() throws {
-        let base = ProcessInfo.processInfo.environment["TMPDIR"].flatMap { $0.hasPrefix("/") ? $0 : nil } ?? "/tmp"
-        var template = Array(((base.hasSuffix("/") ? base : base + "/") + "latchkey-bench-XXXXXX").utf8CString)
-        guard let made = mkdtemp(&template) else {
-            throw BenchFailure("cannot create a temporary directory in \(base): \(String(cString: strerror(errno)))")
+        let dataParent = (SecretStoreConfiguration().dataDirectory as NSString).deletingLastPathComponent
+        var isDirectory: ObjCBool = false
+        let useData = FileManager.default.fileExists(atPath: dataParent, isDirectory: &isDirectory) && isDirectory.boolValue
+            && access(dataParent, W_OK | X_OK) == 0
+        let temporary = ProcessInfo.processInfo.environment["TMPDIR"].flatMap { $0.hasPrefix("/") ? $0 : nil } ?? "/tmp"
+        var made: (path: String, base: String, onData: Bool)?
+        var failure = ""
+        for (base, onData) in (useData ? [(dataParent, true)] : []) + [(temporary, false)] {
+            var template = Array(((base.hasSuffix("/") ? base : base + "/") + "latchkey-bench-XXXXXX").utf8CString)
+            if let path = mkdtemp(&template) {
+                made = (String(cString: path), base, onData)
+                break
+            }
+            failure += "\(failure.isEmpty ? "" : "; ")\(base): \(String(cString: strerror(errno)))"
         }
-        directory = String(cString: made)
+        guard let made else { throw BenchFailure("cannot create a temporary directory (\(failure))") }
+        (directory, parent, isOnDataFilesystem) = made
         namespacePrefix = "latchkey-bench-\(getpid())-\(String(UInt32.random(in: 0...UInt32.max), radix: 16))"
         configuration = SecretStoreConfiguration(dataDirectory: directory + "/data", configDirectory: directory + "/config")
     }

@@ -22,9 +22,11 @@ extension SecretsCommand {
             call is timed; its set-up (the entry to remove, the keyring copy to drop) is not. Median and \
             p99 (nearest rank; the slowest call when there are fewer than 100) per operation.
 
-            Your secrets are not touched: the bench writes to a new temporary directory (under $TMPDIR) \
-            and keyring namespaces named latchkey-bench-<pid>-<random>, and removes both when it ends, \
-            also after a failure or Ctrl-C (exit 130). A progress bar is drawn on standard error when it \
+            Your secrets are not touched: the bench writes to a new directory latchkey-bench-XXXXXX \
+            beside your data directory (in $XDG_DATA_HOME, so the file rows measure the disk your secrets \
+            are on; in $TMPDIR when that is not writable) and to keyring namespaces named \
+            latchkey-bench-<pid>-<random>, and removes both when it ends, also after a failure or \
+            Ctrl-C (exit 130). A progress bar is drawn on standard error when it \
             is a terminal and NO_COLOR is unset.
 
             Exit status: 0 every available backend was measured; 1 a store failed (its row says how); \
@@ -100,7 +102,8 @@ extension SecretsCommand {
             case .failure(let error):
                 throw fail("\(error)")
             }
-            let report = BenchReport(plan: plan, automatic: selection.map { ($0.backend, $0.reason) }, rows: rows)
+            let report = BenchReport(plan: plan, automatic: selection.map { ($0.backend, $0.reason) }, rows: rows,
+                                     files: (workspace.parent, workspace.isOnDataFilesystem))
             if json {
                 print(report.json().jsonText)
             } else {
