@@ -156,6 +156,29 @@ import Testing
         try expectNothingLeft(in: tmp)
     }
 
+    @Test func aFailingStoreFailsItsRowOnlyAndTheRunExits1() throws {
+        // An unprivileged user's keyring quota is 20,000 bytes: a 30 KB value cannot go in.
+        guard geteuid() == 0, FileManager.default.isExecutableFile(atPath: "/usr/bin/setpriv") else {
+            Issue.record("SKIPPED: needs root and setpriv to run as an unprivileged user")
+            return
+        }
+        let tmp = try JWTCLITemporaryDirectory()
+        let environment = try Self.environment(tmp)
+        for path in [tmp.url.path, tmp.path("data-home"), tmp.path("tmp")] { chmod(path, 0o777) }
+        let uid = 50_000 + UInt32(getpid() % 10_000)
+        let setpriv = ["--reuid=\(uid)", "--regid=\(uid)", "--clear-groups", try cli.executablePath()]
+        let run = try cli.run(setpriv + ["secrets", "bench", "--iterations", "2", "--size", "30KB"],
+                              environment: environment, executable: "/usr/bin/setpriv")
+        #expect(run.status == 1, "\(run.stdout)\n\(run.stderr)")
+        let lines = run.stdout.split(separator: "\n").map(String.init)
+        #expect(lines.contains { $0.hasPrefix("kernel keyring") && $0.hasSuffix("FAILED") }, "\(run.stdout)")
+        #expect(lines.contains { $0.hasPrefix("kernel keyring: failed, ") && $0.contains("quota exceeded") }, "\(run.stdout)")
+        // The other rows still ran (the layered store falls back to its file when the keyring is full).
+        #expect(lines.contains { $0.hasPrefix("memory") && $0.hasSuffix("2/2/2") })
+        #expect(lines.contains { $0.hasPrefix("encrypted file") && $0.hasSuffix("2/2/2") })
+        try expectNothingLeft(in: tmp)
+    }
+
     @Test func keyringRowsAreSkippedForValuesItCannotHold() throws {
         let tmp = try JWTCLITemporaryDirectory()
         let run = try bench(["--iterations", "2", "--size", "40KB", "--json"], tmp: tmp)
