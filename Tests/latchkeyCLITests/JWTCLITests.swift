@@ -590,9 +590,11 @@ struct JWTCLIRunner {
     }
 
     /// Runs `latchkey <arguments>` with `stdin` as standard input (empty by default),
-    /// extra environment variables, and optionally a umask (through /bin/sh).
-    func run(_ arguments: [String], stdin: String = "", environment extra: [String: String] = [:], umask: String? = nil) throws -> Result {
-        let executable = try executablePath()
+    /// extra environment variables, and optionally a umask (through /bin/sh) or another
+    /// executable in front (such as setpriv, given latchkey's path among the arguments).
+    func run(_ arguments: [String], stdin: String = "", environment extra: [String: String] = [:], umask: String? = nil,
+             executable: String? = nil) throws -> Result {
+        let executable = try executable ?? executablePath()
         let dir = try JWTCLITemporaryDirectory()
         let inputURL = dir.url.appendingPathComponent("stdin"), outputURL = dir.url.appendingPathComponent("stdout"),
             errorURL = dir.url.appendingPathComponent("stderr")
@@ -691,7 +693,7 @@ private struct JWTCLIRunnerError: Error, CustomStringConvertible {
 }
 
 /// A temporary directory removed when the last reference goes away.
-private final class JWTCLITemporaryDirectory: Sendable {
+final class JWTCLITemporaryDirectory: Sendable {
     let url: URL
 
     init() throws {

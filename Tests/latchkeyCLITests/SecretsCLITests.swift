@@ -133,6 +133,24 @@ import Testing
         #expect(after.stdout.isEmpty)
     }
 
+    /// Issue 15: delete confirms on standard error as set does, and asks nothing,
+    /// terminal or not.
+    @Test(arguments: ["file", "keyring", "layered"])
+    func deleteConfirmsLikeSet(_ backend: String) throws {
+        let options = ["--namespace", namespace, "--backend", backend]
+        defer { _ = try? secrets(["wipe"] + options) }
+        let set = try secrets(["set", "k"] + options, input: Array("v".utf8))
+        let store = backend == "file" ? "encrypted file" : backend == "keyring" ? "kernel keyring" : "kernel keyring + encrypted file"
+        #expect(set.stderr == "stored \"k\" (1 bytes) in the \(store) store, namespace \"\(namespace)\"\n")
+        let deleted = try secrets(["delete", "k"] + options)
+        #expect(deleted.status == 0)
+        #expect(deleted.stdout.isEmpty)
+        #expect(deleted.stderr == "deleted \"k\" from the \(store) store, namespace \"\(namespace)\"\n")
+        let again = try secrets(["delete", "k"] + options)
+        #expect(again.status == 1)
+        #expect(again.stderr == "error: no secret named \"k\" in the \(store) store, namespace \"\(namespace)\"\n")
+    }
+
     @Test func largestValueAndTooLargeValue() throws {
         let options = ["--namespace", namespace, "--backend", "keyring"]
         defer { _ = try? secrets(["wipe"] + options) }

@@ -15,6 +15,11 @@ extension Latchkey {
             PEM: the private key as PKCS#8, the public key as SubjectPublicKeyInfo. JWK: one JSON \
             object per key, with kid, alg and use "sig".
 
+            --kid with PEM: a PEM file has no place for a kid, so with --out the public key is also \
+            written as a JWK carrying the kid, to FILE.pub.json (verify --key FILE.pub.json checks it; \
+            sign still needs --kid, or use --format jwk, whose private file keeps the kid). Without \
+            --out a note on standard error says the kid is not in the output.
+
             With --out FILE: the private key (or secret) goes to FILE, created with mode 0600, and \
             the public key to FILE.pub (PEM) or FILE.pub.json (JWK); existing files are never \
             replaced unless --force. Without --out: the private key, then the public key, on \
@@ -30,7 +35,7 @@ extension Latchkey {
         @Option(help: ArgumentHelp("The algorithm the key is for.", valueName: "alg"))
         var alg: AlgorithmArgument
 
-        @Option(help: ArgumentHelp("The key's kid, stored in a JWK (a PEM file has no place for it: pass --kid to sign too).", valueName: "kid"))
+        @Option(help: ArgumentHelp("The key's kid. Kept in JWK files; with PEM and --out, also written as FILE.pub.json (a PEM has no place for it).", valueName: "kid"))
         var kid: String?
 
         @Option(help: ArgumentHelp("Write the private key to FILE (mode 0600) and the public key beside it.", valueName: "file"))
@@ -54,6 +59,8 @@ extension Latchkey {
             let key: JWTKey
             do { key = try JWTKey.generate(for: alg.algorithm, keyID: kid) } catch let error as JWTError { throw fail(error.message) }
             let privateText: String, publicText: String?
+            // PEM has no place for a kid: the public JWK carries it beside the PEM files.
+            var kidJWKText: String?
             switch format {
             case .jwk:
                 privateText = key.jwk(includingPrivate: true).jsonText + "\n"
@@ -66,30 +73,46 @@ extension Latchkey {
                 } catch let error as JWTError {
                     throw fail(error.message)
                 }
+                if kid != nil { kidJWKText = key.jwk().jsonText + "\n" }
             }
             guard let out else {
                 print(privateText, terminator: "")
                 if let publicText { print(publicText, terminator: "") }
+                if let kid, kidJWKText != nil {
+                    printError("note: the kid \"\(kid)\" is not in the PEM output (PEM has no place for it); with --out it is written to FILE.pub.json, or use --format jwk")
+                }
                 return
             }
             let publicPath = publicText == nil ? nil : out + (format == .jwk ? ".pub.json" : ".pub")
-            let paths = [out] + (publicPath.map { [$0] } ?? [])
-            // Check both before writing either, so a refusal leaves nothing half done.
+            let kidJWKPath = kidJWKText == nil ? nil : out + ".pub.json"
+            let paths = [out] + [publicPath, kidJWKPath].compactMap { $0 }
+            // Check every file before writing any, so a refusal leaves nothing half done.
             if !force {
                 for path in paths where Self.exists(path) {
                     throw fail("\(path) exists; not overwriting it (use --force to replace it)")
                 }
             }
             try Self.create(out, contents: privateText, mode: 0o600, replacing: force)
-            if let publicPath, let publicText {
-                do {
+            var written = [out]
+            do {
+                if let publicPath, let publicText {
                     try Self.create(publicPath, contents: publicText, mode: 0o644, replacing: force)
-                } catch {
-                    unlink(out)
-                    throw error
+                    written.append(publicPath)
                 }
+                if let kidJWKPath, let kidJWKText {
+                    try Self.create(kidJWKPath, contents: kidJWKText, mode: 0o644, replacing: force)
+                    written.append(kidJWKPath)
+                }
+            } catch {
+                for path in written { unlink(path) }
+                throw error
+            }
+            switch (publicPath, kidJWKPath) {
+            case (let publicPath?, let kidJWKPath?):
+                print("wrote \(out) (private key, mode 0600), \(publicPath) (public key) and \(kidJWKPath) (public JWK with kid \"\(TerminalText.escape(kid ?? ""))\", which PEM cannot hold)")
+            case (let publicPath?, nil):
                 print("wrote \(out) (private key, mode 0600) and \(publicPath) (public key)")
-            } else {
+            default:
                 print("wrote \(out) (secret, mode 0600)")
             }
         }

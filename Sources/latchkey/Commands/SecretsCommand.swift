@@ -12,7 +12,7 @@ struct SecretsCommand: AsyncParsableCommand {
         Exit status: 0 on success, 1 when the entry is not found or the store fails, 64 on a usage error.
         Files live under $XDG_DATA_HOME/latchkey (the data) and $XDG_CONFIG_HOME/latchkey (the key).
         """,
-        subcommands: [List.self, Get.self, Set.self, Delete.self, Wipe.self, Doctor.self]
+        subcommands: [List.self, Get.self, Set.self, Delete.self, Wipe.self, Doctor.self, Bench.self]
     )
 }
 

@@ -2,9 +2,12 @@ import ArgumentParser
 import LatchkeySecrets
 
 extension SecretsCommand {
-    /// `latchkey secrets delete NAME`: removes one entry; exit 1 if there was none.
+    /// `latchkey secrets delete NAME`: removes one entry and says so on standard error,
+    /// as `set` does; exit 1 if there was none.
     struct Delete: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Delete a stored secret.")
+        static let configuration = CommandConfiguration(
+            abstract: "Delete a stored secret.",
+            discussion: "Like set, it asks nothing and confirms on standard error what it did (the store and namespace), whether or not a terminal is attached; standard output stays empty.")
 
         @OptionGroup var options: StoreOptions
 
@@ -16,11 +19,15 @@ extension SecretsCommand {
         }
 
         func run() async throws {
-            let removed = try await SecretsCommand.running { try await options.makeStore().remove(name) }
+            let (removed, store) = try await SecretsCommand.running {
+                let store = try options.makeStore()
+                return (try await store.remove(name), store)
+            }
             guard removed else {
-                SecretsCommand.printError("error: no secret named \"\(name)\" in namespace \"\(options.namespace)\"")
+                SecretsCommand.printError("error: no secret named \"\(name)\" in the \(store.backendName) store, namespace \"\(options.namespace)\"")
                 throw ExitCode(1)
             }
+            SecretsCommand.printError("deleted \"\(name)\" from the \(store.backendName) store, namespace \"\(options.namespace)\"")
         }
     }
 }

@@ -14,6 +14,10 @@ extension Latchkey {
             whose alg matches (--alg gives keys without one that alg). exp and nbf are checked \
             with --leeway seconds of tolerance; iss and aud only when --iss and --aud are given.
 
+            --require exp,iss,... refuses a token that lacks any of the named claims (repeatable, \
+            comma-separated); --strict is --require exp,iss,aud, so a token that never expires or \
+            names no issuer or audience is refused. They check presence; --iss and --aud check values.
+
             With --json, one line on standard output: {"valid":true,"header":{...},"payload":...} \
             or {"valid":false,"error":"<code>","message":"..."}.
 
@@ -34,6 +38,13 @@ extension Latchkey {
         @Option(help: ArgumentHelp("Require this audience (aud must be it or contain it).", valueName: "audience"))
         var aud: String?
 
+        @Option(name: .customLong("require"), help: ArgumentHelp(
+            "Claims the token must have, comma-separated (exp,iss,sub). Repeatable.", valueName: "claims"))
+        var requireLists: [String] = []
+
+        @Flag(help: "Require exp, iss and aud (as --require exp,iss,aud).")
+        var strict = false
+
         @Option(help: ArgumentHelp("Clock-skew tolerance for exp, nbf and iat, in seconds.", valueName: "seconds"))
         var leeway: Int = 60
 
@@ -46,9 +57,23 @@ extension Latchkey {
         func validate() throws {
             try keyOptions.validate(algorithm: alg)
             guard leeway >= 0 else { throw ValidationError("--leeway takes a number of seconds, 0 or more") }
-            if jws, iss != nil || aud != nil {
-                throw ValidationError("--jws checks no claims; drop --iss and --aud, or drop --jws")
+            if jws, iss != nil || aud != nil || strict || !requireLists.isEmpty {
+                throw ValidationError("--jws checks no claims; drop --iss, --aud, --require and --strict, or drop --jws")
             }
+            for list in requireLists {
+                let names = list.split(separator: ",", omittingEmptySubsequences: false)
+                if names.contains(where: { $0.trimmingCharacters(in: .whitespaces).isEmpty }) {
+                    throw ValidationError("--require takes claim names separated by commas, such as exp,iss,aud; got \"\(list)\"")
+                }
+            }
+        }
+
+        /// The claims that must be present: every `--require` name, plus exp, iss and aud
+        /// with `--strict`.
+        var requiredClaims: Swift.Set<String> {
+            var names = Swift.Set(requireLists.flatMap { $0.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) } })
+            if strict { names.formUnion(["exp", "iss", "aud"]) }
+            return names
         }
 
         func run() async throws {
@@ -65,7 +90,8 @@ extension Latchkey {
                     header = verified.header
                     payload = Inspect.payloadValue(verified.payload)
                 } else {
-                    let options = JWTValidationOptions(issuer: iss, audience: aud, leeway: TimeInterval(leeway), jws: jwsOptions)
+                    let options = JWTValidationOptions(issuer: iss, audience: aud, requiredClaims: requiredClaims,
+                                                      leeway: TimeInterval(leeway), jws: jwsOptions)
                     let jwt = try JWT.verify(token, keys: keys, options: options)
                     header = jwt.header
                     payload = .object(jwt.claims.object)

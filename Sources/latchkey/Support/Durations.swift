@@ -6,14 +6,19 @@ enum Durations {
         ("w", 604_800), ("d", 86_400), ("h", 3_600), ("m", 60), ("s", 1),
     ]
 
-    /// The longest duration accepted, bare or with units: about 31,700 years.
+    /// The longest duration accepted: about 31,700 years.
     static let maxSeconds: TimeInterval = 1e12
 
-    /// Parses `90s`, `5m`, `1h`, `30d`, `2w`, combinations such as `1h30m`, or a bare
-    /// number of seconds. Nil for anything else, zero, negative, or from ``maxSeconds`` up.
-    static func parse(_ text: String) -> TimeInterval? {
+    /// Parses `90s`, `5m`, `1h`, `30d`, `2w`, or combinations such as `1h30m`: every
+    /// number with its unit. Throws the reason for anything else: a bare number gets
+    /// the question back (`5` → "5s, 5m, 5h or 5d?"), and zero, negative, or
+    /// ``maxSeconds`` and up are refused. Never traps, whatever the digits.
+    static func parse(_ text: String) throws(DurationError) -> TimeInterval {
         let text = text.trimmingCharacters(in: .whitespaces).lowercased()
-        if let seconds = Double(text) { return seconds > 0 && seconds < maxSeconds ? seconds : nil }
+        let examples = "90s, 5m, 1h, 30d, 2w or 1h30m"
+        if !text.isEmpty, text.allSatisfy({ $0.isASCII && ($0.isNumber || $0 == ".") }) {
+            throw DurationError("\"\(text)\" has no unit: \(text)s, \(text)m, \(text)h or \(text)d?")
+        }
         var total = 0.0, number = ""
         for character in text {
             if character.isASCII, character.isNumber || character == "." {
@@ -22,10 +27,14 @@ enum Durations {
                 total += value * unit.seconds
                 number = ""
             } else {
-                return nil
+                throw DurationError("\"\(text)\" is not a duration; write a number and a unit: \(examples)")
             }
         }
-        guard number.isEmpty, total > 0, total < maxSeconds else { return nil }
+        guard number.isEmpty else {
+            throw DurationError("\"\(text)\" ends in a number without a unit; write \(examples)")
+        }
+        guard total > 0, total.isFinite else { throw DurationError("\"\(text)\" is not a positive duration") }
+        guard total < maxSeconds else { throw DurationError("\"\(text)\" is too long; the most is about 31,000 years") }
         return total
     }
 
@@ -66,4 +75,10 @@ enum Durations {
         formatter.timeZone = TimeZone(identifier: "UTC")
         return formatter.string(from: date)
     }
+}
+
+/// Why a duration was refused, for the user.
+struct DurationError: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
 }

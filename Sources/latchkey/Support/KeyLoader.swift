@@ -119,10 +119,11 @@ enum KeyLoader {
         return .jwk(object)
     }
 
-    /// The bytes of `path` (at most `maximumFileSize`), or exit 2 with the system's reason.
-    static func readFile(_ path: String, what: String) throws -> [UInt8] {
+    /// The bytes of `path` (at most `limit`), or exit `status` (2 by default) with the
+    /// system's reason.
+    static func readFile(_ path: String, what: String, limit: Int = maximumFileSize, status: Int32 = ExitStatus.keyProblem) throws -> [UInt8] {
         let descriptor = open(path, O_RDONLY | O_CLOEXEC)
-        guard descriptor >= 0 else { throw fail("cannot read \(what) \(path): \(String(cString: strerror(errno)))", status: ExitStatus.keyProblem) }
+        guard descriptor >= 0 else { throw fail("cannot read \(what) \(path): \(String(cString: strerror(errno)))", status: status) }
         defer { close(descriptor) }
         var bytes: [UInt8] = []
         var buffer = [UInt8](repeating: 0, count: 65_536)
@@ -130,12 +131,12 @@ enum KeyLoader {
             let count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
             if count < 0 {
                 if errno == EINTR { continue }
-                throw fail("cannot read \(what) \(path): \(String(cString: strerror(errno)))", status: ExitStatus.keyProblem)
+                throw fail("cannot read \(what) \(path): \(String(cString: strerror(errno)))", status: status)
             }
             if count == 0 { break }
             bytes += buffer[0..<count]
-            guard bytes.count <= maximumFileSize else {
-                throw fail("\(what) \(path) is larger than \(maximumFileSize / 1024) KiB", status: ExitStatus.keyProblem)
+            guard bytes.count <= limit else {
+                throw fail("\(what) \(path) is larger than \(limit / 1024) KiB", status: status)
             }
         }
         return bytes
