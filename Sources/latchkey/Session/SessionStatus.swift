@@ -63,7 +63,7 @@ extension SessionCommand {
         func run() async throws {
             let (client, _) = try self.client.makeClient()
             let minimum: Duration? = try minTTL.map { text in
-                guard let seconds = Durations.parse(text), seconds >= 0 else { throw ValidationError("--min-ttl takes a duration such as 60s or 5m") }
+                guard let seconds = try? Durations.parse(text), seconds >= 0 else { throw ValidationError("--min-ttl takes a duration such as 60s or 5m") }
                 return .seconds(seconds)
             }
             do {
