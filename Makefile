@@ -1,7 +1,7 @@
 # Latchkey: `make test` and `make demo` do all the set-up on a fresh Debian/Ubuntu machine.
 SWIFT ?= swift
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
-APT_PACKAGES := libssl-dev libkeyutils-dev pkg-config
+APT_PACKAGES := libssl-dev libkeyutils-dev pkg-config chromium chromium-driver
 CONFIG ?= debug
 
 .PHONY: all deps build build-release test demo bench bench-check clean
