@@ -17,6 +17,7 @@ let package = Package(
         .library(name: "LatchkeySecrets", targets: ["LatchkeySecrets"]),
         .library(name: "Latchkey", targets: ["Latchkey"]),
         .library(name: "LatchkeyEmulator", targets: ["LatchkeyEmulator"]),
+        .library(name: "LatchkeyStytch", targets: ["LatchkeyStytch"]),
         .executable(name: "latchkey", targets: ["latchkey"]),
     ],
     dependencies: [
@@ -68,6 +69,17 @@ let package = Package(
             dependencies: [
                 "LatchkeyJWT",
                 "LatchkeySecrets",
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+
+        // MARK: Adapters
+        .target(
+            name: "LatchkeyStytch",
+            dependencies: [
+                "Latchkey",
+                "LatchkeyJWT",
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings
@@ -130,6 +142,18 @@ let package = Package(
                 "LatchkeyEmulator",
                 "LatchkeyJWT",
                 "LatchkeyCrypto",
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "LatchkeyStytchTests",
+            dependencies: [
+                "LatchkeyStytch",
+                "Latchkey",
+                "LatchkeyJWT",
+                "LatchkeySecrets",
+                "LatchkeyEmulator",
+                .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings
         ),
