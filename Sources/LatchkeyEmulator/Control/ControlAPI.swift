@@ -140,7 +140,7 @@ struct ControlAPI: Sendable {
                                 body: Array(try encoder.encode(value)))
     }
 
-    /// `{"provider","method","path","grant"?,"kind":"status|delay|drop|malformed","status"?,
+    /// `{"provider","method","path","grant"?,"kind":"status|delay|drop|malformed|nonjson","status"?,
     /// "error"?,"milliseconds"?,"next"?|"probability"?}`.
     static func fault(_ fields: JSONObject) throws -> EmulatorFault {
         guard let provider = fields.string("provider").flatMap(EmulatorProvider.init(rawValue:)) else {
@@ -163,7 +163,12 @@ struct ControlAPI: Sendable {
             kind = .delay(milliseconds: milliseconds)
         case "drop": kind = .dropConnection
         case "malformed": kind = .malformedBody
-        default: throw Failure(status: 400, message: "kind must be status, delay, drop or malformed")
+        case "nonjson":
+            guard let status = fields.integer("status"), (400...599).contains(status) else {
+                throw Failure(status: 400, message: "status must be an HTTP error status (400-599)")
+            }
+            kind = .nonJSONBody(status: status)
+        default: throw Failure(status: 400, message: "kind must be status, delay, drop, malformed or nonjson")
         }
         let trigger: EmulatorFault.Trigger
         if let probability = fields["probability"]?.numberValue {
