@@ -29,6 +29,12 @@ struct StytchError: Error, Sendable {
     static let otpNotFound = StytchError(status: 404, type: "otp_code_not_found", message: "The OTP code is invalid, expired or already used.")
     static let magicLinkNotFound = StytchError(status: 401, type: "unable_to_auth_magic_link",
                                                message: "The magic link could not be authenticated: it is invalid, expired or already used.")
+    static let intermediateSessionNotFound = StytchError(status: 404, type: "intermediate_session_not_found",
+                                                         message: "The intermediate session is invalid, expired or already used.")
+    static let totpNotFound = StytchError(status: 404, type: "totp_not_found", message: "The member has no TOTP registration.")
+    static let totpCodeInvalid = StytchError(status: 401, type: "totp_code_already_authenticated_or_invalid",
+                                             message: "The TOTP code is invalid or was already used.")
+    static let recoveryCodeInvalid = StytchError(status: 401, type: "recovery_code_invalid", message: "The recovery code is invalid or already used.")
     static let organizationNotFound = StytchError(status: 404, type: "organization_not_found", message: "Organization could not be found.")
 
     /// The usual `error_type` for a status (used by injected faults).

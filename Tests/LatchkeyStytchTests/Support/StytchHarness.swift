@@ -109,6 +109,8 @@ final class RecordingTransport: HTTPTransport {
 
     let base: any HTTPTransport
     private let records = Mutex<[Record]>([])
+    /// Answers requests to `https://app.test/…`: the app's own API.
+    let app = Mutex<(@Sendable (HTTPRequest) -> HTTPResponse)?>(nil)
 
     init(_ base: any HTTPTransport) { self.base = base }
 
@@ -117,6 +119,7 @@ final class RecordingTransport: HTTPTransport {
     func last(_ suffix: String) -> Record? { all.last { $0.path.hasSuffix(suffix) } }
 
     func send(_ request: HTTPRequest) async throws -> HTTPResponse {
+        if request.url.host == "app.test", let handler = app.withLock({ $0 }) { return handler(request) }
         let body = request.body.flatMap { try? JSONValue.parse(bytes: Array($0)).objectValue }
         records.withLock { $0.append(Record(path: request.url.path, headers: request.headers, body: body)) }
         return try await base.send(request)
