@@ -199,3 +199,7 @@ enum StytchRaw {
         return SessionTokens(accessToken: try #require(data["session_jwt"]?.stringValue), sessionToken: try #require(data["session_token"]?.stringValue))
     }
 }
+
+enum LatchkeySecretsProbe {
+    static func memory() throws -> MemorySecretStore { try MemorySecretStore(namespace: "registry-test") }
+}
