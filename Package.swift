@@ -18,6 +18,7 @@ let package = Package(
         .library(name: "Latchkey", targets: ["Latchkey"]),
         .library(name: "LatchkeyEmulator", targets: ["LatchkeyEmulator"]),
         .library(name: "LatchkeySocialPlus", targets: ["LatchkeySocialPlus"]),
+        .library(name: "LatchkeyStytch", targets: ["LatchkeyStytch"]),
         .executable(name: "latchkey", targets: ["latchkey"]),
         .plugin(name: "LatchkeyConfigPlugin", targets: ["LatchkeyConfigPlugin"]),
         .library(name: "LatchkeySwiftConfiguration", targets: ["LatchkeySwiftConfiguration"]),
@@ -80,6 +81,15 @@ let package = Package(
         // MARK: Adapters
         .target(
             name: "LatchkeySocialPlus",
+            dependencies: [
+                "Latchkey",
+                "LatchkeyJWT",
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .target(
+            name: "LatchkeyStytch",
             dependencies: [
                 "Latchkey",
                 "LatchkeyJWT",
@@ -190,6 +200,18 @@ let package = Package(
                 "LatchkeyEmulator",
                 "LatchkeyJWT",
                 "LatchkeySecrets",
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "LatchkeyStytchTests",
+            dependencies: [
+                "LatchkeyStytch",
+                "Latchkey",
+                "LatchkeyJWT",
+                "LatchkeySecrets",
+                "LatchkeyEmulator",
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings

@@ -71,6 +71,21 @@ struct ControlAPI: Sendable {
         case ("POST", ["stytch", "magic-links"]):
             guard let email = fields.string("email") else { throw Failure(status: 400, message: "email is required") }
             return .json(["token": .string(try await control.issueStytchMagicLink(email: email))])
+        case ("POST", ["stytch", "b2b", "magic-links"]):
+            guard let email = fields.string("email"), let organizationID = fields.string("organization_id") else {
+                throw Failure(status: 400, message: "email and organization_id are required")
+            }
+            return .json(["token": .string(try await control.issueStytchB2BMagicLink(email: email, organizationID: organizationID))])
+        case ("POST", ["stytch", "b2b", "discovery-sessions"]):
+            guard let email = fields.string("email") else { throw Failure(status: 400, message: "email is required") }
+            return .json(["intermediate_session_token": .string(try await control.issueStytchDiscoverySession(email: email))])
+        case ("GET", let path) where path.count == 5 && path[0] == "stytch" && path[1] == "b2b" && path[2] == "members":
+            switch path[4] {
+            case "sms-code": return .json(["code": (try await control.stytchSMSCode(memberID: path[3])).map(JSONValue.string) ?? .null])
+            case "totp-code": return .json(["code": .string(try await control.stytchTOTPCode(memberID: path[3]))])
+            case "recovery-codes": return .json(["codes": .array(try await control.stytchRecoveryCodes(memberID: path[3]).map(JSONValue.string))])
+            default: break
+            }
         case ("POST", let path) where path.count == 4 && path[0] == "stytch" && path[1] == "sessions" && path[3] == "revoke":
             guard try await control.revokeStytchSession(id: path[2]) else { throw Failure(status: 404, message: "no session \(path[2])") }
             return .json(["status": "ok"])
@@ -153,7 +168,7 @@ struct ControlAPI: Sendable {
                                 body: Array(try encoder.encode(value)))
     }
 
-    /// `{"provider","method","path","grant"?,"kind":"status|delay|drop|malformed","status"?,
+    /// `{"provider","method","path","grant"?,"kind":"status|delay|drop|malformed|nonjson","status"?,
     /// "error"?,"milliseconds"?,"next"?|"probability"?}`.
     static func fault(_ fields: JSONObject) throws -> EmulatorFault {
         guard let provider = fields.string("provider").flatMap(EmulatorProvider.init(rawValue:)) else {
@@ -176,7 +191,12 @@ struct ControlAPI: Sendable {
             kind = .delay(milliseconds: milliseconds)
         case "drop": kind = .dropConnection
         case "malformed": kind = .malformedBody
-        default: throw Failure(status: 400, message: "kind must be status, delay, drop or malformed")
+        case "nonjson":
+            guard let status = fields.integer("status"), (400...599).contains(status) else {
+                throw Failure(status: 400, message: "status must be an HTTP error status (400-599)")
+            }
+            kind = .nonJSONBody(status: status)
+        default: throw Failure(status: 400, message: "kind must be status, delay, drop, malformed or nonjson")
         }
         let trigger: EmulatorFault.Trigger
         if let probability = fields["probability"]?.numberValue {

@@ -138,6 +138,39 @@ public struct EmulatorControl: Sendable {
         return token
     }
 
+    /// Issues a Stytch B2B email magic-link token for the member with this email in the
+    /// organization (one use, 1 hour).
+    public func issueStytchB2BMagicLink(email: String, organizationID: String) async throws -> String {
+        guard let token = try await stytchAPI().store.issueB2BMagicLink(email: email, organizationID: organizationID) else {
+            throw EmulatorError.unknownUser(email)
+        }
+        return token
+    }
+
+    /// Issues a Stytch B2B discovery intermediate session token for this email, as a
+    /// discovery magic link authenticated elsewhere would (10 minutes).
+    public func issueStytchDiscoverySession(email: String) async throws -> String {
+        guard let token = try await stytchAPI().store.issueDiscoverySession(email: email) else { throw EmulatorError.unknownUser(email) }
+        return token
+    }
+
+    /// The last SMS one-time passcode `b2b/otps/sms/send` sent to this member, as the phone shows it.
+    public func stytchSMSCode(memberID: String) async throws -> String? {
+        try await stytchAPI().store.lastSMSCode(memberID: memberID)
+    }
+
+    /// The member's current TOTP code (RFC 6238, HMAC-SHA-256, on the emulator clock).
+    public func stytchTOTPCode(memberID: String) async throws -> String {
+        guard let code = try await stytchAPI().store.totpCode(memberID: memberID) else { throw EmulatorError.unknownUser(memberID) }
+        return code
+    }
+
+    /// The member's unused recovery codes.
+    public func stytchRecoveryCodes(memberID: String) async throws -> [String] {
+        guard let codes = try await stytchAPI().store.recoveryCodes(memberID: memberID) else { throw EmulatorError.unknownUser(memberID) }
+        return codes
+    }
+
     /// Approves a pending Auth0 device authorization as `userID` (default: the first
     /// seeded user without MFA).
     public func approveDevice(userCode: String, as userID: String? = nil) async throws {

@@ -12,6 +12,8 @@ public struct EmulatorFault: Sendable, Hashable, Codable {
         case dropConnection
         /// A 200 response whose JSON body is cut short.
         case malformedBody
+        /// An error status with a body that is not JSON (a proxy's HTML page, "Captcha required").
+        case nonJSONBody(status: Int)
     }
 
     /// Which requests the fault hits.
@@ -45,6 +47,7 @@ public struct EmulatorFault: Sendable, Hashable, Codable {
         case .delay(let milliseconds): "delay \(milliseconds) ms"
         case .dropConnection: "drop"
         case .malformedBody: "malformed"
+        case .nonJSONBody(let status): "non-JSON \(status)"
         }
     }
 }

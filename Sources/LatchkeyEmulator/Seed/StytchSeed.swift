@@ -45,16 +45,26 @@ public struct StytchSeed: Sendable, Codable, CustomStringConvertible {
         public var password: String
         public var name: String?
         public var mfaRequired: Bool?
+        /// The phone number SMS one-time passcodes go to (B2B MFA).
+        public var mfaPhoneNumber: String?
+        /// A TOTP secret: the member has an authenticator app registered (RFC 6238 with
+        /// HMAC-SHA-256) and ten recovery codes.
+        public var totpSecret: String?
 
-        public init(memberID: String, email: String, password: String, name: String? = nil, mfaRequired: Bool = false) {
+        public init(memberID: String, email: String, password: String, name: String? = nil, mfaRequired: Bool = false,
+                    mfaPhoneNumber: String? = nil, totpSecret: String? = nil) {
             self.memberID = memberID
             self.email = email
             self.password = password
             self.name = name
             self.mfaRequired = mfaRequired
+            self.mfaPhoneNumber = mfaPhoneNumber
+            self.totpSecret = totpSecret
         }
 
-        public var description: String { "StytchSeed.Member(\(memberID), \(email), password: <redacted>)" }
+        public var description: String {
+            "StytchSeed.Member(\(memberID), \(email), password: <redacted>\(totpSecret == nil ? "" : ", TOTP secret: <redacted>"))"
+        }
     }
 
     public var projectID: String
@@ -73,7 +83,9 @@ public struct StytchSeed: Sendable, Codable, CustomStringConvertible {
     /// Project `project-test-00000000-0000-4000-8000-000000000000`, public token
     /// `public-token-test-00000000-0000-4000-8000-000000000000`; user alice@example.com
     /// (password `alice-password-1`); organization `acme` with bob@acme.example
-    /// (`bob-password-1`) and carol@acme.example (`carol-password-1`, MFA required).
+    /// (`bob-password-1`) and carol@acme.example (`carol-password-1`, MFA required: SMS to
+    /// +15555550123 or TOTP with secret `carol-totp-secret`, and recovery codes); organization
+    /// `globex` with carol@acme.example again (`carol-password-2`, no MFA) for discovery.
     public static let standard = StytchSeed(
         projectID: "project-test-00000000-0000-4000-8000-000000000000",
         publicToken: "public-token-test-00000000-0000-4000-8000-000000000000",
@@ -86,7 +98,11 @@ public struct StytchSeed: Sendable, Codable, CustomStringConvertible {
                 Member(memberID: "member-test-00000000-0000-4000-8000-000000000b0b", email: "bob@acme.example", password: "bob-password-1",
                        name: "Bob Builder"),
                 Member(memberID: "member-test-00000000-0000-4000-8000-00000000ca01", email: "carol@acme.example", password: "carol-password-1",
-                       name: "Carol Danvers", mfaRequired: true),
+                       name: "Carol Danvers", mfaRequired: true, mfaPhoneNumber: "+15555550123", totpSecret: "carol-totp-secret"),
+            ]),
+            Organization(organizationID: "organization-test-00000000-0000-4000-8000-0000000091be", slug: "globex", name: "Globex", members: [
+                Member(memberID: "member-test-00000000-0000-4000-8000-00000000ca02", email: "carol@acme.example", password: "carol-password-2",
+                       name: "Carol Danvers"),
             ]),
         ]
     )

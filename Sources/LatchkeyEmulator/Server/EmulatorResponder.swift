@@ -60,6 +60,8 @@ struct EmulatorResponder: HTTPResponder {
             throw DroppedConnection()
         case .malformedBody:
             response = api.malformedResponse()
+        case .nonJSONBody(let status):
+            response = api.nonJSONResponse(status: status)
         case .status(let status, let error):
             response = api.errorResponse(status: status, error: error, message: nil)
         case .delay(let milliseconds):

@@ -19,4 +19,10 @@ extension ProviderAPI {
     func notFound(_ request: EmulatorRequest) -> EmulatorResponse {
         errorResponse(status: 404, error: nil, message: "Unknown route: \(request.method) \(request.path)")
     }
+
+    /// An error status whose body is an HTML page, as a proxy or a captcha wall answers.
+    func nonJSONResponse(status: Int) -> EmulatorResponse {
+        EmulatorResponse(status: status, headers: [("Content-Type", "text/html; charset=utf-8")],
+                         body: Array("<html><body><h1>\(status)</h1><p>Captcha required</p></body></html>".utf8))
+    }
 }

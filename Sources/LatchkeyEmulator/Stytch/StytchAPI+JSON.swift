@@ -43,8 +43,16 @@ extension StytchAPI {
         data["session_jwt"] = ""
         data["member_authenticated"] = false
         data["intermediate_session_token"] = .string(intermediate.token)
-        data["mfa_required"] = .object(["member_options": .null, "secondary_auth_initiated": .null])
+        data["mfa_required"] = .object(mfaRequiredJSON(intermediate.member))
+        data["primary_required"] = .null
         return .json(["data": .object(data)])
+    }
+
+    /// `{member_options: {mfa_phone_number, totp_registration_id} | null, secondary_auth_initiated: null}`.
+    func mfaRequiredJSON(_ member: StytchStore.Member) -> JSONObject {
+        let options: JSONValue = member.mfaPhoneNumber == nil && member.totpRegistrationID == nil ? .null
+            : .object(["mfa_phone_number": .string(member.mfaPhoneNumber ?? ""), "totp_registration_id": .string(member.totpRegistrationID ?? "")])
+        return ["member_options": options, "secondary_auth_initiated": .null]
     }
 
     // MARK: Objects
@@ -92,7 +100,7 @@ extension StytchAPI {
     func memberJSON(_ member: StytchStore.Member) -> JSONObject {
         ["member_id": .string(member.memberID), "organization_id": .string(member.organizationID), "email_address": .string(member.email),
          "email_address_verified": true, "status": "active", "name": .string(member.name), "mfa_enrolled": .bool(member.mfaRequired),
-         "mfa_phone_number": "", "is_breakglass": false, "roles": [], "trusted_metadata": .object([:]),
+         "mfa_phone_number": .string(member.mfaPhoneNumber ?? ""), "is_breakglass": false, "roles": [], "trusted_metadata": .object([:]),
          "untrusted_metadata": .object([:]), "created_at": time(member.createdAt)]
     }
 

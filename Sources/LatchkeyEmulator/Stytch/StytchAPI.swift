@@ -17,13 +17,22 @@ struct StytchAPI: ProviderAPI {
     static let b2bSessionsAuthenticate = EmulatorRoute(.stytch, "POST", "/sdk/v1/b2b/sessions/authenticate")
     static let b2bSessionsRevoke = EmulatorRoute(.stytch, "POST", "/sdk/v1/b2b/sessions/revoke")
     static let b2bPasswordsAuthenticate = EmulatorRoute(.stytch, "POST", "/sdk/v1/b2b/passwords/authenticate")
+    static let b2bMagicLinksAuthenticate = EmulatorRoute(.stytch, "POST", "/sdk/v1/b2b/magic_links/authenticate")
+    static let b2bSMSSend = EmulatorRoute(.stytch, "POST", "/sdk/v1/b2b/otps/sms/send")
+    static let b2bSMSAuthenticate = EmulatorRoute(.stytch, "POST", "/sdk/v1/b2b/otps/sms/authenticate")
+    static let b2bTOTPAuthenticate = EmulatorRoute(.stytch, "POST", "/sdk/v1/b2b/totp/authenticate")
+    static let b2bRecoveryCodesRecover = EmulatorRoute(.stytch, "POST", "/sdk/v1/b2b/recovery_codes/recover")
+    static let b2bDiscoveryOrganizations = EmulatorRoute(.stytch, "POST", "/sdk/v1/b2b/discovery/organizations")
+    static let b2bDiscoveryExchange = EmulatorRoute(.stytch, "POST", "/sdk/v1/b2b/discovery/intermediate_sessions/exchange")
     static let bootstrap = EmulatorRoute(.stytch, "GET", "/sdk/v1/projects/bootstrap/{public_token}")
     static let jwks = EmulatorRoute(.stytch, "GET", "/v1/sessions/jwks/{project_id}")
     static let b2bJWKS = EmulatorRoute(.stytch, "GET", "/v1/b2b/sessions/jwks/{project_id}")
 
     /// Every route, for documentation and the control API.
     static let routes = [sessionsAuthenticate, sessionsRevoke, passwordsAuthenticate, otpsAuthenticate, magicLinksAuthenticate,
-                         b2bSessionsAuthenticate, b2bSessionsRevoke, b2bPasswordsAuthenticate, bootstrap, jwks, b2bJWKS]
+                         b2bSessionsAuthenticate, b2bSessionsRevoke, b2bPasswordsAuthenticate, b2bMagicLinksAuthenticate, b2bSMSSend,
+                         b2bSMSAuthenticate, b2bTOTPAuthenticate, b2bRecoveryCodesRecover, b2bDiscoveryOrganizations, b2bDiscoveryExchange,
+                         bootstrap, jwks, b2bJWKS]
 
     /// Session durations Stytch accepts, in minutes (5 minutes to 366 days).
     static let durationRange = 5...527_040
@@ -42,6 +51,13 @@ struct StytchAPI: ProviderAPI {
         case ("POST", ["sdk", "v1", "b2b", "sessions", "authenticate"]): route = Self.b2bSessionsAuthenticate
         case ("POST", ["sdk", "v1", "b2b", "sessions", "revoke"]): route = Self.b2bSessionsRevoke
         case ("POST", ["sdk", "v1", "b2b", "passwords", "authenticate"]): route = Self.b2bPasswordsAuthenticate
+        case ("POST", ["sdk", "v1", "b2b", "magic_links", "authenticate"]): route = Self.b2bMagicLinksAuthenticate
+        case ("POST", ["sdk", "v1", "b2b", "otps", "sms", "send"]): route = Self.b2bSMSSend
+        case ("POST", ["sdk", "v1", "b2b", "otps", "sms", "authenticate"]): route = Self.b2bSMSAuthenticate
+        case ("POST", ["sdk", "v1", "b2b", "totp", "authenticate"]): route = Self.b2bTOTPAuthenticate
+        case ("POST", ["sdk", "v1", "b2b", "recovery_codes", "recover"]): route = Self.b2bRecoveryCodesRecover
+        case ("POST", ["sdk", "v1", "b2b", "discovery", "organizations"]): route = Self.b2bDiscoveryOrganizations
+        case ("POST", ["sdk", "v1", "b2b", "discovery", "intermediate_sessions", "exchange"]): route = Self.b2bDiscoveryExchange
         case ("GET", let path) where path.count == 5 && path.starts(with: ["sdk", "v1", "projects", "bootstrap"]): route = Self.bootstrap
         case ("GET", let path) where path.count == 4 && path.starts(with: ["v1", "sessions", "jwks"]): route = Self.jwks
         case ("GET", let path) where path.count == 5 && path.starts(with: ["v1", "b2b", "sessions", "jwks"]): route = Self.b2bJWKS
@@ -144,7 +160,7 @@ struct StytchAPI: ProviderAPI {
             case .mfaRequired(let intermediate): return intermediateResponse(intermediate, requestID: requestID)
             }
         default:
-            return notFound(request)
+            return try await handleB2B(route, fields: fields, userAgent: userAgent, requestID: requestID) ?? notFound(request)
         }
     }
 
@@ -176,7 +192,7 @@ struct StytchAPI: ProviderAPI {
 
     /// `session_duration_minutes`: `defaultMinutes` when absent; out of range or not an
     /// integer is `invalid_session_duration`.
-    private func duration(_ fields: JSONObject, default defaultMinutes: Int?) throws(StytchError) -> Int? {
+    func duration(_ fields: JSONObject, default defaultMinutes: Int?) throws(StytchError) -> Int? {
         guard let value = fields["session_duration_minutes"], value != .null else { return defaultMinutes }
         guard let minutes = fields.integer("session_duration_minutes"), Self.durationRange.contains(minutes) else { throw .invalidDuration }
         return minutes

@@ -1,11 +1,13 @@
 import LatchkeyJWT
 
 /// A Stytch error: HTTP status, `error_type` and message. Stytch does not wrap errors in
-/// `data`: `{"status_code","request_id","error_type","error_message","error_url"}`.
+/// `data`: `{"status_code","request_id","error_type","error_message","error_url","error_details"?}`.
 struct StytchError: Error, Sendable {
     var status: Int
     var type: String
     var message: String
+    /// `error_details`, sent only when set.
+    var details: JSONObject?
 
     /// The session in Basic auth is missing, unknown, revoked or expired; or the public
     /// token is not the project's.
@@ -18,14 +20,21 @@ struct StytchError: Error, Sendable {
     }
 
     static func missing(_ field: String) -> StytchError {
-        StytchError(status: 400, type: "bad_request", message: "\(field) is a required field.")
+        StytchError(status: 400, type: "bad_request", message: "\(field) is a required field.", details: ["field": .string(field)])
     }
 
     static let invalidDuration = StytchError(status: 400, type: "invalid_session_duration",
-                                             message: "session_duration_minutes must be between 5 and 527040 (366 days).")
+                                             message: "session_duration_minutes must be between 5 and 527040 (366 days).",
+                                             details: ["field": "session_duration_minutes", "minimum": 5, "maximum": 527_040])
     static let otpNotFound = StytchError(status: 404, type: "otp_code_not_found", message: "The OTP code is invalid, expired or already used.")
     static let magicLinkNotFound = StytchError(status: 401, type: "unable_to_auth_magic_link",
                                                message: "The magic link could not be authenticated: it is invalid, expired or already used.")
+    static let intermediateSessionNotFound = StytchError(status: 404, type: "intermediate_session_not_found",
+                                                         message: "The intermediate session is invalid, expired or already used.")
+    static let totpNotFound = StytchError(status: 404, type: "totp_not_found", message: "The member has no TOTP registration.")
+    static let totpCodeInvalid = StytchError(status: 401, type: "totp_code_already_authenticated_or_invalid",
+                                             message: "The TOTP code is invalid or was already used.")
+    static let recoveryCodeInvalid = StytchError(status: 401, type: "recovery_code_invalid", message: "The recovery code is invalid or already used.")
     static let organizationNotFound = StytchError(status: 404, type: "organization_not_found", message: "Organization could not be found.")
 
     /// The usual `error_type` for a status (used by injected faults).
@@ -43,10 +52,11 @@ struct StytchError: Error, Sendable {
         }
     }
 
-    /// The error body and status.
+    /// The error body and status (`error_details` only when there are details).
     func response(requestID: String) -> EmulatorResponse {
-        .json(["status_code": .number(Double(status)), "request_id": .string(requestID), "error_type": .string(type),
-               "error_message": .string(message), "error_url": .string("https://stytch.com/docs/api/errors/\(status)")],
-              status: status)
+        var body: JSONObject = ["status_code": .number(Double(status)), "request_id": .string(requestID), "error_type": .string(type),
+                                "error_message": .string(message), "error_url": .string("https://stytch.com/docs/api/errors/\(status)")]
+        if let details { body["error_details"] = .object(details) }
+        return .json(body, status: status)
     }
 }

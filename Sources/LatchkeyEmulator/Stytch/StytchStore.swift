@@ -31,6 +31,13 @@ actor StytchStore {
         var mfaRequired: Bool
         var createdAt: Date
         var banned = false
+        /// The phone number SMS one-time passcodes go to.
+        var mfaPhoneNumber: String?
+        /// The TOTP registration: its ID and secret.
+        var totpRegistrationID: String?
+        var totpSecret: [UInt8]?
+        /// Unused recovery codes (issued with a TOTP registration).
+        var recoveryCodes: [String] = []
     }
 
     struct Factor: Sendable {
@@ -75,7 +82,7 @@ actor StytchStore {
         case mfaRequired(Intermediate)
     }
 
-    private struct OneTimeCode {
+    struct OneTimeCode {
         var code: String
         var userID: String
         var expiresAt: Date
@@ -87,14 +94,19 @@ actor StytchStore {
     }
 
     private var users: [String: User] = [:]
-    private var organizations: [String: Organization] = [:]
-    private var members: [String: Member] = [:]
-    private var sessions: [String: Session] = [:]
+    var organizations: [String: Organization] = [:]
+    var members: [String: Member] = [:]
+    var sessions: [String: Session] = [:]
     private var sessionIDByToken: [String: String] = [:]
     private var otps: [String: OneTimeCode] = [:]
     private var magicLinks: [String: MagicLink] = [:]
-    private var intermediates: [String: String] = [:]
-    private let clock: EmulatorClock
+    /// Intermediate sessions by token (B2B: MFA pending, or discovery).
+    var intermediates: [String: IntermediateSession] = [:]
+    /// The last SMS one-time passcode sent to each member.
+    var smsCodes: [String: OneTimeCode] = [:]
+    /// B2B email magic links: token → member.
+    var b2bMagicLinks: [String: OneTimeCode] = [:]
+    let clock: EmulatorClock
 
     init(seed: StytchSeed, clock: EmulatorClock) throws {
         self.clock = clock
@@ -107,10 +119,12 @@ actor StytchStore {
             organizations[organization.organizationID] = Organization(organizationID: organization.organizationID, slug: organization.slug,
                                                                       name: organization.name, createdAt: now)
             for member in organization.members {
-                members[member.memberID] = Member(memberID: member.memberID, organizationID: organization.organizationID,
-                                                  emailID: "email-test-" + (try OpaqueToken.uuid()), email: member.email.lowercased(),
-                                                  password: member.password, name: member.name ?? "", mfaRequired: member.mfaRequired ?? false,
-                                                  createdAt: now)
+                var stored = Member(memberID: member.memberID, organizationID: organization.organizationID,
+                                    emailID: "email-test-" + (try OpaqueToken.uuid()), email: member.email.lowercased(),
+                                    password: member.password, name: member.name ?? "", mfaRequired: member.mfaRequired ?? false,
+                                    createdAt: now)
+                try Self.enrollMFA(&stored, seed: member)
+                members[member.memberID] = stored
             }
         }
     }
@@ -160,7 +174,8 @@ actor StytchStore {
         guard let organization = organizations[member.organizationID] else { throw StytchError.organizationNotFound }
         if member.mfaRequired {
             let token = try OpaqueToken.make()
-            intermediates[token] = member.memberID
+            intermediates[token] = IntermediateSession(email: member.email, memberID: member.memberID, organizationID: organization.organizationID,
+                                                       factors: [factor], expiresAt: clock.now.addingTimeInterval(Self.intermediateLifetime))
             return .mfaRequired(Intermediate(token: token, member: member, organization: organization))
         }
         let session = try open(subjectID: member.memberID, organizationID: member.organizationID, factor: factor, minutes: minutes,
@@ -168,7 +183,7 @@ actor StytchStore {
         return .session(Authenticated(session: session, member: member, organization: organization))
     }
 
-    private func open(subjectID: String, organizationID: String?, factor: Factor, minutes: Int, existingToken: String?,
+    func open(subjectID: String, organizationID: String?, factor: Factor, minutes: Int, existingToken: String?,
                       userAgent: String) throws -> Session {
         let now = clock.now
         if let existingToken, let id = sessionIDByToken[existingToken], var session = sessions[id],

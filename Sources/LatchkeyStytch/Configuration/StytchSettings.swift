@@ -1,0 +1,85 @@
+public import Foundation
+public import Latchkey
+
+/// A Stytch adapter's settings, read from the provider settings the registry checked
+/// against ``schema``.
+///
+/// | key | kind | |
+/// |---|---|---|
+/// | `public_token` | string, required | `public-token-test-…` (test host) or `public-token-live-…` (live host) |
+/// | `base_url` | URL | the API's root instead of `https://test.stytch.com/` / `https://api.stytch.com/` (the emulator); a URL ending in `/sdk/v1/` is taken as the SDK base |
+/// | `project_id` | string | the project, for local session-JWT checks (`aud`, `iss`, the JWKS path) |
+/// | `custom_domain` | string | the project's custom-domain base URL, accepted as the JWT's `iss` |
+/// | `auto_extend` | boolean | renewals send the session duration, so a running app keeps its session (default off) |
+/// | `app_identifier` | string | the app's identifier in the `X-SDK-Client` header (default `latchkey-app`) |
+public struct StytchSettings: Sendable, Hashable {
+    /// The project's public token.
+    public var publicToken: String
+    /// The root the SDK API (`<root>sdk/v1/…`) and the JWKS (`<root>v1/…`) live under.
+    public var baseURL: URL
+    /// The project ID, when configured (needed for local JWT checks).
+    public var projectID: String?
+    /// The custom domain's base URL (no trailing slash), when configured.
+    public var customDomain: String?
+    /// Whether plain renewals extend the session by the configured session duration.
+    public var autoExtend: Bool
+    /// The app's identifier sent in `X-SDK-Client`.
+    public var appIdentifier: String
+
+    /// The settings the Stytch adapters take.
+    public static let schema = ProviderSettingsSchema([
+        .init("public_token", .string, required: true, summary: "the project's public token (public-token-test-… or public-token-live-…)"),
+        .init("base_url", .url, summary: "the API root instead of Stytch's test or live host (e.g. the emulator)"),
+        .init("project_id", .string, summary: "the project ID, for local session-JWT checks"),
+        .init("custom_domain", .string, summary: "the project's custom-domain base URL, accepted as the session JWT's issuer"),
+        .init("auto_extend", .boolean, summary: "renewals extend the session by the session duration (default false)"),
+        .init("app_identifier", .string, summary: "the app's identifier in the X-SDK-Client header"),
+    ])
+
+    /// Creates settings in code.
+    ///
+    /// - Throws: ``AuthError/Code/configuration`` when the public token is not
+    ///   `public-token-test-…` or `public-token-live-…`.
+    public init(publicToken: String, baseURL: URL? = nil, projectID: String? = nil, customDomain: String? = nil,
+                autoExtend: Bool = false, appIdentifier: String = "latchkey-app") throws(AuthError) {
+        let isTest = publicToken.hasPrefix(Self.testPrefix) && publicToken.count > Self.testPrefix.count
+        let isLive = publicToken.hasPrefix(Self.livePrefix) && publicToken.count > Self.livePrefix.count
+        guard isTest || isLive else {
+            throw AuthError(.configuration, "setting \"settings.public_token\" is not a Stytch public token (expected public-token-test-… or public-token-live-…)")
+        }
+        self.publicToken = publicToken
+        self.baseURL = Self.root(of: baseURL) ?? URL(string: isTest ? "https://test.stytch.com/" : "https://api.stytch.com/")!
+        self.projectID = projectID.flatMap { $0.isEmpty ? nil : $0 }
+        self.customDomain = customDomain.flatMap { $0.isEmpty ? nil : String($0.reversed().drop { $0 == "/" }.reversed()) }
+        self.autoExtend = autoExtend
+        self.appIdentifier = appIdentifier
+    }
+
+    /// Reads settings from a configuration (keys as in ``schema``).
+    ///
+    /// - Throws: ``AuthError/Code/configuration`` naming the missing or malformed key.
+    public init(_ settings: ProviderSettings) throws(AuthError) {
+        try self.init(publicToken: try settings.required("public_token"), baseURL: try settings.url("base_url"),
+                      projectID: settings["project_id"], customDomain: settings["custom_domain"],
+                      autoExtend: try settings.boolean("auto_extend") ?? false,
+                      appIdentifier: settings["app_identifier"].flatMap { $0.isEmpty ? nil : $0 } ?? "latchkey-app")
+    }
+
+    /// Whether the public token is a test project's.
+    public var isTestProject: Bool { publicToken.hasPrefix(Self.testPrefix) }
+
+    /// `<root>sdk/v1/`.
+    var sdkBaseURL: URL { baseURL.appending(path: "sdk/v1/") }
+
+    private static let testPrefix = "public-token-test-"
+    private static let livePrefix = "public-token-live-"
+
+    /// The root of `url`, with a trailing slash; a URL ending in `sdk/v1` names its root.
+    private static func root(of url: URL?) -> URL? {
+        guard let url else { return nil }
+        var text = url.absoluteString
+        while text.hasSuffix("/") { text.removeLast() }
+        if text.hasSuffix("/sdk/v1") { text.removeLast("/sdk/v1".count) }
+        return URL(string: text + "/")
+    }
+}

@@ -1,0 +1,45 @@
+public import Latchkey
+
+/// How a consumer logs in with ``StytchProvider``: a password, a one-time passcode, or
+/// a magic-link token. Secrets are redacted in ``description`` and reflection.
+///
+/// ```swift
+/// try await client.login(StytchCredentials.password(email: "alice@example.com", password: password))
+/// ```
+public struct StytchCredentials: LoginCredentials, CustomStringConvertible, CustomReflectable {
+    enum Kind: Sendable {
+        case password(email: String, password: String)
+        case otp(methodID: String, code: String)
+        case magicLink(token: String, codeVerifier: String?)
+    }
+
+    let kind: Kind
+
+    /// `passwords/authenticate` with an email address and password.
+    public static func password(email: String, password: String) -> StytchCredentials {
+        StytchCredentials(kind: .password(email: email, password: password))
+    }
+
+    /// `otps/authenticate` with the `method_id` the send call returned (SMS, email or
+    /// WhatsApp) and the code the user typed.
+    public static func otp(methodID: String, code: String) -> StytchCredentials {
+        StytchCredentials(kind: .otp(methodID: methodID, code: code))
+    }
+
+    /// `magic_links/authenticate` with the link's token, and the PKCE `code_verifier`
+    /// when the app made a PKCE pair for the link.
+    public static func magicLink(token: String, codeVerifier: String? = nil) -> StytchCredentials {
+        StytchCredentials(kind: .magicLink(token: token, codeVerifier: codeVerifier))
+    }
+
+    public var description: String {
+        switch kind {
+        case .password(let email, _): "StytchCredentials.password(\(email), password: <redacted>)"
+        case .otp(let methodID, _): "StytchCredentials.otp(\(methodID), code: <redacted>)"
+        case .magicLink(_, let verifier): "StytchCredentials.magicLink(token: <redacted>\(verifier == nil ? "" : ", PKCE"))"
+        }
+    }
+
+    /// Reflection sees the redacted summary only.
+    public var customMirror: Mirror { Mirror(self, children: ["redacted": description], displayStyle: .struct) }
+}

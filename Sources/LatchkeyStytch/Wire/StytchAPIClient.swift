@@ -1,0 +1,132 @@
+internal import Foundation
+internal import Latchkey
+internal import LatchkeyJWT
+internal import Logging
+
+/// Sends the SDK API's requests exactly as providers.md says — `POST <root>sdk/v1/<path>`,
+/// JSON body, `Authorization: Basic base64(public_token:session_token)` (the public token
+/// twice without a session), `X-SDK-Client` — unwraps `data`, and turns every failure
+/// into an ``AuthError`` classified by the endpoint it came from.
+struct StytchAPIClient: Sendable {
+    let settings: StytchSettings
+    let transport: any HTTPTransport
+    let clock: any SessionClock
+    let logger: Logger
+    let sdkClientHeader: String
+
+    init(settings: StytchSettings, transport: any HTTPTransport, clock: any SessionClock, logger: Logger) {
+        self.settings = settings
+        self.transport = transport
+        self.clock = clock
+        self.logger = logger
+        sdkClientHeader = StytchSDKClientHeader.value(appIdentifier: settings.appIdentifier)
+    }
+
+    /// The unrecoverable `error_type`s: with a 401 from a session endpoint, the session is gone.
+    static let unrecoverableTypes: Set<String> = ["unauthorized_credentials", "user_unauthenticated", "invalid_secret_authentication",
+                                                  "session_not_found"]
+
+    /// Posts `body` to `path` and returns the `data` object of the answer.
+    ///
+    /// - Throws: ``AuthError`` only: see ``classify(status:body:path:retryAfter:)``.
+    func post(_ path: StytchPath, _ body: JSONObject, sessionToken: String?) async throws(AuthError) -> JSONObject {
+        var request = HTTPRequest(method: "POST", url: settings.sdkBaseURL.appending(path: path.rawValue), body: body.bodyData)
+        request.headers["Content-Type"] = "application/json"
+        request.headers["Accept"] = "application/json"
+        let secret = sessionToken.flatMap { $0.isEmpty ? nil : $0 } ?? settings.publicToken
+        request.headers["Authorization"] = "Basic " + Data("\(settings.publicToken):\(secret)".utf8).base64EncodedString()
+        request.headers["X-SDK-Client"] = sdkClientHeader
+        let response: HTTPResponse
+        do {
+            response = try await transport.send(request)
+        } catch is CancellationError {
+            throw AuthError(.cancelled, "the Stytch request \(path.rawValue) was cancelled")
+        } catch let error as TransportError {
+            logger.notice("Stytch request got no response", metadata: ["endpoint": "\(path.rawValue)", "error": "\(error.code)"])
+            throw AuthError(.transient, "no response from Stytch (\(path.rawValue)): \(error.code)", underlying: error)
+        } catch {
+            throw AuthError(.transient, "the Stytch request \(path.rawValue) failed: \(type(of: error))", underlying: error)
+        }
+        logger.debug("Stytch answered", metadata: ["endpoint": "\(path.rawValue)", "status": "\(response.status)"])
+        guard (200..<300).contains(response.status) else {
+            throw Self.classify(status: response.status, body: response.body, path: path, retryAfter: response.retryAfter(now: clock.now))
+        }
+        guard let object = StytchJSON.object(response.body), let data = object.object("data") else {
+            throw Self.malformed(path, "the answer is not a JSON object with \"data\"", status: response.status)
+        }
+        return data
+    }
+
+    /// What a failed answer means, by endpoint:
+    /// - 429: ``AuthError/Code/rateLimited`` (with `Retry-After` when sent);
+    /// - 5xx, and a body that is not JSON: ``AuthError/Code/transient``;
+    /// - a 401 whose `error_type` is one of the four unrecoverable ones, answered to
+    ///   `sessions/authenticate` or `sessions/revoke` (B2B alike):
+    ///   ``AuthError/Code/unrecoverable`` — the only answer that clears a session;
+    /// - anything else from a session endpoint: ``AuthError/Code/transient`` (kept);
+    /// - from a login or MFA endpoint: `400` is ``AuthError/Code/invalidArgument``, other
+    ///   4xx (wrong password, used code) ``AuthError/Code/unrecoverable`` for the login.
+    static func classify(status: Int, body: Data, path: StytchPath, retryAfter: Duration?) -> AuthError {
+        let decoded = decodeError(status: status, body: body, path: path)
+        let message = decoded.errorMessage ?? (decoded.isStytchError ? "Stytch refused \(path.rawValue)"
+            : "Stytch answered \(path.rawValue) with HTTP \(status) and a body that is not JSON")
+        var error: AuthError
+        if status == 429 {
+            error = AuthError.rateLimited(retryAfter: retryAfter, message, providerCode: decoded.errorType, httpStatus: status)
+        } else if status >= 500 || !decoded.isStytchError {
+            error = AuthError(.transient, message, providerCode: decoded.errorType, httpStatus: status)
+        } else if path.isSessionEndpoint {
+            let ends = status == 401 && decoded.errorType.map(unrecoverableTypes.contains) == true
+            error = AuthError(ends ? .unrecoverable : .transient, message, providerCode: decoded.errorType, httpStatus: status)
+        } else {
+            error = AuthError(status == 400 ? .invalidArgument : .unrecoverable, message, providerCode: decoded.errorType, httpStatus: status)
+        }
+        error.underlying = decoded
+        return error
+    }
+
+    /// The error body, or only the status when the body is not Stytch's JSON.
+    static func decodeError(status: Int, body: Data, path: StytchPath) -> StytchAPIError {
+        guard let object = StytchJSON.object(body), let type = object.text("error_type") else {
+            return StytchAPIError(httpStatus: status, endpoint: path.rawValue)
+        }
+        let details = object["error_details"].flatMap { $0 == .null ? nil : $0 }
+        return StytchAPIError(httpStatus: status, statusCode: object.integer("status_code"), requestID: object.text("request_id"),
+                              errorType: type, errorMessage: object.text("error_message"), errorURL: object.text("error_url"),
+                              errorDetails: details, endpoint: path.rawValue)
+    }
+
+    /// An answer that is not what Stytch sends: transient (never a reason to sign out).
+    static func malformed(_ path: StytchPath, _ what: String, status: Int? = nil) -> AuthError {
+        AuthError(.transient, "malformed answer from Stytch \(path.rawValue): \(what)", httpStatus: status)
+    }
+}
+
+/// The SDK API paths the adapters call (relative to `<root>sdk/v1/`).
+struct StytchPath: Sendable, Hashable {
+    let rawValue: String
+    let isSessionEndpoint: Bool
+
+    private init(_ rawValue: String, session: Bool = false) {
+        self.rawValue = rawValue
+        isSessionEndpoint = session
+    }
+
+    static let sessionsAuthenticate = StytchPath("sessions/authenticate", session: true)
+    static let sessionsRevoke = StytchPath("sessions/revoke", session: true)
+    static let passwordsAuthenticate = StytchPath("passwords/authenticate")
+    static let otpsAuthenticate = StytchPath("otps/authenticate")
+    static let magicLinksAuthenticate = StytchPath("magic_links/authenticate")
+    static let b2bSessionsAuthenticate = StytchPath("b2b/sessions/authenticate", session: true)
+    static let b2bSessionsRevoke = StytchPath("b2b/sessions/revoke", session: true)
+    static let b2bPasswordsAuthenticate = StytchPath("b2b/passwords/authenticate")
+    static let b2bMagicLinksAuthenticate = StytchPath("b2b/magic_links/authenticate")
+    static let b2bSMSSend = StytchPath("b2b/otps/sms/send")
+    static let b2bSMSAuthenticate = StytchPath("b2b/otps/sms/authenticate")
+    static let b2bTOTPAuthenticate = StytchPath("b2b/totp/authenticate")
+    static let b2bRecoveryCodesRecover = StytchPath("b2b/recovery_codes/recover")
+    static let b2bDiscoveryOrganizations = StytchPath("b2b/discovery/organizations")
+    static let b2bDiscoveryExchange = StytchPath("b2b/discovery/intermediate_sessions/exchange")
+    /// The session JWKS (outside `sdk/v1/`; only for error messages).
+    static let jwks = StytchPath("jwks")
+}

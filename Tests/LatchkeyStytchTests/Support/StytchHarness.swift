@@ -1,0 +1,205 @@
+import Foundation
+import Latchkey
+import LatchkeyEmulator
+import LatchkeyJWT
+import LatchkeySecrets
+import LatchkeyStytch
+import Logging
+import Synchronization
+import Testing
+
+/// A Stytch emulator on loopback, a client built through the registry with the Stytch
+/// factory, a manual clock kept in step with the emulator's, a memory store, and
+/// captured logs and requests.
+struct StytchHarness {
+    static let start = Date(timeIntervalSince1970: 1_800_000_000)
+
+    let emulator: Emulator
+    let endpoint: StytchEndpoint
+    let clock: ManualClock
+    let store: MemorySecretStore
+    let logs: LogCapture
+    let transport: RecordingTransport
+    let configuration: LatchkeyConfiguration
+    let client: AuthClient
+
+    static func make(b2b: Bool = false, options: SessionOptions = SessionOptions(renewsProactively: false),
+                     settings extra: [String: String] = [:], timeout: Duration = .seconds(5)) async throws -> StytchHarness {
+        let emulator = try await Emulator.start(EmulatorOptions(providers: [.stytch], clockStart: start))
+        let endpoint = try #require(emulator.stytch)
+        let clock = ManualClock(now: start)
+        let logs = LogCapture()
+        let transport = RecordingTransport(URLSessionTransport(defaultTimeout: timeout))
+        var settings: [String: String] = ["public_token": endpoint.publicToken, "base_url": endpoint.baseURL.absoluteString,
+                                          "project_id": endpoint.projectID]
+        settings.merge(extra) { _, new in new }
+        let configuration = LatchkeyConfiguration(provider: b2b ? StytchB2BProvider.identifier : StytchProvider.identifier,
+                                                  settings: ProviderSettings(settings), session: options)
+        let store = try MemorySecretStore(namespace: "stytch-test")
+        let client = try registry.makeClient(configuration, store: store, transport: transport, clock: clock, logger: logs.logger)
+        return StytchHarness(emulator: emulator, endpoint: endpoint, clock: clock, store: store, logs: logs, transport: transport,
+                             configuration: configuration, client: client)
+    }
+
+    /// A registry with both Stytch factories.
+    static let registry: ProviderRegistry = {
+        let registry = ProviderRegistry()
+        registry.register(StytchProvider.factory)
+        registry.register(StytchB2BProvider.factory)
+        return registry
+    }()
+
+    var registry: ProviderRegistry { Self.registry }
+
+    /// A second client on the same store, as after a restart.
+    func restarted(options: SessionOptions? = nil) throws -> AuthClient {
+        var configuration = self.configuration
+        if let options { configuration.session = options }
+        return try registry.makeClient(configuration, store: store, transport: transport, clock: clock, logger: logs.logger)
+    }
+
+    /// Moves both clocks.
+    func advance(by seconds: Int) {
+        emulator.control.advanceClock(by: TimeInterval(seconds))
+        clock.advance(by: .seconds(seconds))
+    }
+
+    func count(_ path: String) async -> Int {
+        await emulator.control.count(EmulatorRoute(.stytch, "POST", "/sdk/v1/" + path))
+    }
+
+    func inject(_ path: String, _ kind: EmulatorFault.Kind, trigger: EmulatorFault.Trigger = .next(1)) async {
+        await emulator.control.inject(EmulatorFault(route: EmulatorRoute(.stytch, "POST", "/sdk/v1/" + path), kind: kind, trigger: trigger))
+    }
+
+    func loginAlice(minutes: Int = 60) async throws {
+        try await client.login(StytchCredentials.password(email: "alice@example.com", password: "alice-password-1"),
+                               sessionDuration: .seconds(minutes * 60))
+    }
+
+    func storedRecord() async throws -> String? {
+        try await store.string(SessionOptions().vaultEntryName)
+    }
+
+    func stop() async {
+        await client.shutdown()
+        await emulator.stop()
+    }
+
+    /// Runs `body` with a harness and stops it whatever happens.
+    static func with(b2b: Bool = false, options: SessionOptions = SessionOptions(renewsProactively: false),
+                     settings: [String: String] = [:], timeout: Duration = .seconds(5),
+                     _ body: (StytchHarness) async throws -> Void) async throws {
+        let harness = try await make(b2b: b2b, options: options, settings: settings, timeout: timeout)
+        do { try await body(harness) } catch {
+            await harness.stop()
+            throw error
+        }
+        await harness.stop()
+    }
+}
+
+/// Forwards to a real transport and records each request (path, headers, JSON body).
+final class RecordingTransport: HTTPTransport {
+    struct Record: Sendable {
+        var path: String
+        var headers: HTTPHeaders
+        var body: JSONObject?
+    }
+
+    let base: any HTTPTransport
+    private let records = Mutex<[Record]>([])
+    /// Answers requests to `https://app.test/…`: the app's own API.
+    let app = Mutex<(@Sendable (HTTPRequest) -> HTTPResponse)?>(nil)
+
+    init(_ base: any HTTPTransport) { self.base = base }
+
+    var all: [Record] { records.withLock { $0 } }
+
+    func last(_ suffix: String) -> Record? { all.last { $0.path.hasSuffix(suffix) } }
+
+    func send(_ request: HTTPRequest) async throws -> HTTPResponse {
+        if request.url.host == "app.test", let handler = app.withLock({ $0 }) { return handler(request) }
+        let body = request.body.flatMap { try? JSONValue.parse(bytes: Array($0)).objectValue }
+        records.withLock { $0.append(Record(path: request.url.path, headers: request.headers, body: body)) }
+        return try await base.send(request)
+    }
+}
+
+/// Collects every log line (message and metadata) in memory.
+final class LogCapture: Sendable {
+    private let lines = Mutex<[String]>([])
+
+    var logger: Logger {
+        var logger = Logger(label: "test") { _ in Handler(capture: self) }
+        logger.logLevel = .trace
+        return logger
+    }
+
+    var all: [String] { lines.withLock { $0 } }
+
+    func append(_ line: String) { lines.withLock { $0.append(line) } }
+
+    struct Handler: LogHandler {
+        let capture: LogCapture
+        var metadata: Logger.Metadata = [:]
+        var logLevel: Logger.Level = .trace
+
+        subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+            get { metadata[key] }
+            set { metadata[key] = newValue }
+        }
+
+        func log(event: LogEvent) {
+            let merged = metadata.merging(event.metadata ?? [:]) { _, new in new }
+            capture.append("\(event.level) \(event.message) \(merged.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " "))")
+        }
+    }
+}
+
+/// Waits, yielding (and briefly sleeping), until `condition` holds; fails after ~20 s.
+/// For background work already woken, and for answers over loopback.
+func settle(_ what: Comment, _ condition: () async -> Bool, sourceLocation: SourceLocation = #_sourceLocation) async {
+    for round in 0..<20_000 {
+        if await condition() { return }
+        if round % 16 == 15 { try? await Task.sleep(for: .milliseconds(1)) } else { await Task.yield() }
+    }
+    Issue.record("never settled: \(what)", sourceLocation: sourceLocation)
+}
+
+/// Runs `body` and returns the AuthError it threw, or nil.
+func authError(_ body: () async throws -> Void) async -> AuthError? {
+    do {
+        try await body()
+        return nil
+    } catch let error as AuthError {
+        return error
+    } catch {
+        Issue.record("expected an AuthError, got \(error)")
+        return nil
+    }
+}
+
+/// Raw Stytch calls (as another device or the app's web view would make them).
+enum StytchRaw {
+    static func post(_ endpoint: StytchEndpoint, _ path: String, session: String? = nil, _ body: JSONObject) async throws -> JSONObject {
+        var request = HTTPRequest(method: "POST", url: endpoint.sdkBaseURL.appending(path: path), body: Data(JSONValue.object(body).jsonBytes))
+        request.headers["Content-Type"] = "application/json"
+        request.headers["Authorization"] = "Basic " + Data("\(endpoint.publicToken):\(session ?? endpoint.publicToken)".utf8).base64EncodedString()
+        let response = try await URLSessionTransport().send(request)
+        let value = try JSONValue.parse(bytes: Array(response.body))
+        return try #require(value.objectValue)
+    }
+
+    /// A fresh consumer session for alice: (session token, session JWT).
+    static func aliceTokens(_ endpoint: StytchEndpoint) async throws -> SessionTokens {
+        let body = try await post(endpoint, "passwords/authenticate", ["email": "alice@example.com", "password": "alice-password-1",
+                                                                       "session_duration_minutes": 60])
+        let data = try #require(body["data"]?.objectValue)
+        return SessionTokens(accessToken: try #require(data["session_jwt"]?.stringValue), sessionToken: try #require(data["session_token"]?.stringValue))
+    }
+}
+
+enum LatchkeySecretsProbe {
+    static func memory() throws -> MemorySecretStore { try MemorySecretStore(namespace: "registry-test") }
+}
