@@ -109,13 +109,10 @@ import Testing
                 try await harness.client.login(StytchCredentials.password(email: "alice@example.com", password: "wrong-password"))
             }
             #expect(error?.providerCode == "unauthorized_credentials")
-            // A 401 from passwords/authenticate is not a verdict on the stored session, but
-            // the core clears a stored session when a re-login fails with `unrecoverable`.
+            // A 401 from passwords/authenticate is not a verdict on the stored session.
             let stored = try await harness.storedRecord()
-            withKnownIssue("core: failEstablishing clears the stored session when a re-login from tokenExpired fails") {
-                #expect(stored != nil)
-                #expect(harness.client.state == .tokenExpired)
-            }
+            #expect(stored != nil)
+            #expect(harness.client.state == .tokenExpired)
         }
     }
 }

@@ -101,6 +101,18 @@ import Testing
         }
     }
 
+    @Test func autoExtendSendsTheSessionDurationWithEachHeartbeatTick() async throws {
+        let options = SessionOptions(heartbeatInterval: .seconds(180), sessionDuration: .seconds(1800), renewsProactively: false)
+        try await StytchHarness.with(options: options, settings: ["auto_extend": "true"]) { harness in
+            try await harness.loginAlice(minutes: 30)
+            await harness.clock.waitForSleepers(2)
+            harness.advance(by: 180)
+            await settle("tick") { await harness.count("sessions/authenticate") == 1 }
+            #expect(harness.transport.last("sessions/authenticate")?.body == ["session_duration_minutes": 30])
+            await settle("extended") { harness.client.currentSession?.expiresAt == harness.clock.now.addingTimeInterval(1800) }
+        }
+    }
+
     @Test func proactiveRenewalRunsAtFourMinutes() async throws {
         try await StytchHarness.with(options: SessionOptions(heartbeatInterval: nil)) { harness in
             try await harness.loginAlice()

@@ -17,7 +17,8 @@ extension AuthClient {
     ///
     /// From ``SessionState/needsUserAction(_:)`` this finishes the pending action (an MFA
     /// code, a B2B organization): the adapter gets the action with the credentials. From
-    /// `tokenExpired`, a transient failure (network, 5xx, 429) keeps the stored session.
+    /// `tokenExpired`, a failed login (wrong password, network, 5xx, 429 — anything but
+    /// a termination) keeps the stored session: it is a verdict on the credentials tried.
     ///
     /// - Parameter sessionDuration: the session's length for providers that take one
     ///   (checked against the provider's bounds before any request); default
@@ -186,8 +187,9 @@ extension AuthClient {
             requireUserAction(AuthError.needsUserAction(action, error.message))
             return
         }
-        if let kept = previous.record, !error.endsSession, error.code != .unsupportedCredentials, error.code != .invalidArgument {
-            // A re-login from tokenExpired that failed for now: the stored session stays.
+        if let kept = previous.record, error.code != .terminated {
+            // A failed login is a verdict on the credentials tried, not on the stored
+            // session (a wrong password answered by a login endpoint): it stays.
             record = kept
             plan = provider.renewalPlan(for: kept.tokens)
             move(to: previous.state == .tokenExpired ? .tokenExpired : .notLoggedIn)

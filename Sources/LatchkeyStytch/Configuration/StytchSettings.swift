@@ -10,7 +10,7 @@ public import Latchkey
 /// | `base_url` | URL | the API's root instead of `https://test.stytch.com/` / `https://api.stytch.com/` (the emulator); a URL ending in `/sdk/v1/` is taken as the SDK base |
 /// | `project_id` | string | the project, for local session-JWT checks (`aud`, `iss`, the JWKS path) |
 /// | `custom_domain` | string | the project's custom-domain base URL, accepted as the JWT's `iss` |
-/// | `auto_extend` | boolean | renewals send the session duration, so a running app keeps its session (default off) |
+/// | `auto_extend` | boolean | heartbeat checks and renewals send the session duration, so a running app keeps its session (default off) |
 /// | `app_identifier` | string | the app's identifier in the `X-SDK-Client` header (default `latchkey-app`) |
 public struct StytchSettings: Sendable, Hashable {
     /// The project's public token.

@@ -8,7 +8,7 @@ internal import LatchkeyJWT
 struct StytchSessionCalls: Sendable {
     let api: StytchAPIClient
     let b2b: Bool
-    /// Sent with plain renewals when ``StytchSettings/autoExtend`` is on.
+    /// Sent with checks and plain renewals when ``StytchSettings/autoExtend`` is on.
     let autoExtendDuration: Duration?
 
     /// 5 minutes to 366 days.
@@ -17,9 +17,11 @@ struct StytchSessionCalls: Sendable {
     private var authenticatePath: StytchPath { b2b ? .b2bSessionsAuthenticate : .sessionsAuthenticate }
     private var revokePath: StytchPath { b2b ? .b2bSessionsRevoke : .sessionsRevoke }
 
-    /// `sessions/authenticate {}`: a check that does not extend the session.
+    /// `sessions/authenticate {}`: a check that does not extend the session — or, with
+    /// automatic extension on, the iOS SDK's opt-in: each check (every heartbeat tick)
+    /// sends the session duration.
     func validate(_ current: AuthenticatedSession) async throws(AuthError) -> AuthenticatedSession {
-        try await authenticate(current, minutes: nil)
+        try await authenticate(current, minutes: autoExtendDuration.map(Self.minutes))
     }
 
     /// `sessions/authenticate` with the requested duration; a plain renewal sends the
