@@ -119,6 +119,7 @@ let package = Package(
                 "LatchkeyEmulator",
                 "Latchkey",
                 "LatchkeySocialPlus",
+                "LatchkeyStytch",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: swiftSettings
@@ -138,7 +139,7 @@ let package = Package(
         // MARK: Build-time configuration
         .executableTarget(
             name: "LatchkeyConfigTool",
-            dependencies: ["Latchkey", "LatchkeySecrets", "LatchkeySocialPlus"],
+            dependencies: ["Latchkey", "LatchkeySecrets", "LatchkeySocialPlus", "LatchkeyStytch"],
             swiftSettings: swiftSettings
         ),
         .plugin(

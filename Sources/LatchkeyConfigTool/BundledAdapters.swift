@@ -1,7 +1,8 @@
 import Latchkey
 import LatchkeySocialPlus
+import LatchkeyStytch
 
 /// The adapters whose settings schemas the tool checks against.
 enum BundledAdapters {
-    static var factories: [ProviderFactory] { [SocialPlusProvider.factory] }
+    static var factories: [ProviderFactory] { [StytchProvider.factory, StytchB2BProvider.factory, SocialPlusProvider.factory] }
 }

@@ -2,6 +2,16 @@ import Foundation
 import LatchkeyEmulator
 import Testing
 
+/// Runs the CLI on a thread of its own: waiting for the child blocks, and the emulator
+/// these tests start lives in this process's cooperative pool, which must stay free.
+func runOffThePool(_ arguments: [String], stdin: String = "", environment: [String: String] = [:]) async throws -> JWTCLIRunner.Result {
+    try await withCheckedThrowingContinuation { continuation in
+        Thread.detachNewThread {
+            continuation.resume(with: Result { try JWTCLIRunner().run(arguments, stdin: stdin, environment: environment) })
+        }
+    }
+}
+
 /// `latchkey session`, end to end: the built executable against the emulator over
 /// loopback, each command a new process sharing one encrypted-file store.
 @Suite struct SessionCLITests {
@@ -21,8 +31,8 @@ import Testing
                            "XDG_CONFIG_HOME": directory.appendingPathComponent("config").path]
         }
 
-        func run(_ arguments: [String], stdin: String = "") throws -> JWTCLIRunner.Result {
-            try JWTCLIRunner().run(["session"] + arguments, stdin: stdin, environment: environment)
+        func run(_ arguments: [String], stdin: String = "") async throws -> JWTCLIRunner.Result {
+            try await runOffThePool(["session"] + arguments, stdin: stdin, environment: environment)
         }
     }
 
@@ -32,53 +42,80 @@ import Testing
         let setup = try Setup(emulator: emulator)
         defer { try? FileManager.default.removeItem(at: setup.directory) }
 
-        let before = try setup.run(["status"])
+        let before = try await setup.run(["status"])
         #expect(before.status == 1, "not logged in: exit status 1")
         #expect(before.stdout.contains("notLoggedIn"))
 
-        let login = try setup.run(["login", "--user-id", "alice", "--display-name", "Alice"])
+        let login = try await setup.run(["login", "--user-id", "alice", "--display-name", "Alice"])
         #expect(login.status == 0, "\(login.stderr)")
         #expect(login.stdout.contains("Logged in as alice"))
 
-        let status = try setup.run(["status", "--json"])
+        let status = try await setup.run(["status", "--json"])
         #expect(status.status == 0)
         let object = try JSONSerialization.jsonObject(with: Data(status.stdout.utf8)) as? [String: Any]
         #expect(object?["state"] as? String == "established")
         #expect(object?["user"] as? String == "alice")
         #expect(object?["logged_in"] as? Bool == true)
 
-        let token = try setup.run(["token"])
+        let token = try await setup.run(["token"])
         #expect(token.status == 0)
         let accessToken = token.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
         #expect(!accessToken.isEmpty)
         #expect(!status.stdout.contains(accessToken) && !login.stdout.contains(accessToken), "only `token` prints the token")
 
-        let refresh = try setup.run(["refresh"])
+        let refresh = try await setup.run(["refresh"])
         #expect(refresh.status == 0, "\(refresh.stderr)")
-        let renewed = try setup.run(["token"]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        let renewed = try await setup.run(["token"]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
         #expect(renewed != accessToken)
 
         // A secure logout that the provider refuses changes nothing.
         await emulator.control.inject(EmulatorFault(route: EmulatorRoute(.socialPlus, "DELETE", "/api/v4/sessions"), kind: .status(500), trigger: .next(1)))
-        let refused = try setup.run(["logout", "--secure"])
+        let refused = try await setup.run(["logout", "--secure"])
         #expect(refused.status == 1)
-        #expect(try setup.run(["status"]).status == 0, "still logged in")
+        #expect(try await setup.run(["status"]).status == 0, "still logged in")
 
-        let logout = try setup.run(["logout", "--secure"])
+        let logout = try await setup.run(["logout", "--secure"])
         #expect(logout.status == 0, "\(logout.stderr)")
-        #expect(try setup.run(["status"]).status == 1)
-        let noToken = try setup.run(["token"])
+        #expect(try await setup.run(["status"]).status == 1)
+        let noToken = try await setup.run(["token"])
         #expect(noToken.status == 1)
         #expect(noToken.stderr.contains("notLoggedIn"))
     }
 
-    @Test func usageAndConfigurationErrors() throws {
-        let missing = try JWTCLIRunner().run(["session", "status", "--config", "/nonexistent/latchkey.json"])
+    @Test func stytchPasswordLoginFromStandardInput() async throws {
+        let emulator = try await Emulator.start(EmulatorOptions(providers: [.stytch]))
+        defer { Task { await emulator.stop() } }
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("latchkey-session-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let base = try #require(emulator.baseURL(for: .stytch))
+        let seed = emulator.seed.stytch
+        let config = #"{"provider": "stytch", "settings": {"public_token": "\#(seed.publicToken)", "base_url": "\#(base.absoluteString)"}, "store": {"backend": "file", "namespace": "cli-stytch"}}"#
+        try Data(config.utf8).write(to: directory.appendingPathComponent("latchkey.json"))
+        let environment = ["LATCHKEY_CONFIG": directory.appendingPathComponent("latchkey.json").path,
+                           "XDG_DATA_HOME": directory.appendingPathComponent("data").path,
+                           "XDG_CONFIG_HOME": directory.appendingPathComponent("config").path]
+        let wrong = try await runOffThePool(["session", "login", "--email", "alice@example.com", "--password-stdin"],
+                                           stdin: "not-the-password\n", environment: environment)
+        #expect(wrong.status == 1)
+        #expect(wrong.stderr.contains("unauthorized_credentials") || wrong.stderr.contains("unrecoverable"), "\(wrong.stderr)")
+        #expect(!wrong.stderr.contains("not-the-password"))
+        let login = try await runOffThePool(["session", "login", "--email", "alice@example.com", "--password-stdin"],
+                                           stdin: "alice-password-1\n", environment: environment)
+        #expect(login.status == 0, "\(login.stderr)")
+        let status = try await runOffThePool(["session", "status"], environment: environment)
+        #expect(status.status == 0)
+        #expect(status.stdout.contains("established"))
+        #expect(try await runOffThePool(["session", "logout", "--secure"], environment: environment).status == 0)
+    }
+
+    @Test func usageAndConfigurationErrors() async throws {
+        let missing = try await runOffThePool(["session", "status", "--config", "/nonexistent/latchkey.json"])
         #expect(missing.status == 1)
         #expect(missing.stderr.contains("/nonexistent/latchkey.json"))
-        let badSetting = try JWTCLIRunner().run(["session", "status", "--provider", "socialplus", "--setting", "oops"])
+        let badSetting = try await runOffThePool(["session", "status", "--provider", "socialplus", "--setting", "oops"])
         #expect(badSetting.status == 64)
-        let unknown = try JWTCLIRunner().run(["session", "status", "--provider", "okta"])
+        let unknown = try await runOffThePool(["session", "status", "--provider", "okta"])
         #expect(unknown.status == 1)
         #expect(unknown.stderr.contains("okta"))
     }

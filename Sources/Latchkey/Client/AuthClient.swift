@@ -124,6 +124,12 @@ public actor AuthClient {
         Changes(broadcasters.broadcaster(for: type))
     }
 
+    /// What the user must do before the session can go on (an MFA step, a B2B
+    /// intermediate session), while the state is ``SessionState/needsUserAction(_:)``.
+    public nonisolated var pendingUserAction: UserAction? {
+        if case .needsUserAction(let action) = state { action } else { nil }
+    }
+
     /// When the provider last confirmed the session.
     public var lastValidatedAt: Date? { record?.lastValidatedAt }
 

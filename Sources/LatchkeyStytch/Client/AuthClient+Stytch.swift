@@ -10,9 +10,4 @@ extension AuthClient {
     /// ``StytchB2BProvider/discoveredOrganizations(intermediateSessionToken:)``,
     /// ``StytchB2BProvider/verifySessionJWT(_:)``) without casting ``provider``.
     public nonisolated var stytchB2B: StytchB2BProvider? { provider as? StytchB2BProvider }
-
-    /// The pending user action (a B2B intermediate session waiting for MFA), if any.
-    public nonisolated var pendingUserAction: UserAction? {
-        if case .needsUserAction(let action) = state { action } else { nil }
-    }
 }

@@ -1,7 +1,8 @@
 import Latchkey
 import LatchkeySocialPlus
+import LatchkeyStytch
 
-/// The adapters the CLI links, and how each one logs in from a terminal.
+/// The adapters the CLI links.
 enum LinkedAdapters {
-    static var factories: [ProviderFactory] { [SocialPlusProvider.factory] }
+    static var factories: [ProviderFactory] { [StytchProvider.factory, StytchB2BProvider.factory, SocialPlusProvider.factory] }
 }

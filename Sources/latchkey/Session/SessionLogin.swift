@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import Latchkey
 import LatchkeySocialPlus
+import LatchkeyStytch
 
 extension SessionCommand {
     /// `latchkey session login`: asks for what the provider needs and persists the session.
@@ -9,6 +10,8 @@ extension SessionCommand {
         static let configuration = CommandConfiguration(
             abstract: "Log in and persist the session in the configured store.",
             discussion: """
+            Stytch: --email, and the password from the terminal (no echo) or --password-stdin.
+            Stytch B2B: --organization-id and --email as well; a second factor is asked for on the terminal             (a TOTP code, or --sms to have a code sent).
             social.plus: --user-id (and --display-name); in secure mode --auth-token-stdin reads the auth token.
             Secrets are read from standard input or from the terminal without echo, never from arguments.
             """
@@ -25,6 +28,18 @@ extension SessionCommand {
         @Flag(name: .customLong("auth-token-stdin"), help: "social.plus: read the auth token from standard input.")
         var authTokenFromStandardInput = false
 
+        @Option(name: .long, help: "Stytch: the email address.")
+        var email: String?
+
+        @Option(name: .customLong("organization-id"), help: "Stytch B2B: the organization id.")
+        var organizationID: String?
+
+        @Flag(name: .customLong("password-stdin"), help: "Stytch: read the password from standard input.")
+        var passwordFromStandardInput = false
+
+        @Flag(name: .long, help: "Stytch B2B: send the second factor by SMS instead of asking for a TOTP code.")
+        var sms = false
+
         func run() async throws {
             let (client, configuration) = try self.client.makeClient()
             defer { Task { await client.shutdown() } }
@@ -33,7 +48,12 @@ extension SessionCommand {
             do {
                 try await client.start()
                 if client.state != .notLoggedIn { try await client.logout() }
-                try await client.login(credentials)
+                do {
+                    try await client.login(credentials)
+                } catch let error as AuthError where error.code == .needsUserAction {
+                    progress.finish()
+                    try await finishSecondFactor(client)
+                }
                 progress.finish()
             } catch {
                 progress.finish()
@@ -44,12 +64,33 @@ extension SessionCommand {
 
         private func credentials(for provider: String) throws -> any LoginCredentials {
             switch provider {
+            case "stytch":
+                guard let email else { throw ValidationError("Stytch needs --email") }
+                return StytchCredentials.password(email: email, password: try password())
+            case "stytch-b2b":
+                guard let email, let organizationID else { throw ValidationError("Stytch B2B needs --organization-id and --email") }
+                return StytchB2BCredentials.password(organizationID: organizationID, emailAddress: email, password: try password())
             case SocialPlusProvider.providerID:
                 guard let userID else { throw ValidationError("social.plus needs --user-id") }
                 let token = authTokenFromStandardInput ? try SecretInput.line(from: .standardInput, what: "auth token") : nil
                 return SocialPlusLogin(userID: userID, displayName: displayName, authToken: token)
             default:
                 throw fail("the CLI cannot log in to provider \"\(TerminalText.escape(provider))\" yet")
+            }
+        }
+
+        private func password() throws -> String {
+            try SecretInput.line(from: passwordFromStandardInput ? .standardInput : .terminal, what: "password")
+        }
+
+        /// A B2B login that needs another factor: a TOTP code from the terminal, or an SMS code.
+        private func finishSecondFactor(_ client: AuthClient) async throws {
+            guard let action = client.pendingUserAction else { throw fail("the provider asked for another step the CLI cannot take") }
+            if sms {
+                try await client.stytchB2B?.sendSMSOTP(for: action)
+                try await client.login(StytchB2BCredentials.smsOTP(code: try SecretInput.prompt("Code sent by SMS: ")))
+            } else {
+                try await client.login(StytchB2BCredentials.totp(code: try SecretInput.prompt("Authenticator (TOTP) code: ")))
             }
         }
     }
