@@ -13,6 +13,7 @@ let swiftSettings: [SwiftSetting] = [
 let package = Package(
     name: "Latchkey",
     products: [
+        .library(name: "LatchkeyJSON", targets: ["LatchkeyJSON"]),
         .library(name: "LatchkeyJWT", targets: ["LatchkeyJWT"]),
         .library(name: "LatchkeySecrets", targets: ["LatchkeySecrets"]),
         .library(name: "Latchkey", targets: ["Latchkey"]),
@@ -44,10 +45,16 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
 
+        // MARK: JSON (strict parser, values, writer; no crypto)
+        .target(
+            name: "LatchkeyJSON",
+            swiftSettings: swiftSettings
+        ),
+
         // MARK: JWT toolkit
         .target(
             name: "LatchkeyJWT",
-            dependencies: ["LatchkeyCrypto"],
+            dependencies: ["LatchkeyJSON", "LatchkeyCrypto"],
             swiftSettings: swiftSettings
         ),
 
@@ -66,7 +73,7 @@ let package = Package(
         .target(
             name: "Latchkey",
             dependencies: [
-                "LatchkeyJWT",
+                "LatchkeyJSON",
                 "LatchkeySecrets",
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -77,6 +84,7 @@ let package = Package(
         .target(
             name: "LatchkeyEmulator",
             dependencies: [
+                "LatchkeyJSON",
                 "LatchkeyJWT",
                 "LatchkeyCrypto",
                 .product(name: "Hummingbird", package: "hummingbird"),
@@ -89,6 +97,7 @@ let package = Package(
         .executableTarget(
             name: "latchkey",
             dependencies: [
+                "LatchkeyJSON",
                 "LatchkeyJWT",
                 "LatchkeySecrets",
                 "LatchkeyEmulator",
@@ -104,8 +113,13 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .testTarget(
+            name: "LatchkeyJSONTests",
+            dependencies: ["LatchkeyJSON"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
             name: "LatchkeyJWTTests",
-            dependencies: ["LatchkeyJWT", "LatchkeyCrypto"],
+            dependencies: ["LatchkeyJWT", "LatchkeyJSON", "LatchkeyCrypto"],
             resources: [.copy("Vectors")],
             swiftSettings: swiftSettings
         ),
@@ -119,7 +133,7 @@ let package = Package(
             dependencies: [
                 "Latchkey",
                 "LatchkeySecrets",
-                "LatchkeyJWT",
+                "LatchkeyJSON",
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings
@@ -128,6 +142,7 @@ let package = Package(
             name: "LatchkeyEmulatorTests",
             dependencies: [
                 "LatchkeyEmulator",
+                "LatchkeyJSON",
                 "LatchkeyJWT",
                 "LatchkeyCrypto",
             ],
@@ -135,7 +150,7 @@ let package = Package(
         ),
         .testTarget(
             name: "latchkeyCLITests",
-            dependencies: ["LatchkeyJWT"],
+            dependencies: ["LatchkeyJSON", "LatchkeyJWT"],
             swiftSettings: swiftSettings
         ),
     ]

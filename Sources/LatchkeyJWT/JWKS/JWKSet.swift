@@ -1,3 +1,5 @@
+import LatchkeyJSON
+
 /// A JSON Web Key Set (RFC 7517 §5), with its keys parsed once and indexed by `kid`.
 ///
 /// Keys Latchkey cannot use for signatures (encryption keys, unknown `kty`, curves
@@ -16,7 +18,7 @@ public struct JWKSet: Sendable, JWTKeySource {
     /// Parses a JWKS document (`{"keys": [...]}`).
     public init(json: some Sequence<UInt8>) throws {
         let value: JSONValue
-        do { value = try JSONParser.parse(Array(json)) } catch {
+        do throws(JSONError) { value = try JSONParser<InternedNames>.parse(Array(json)) } catch {
             throw JWTError.invalidKey("the JWKS is not valid JSON (\(error.reason) at byte \(error.offset))")
         }
         guard let entries = value["keys"]?.arrayValue else { throw JWTError.invalidKey("a JWKS must be an object with a \"keys\" array") }

@@ -1,4 +1,5 @@
 import Foundation
+import LatchkeyJSON
 
 /// A compact JWS (RFC 7515 §7.1), parsed strictly but not yet verified.
 ///
@@ -76,8 +77,8 @@ public struct CompactJWS: Sendable {
         guard !headerSegment.isEmpty else { throw JWTError.malformed(segment: 1, "empty") }
         let headerValue = try TokenSegment.withDecoded(headerSegment) { decoded throws(JWTError) -> JSONValue in
             guard let decoded else { throw JWTError.malformed(segment: 1, "not base64url without padding") }
-            do throws(JSONParser.Failure) { return try JSONParser.parse(decoded) } catch {
-                throw JWTError.malformed(segment: 1, "invalid JSON: \(error.reason) at byte \(error.offset)")
+            do throws(JSONError) { return try JSONParser<InternedNames>.parse(decoded) } catch {
+                throw JWTError.malformed(segment: 1, error.description)
             }
         }
         guard case .object(let headerObject) = headerValue else {

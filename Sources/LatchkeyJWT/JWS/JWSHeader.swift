@@ -1,3 +1,5 @@
+public import LatchkeyJSON
+
 /// The protected header of a compact JWS.
 public struct JWSHeader: Sendable, Hashable {
     /// Every header member, as parsed.

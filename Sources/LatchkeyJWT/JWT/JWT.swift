@@ -1,4 +1,5 @@
 import Foundation
+public import LatchkeyJSON
 
 /// A JSON Web Token: a compact JWS whose payload is a JSON object of claims.
 public struct JWT: Sendable {
@@ -13,7 +14,7 @@ public struct JWT: Sendable {
 
     /// Parses a token, reading its claims straight from the decoded payload.
     init(_ token: some StringProtocol, options: JWSOptions) throws(JWTError) {
-        var parsed: (JSONObject, RegisteredClaimIndex)?
+        var parsed: (JSONObject, JSONMemberSlots)?
         let jws = try CompactJWS(token, options: options) { payload throws(JWTError) in parsed = try JWTClaims.parse(payload) }
         guard let (object, index) = parsed else { throw JWTError.malformed(segment: 2, "the claims could not be read") }
         header = jws.header

@@ -1,4 +1,5 @@
 public import Foundation
+import LatchkeyJSON
 
 /// What a JWT's claims must satisfy, and how the token is read.
 public struct JWTValidationOptions: Sendable {

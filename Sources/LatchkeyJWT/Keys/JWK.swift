@@ -1,3 +1,5 @@
+public import LatchkeyJSON
+
 /// A JSON Web Key (RFC 7517) as data: the members Latchkey understands, plus the
 /// original object so nothing is lost.
 ///
@@ -23,7 +25,7 @@ public struct JWK: Sendable, Hashable, Codable, CustomStringConvertible {
     /// Parses a JWK from its JSON text.
     public init(json: String) throws {
         let value: JSONValue
-        do { value = try JSONParser.parse(Array(json.utf8)) } catch {
+        do throws(JSONError) { value = try JSONParser<InternedNames>.parse(Array(json.utf8)) } catch {
             throw JWTError.invalidKey("the JWK is not valid JSON (\(error.reason) at byte \(error.offset))")
         }
         guard case .object(let object) = value else { throw JWTError.invalidKey("a JWK must be a JSON object") }

@@ -1,4 +1,5 @@
 internal import LatchkeyCrypto
+import LatchkeyJSON
 
 extension JWTKey {
     /// Builds a key from a JWK. `use: "enc"` or `key_ops` without `verify` yield a key

@@ -1,4 +1,5 @@
 import Foundation
+import LatchkeyJSON
 import LatchkeyJWT
 
 /// Loads keys from files for the JWT commands. The format is detected from the content:

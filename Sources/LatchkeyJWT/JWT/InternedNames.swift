@@ -1,37 +1,40 @@
 import Glibc
+import LatchkeyJSON
 
 /// Member names that tokens, keys and key sets use over and over, kept as string
 /// literals: a name the parser finds here costs no allocation and no UTF-8 check, and
 /// the registered claims are marked so `JWTClaims` finds them without a search.
+///
+/// This is the JWT layer's strategy for LatchkeyJSON's interning hook: the parser is
+/// generic over it (`JSONParser<InternedNames>`), and a registered claim's slot is its
+/// `Registered.rawValue`.
 ///
 /// The names come from RFC 7515 §4.1, RFC 7517 §4, RFC 7518 §6, RFC 7519 §4.1 and
 /// OpenID Connect Core §5.1 (plus Stytch's session claims). Names of up to 8 bytes are
 /// matched on their bytes packed into a `UInt64` and their length (a decoded name may
 /// hold a NUL, so the packing alone could confuse "kid" with "kid\u0000"); longer
 /// ones by length and `memcmp`.
-enum InternedNames {
-    /// The registered claims (RFC 7519 §4.1) that validation reads.
+enum InternedNames: JSONNameInterning {
+    /// The registered claims (RFC 7519 §4.1) that validation reads; the raw value is
+    /// the parser slot (at most 8: `JSONMemberSlots`).
     enum Registered: Int, CaseIterable {
         case iss, sub, aud, exp, nbf, iat, jti
     }
 
-    /// The interned string for the `count` bytes at `p`, and which registered claim it
-    /// names, if any; nil when the name is not in the table. `packed`, when the caller
-    /// already has it, is `packed(p, count:)` (ignored for names longer than 8 bytes).
+    /// The interned string for the `count` bytes at `p`, and the slot of the registered
+    /// claim it names, if any; nil when the name is not in the table. `packed` is
+    /// `JSONNameKey.packed(p, count:)` for names of up to 8 bytes (the parser has it).
     @inline(__always)
-    static func lookup(_ p: UnsafeRawPointer, count: Int, packed key: UInt64? = nil) -> (name: String, registered: Registered?)? {
-        guard count <= 8 else { return long(p, count: count) }
-        guard count > 0, let known = short(key ?? packed(p, count: count)), known.name.utf8.count == count else { return nil }
-        return known
-    }
-
-    /// Up to 8 bytes, little-endian, into one integer.
-    @inline(__always)
-    static func packed(_ p: UnsafeRawPointer, count: Int) -> UInt64 {
-        if count == 8 { return UInt64(littleEndian: p.loadUnaligned(as: UInt64.self)) }
-        var value: UInt64 = 0
-        for index in 0..<count { value |= UInt64(p.load(fromByteOffset: index, as: UInt8.self)) << (8 * UInt64(index)) }
-        return value
+    static func intern(_ p: UnsafeRawPointer, count: Int, packed key: UInt64) -> (name: String, slot: Int?)? {
+        let known: (name: String, registered: Registered?)?
+        if count <= 8 {
+            guard count > 0, let short = short(key), short.name.utf8.count == count else { return nil }
+            known = short
+        } else {
+            known = long(p, count: count)
+        }
+        guard let known else { return nil }
+        return (known.name, known.registered?.rawValue)
     }
 
     private static func short(_ key: UInt64) -> (name: String, registered: Registered?)? {
@@ -128,32 +131,6 @@ extension InternedNames.Registered {
         case .nbf: "nbf"
         case .iat: "iat"
         case .jti: "jti"
-        }
-    }
-}
-
-/// Where a claims set's registered claims are, noted by the parser so that validation
-/// reads them without searching the members by name: one byte per claim, holding the
-/// member's position + 1 (0: absent; 255: position 254 or later, found by name).
-struct RegisteredClaimIndex: Sendable, Hashable {
-    enum Location: Equatable {
-        case absent
-        case member(Int)
-        case byName
-    }
-
-    private var packed: UInt64 = 0
-
-    mutating func record(_ claim: InternedNames.Registered, at position: Int) {
-        let shift = UInt64(claim.rawValue * 8)
-        packed = packed & ~(0xFF << shift) | UInt64(min(position + 1, 255)) << shift
-    }
-
-    func location(of claim: InternedNames.Registered) -> Location {
-        switch packed >> UInt64(claim.rawValue * 8) & 0xFF {
-        case 0: .absent
-        case 255: .byName
-        case let stored: .member(Int(stored) - 1)
         }
     }
 }

@@ -1,0 +1,83 @@
+import Foundation
+import LatchkeyJSON
+import Testing
+
+/// The strict parser on its own: what it accepts, what it refuses and with which code,
+/// and that its shortcuts read exactly what Foundation reads.
+@Suite struct JSONParserTests {
+    @Test func readsEveryKindOfValue() throws {
+        let value = try JSONValue.parse(#" {"n":null,"b":true,"f":false,"i":-12,"d":1.5e3,"s":"x\"y","a":[1,{}],"o":{"k":[]}} "#)
+        #expect(value["n"] == .null)
+        #expect(value["b"] == true)
+        #expect(value["f"] == false)
+        #expect(value["i"] == -12)
+        #expect(value["d"] == 1500)
+        #expect(value["s"] == "x\"y")
+        #expect(value["a"] == [1, .object([:])])
+        #expect(value["o"]?["k"] == [])
+        #expect(value.objectValue?.names == ["n", "b", "f", "i", "d", "s", "a", "o"])
+    }
+
+    @Test(arguments: [
+        (#"{"a":1,}"#, JSONError.Code.syntax), (#"[1] x"#, .syntax), ("01", .syntax), ("", .syntax), ("{", .syntax),
+        (#"{"a":1,"a":2}"#, .duplicateMember), (#""\ud800""#, .invalidString), ("\"a\u{1}b\"", .invalidString),
+        (#""\x""#, .invalidString), ("1e400", .numberOutOfRange),
+    ])
+    func refusesWithACode(text: String, code: JSONError.Code) throws {
+        let error = #expect(throws: JSONError.self) { try JSONValue.parse(text) }
+        #expect(error?.code == code, "\(text): \(error.map { "\($0)" } ?? "")")
+    }
+
+    @Test func invalidUTF8IsRefused() throws {
+        for bad: [UInt8] in [[0xFF], [0xC0, 0xAF], [0xED, 0xA0, 0x80], [0xE2, 0x82]] {
+            let bytes = Array(#"{"s":""#.utf8) + bad + Array(#""}"#.utf8)
+            let error = #expect(throws: JSONError.self) { try JSONValue.parse(bytes: bytes) }
+            #expect(error?.code == .invalidString)
+        }
+    }
+
+    @Test func errorsSayWhatAndWhere() throws {
+        let error = #expect(throws: JSONError.self) { try JSONValue.parse(#"{"exp":1,"exp":2}"#) }
+        #expect(error?.description == #"invalid JSON: duplicate member name "exp" at byte 14"#)
+        #expect(error?.offset == 14)
+        // Foundation's generic sentence would say "The operation could not be completed".
+        #expect(error?.localizedDescription == error?.description)
+    }
+
+    @Test func nestingUpToTheLimitIsAccepted() throws {
+        let depth = JSONParser<NoNameInterning>.maxDepth
+        // The object is level 1; arrays inside it fill the rest.
+        let ok = #"{"a":\#(String(repeating: "[", count: depth - 1))\#(String(repeating: "]", count: depth - 1))}"#
+        #expect(throws: Never.self) { try JSONValue.parse(ok) }
+        let tooDeep = #"{"a":\#(String(repeating: "[", count: depth))\#(String(repeating: "]", count: depth))}"#
+        let error = #expect(throws: JSONError.self) { try JSONValue.parse(tooDeep) }
+        #expect(error?.code == .nestingTooDeep)
+        #expect(throws: JSONError.self) { try JSONValue.parse(String(repeating: "[", count: 100_000)) }
+    }
+
+    @Test func stringsOfEveryLengthAndContentRoundTrip() throws {
+        // The word-at-a-time scan stops at quotes, backslashes, controls and non-ASCII at
+        // every offset within a word; the result must equal Foundation's reading.
+        let pieces = ["a", "é", "\"", "\\", "\n", "😀", "/", "\u{7F}", "~"]
+        for length in 0..<20 {
+            for piece in pieces {
+                for position in [0, length / 2, length] {
+                    var characters = Array(repeating: "x", count: length)
+                    characters.insert(piece, at: min(position, characters.count))
+                    let text = characters.joined()
+                    let json = try JSONSerialization.data(withJSONObject: ["s": text, text: 1])
+                    let parsed = try JSONValue.parse(bytes: Array(json))
+                    #expect(parsed["s"] == .string(text), "\(text.debugDescription)")
+                    #expect(parsed[text] == .number(1), "\(text.debugDescription)")
+                    #expect(try JSONValue.parse(parsed.jsonText) == parsed)
+                }
+            }
+        }
+    }
+
+    @Test func numbersRoundTrip() throws {
+        for number in [0, -0.5, 1_769_673_600, 1e15, 1e300, -123.456, 9_007_199_254_740_992] as [Double] {
+            #expect(try JSONValue.parse(JSONValue.number(number).jsonText) == .number(number))
+        }
+    }
+}
