@@ -1,5 +1,7 @@
+public import Foundation
+
 /// Why the emulator or one of its control calls failed.
-public struct EmulatorError: Error, Sendable, Hashable, CustomStringConvertible {
+public struct EmulatorError: Error, Sendable, Hashable, CustomStringConvertible, LocalizedError {
     private enum Reason: Sendable, Hashable {
         case providerNotRunning(EmulatorProvider)
         case unknownUser(String)
@@ -32,4 +34,7 @@ public struct EmulatorError: Error, Sendable, Hashable, CustomStringConvertible 
         case .invalidOptions(let detail): "invalid options: \(detail)"
         }
     }
+
+    /// The same text as ``description`` (not Foundation's generic sentence).
+    public var errorDescription: String? { description }
 }

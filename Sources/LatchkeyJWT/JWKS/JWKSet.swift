@@ -19,7 +19,7 @@ public struct JWKSet: Sendable, JWTKeySource {
     public init(json: some Sequence<UInt8>) throws {
         let value: JSONValue
         do throws(JSONError) { value = try JSONParser<InternedNames>.parse(Array(json)) } catch {
-            throw JWTError.invalidKey("the JWKS is not valid JSON (\(error.reason) at byte \(error.offset))")
+            throw JWTError.invalidKey("the JWKS is not valid JSON (\(error.reason) at byte \(error.offset))", underlying: error)
         }
         guard let entries = value["keys"]?.arrayValue else { throw JWTError.invalidKey("a JWKS must be an object with a \"keys\" array") }
         var keys: [JWTKey] = []

@@ -78,7 +78,7 @@ public struct CompactJWS: Sendable {
         let headerValue = try TokenSegment.withDecoded(headerSegment) { decoded throws(JWTError) -> JSONValue in
             guard let decoded else { throw JWTError.malformed(segment: 1, "not base64url without padding") }
             do throws(JSONError) { return try JSONParser<InternedNames>.parse(decoded) } catch {
-                throw JWTError.malformed(segment: 1, error.description)
+                throw JWTError.malformed(segment: 1, error.description, underlying: error)
             }
         }
         guard case .object(let headerObject) = headerValue else {

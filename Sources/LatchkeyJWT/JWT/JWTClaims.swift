@@ -24,7 +24,7 @@ public struct JWTClaims: Sendable {
         guard let payload else { throw JWTError.malformed(segment: 2, "not base64url without padding") }
         let value: JSONValue, index: JSONMemberSlots
         do throws(JSONError) { (value, index) = try JSONParser<InternedNames>.parseRecordingSlots(payload) } catch {
-            throw JWTError.malformed(segment: 2, error.description)
+            throw JWTError.malformed(segment: 2, error.description, underlying: error)
         }
         guard case .object(let object) = value else { throw JWTError.malformed(segment: 2, "the claims are not a JSON object") }
         return (object, index)
@@ -72,7 +72,7 @@ public struct JWTClaims: Sendable {
         do {
             return try Self.decoder().decode(T.self, from: Data(payload))
         } catch {
-            throw JWTError.invalidClaim("(payload)", "cannot decode as \(T.self): \(error)")
+            throw JWTError.invalidClaim("(payload)", "cannot decode as \(T.self): \(error)", underlying: error)
         }
     }
 
@@ -82,7 +82,7 @@ public struct JWTClaims: Sendable {
         do {
             return try Self.decoder().decode(T.self, from: Data(value.jsonBytes))
         } catch {
-            throw JWTError.invalidClaim(name, "cannot decode as \(T.self)")
+            throw JWTError.invalidClaim(name, "cannot decode as \(T.self)", underlying: error)
         }
     }
 

@@ -26,7 +26,7 @@ public struct JWK: Sendable, Hashable, Codable, CustomStringConvertible {
     public init(json: String) throws {
         let value: JSONValue
         do throws(JSONError) { value = try JSONParser<InternedNames>.parse(Array(json.utf8)) } catch {
-            throw JWTError.invalidKey("the JWK is not valid JSON (\(error.reason) at byte \(error.offset))")
+            throw JWTError.invalidKey("the JWK is not valid JSON (\(error.reason) at byte \(error.offset))", underlying: error)
         }
         guard case .object(let object) = value else { throw JWTError.invalidKey("a JWK must be a JSON object") }
         try self.init(object: object)

@@ -55,10 +55,8 @@ extension JWTKey {
             default:
                 throw JWTError.invalidKey("unsupported kty \"\(jwk.keyType)\" (RSA, EC, OKP, oct)")
             }
-        } catch let error as JWTError {
-            throw error
         } catch {
-            throw JWTError.invalidKey("\(error)")
+            throw JWTError.invalidKey(causedBy: error)
         }
     }
 
@@ -113,7 +111,7 @@ extension JWTKey {
             if includingPrivate, let privateKey { return try privateKey.pkcs8PEM() }
             return try publicKey.pem()
         } catch {
-            throw JWTError.invalidKey("\(error)")
+            throw JWTError.invalidKey(causedBy: error)
         }
     }
 }
