@@ -4,12 +4,31 @@
 /// normalization). Swift's `==` is canonical equivalence: `"caf\u{E9}"` equals
 /// `"cafe\u{301}"` and `"\u{212A}"` (KELVIN SIGN) equals `"K"`, which would let two
 /// different issuers, audiences, key IDs or member names pass for one.
-@inlinable
+@inlinable @inline(__always)
 package func sameCodeUnits(_ a: String, _ b: String) -> Bool {
-    let count = a.utf8.count
-    guard count == b.utf8.count else { return false }
+    a.utf8.count == b.utf8.count && sameCodeUnitsOfEqualLength(a, b)
+}
+
+/// ``sameCodeUnits(_:_:)`` for strings already known to have the same UTF-8 length:
+/// eight bytes at a time, in place (native and small strings are always contiguous).
+@inlinable
+package func sameCodeUnitsOfEqualLength(_ a: String, _ b: String) -> Bool {
     let contiguous = a.utf8.withContiguousStorageIfAvailable { left in
-        b.utf8.withContiguousStorageIfAvailable { right in left.elementsEqual(right) }
+        b.utf8.withContiguousStorageIfAvailable { right -> Bool in
+            let count = min(left.count, right.count)
+            guard count > 0, let l = left.baseAddress, let r = right.baseAddress else { return left.count == right.count }
+            let lhs = UnsafeRawPointer(l), rhs = UnsafeRawPointer(r)
+            var offset = 0
+            while offset + 8 <= count {
+                if lhs.loadUnaligned(fromByteOffset: offset, as: UInt64.self) != rhs.loadUnaligned(fromByteOffset: offset, as: UInt64.self) { return false }
+                offset += 8
+            }
+            while offset < count {
+                if lhs.load(fromByteOffset: offset, as: UInt8.self) != rhs.load(fromByteOffset: offset, as: UInt8.self) { return false }
+                offset += 1
+            }
+            return left.count == right.count
+        }
     }
     if let contiguous, let equal = contiguous { return equal }
     return a.utf8.elementsEqual(b.utf8)

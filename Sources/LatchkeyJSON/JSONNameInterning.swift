@@ -25,7 +25,7 @@ package enum NoNameInterning: JSONNameInterning {
 /// Member-name keys shared by the parser and interning strategies.
 package enum JSONNameKey {
     /// Up to 8 bytes, little-endian, into one integer.
-    @inlinable
+    @inlinable @inline(__always)
     package static func packed(_ p: UnsafeRawPointer, count: Int) -> UInt64 {
         if count == 8 { return UInt64(littleEndian: p.loadUnaligned(as: UInt64.self)) }
         var value: UInt64 = 0
@@ -56,7 +56,7 @@ package struct JSONMemberSlots: Sendable, Hashable {
         packed = packed & ~(0xFF << shift) | UInt64(min(position + 1, 255)) << shift
     }
 
-    @inlinable
+    @inlinable @inline(__always)
     package func location(of slot: Int) -> Location {
         switch packed >> UInt64(slot * 8) & 0xFF {
         case 0: .absent

@@ -72,7 +72,7 @@ public struct JSONObject: Sendable, Hashable, Sequence, ExpressibleByDictionaryL
             // Only names of the same UTF-8 length are compared (the length is stored):
             // a lookup mostly passes members with other, often longer, heap-allocated names.
             let length = name.utf8.count
-            for member in members where member.name.utf8.count == length && sameCodeUnits(member.name, name) { return member.value }
+            for member in members where member.name.utf8.count == length && sameCodeUnitsOfEqualLength(member.name, name) { return member.value }
             return nil
         }
         set {

@@ -81,3 +81,51 @@ import Testing
         }
     }
 }
+
+@Suite struct JSONDescriptionTests {
+    @Test func descriptionsAreOneLineOfJSON() throws {
+        let object: JSONObject = ["sub": "user-1", "n": 3, "ok": true, "list": [1, "a\nb"], "none": nil]
+        #expect(object.description == #"{"sub":"user-1","n":3,"ok":true,"list":[1,"a\nb"],"none":null}"#)
+        #expect("\(JSONValue.object(object))" == object.description)
+        #expect(JSONValue.string("x").description == #""x""#)
+        #expect(!object.description.contains("\n"))
+        #expect(!object.description.contains("Member("))
+    }
+
+    @Test func longDescriptionsAreCut() throws {
+        let long = JSONValue.string(String(repeating: "a", count: 10_000))
+        #expect(long.description.count < 230)
+        #expect(long.description.hasSuffix("…(10002 bytes)"))
+        let object: JSONObject = ["k": long]
+        #expect(object.description.hasSuffix("…(10008 bytes)"))
+    }
+}
+
+/// Member names are bytes: canonically equivalent spellings are different members, and
+/// the same bytes twice are a duplicate, wherever they stand.
+@Suite struct JSONMemberNameTests {
+    @Test func normalizationVariantsAreDistinctMembersAtEveryPosition() throws {
+        for filler in [0, 1, 15, 16, 17, 40] {
+            let members = (0..<filler).map { #""m\#($0)":\#($0)"# }
+            for layout in [["\"caf\u{E9}\":1", "\"cafe\u{301}\":2"] + members, members + ["\"caf\u{E9}\":1", "\"cafe\u{301}\":2"],
+                           ["\"caf\u{E9}\":1"] + members + ["\"cafe\u{301}\":2"]] {
+                let object = try #require(try JSONValue.parse("{" + layout.joined(separator: ",") + "}").objectValue)
+                #expect(object.count == filler + 2)
+                #expect(object["caf\u{E9}"] == 1)
+                #expect(object["cafe\u{301}"] == 2)
+            }
+            let duplicate = ["\"cafe\u{301}\":1"] + members + [#""cafe\u0301":2"#]
+            let error = #expect(throws: JSONError.self) { try JSONValue.parse("{" + duplicate.joined(separator: ",") + "}") }
+            #expect(error?.code == .duplicateMember)
+        }
+    }
+
+    @Test func assigningAMemberReplacesOnlyTheSameBytes() {
+        var object: JSONObject = ["caf\u{E9}": 1]
+        object["cafe\u{301}"] = 2
+        #expect(object.count == 2)
+        object["caf\u{E9}"] = 3
+        #expect(object.names == ["caf\u{E9}", "cafe\u{301}"])
+        #expect(object["caf\u{E9}"] == 3)
+    }
+}

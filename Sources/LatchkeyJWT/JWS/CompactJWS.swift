@@ -136,7 +136,7 @@ public struct CompactJWS: Sendable {
     /// The header's algorithm once `crit`, the options' algorithms and `none` are
     /// checked; nil for an unsecured token the options allow.
     private func algorithm(allowedBy options: JWSOptions) throws(JWTError) -> JWSAlgorithm? {
-        let unknownCritical = header.critical.filter { !options.understoodCriticalHeaders.contains($0) }
+        let unknownCritical = header.critical.filter { name in !options.understoodCriticalHeaders.contains { sameCodeUnits($0, name) } }
         guard unknownCritical.isEmpty else {
             throw JWTError(.unsupportedCritical, "the header marks \(unknownCritical.map { "\"\($0)\"" }.joined(separator: ", ")) as critical, which is not understood")
         }

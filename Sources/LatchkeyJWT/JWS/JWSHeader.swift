@@ -20,18 +20,21 @@ public struct JWSHeader: Sendable, Hashable {
             guard let names = crit.arrayValue, !names.isEmpty, names.allSatisfy({ $0.stringValue != nil }) else {
                 throw JWTError.malformed(segment: 1, "\"crit\" must be a non-empty array of strings")
             }
-            for case .string(let name) in names where Self.registeredNames.contains(name) || object[name] == nil {
-                throw JWTError.malformed(segment: 1, "\"crit\" lists \"\(name)\", which is \(Self.registeredNames.contains(name) ? "a registered header name" : "absent from the header")")
+            for case .string(let name) in names where Self.isRegistered(name) || object[name] == nil {
+                throw JWTError.malformed(segment: 1, "\"crit\" lists \"\(name)\", which is \(Self.isRegistered(name) ? "a registered header name" : "absent from the header")")
             }
         }
         self.object = object
         self.algorithmName = name
     }
 
-    private static let registeredNames: Set<String> = ["alg", "jku", "jwk", "kid", "x5u", "x5c", "x5t", "x5t#S256", "typ", "cty", "crit"]
+    private static let registeredNames: [String] = ["alg", "jku", "jwk", "kid", "x5u", "x5c", "x5t", "x5t#S256", "typ", "cty", "crit"]
 
-    /// The algorithm, if Latchkey implements it.
-    public var algorithm: JWSAlgorithm? { JWSAlgorithm(rawValue: algorithmName) }
+    /// Whether `name` is a header parameter RFC 7515 §4.1 registers (compared by bytes).
+    private static func isRegistered(_ name: String) -> Bool { registeredNames.contains { sameCodeUnits($0, name) } }
+
+    /// The algorithm, if Latchkey implements it (matched by the name's exact bytes).
+    public var algorithm: JWSAlgorithm? { JWSAlgorithm(joseName: algorithmName) }
     /// `kid`.
     public var keyID: String? { object["kid"]?.stringValue }
     /// `typ`.

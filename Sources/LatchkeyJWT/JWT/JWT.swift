@@ -109,7 +109,7 @@ public enum JWS {
         let algorithm = algorithm ?? key.signingAlgorithm
         var header: JSONObject = ["alg": .string(algorithm.rawValue)]
         if let kid = key.keyID, extraHeader["kid"] == nil { header["kid"] = .string(kid) }
-        for member in extraHeader where member.name != "alg" { header[member.name] = member.value }
+        for member in extraHeader where !sameCodeUnits(member.name, "alg") { header[member.name] = member.value }
         let signingInput = Base64URL.encode(JSONValue.object(header).jsonBytes) + "." + Base64URL.encode(payload)
         if algorithm == .none { return signingInput + "." }
         let signature = try key.sign(algorithm, signingInput: Array(signingInput.utf8))

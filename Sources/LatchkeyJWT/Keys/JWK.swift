@@ -50,7 +50,7 @@ public struct JWK: Sendable, Hashable, Codable, CustomStringConvertible {
     public var jsonText: String { JSONValue.object(object).jsonText }
 
     /// Whether the JWK carries private material.
-    public var isPrivate: Bool { object["d"] != nil || (keyType == "oct" && object["k"] != nil) }
+    public var isPrivate: Bool { object["d"] != nil || (sameCodeUnits(keyType, "oct") && object["k"] != nil) }
 
     /// This JWK without its private members.
     public var publicJWK: JWK {
