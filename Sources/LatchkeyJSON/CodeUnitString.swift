@@ -11,8 +11,11 @@ package func sameCodeUnits(_ a: String, _ b: String) -> Bool {
 
 /// ``sameCodeUnits(_:_:)`` for strings already known to have the same UTF-8 length:
 /// eight bytes at a time, in place (native and small strings are always contiguous).
-@inlinable
+@inlinable @inline(__always)
 package func sameCodeUnitsOfEqualLength(_ a: String, _ b: String) -> Bool {
+    // Canonical equivalence is implied by equal bytes: unequal by `==` (the standard
+    // library's fast path, instant for different small ASCII strings) is unequal bytes.
+    guard a == b else { return false }
     let contiguous = a.utf8.withContiguousStorageIfAvailable { left in
         b.utf8.withContiguousStorageIfAvailable { right -> Bool in
             let count = min(left.count, right.count)

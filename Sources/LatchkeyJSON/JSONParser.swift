@@ -7,41 +7,46 @@
 /// their UTF-8 bytes, never by Unicode canonical equivalence: `"caf\u00e9"` and
 /// `"cafe\u0301"` are two members.
 ///
-/// `Names` is the interning strategy (see ``JSONNameInterning``): the JWT layer passes
-/// its table of registered names; everyone else passes ``NoNameInterning``.
-package struct JSONParser<Names: JSONNameInterning> {
+/// `names` is the interning hook (see ``JSONNameInterning``): the JWT layer passes its
+/// table of registered names; by default no name is interned.
+package struct JSONParser {
     package static var maxDepth: Int { 64 }
 
     private let bytes: UnsafeRawBufferPointer
+    /// Unmanaged and read through `_withUnsafeGuaranteedRef`: the caller's reference
+    /// outlives the parse, and a strong reference in a mutating parser cost a retain and
+    /// a release per member name (callgrind).
+    private let names: Unmanaged<JSONNameInterning>?
     private var index = 0
     /// Whether to note where the top-level object's slotted names are.
     private let recordsSlots: Bool
     private var slots = JSONMemberSlots()
 
-    private init(_ bytes: UnsafeRawBufferPointer, recordsSlots: Bool = false) {
+    private init(_ bytes: UnsafeRawBufferPointer, names: JSONNameInterning?, recordsSlots: Bool = false) {
         self.bytes = bytes
+        self.names = names.map(Unmanaged.passUnretained)
         self.recordsSlots = recordsSlots
     }
 
     /// Parses one complete JSON document.
-    package static func parse(_ bytes: UnsafeRawBufferPointer) throws(JSONError) -> JSONValue {
-        var parser = JSONParser(bytes)
+    package static func parse(_ bytes: UnsafeRawBufferPointer, names: JSONNameInterning? = nil) throws(JSONError) -> JSONValue {
+        var parser = JSONParser(bytes, names: names)
         return try parser.parseDocument()
     }
 
     /// Parses one complete JSON document.
-    package static func parse(_ bytes: [UInt8]) throws(JSONError) -> JSONValue {
+    package static func parse(_ bytes: [UInt8], names: JSONNameInterning? = nil) throws(JSONError) -> JSONValue {
         var result: Result<JSONValue, JSONError> = .failure(JSONError(.syntax, "unexpected end of JSON", offset: 0))
         bytes.withUnsafeBytes { buffer in
-            result = Result { () throws(JSONError) -> JSONValue in try parse(buffer) }
+            result = Result { () throws(JSONError) -> JSONValue in try parse(buffer, names: names) }
         }
         return try result.get()
     }
 
     /// Parses a document, noting where the top-level object's members whose names the
     /// strategy gives a slot are (a claims set's registered claims, for the JWT layer).
-    package static func parseRecordingSlots(_ bytes: UnsafeRawBufferPointer) throws(JSONError) -> (JSONValue, JSONMemberSlots) {
-        var parser = JSONParser(bytes, recordsSlots: true)
+    package static func parseRecordingSlots(_ bytes: UnsafeRawBufferPointer, names: JSONNameInterning) throws(JSONError) -> (JSONValue, JSONMemberSlots) {
+        var parser = JSONParser(bytes, names: names, recordsSlots: true)
         let value = try parser.parseDocument()
         return (value, parser.slots)
     }
@@ -156,8 +161,10 @@ package struct JSONParser<Names: JSONNameInterning> {
             let pointer = base + start
             let key = Self.nameKey(pointer, count: count)
             // Up to 8 bytes the key is the packed name, which the strategy matches on.
-            if let known = Names.intern(pointer, count: count, packed: key) {
-                return Name(string: known.name, key: key, exact: count <= 8, slot: known.slot)
+            if let names {
+                if let known = names._withUnsafeGuaranteedRef({ $0.lookup(pointer, count: count, key: key) }) {
+                    return Name(string: known.name, key: key, exact: count <= 8, slot: known.slot)
+                }
             }
             let string = try makeString(UnsafeRawBufferPointer(start: pointer, count: count), ascii: ascii)
             return Name(string: string, key: key, exact: count <= 8, slot: nil)
@@ -170,20 +177,15 @@ package struct JSONParser<Names: JSONNameInterning> {
             let raw = UnsafeRawBufferPointer(utf8)
             guard let pointer = raw.baseAddress else { return (0, nil) }
             let key = Self.nameKey(pointer, count: raw.count)
-            return (key, Names.intern(pointer, count: raw.count, packed: key)?.slot)
+            guard let names else { return (key, nil) }
+            return (key, names._withUnsafeGuaranteedRef { $0.lookup(pointer, count: raw.count, key: key)?.slot })
         }
         return Name(string: string, key: key, exact: false, slot: slot)
     }
 
     /// See `Name.key`.
     @inline(__always)
-    private static func nameKey(_ pointer: UnsafeRawPointer, count: Int) -> UInt64 {
-        if count <= 8 { return JSONNameKey.packed(pointer, count: count) }
-        // Longer names: length, first and last eight bytes.
-        let first = pointer.loadUnaligned(as: UInt64.self)
-        let last = pointer.loadUnaligned(fromByteOffset: count - 8, as: UInt64.self)
-        return first ^ (last &* 0x9E37_79B9_7F4A_7C15) ^ UInt64(count) << 56
-    }
+    private static func nameKey(_ pointer: UnsafeRawPointer, count: Int) -> UInt64 { JSONNameKey.key(pointer, count: count) }
 
     private mutating func parseArray(depth: Int) throws(JSONError) -> JSONValue {
         guard depth <= Self.maxDepth else { throw fail("JSON nested too deeply", .nestingTooDeep) }

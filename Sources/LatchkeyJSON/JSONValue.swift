@@ -51,6 +51,7 @@ public struct JSONObject: Sendable, Hashable, Sequence, ExpressibleByDictionaryL
     /// An empty object.
     public init() { members = [] }
 
+    @usableFromInline
     init(uniqueMembers: [Member]) { members = uniqueMembers }
 
     /// An object with these members in this order; a later member replaces an earlier
@@ -68,6 +69,7 @@ public struct JSONObject: Sendable, Hashable, Sequence, ExpressibleByDictionaryL
 
     /// Reads or replaces the member named `name`; assigning nil removes it.
     public subscript(name: String) -> JSONValue? {
+        @inlinable
         get {
             // Only names of the same UTF-8 length are compared (the length is stored):
             // a lookup mostly passes members with other, often longer, heap-allocated names.
@@ -111,7 +113,7 @@ extension JSONValue {
     ///
     /// - Throws: ``JSONError`` saying what is wrong and at which byte.
     public static func parse(_ text: String) throws(JSONError) -> JSONValue {
-        try JSONParser<NoNameInterning>.parse(Array(text.utf8))
+        try JSONParser.parse(Array(text.utf8))
     }
 
     /// Parses UTF-8 JSON bytes with the same strict rules as ``parse(_:)``, without
@@ -119,6 +121,6 @@ extension JSONValue {
     ///
     /// - Throws: ``JSONError`` saying what is wrong and at which byte.
     public static func parse(bytes: [UInt8]) throws(JSONError) -> JSONValue {
-        try JSONParser<NoNameInterning>.parse(bytes)
+        try JSONParser.parse(bytes)
     }
 }

@@ -45,7 +45,7 @@ import Testing
     }
 
     @Test func nestingUpToTheLimitIsAccepted() throws {
-        let depth = JSONParser<NoNameInterning>.maxDepth
+        let depth = JSONParser.maxDepth
         // The object is level 1; arrays inside it fill the rest.
         let ok = #"{"a":\#(String(repeating: "[", count: depth - 1))\#(String(repeating: "]", count: depth - 1))}"#
         #expect(throws: Never.self) { try JSONValue.parse(ok) }

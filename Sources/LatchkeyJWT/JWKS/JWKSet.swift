@@ -20,7 +20,7 @@ public struct JWKSet: Sendable, JWTKeySource {
     /// Parses a JWKS document (`{"keys": [...]}`).
     public init(json: some Sequence<UInt8>) throws {
         let value: JSONValue
-        do throws(JSONError) { value = try JSONParser<InternedNames>.parse(Array(json)) } catch {
+        do throws(JSONError) { value = try JSONParser.parse(Array(json), names: InternedNames.claims) } catch {
             throw JWTError.invalidKey("the JWKS is not valid JSON (\(error.reason) at byte \(error.offset))", underlying: error)
         }
         guard let entries = value["keys"]?.arrayValue else { throw JWTError.invalidKey("a JWKS must be an object with a \"keys\" array") }

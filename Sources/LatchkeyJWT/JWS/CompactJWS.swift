@@ -75,16 +75,16 @@ public struct CompactJWS: Sendable {
         }
         let headerSegment = UnsafeRawBufferPointer(rebasing: bytes[0..<firstDot])
         guard !headerSegment.isEmpty else { throw JWTError.malformed(segment: 1, "empty") }
-        let headerValue = try TokenSegment.withDecoded(headerSegment) { decoded throws(JWTError) -> JSONValue in
+        let (headerValue, headerSlots) = try TokenSegment.withDecoded(headerSegment) { decoded throws(JWTError) -> (JSONValue, JSONMemberSlots) in
             guard let decoded else { throw JWTError.malformed(segment: 1, "not base64url without padding") }
-            do throws(JSONError) { return try JSONParser<InternedNames>.parse(decoded) } catch {
+            do throws(JSONError) { return try JSONParser.parseRecordingSlots(decoded, names: InternedNames.header) } catch {
                 throw JWTError.malformed(segment: 1, error.description, underlying: error)
             }
         }
         guard case .object(let headerObject) = headerValue else {
             throw JWTError.malformed(segment: 1, "the header is not a JSON object")
         }
-        let header = try JWSHeader(object: headerObject)
+        let header = try JWSHeader(object: headerObject, slots: headerSlots)
         let payloadSegment = UnsafeRawBufferPointer(rebasing: bytes[(firstDot + 1)..<secondDot])
         if let readPayload {
             try TokenSegment.withDecoded(payloadSegment) { payload throws(JWTError) in

@@ -23,7 +23,7 @@ public struct JWTClaims: Sendable {
     static func parse(_ payload: UnsafeRawBufferPointer?) throws(JWTError) -> (JSONObject, JSONMemberSlots) {
         guard let payload else { throw JWTError.malformed(segment: 2, "not base64url without padding") }
         let value: JSONValue, index: JSONMemberSlots
-        do throws(JSONError) { (value, index) = try JSONParser<InternedNames>.parseRecordingSlots(payload) } catch {
+        do throws(JSONError) { (value, index) = try JSONParser.parseRecordingSlots(payload, names: InternedNames.claims) } catch {
             throw JWTError.malformed(segment: 2, error.description, underlying: error)
         }
         guard case .object(let object) = value else { throw JWTError.malformed(segment: 2, "the claims are not a JSON object") }

@@ -25,7 +25,7 @@ public struct JWK: Sendable, Hashable, Codable, CustomStringConvertible {
     /// Parses a JWK from its JSON text.
     public init(json: String) throws {
         let value: JSONValue
-        do throws(JSONError) { value = try JSONParser<InternedNames>.parse(Array(json.utf8)) } catch {
+        do throws(JSONError) { value = try JSONParser.parse(Array(json.utf8), names: InternedNames.claims) } catch {
             throw JWTError.invalidKey("the JWK is not valid JSON (\(error.reason) at byte \(error.offset))", underlying: error)
         }
         guard case .object(let object) = value else { throw JWTError.invalidKey("a JWK must be a JSON object") }
