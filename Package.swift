@@ -13,6 +13,7 @@ let swiftSettings: [SwiftSetting] = [
 let package = Package(
     name: "Latchkey",
     products: [
+        .library(name: "LatchkeyJSON", targets: ["LatchkeyJSON"]),
         .library(name: "LatchkeyJWT", targets: ["LatchkeyJWT"]),
         .library(name: "LatchkeySecrets", targets: ["LatchkeySecrets"]),
         .library(name: "Latchkey", targets: ["Latchkey"]),
@@ -49,10 +50,16 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
 
+        // MARK: JSON (strict parser, values, writer; no crypto)
+        .target(
+            name: "LatchkeyJSON",
+            swiftSettings: swiftSettings
+        ),
+
         // MARK: JWT toolkit
         .target(
             name: "LatchkeyJWT",
-            dependencies: ["LatchkeyCrypto"],
+            dependencies: ["LatchkeyJSON", "LatchkeyCrypto"],
             swiftSettings: swiftSettings
         ),
 
@@ -71,7 +78,7 @@ let package = Package(
         .target(
             name: "Latchkey",
             dependencies: [
-                "LatchkeyJWT",
+                "LatchkeyJSON",
                 "LatchkeySecrets",
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -81,7 +88,7 @@ let package = Package(
         // MARK: Adapters
         .target(
             name: "LatchkeySocialPlus",
-            dependencies: [
+            dependencies: ["LatchkeyJSON", 
                 "Latchkey",
                 "LatchkeyJWT",
                 .product(name: "Logging", package: "swift-log"),
@@ -90,7 +97,7 @@ let package = Package(
         ),
         .target(
             name: "LatchkeyStytch",
-            dependencies: [
+            dependencies: ["LatchkeyJSON", 
                 "Latchkey",
                 "LatchkeyJWT",
                 .product(name: "Logging", package: "swift-log"),
@@ -102,6 +109,7 @@ let package = Package(
         .target(
             name: "LatchkeyEmulator",
             dependencies: [
+                "LatchkeyJSON",
                 "LatchkeyJWT",
                 "LatchkeyCrypto",
                 .product(name: "Hummingbird", package: "hummingbird"),
@@ -114,6 +122,7 @@ let package = Package(
         .executableTarget(
             name: "latchkey",
             dependencies: [
+                "LatchkeyJSON",
                 "LatchkeyJWT",
                 "LatchkeySecrets",
                 "LatchkeyEmulator",
@@ -128,7 +137,7 @@ let package = Package(
         // MARK: Optional: configuration from apple/swift-configuration's ConfigReader
         .target(
             name: "LatchkeySwiftConfiguration",
-            dependencies: [
+            dependencies: ["LatchkeyJSON", 
                 "Latchkey",
                 "LatchkeyJWT",
                 .product(name: "Configuration", package: "swift-configuration"),
@@ -155,8 +164,13 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .testTarget(
+            name: "LatchkeyJSONTests",
+            dependencies: ["LatchkeyJSON"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
             name: "LatchkeyJWTTests",
-            dependencies: ["LatchkeyJWT", "LatchkeyCrypto"],
+            dependencies: ["LatchkeyJWT", "LatchkeyJSON", "LatchkeyCrypto"],
             resources: [.copy("Vectors")],
             swiftSettings: swiftSettings
         ),
@@ -170,7 +184,7 @@ let package = Package(
             dependencies: [
                 "Latchkey",
                 "LatchkeySecrets",
-                "LatchkeyJWT",
+                "LatchkeyJSON",
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings
@@ -188,6 +202,7 @@ let package = Package(
             name: "LatchkeyEmulatorTests",
             dependencies: [
                 "LatchkeyEmulator",
+                "LatchkeyJSON",
                 "LatchkeyJWT",
                 "LatchkeyCrypto",
             ],
@@ -195,7 +210,7 @@ let package = Package(
         ),
         .testTarget(
             name: "LatchkeySocialPlusTests",
-            dependencies: [
+            dependencies: ["LatchkeyJSON", 
                 "LatchkeySocialPlus",
                 "Latchkey",
                 "LatchkeyEmulator",
@@ -207,7 +222,7 @@ let package = Package(
         ),
         .testTarget(
             name: "LatchkeyStytchTests",
-            dependencies: [
+            dependencies: ["LatchkeyJSON", 
                 "LatchkeyStytch",
                 "Latchkey",
                 "LatchkeyJWT",
@@ -219,7 +234,7 @@ let package = Package(
         ),
         .testTarget(
             name: "latchkeyCLITests",
-            dependencies: ["LatchkeyJWT", "LatchkeyEmulator"],
+            dependencies: ["LatchkeyJSON", "LatchkeyJWT", "LatchkeyEmulator"],
             swiftSettings: swiftSettings
         ),
     ]

@@ -57,13 +57,14 @@ func benchmark(_ name: String, _ dependencies: [Target.Dependency]) -> Target {
 package.targets += [
     benchmark("JWTBenchmarks", [
         "CBenchOpenSSL",
+        .product(name: "LatchkeyJSON", package: rootPackage),
         .product(name: "LatchkeyJWT", package: rootPackage),
         .product(name: "JWTKit", package: "jwt-kit"),
     ]),
     benchmark("VaultBenchmarks", [
         "CBenchOpenSSL",
         .product(name: "Latchkey", package: rootPackage),
-        .product(name: "LatchkeyJWT", package: rootPackage),
+        .product(name: "LatchkeyJSON", package: rootPackage),
         .product(name: "LatchkeySecrets", package: rootPackage),
     ]),
     benchmark("StorageBenchmarks", [

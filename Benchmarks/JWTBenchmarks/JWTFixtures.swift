@@ -1,6 +1,7 @@
 import BenchmarkSupport
 import Foundation
 import JWTKit
+import LatchkeyJSON
 import LatchkeyJWT
 
 /// A typical OpenID Connect ID token: 11 claims, the shape Auth0 and Stytch issue.

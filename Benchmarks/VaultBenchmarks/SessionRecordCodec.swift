@@ -1,7 +1,7 @@
 import BenchmarkSupport
 import Foundation
 @_spi(Benchmarks) import Latchkey
-import LatchkeyJWT
+import LatchkeyJSON
 
 /// How the vault benchmarks turn a session record into bytes and back.
 protocol SessionRecordCodec {

@@ -35,6 +35,6 @@ public struct EmulatorError: Error, Sendable, Hashable, CustomStringConvertible,
         }
     }
 
-    /// The same text as ``description``.
+    /// The same text as ``description`` (not Foundation's generic sentence).
     public var errorDescription: String? { description }
 }

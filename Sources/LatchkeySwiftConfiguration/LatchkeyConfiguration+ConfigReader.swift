@@ -2,6 +2,7 @@ public import Configuration
 public import Latchkey
 internal import LatchkeyJWT
 
+internal import LatchkeyJSON
 extension LatchkeyConfiguration {
     /// Reads Latchkey's configuration from the app's own `ConfigReader`
     /// (apple/swift-configuration), so an app configures Latchkey where it configures

@@ -1,6 +1,7 @@
 import Foundation
 import LatchkeyCrypto
 import LatchkeyEmulator
+import LatchkeyJSON
 import LatchkeyJWT
 import Testing
 

@@ -230,3 +230,10 @@ import Testing
         }
     }
 }
+
+@Suite struct EmulatorErrorTests {
+    @Test func localizedDescriptionIsTheDescription() {
+        let error = EmulatorError.invalidOptions("no provider")
+        #expect((error as any Error).localizedDescription == error.description)
+    }
+}

@@ -4,6 +4,7 @@ import FoundationNetworking
 #endif
 import LatchkeyEmulator
 import LatchkeyJWT
+import LatchkeyJSON
 import Testing
 
 /// Issue 16, finding 4: no number from outside traps the emulator.

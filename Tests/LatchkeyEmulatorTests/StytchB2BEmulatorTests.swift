@@ -1,6 +1,7 @@
 import Foundation
 import LatchkeyEmulator
 import LatchkeyJWT
+import LatchkeyJSON
 import Testing
 
 /// The emulator's B2B MFA, email magic links, discovery and the non-JSON fault, over real HTTP.

@@ -1,5 +1,6 @@
 import Foundation
 import LatchkeyEmulator
+import LatchkeyJSON
 import LatchkeyJWT
 import Testing
 

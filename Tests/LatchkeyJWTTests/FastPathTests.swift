@@ -1,4 +1,5 @@
 import Foundation
+import LatchkeyJSON
 @testable import LatchkeyJWT
 import Testing
 
@@ -82,30 +83,35 @@ import Testing
         #expect(jwt.claims.expiresAt == Date(timeIntervalSince1970: TimeInterval(Self.future)))
     }
 
-    @Test func stringsOfEveryLengthAndContentRoundTrip() throws {
-        // The word-at-a-time scan stops at quotes, backslashes, controls and non-ASCII at
-        // every offset within a word; the result must equal Foundation's reading.
-        let pieces = ["a", "é", "\"", "\\", "\n", "😀", "/", "\u{7F}", "~"]
-        for length in 0..<20 {
-            for piece in pieces {
-                for position in [0, length / 2, length] {
-                    var characters = Array(repeating: "x", count: length)
-                    characters.insert(piece, at: min(position, characters.count))
-                    let text = characters.joined()
-                    let json = try JSONSerialization.data(withJSONObject: ["s": text, text: 1])
-                    let parsed = try JSONValue.parse(bytes: Array(json))
-                    #expect(parsed["s"] == .string(text), "\(text.debugDescription)")
-                    #expect(parsed[text] == .number(1), "\(text.debugDescription)")
-                }
+    @Test func slotTablesMatch() throws {
+        #expect(InternedNames.claims.slots.count == InternedNames.names.count)
+        #expect(InternedNames.header.slots.count == InternedNames.names.count)
+        for (index, name) in InternedNames.names.enumerated() {
+            let claim = InternedNames.Registered.allCases.first { $0.name == name }
+            #expect(InternedNames.claims.slots[index] == Int8(claim?.rawValue ?? -1), "\(name)")
+            let member = InternedNames.HeaderMember.allCases.first { "\($0)" == name }
+            #expect(InternedNames.header.slots[index] == Int8(member?.rawValue ?? -1), "\(name)")
+            // The parser finds the name (by key, length and bytes) and records its slot.
+            let (_, slots) = try Array("{\"~filler\":0,\"\(name)\":1}".utf8).withUnsafeBytes { bytes in
+                try JSONParser.parseRecordingSlots(bytes, names: InternedNames.claims)
             }
+            if let claim { #expect(slots.location(of: claim.rawValue) == .member(1), "\(name)") }
         }
+    }
+
+    @Test func escapedHeaderMembersAreStillFound() throws {
+        // "\u0061lg" is "alg": an escaped name must still be the header's alg and kid.
+        let token = Base64URL.encode(Array(#"{"\u0061lg":"HS256","k\u0069d":"k1"}"#.utf8)) + "." + Base64URL.encode(Array("{}".utf8)) + ".AA"
+        let jws = try CompactJWS(token)
+        #expect(jws.header.algorithm == .hs256)
+        #expect(jws.header.keyID == "k1")
     }
 
     @Test func internedNamesReadBackAsTheirText() throws {
         let names = ["alg", "kid", "typ", "iss", "sub", "aud", "exp", "nbf", "iat", "jti", "x5t#S256", "email_verified",
                      "https://stytch.com/session", "https://stytch.com/organization", "auth_time", "n", "e", "keys"]
         let json = "{" + names.enumerated().map { "\"\($0.element)\":\($0.offset)" }.joined(separator: ",") + "}"
-        let object = try #require(try JSONValue.parse(json).objectValue)
+        let object = try #require(try JSONParser.parse(Array(json.utf8), names: InternedNames.claims).objectValue)
         #expect(object.names == names)
         for (offset, name) in names.enumerated() { #expect(object[name] == .number(Double(offset))) }
     }

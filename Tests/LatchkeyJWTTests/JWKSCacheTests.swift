@@ -1,4 +1,5 @@
 import Foundation
+import LatchkeyJSON
 @testable import LatchkeyJWT
 import Testing
 

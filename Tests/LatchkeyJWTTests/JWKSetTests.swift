@@ -1,4 +1,5 @@
 import Foundation
+import LatchkeyJSON
 import LatchkeyJWT
 import Testing
 

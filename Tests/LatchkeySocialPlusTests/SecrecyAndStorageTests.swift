@@ -2,6 +2,7 @@ import Foundation
 import Latchkey
 import LatchkeyEmulator
 import LatchkeyJWT
+import LatchkeyJSON
 import LatchkeySecrets
 import LatchkeySocialPlus
 import Synchronization

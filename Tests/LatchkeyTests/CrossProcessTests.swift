@@ -1,7 +1,7 @@
 import Foundation
 import Glibc
 import Latchkey
-import LatchkeyJWT
+import LatchkeyJSON
 import LatchkeySecrets
 import Testing
 

@@ -1,5 +1,5 @@
 public import Foundation
-internal import LatchkeyJWT
+internal import LatchkeyJSON
 
 /// Everything needed to build an ``AuthClient``: the provider and its settings, the
 /// store and the session options.

@@ -1,6 +1,6 @@
 public import Foundation
-public import LatchkeyJWT
 
+public import LatchkeyJSON
 /// Every failure the session core reports, and the classification adapters give to
 /// provider failures.
 ///

@@ -1,5 +1,5 @@
 internal import Foundation
-public import LatchkeyJWT
+public import LatchkeyJSON
 
 /// A member of a B2B organization (Stytch B2B `member`), in a provider-neutral form.
 public struct Member: Sendable, Hashable {

@@ -1,5 +1,5 @@
 public import Foundation
-public import LatchkeyJWT
+public import LatchkeyJSON
 
 /// A B2B member session (Stytch B2B `member_session`), in a provider-neutral form.
 public struct MemberSession: Sendable, Hashable {

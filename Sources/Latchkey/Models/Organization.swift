@@ -1,5 +1,5 @@
 internal import Foundation
-public import LatchkeyJWT
+public import LatchkeyJSON
 
 /// A B2B organization (Stytch B2B `organization`), in a provider-neutral form.
 public struct Organization: Sendable, Hashable {

@@ -1,5 +1,5 @@
 public import Foundation
-public import LatchkeyJWT
+public import LatchkeyJSON
 
 /// A consumer session, in a provider-neutral form.
 ///

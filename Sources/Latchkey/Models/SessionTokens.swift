@@ -1,5 +1,5 @@
 public import Foundation
-internal import LatchkeyJWT
+internal import LatchkeyJSON
 
 /// The credentials of a session. They are secrets: ``description`` and every log line
 /// show a redacted form (which tokens are present, their lengths and the expiry), never

@@ -1,5 +1,5 @@
 internal import Foundation
-public import LatchkeyJWT
+public import LatchkeyJSON
 
 /// The signed-in user, in a provider-neutral form.
 ///

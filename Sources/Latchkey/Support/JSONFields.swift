@@ -1,10 +1,10 @@
 internal import Foundation
-internal import LatchkeyJWT
+internal import LatchkeyJSON
 
 /// Typed reads and writes of the vault's JSON records.
 ///
 /// The models persist themselves as JSON objects through these helpers, so the vault
-/// is parsed by LatchkeyJWT's strict parser (a few microseconds for a session record)
+/// is parsed by LatchkeyJSON's strict parser (a few microseconds for a session record)
 /// rather than by Foundation's decoder.
 extension JSONObject {
     /// The string member `name`, or `nil` when absent or `null`.

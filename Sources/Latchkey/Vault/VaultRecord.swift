@@ -1,5 +1,5 @@
 internal import Foundation
-internal import LatchkeyJWT
+internal import LatchkeyJSON
 
 /// Everything persisted about a session: tokens, the five objects, when it was last
 /// validated, and which provider and format wrote it.

@@ -1,4 +1,5 @@
 import Foundation
+import LatchkeyJSON
 import LatchkeyJWT
 
 /// Auth0's Authentication API: `/oauth/token` (password-realm, password, refresh_token,

@@ -1,4 +1,5 @@
 import Foundation
+import LatchkeyJSON
 import LatchkeyJWT
 
 /// The control API over HTTP, under `/__emulator/` on every provider's port: the same

@@ -1,4 +1,5 @@
 import Foundation
+import LatchkeyJSON
 import LatchkeyJWT
 
 /// social.plus: login (`POST /api/v5/sessions`), secure logout, server-minted auth

@@ -1,4 +1,5 @@
 import Foundation
+import LatchkeyJSON
 import LatchkeyJWT
 
 /// The shapes of Stytch's success bodies and session JWT claims.

@@ -1,4 +1,5 @@
 import Foundation
+import LatchkeyJSON
 import LatchkeyJWT
 
 /// Stytch's client-side SDK API (`/sdk/v1/...`) and its session JWKS (`/v1/...`).

@@ -1,10 +1,12 @@
-import Foundation
+public import Foundation
 
 /// Why a token, key or key set was refused.
 ///
 /// The message says precisely what failed (which segment, which claim, which time)
-/// and never contains a secret, a signature or a key.
-public struct JWTError: Error, Sendable, Equatable, CustomStringConvertible {
+/// and never contains a secret, a signature or a key. When another layer's failure is
+/// the cause (the crypto layer refusing a key, the JSON parser refusing a header),
+/// ``underlying`` keeps it.
+public struct JWTError: Error, Sendable, Equatable, CustomStringConvertible, LocalizedError {
     /// The kind of failure, stable for programs to switch on.
     public struct Code: Hashable, Sendable, CustomStringConvertible {
         private let name: String
@@ -53,25 +55,48 @@ public struct JWTError: Error, Sendable, Equatable, CustomStringConvertible {
     public let code: Code
     /// A precise, secret-free explanation.
     public let message: String
+    /// The error that caused this one, if another layer failed first (for example a
+    /// `JSONError` for a malformed header, or the crypto layer's error for a key
+    /// OpenSSL refused). Its description never contains secrets either.
+    public let underlying: (any Error)?
 
-    init(_ code: Code, _ message: String) {
+    init(_ code: Code, _ message: String, underlying: (any Error)? = nil) {
         self.code = code
         self.message = message
+        self.underlying = underlying
     }
 
+    /// The ``message``.
     public var description: String { message }
 
-    static func malformed(segment: Int, _ reason: String) -> JWTError {
+    /// The same text as ``description`` (not Foundation's generic sentence).
+    public var errorDescription: String? { message }
+
+    /// Equal when ``code`` and ``message`` are; the underlying error is not compared.
+    public static func == (lhs: JWTError, rhs: JWTError) -> Bool {
+        lhs.code == rhs.code && lhs.message == rhs.message
+    }
+
+    static func malformed(segment: Int, _ reason: String, underlying: (any Error)? = nil) -> JWTError {
         let names = [1: "header", 2: "payload", 3: "signature"]
-        return JWTError(.malformed, "malformed token: segment \(segment) (\(names[segment] ?? "?")): \(reason)")
+        return JWTError(.malformed, "malformed token: segment \(segment) (\(names[segment] ?? "?")): \(reason)", underlying: underlying)
     }
 
     static func malformed(_ reason: String) -> JWTError { JWTError(.malformed, "malformed token: \(reason)") }
 
-    static func invalidKey(_ reason: String) -> JWTError { JWTError(.invalidKey, "invalid key: \(reason)") }
+    static func invalidKey(_ reason: String, underlying: (any Error)? = nil) -> JWTError {
+        JWTError(.invalidKey, "invalid key: \(reason)", underlying: underlying)
+    }
 
-    static func invalidClaim(_ name: String, _ reason: String) -> JWTError {
-        JWTError(.invalidClaim, "invalid claim \"\(name)\": \(reason)")
+    /// An invalid key because another layer refused it: its description becomes the
+    /// reason, and the error itself is kept.
+    static func invalidKey(causedBy error: any Error) -> JWTError {
+        if let error = error as? JWTError { return error }
+        return invalidKey("\(error)", underlying: error)
+    }
+
+    static func invalidClaim(_ name: String, _ reason: String, underlying: (any Error)? = nil) -> JWTError {
+        JWTError(.invalidClaim, "invalid claim \"\(name)\": \(reason)", underlying: underlying)
     }
 }
 

@@ -1,4 +1,5 @@
 import Foundation
+import LatchkeyJSON
 
 /// A compact JWS (RFC 7515 §7.1), parsed strictly but not yet verified.
 ///
@@ -74,16 +75,16 @@ public struct CompactJWS: Sendable {
         }
         let headerSegment = UnsafeRawBufferPointer(rebasing: bytes[0..<firstDot])
         guard !headerSegment.isEmpty else { throw JWTError.malformed(segment: 1, "empty") }
-        let headerValue = try TokenSegment.withDecoded(headerSegment) { decoded throws(JWTError) -> JSONValue in
+        let (headerValue, headerSlots) = try TokenSegment.withDecoded(headerSegment) { decoded throws(JWTError) -> (JSONValue, JSONMemberSlots) in
             guard let decoded else { throw JWTError.malformed(segment: 1, "not base64url without padding") }
-            do throws(JSONParser.Failure) { return try JSONParser.parse(decoded) } catch {
-                throw JWTError.malformed(segment: 1, "invalid JSON: \(error.reason) at byte \(error.offset)")
+            do throws(JSONError) { return try JSONParser.parseRecordingSlots(decoded, names: InternedNames.header) } catch {
+                throw JWTError.malformed(segment: 1, error.description, underlying: error)
             }
         }
         guard case .object(let headerObject) = headerValue else {
             throw JWTError.malformed(segment: 1, "the header is not a JSON object")
         }
-        let header = try JWSHeader(object: headerObject)
+        let header = try JWSHeader(object: headerObject, slots: headerSlots)
         let payloadSegment = UnsafeRawBufferPointer(rebasing: bytes[(firstDot + 1)..<secondDot])
         if let readPayload {
             try TokenSegment.withDecoded(payloadSegment) { payload throws(JWTError) in
@@ -135,7 +136,7 @@ public struct CompactJWS: Sendable {
     /// The header's algorithm once `crit`, the options' algorithms and `none` are
     /// checked; nil for an unsecured token the options allow.
     private func algorithm(allowedBy options: JWSOptions) throws(JWTError) -> JWSAlgorithm? {
-        let unknownCritical = header.critical.filter { !options.understoodCriticalHeaders.contains($0) }
+        let unknownCritical = header.critical.filter { name in !options.understoodCriticalHeaders.contains { sameCodeUnits($0, name) } }
         guard unknownCritical.isEmpty else {
             throw JWTError(.unsupportedCritical, "the header marks \(unknownCritical.map { "\"\($0)\"" }.joined(separator: ", ")) as critical, which is not understood")
         }

@@ -1,4 +1,5 @@
 internal import LatchkeyCrypto
+import LatchkeyJSON
 
 /// The JWS `alg` values Latchkey implements (RFC 7518, RFC 8037, RFC 9864).
 public enum JWSAlgorithm: String, Sendable, Hashable, CaseIterable, Codable {
@@ -12,6 +13,14 @@ public enum JWSAlgorithm: String, Sendable, Hashable, CaseIterable, Codable {
     case ed25519 = "Ed25519"
     /// The unsecured JWS: never accepted unless the caller opts in for that call.
     case none = "none"
+
+    /// The algorithm whose identifier has exactly these UTF-8 bytes (RFC 7515 §4.1.1 is
+    /// case-sensitive and code-unit exact; `init(rawValue:)` compares with `==`, which is
+    /// Unicode canonical equivalence).
+    init?(joseName name: String) {
+        guard let algorithm = JWSAlgorithm(rawValue: name), sameCodeUnits(algorithm.rawValue, name) else { return nil }
+        self = algorithm
+    }
 
     /// Every algorithm that carries a signature.
     public static let signing: [JWSAlgorithm] = allCases.filter { $0 != .none }

@@ -1,4 +1,5 @@
 import Foundation
+public import LatchkeyJSON
 
 /// A JSON Web Token: a compact JWS whose payload is a JSON object of claims.
 public struct JWT: Sendable {
@@ -13,7 +14,7 @@ public struct JWT: Sendable {
 
     /// Parses a token, reading its claims straight from the decoded payload.
     init(_ token: some StringProtocol, options: JWSOptions) throws(JWTError) {
-        var parsed: (JSONObject, RegisteredClaimIndex)?
+        var parsed: (JSONObject, JSONMemberSlots)?
         let jws = try CompactJWS(token, options: options) { payload throws(JWTError) in parsed = try JWTClaims.parse(payload) }
         guard let (object, index) = parsed else { throw JWTError.malformed(segment: 2, "the claims could not be read") }
         header = jws.header
@@ -108,7 +109,7 @@ public enum JWS {
         let algorithm = algorithm ?? key.signingAlgorithm
         var header: JSONObject = ["alg": .string(algorithm.rawValue)]
         if let kid = key.keyID, extraHeader["kid"] == nil { header["kid"] = .string(kid) }
-        for member in extraHeader where member.name != "alg" { header[member.name] = member.value }
+        for member in extraHeader where !sameCodeUnits(member.name, "alg") { header[member.name] = member.value }
         let signingInput = Base64URL.encode(JSONValue.object(header).jsonBytes) + "." + Base64URL.encode(payload)
         if algorithm == .none { return signingInput + "." }
         let signature = try key.sign(algorithm, signingInput: Array(signingInput.utf8))

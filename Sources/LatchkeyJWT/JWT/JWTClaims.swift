@@ -1,4 +1,5 @@
 public import Foundation
+public import LatchkeyJSON
 
 /// The claims of a JWT: the registered ones typed, any other by name or as your own
 /// `Decodable` type, and the raw JSON.
@@ -10,20 +11,20 @@ public struct JWTClaims: Sendable {
     /// The payload's text in the token, decoded again only when `payload` is read.
     private let source: TokenSegment
     /// Where the registered claims are among `object`'s members.
-    private let index: RegisteredClaimIndex
+    private let index: JSONMemberSlots
 
-    init(object: JSONObject, index: RegisteredClaimIndex, source: TokenSegment) {
+    init(object: JSONObject, index: JSONMemberSlots, source: TokenSegment) {
         self.object = object
         self.source = source
         self.index = index
     }
 
     /// Parses a decoded payload (nil: it was not strict base64url) as a claims set.
-    static func parse(_ payload: UnsafeRawBufferPointer?) throws(JWTError) -> (JSONObject, RegisteredClaimIndex) {
+    static func parse(_ payload: UnsafeRawBufferPointer?) throws(JWTError) -> (JSONObject, JSONMemberSlots) {
         guard let payload else { throw JWTError.malformed(segment: 2, "not base64url without padding") }
-        let value: JSONValue, index: RegisteredClaimIndex
-        do throws(JSONParser.Failure) { (value, index) = try JSONParser.parseClaims(payload) } catch {
-            throw JWTError.malformed(segment: 2, "invalid JSON: \(error.reason) at byte \(error.offset)")
+        let value: JSONValue, index: JSONMemberSlots
+        do throws(JSONError) { (value, index) = try JSONParser.parseRecordingSlots(payload, names: InternedNames.claims) } catch {
+            throw JWTError.malformed(segment: 2, error.description, underlying: error)
         }
         guard case .object(let object) = value else { throw JWTError.malformed(segment: 2, "the claims are not a JSON object") }
         return (object, index)
@@ -34,7 +35,7 @@ public struct JWTClaims: Sendable {
 
     /// A registered claim, found where the parser saw it.
     func registered(_ claim: InternedNames.Registered) -> JSONValue? {
-        switch index.location(of: claim) {
+        switch index.location(of: claim.rawValue) {
         case .absent: nil
         case .member(let position): object.members[position].value
         case .byName: object[claim.name]
@@ -71,7 +72,7 @@ public struct JWTClaims: Sendable {
         do {
             return try Self.decoder().decode(T.self, from: Data(payload))
         } catch {
-            throw JWTError.invalidClaim("(payload)", "cannot decode as \(T.self): \(error)")
+            throw JWTError.invalidClaim("(payload)", "cannot decode as \(T.self): \(error)", underlying: error)
         }
     }
 
@@ -81,7 +82,7 @@ public struct JWTClaims: Sendable {
         do {
             return try Self.decoder().decode(T.self, from: Data(value.jsonBytes))
         } catch {
-            throw JWTError.invalidClaim(name, "cannot decode as \(T.self)")
+            throw JWTError.invalidClaim(name, "cannot decode as \(T.self)", underlying: error)
         }
     }
 

@@ -1,13 +1,19 @@
 public import Foundation
+import LatchkeyJSON
 
 /// What a JWT's claims must satisfy, and how the token is read.
 public struct JWTValidationOptions: Sendable {
     /// Parsing and signature options (size limit, `none`, `crit`).
     public var jws: JWSOptions = JWSOptions()
-    /// The exact `iss` required, if set.
+    /// The exact `iss` required, if set (compared by UTF-8 bytes, RFC 7519 §7.3).
     public var issuer: String?
-    /// A value `aud` must contain, if set. (When unset, `aud` is not checked.)
+    /// A value `aud` must contain, if set. With ``audiences`` too, any one of them will do.
+    /// (When both are unset, `aud` is not checked.)
     public var audience: String?
+    /// The audiences this app accepts: the token passes when its `aud` contains at least
+    /// one of them (or ``audience``). Compared by UTF-8 bytes. Empty: no check unless
+    /// ``audience`` is set.
+    public var audiences: Set<String> = []
     /// Claims that must be present.
     public var requiredClaims: Set<String> = []
     /// Tolerance for clock skew on `exp`, `nbf` and `iat`, in seconds. Default 60.
@@ -21,10 +27,12 @@ public struct JWTValidationOptions: Sendable {
     public init() {}
 
     /// Options with the given fields set.
-    public init(issuer: String? = nil, audience: String? = nil, requiredClaims: Set<String> = [], leeway: TimeInterval = 60,
-                maxAge: TimeInterval? = nil, jws: JWSOptions = JWSOptions(), now: @escaping @Sendable () -> Date = { Date() }) {
+    public init(issuer: String? = nil, audience: String? = nil, audiences: Set<String> = [], requiredClaims: Set<String> = [],
+                leeway: TimeInterval = 60, maxAge: TimeInterval? = nil, jws: JWSOptions = JWSOptions(),
+                now: @escaping @Sendable () -> Date = { Date() }) {
         self.issuer = issuer
         self.audience = audience
+        self.audiences = audiences
         self.requiredClaims = requiredClaims
         self.leeway = leeway
         self.maxAge = maxAge
@@ -82,16 +90,26 @@ extension JWTClaims {
         }
         if let issuer = options.issuer {
             guard let iss = iss?.stringValue else { throw JWTError(.missingClaim, "required claim \"iss\" is missing") }
-            guard iss == issuer else { throw JWTError(.wrongIssuer, "wrong issuer \"\(iss)\" (expected \"\(issuer)\")") }
+            guard sameCodeUnits(iss, issuer) else { throw JWTError(.wrongIssuer, "wrong issuer \"\(iss)\" (expected \"\(issuer)\")") }
         }
-        if let audience = options.audience {
+        if options.audience != nil || !options.audiences.isEmpty {
+            // Byte-wise, never `==`: canonically equivalent audiences are different audiences.
+            func allowed(_ value: String) -> Bool {
+                if let audience = options.audience, sameCodeUnits(audience, value) { return true }
+                return options.audiences.contains { sameCodeUnits($0, value) }
+            }
             let contained: Bool
             switch aud {
-            case .string(let value): contained = value == audience
-            case .array(let values): contained = values.contains { $0.stringValue == audience }
+            case .string(let value): contained = allowed(value)
+            case .array(let values): contained = values.contains { $0.stringValue.map(allowed) ?? false }
             default: throw JWTError(.missingClaim, "required claim \"aud\" is missing")
             }
-            guard contained else { throw JWTError(.wrongAudience, "wrong audience: \"\(audience)\" is not among \(self.audience ?? [])") }
+            guard contained else {
+                var expected = options.audiences.sorted()
+                if let audience = options.audience, !expected.contains(audience) { expected.insert(audience, at: 0) }
+                let wanted = expected.count == 1 ? "\"\(expected[0])\" is not" : "none of \(expected) is"
+                throw JWTError(.wrongAudience, "wrong audience: \(wanted) among \(self.audience ?? [])")
+            }
         }
     }
 }

@@ -1,3 +1,5 @@
+public import LatchkeyJSON
+
 /// A JSON Web Key (RFC 7517) as data: the members Latchkey understands, plus the
 /// original object so nothing is lost.
 ///
@@ -23,8 +25,8 @@ public struct JWK: Sendable, Hashable, Codable, CustomStringConvertible {
     /// Parses a JWK from its JSON text.
     public init(json: String) throws {
         let value: JSONValue
-        do { value = try JSONParser.parse(Array(json.utf8)) } catch {
-            throw JWTError.invalidKey("the JWK is not valid JSON (\(error.reason) at byte \(error.offset))")
+        do throws(JSONError) { value = try JSONParser.parse(Array(json.utf8), names: InternedNames.claims) } catch {
+            throw JWTError.invalidKey("the JWK is not valid JSON (\(error.reason) at byte \(error.offset))", underlying: error)
         }
         guard case .object(let object) = value else { throw JWTError.invalidKey("a JWK must be a JSON object") }
         try self.init(object: object)
@@ -48,7 +50,7 @@ public struct JWK: Sendable, Hashable, Codable, CustomStringConvertible {
     public var jsonText: String { JSONValue.object(object).jsonText }
 
     /// Whether the JWK carries private material.
-    public var isPrivate: Bool { object["d"] != nil || (keyType == "oct" && object["k"] != nil) }
+    public var isPrivate: Bool { object["d"] != nil || (sameCodeUnits(keyType, "oct") && object["k"] != nil) }
 
     /// This JWK without its private members.
     public var publicJWK: JWK {

@@ -1,4 +1,5 @@
 internal import LatchkeyCrypto
+import LatchkeyJSON
 
 extension JWTKey {
     /// Builds a key from a JWK. `use: "enc"` or `key_ops` without `verify` yield a key
@@ -6,22 +7,25 @@ extension JWTKey {
     public init(jwk: JWK) throws {
         var algorithm: JWSAlgorithm?
         if let name = jwk.algorithm {
-            guard let known = JWSAlgorithm(rawValue: name), known != .none else {
+            guard let known = JWSAlgorithm(joseName: name), known != .none else {
                 throw JWTError(.unsupportedAlgorithm, "the JWK's alg \"\(name)\" is not a supported signature algorithm")
             }
             algorithm = known
         }
-        let usageAllowsSignatures = jwk.use.map { $0 == "sig" } ?? true
-        let canVerify = usageAllowsSignatures && (jwk.keyOperations.map { $0.contains("verify") } ?? true)
-        let canSign = usageAllowsSignatures && (jwk.keyOperations.map { $0.contains("sign") } ?? true)
+        // JOSE strings compare by their bytes (`==` would take "O\u{212A}P" for "OKP"):
+        // match each against the literals once, then switch on the literal.
+        let usageAllowsSignatures = jwk.use.map { sameCodeUnits($0, "sig") } ?? true
+        let canVerify = usageAllowsSignatures && (jwk.keyOperations.map { $0.contains { sameCodeUnits($0, "verify") } } ?? true)
+        let canSign = usageAllowsSignatures && (jwk.keyOperations.map { $0.contains { sameCodeUnits($0, "sign") } } ?? true)
+        let keyType = ["oct", "RSA", "EC", "OKP"].first { sameCodeUnits($0, jwk.keyType) }
         do {
-            switch jwk.keyType {
-            case "oct":
+            switch keyType {
+            case "oct"?:
                 let key = try JWTKey.hmac(try jwk.requiredBytes("k"), algorithm: algorithm, keyID: jwk.keyID)
                 self.init(keyID: key.keyID, algorithm: key.algorithm, material: key.material, allowed: key.allowedAlgorithms,
                           canVerify: canVerify, canSign: canSign)
                 return
-            case "RSA":
+            case "RSA"?:
                 let n = try jwk.requiredBytes("n"), e = try jwk.requiredBytes("e")
                 var privateKey: PrivateKey?
                 if let d = try jwk.bytes("d") {
@@ -32,16 +36,16 @@ extension JWTKey {
                 }
                 let publicKey = try privateKey?.publicKey ?? PublicKey.rsa(modulus: n, exponent: e)
                 try self.init(publicKey: publicKey, privateKey: privateKey, algorithm: algorithm, keyID: jwk.keyID, canVerify: canVerify, canSign: canSign)
-            case "EC":
-                guard let name = jwk.curve, let curve = EllipticCurve(rawValue: name) else {
+            case "EC"?:
+                guard let name = jwk.curve, let curve = EllipticCurve(rawValue: name), sameCodeUnits(curve.rawValue, name) else {
                     throw JWTError.invalidKey("unsupported EC curve \"\(jwk.curve ?? "(none)")\" (P-256, P-384, P-521)")
                 }
                 let x = try jwk.requiredBytes("x"), y = try jwk.requiredBytes("y")
                 let privateKey = try jwk.bytes("d").map { try PrivateKey.ec(curve: curve, x: x, y: y, d: $0) }
                 let publicKey = try privateKey?.publicKey ?? PublicKey.ec(curve: curve, x: x, y: y)
                 try self.init(publicKey: publicKey, privateKey: privateKey, algorithm: algorithm, keyID: jwk.keyID, canVerify: canVerify, canSign: canSign)
-            case "OKP":
-                guard jwk.curve == "Ed25519" else {
+            case "OKP"?:
+                guard let curve = jwk.curve, sameCodeUnits(curve, "Ed25519") else {
                     throw JWTError.invalidKey("unsupported OKP curve \"\(jwk.curve ?? "(none)")\" (only Ed25519 signs)")
                 }
                 let x = try jwk.requiredBytes("x")
@@ -54,10 +58,8 @@ extension JWTKey {
             default:
                 throw JWTError.invalidKey("unsupported kty \"\(jwk.keyType)\" (RSA, EC, OKP, oct)")
             }
-        } catch let error as JWTError {
-            throw error
         } catch {
-            throw JWTError.invalidKey("\(error)")
+            throw JWTError.invalidKey(causedBy: error)
         }
     }
 
@@ -112,7 +114,7 @@ extension JWTKey {
             if includingPrivate, let privateKey { return try privateKey.pkcs8PEM() }
             return try publicKey.pem()
         } catch {
-            throw JWTError.invalidKey("\(error)")
+            throw JWTError.invalidKey(causedBy: error)
         }
     }
 }

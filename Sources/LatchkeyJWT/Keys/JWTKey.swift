@@ -67,7 +67,7 @@ public struct JWTKey: Sendable, CustomStringConvertible {
             return JWTKey(keyID: keyID, algorithm: algorithm, material: .secret(secret, macs: macs),
                           allowed: usable, canVerify: true, canSign: true)
         } catch {
-            throw JWTError.invalidKey("\(error)")
+            throw JWTError.invalidKey(causedBy: error)
         }
     }
 
@@ -92,7 +92,7 @@ public struct JWTKey: Sendable, CustomStringConvertible {
             self.init(keyID: keyID, algorithm: algorithm, material: .asymmetric(publicKey, privateKey, verifiers: verifiers),
                       allowed: allowed, canVerify: canVerify, canSign: canSign && privateKey != nil)
         } catch {
-            throw JWTError.invalidKey("\(error)")
+            throw JWTError.invalidKey(causedBy: error)
         }
     }
 
@@ -106,10 +106,8 @@ public struct JWTKey: Sendable, CustomStringConvertible {
             } else {
                 try self.init(publicKey: PublicKey.pem(pem), privateKey: nil, algorithm: algorithm, keyID: keyID)
             }
-        } catch let error as JWTError {
-            throw error
         } catch {
-            throw JWTError.invalidKey("\(error)")
+            throw JWTError.invalidKey(causedBy: error)
         }
     }
 
@@ -134,10 +132,8 @@ public struct JWTKey: Sendable, CustomStringConvertible {
                 let privateKey = try PrivateKey.generate(type)
                 return try JWTKey(publicKey: privateKey.publicKey, privateKey: privateKey, algorithm: algorithm, keyID: keyID)
             }
-        } catch let error as JWTError {
-            throw error
         } catch {
-            throw JWTError.invalidKey("\(error)")
+            throw JWTError.invalidKey(causedBy: error)
         }
     }
 
@@ -175,7 +171,7 @@ public struct JWTKey: Sendable, CustomStringConvertible {
             case .asymmetric(_, _, let verifiers): return try verifiers[index].verify(signature: signature, message: signingInput)
             }
         } catch {
-            throw JWTError(.signatureInvalid, "signature check failed: \(error)")
+            throw JWTError(.signatureInvalid, "signature check failed: \(error)", underlying: error)
         }
     }
 
@@ -196,7 +192,7 @@ public struct JWTKey: Sendable, CustomStringConvertible {
         } catch let error as JWTError {
             throw error
         } catch {
-            throw JWTError(.signingFailed, "signing failed: \(error)")
+            throw JWTError(.signingFailed, "signing failed: \(error)", underlying: error)
         }
     }
 }

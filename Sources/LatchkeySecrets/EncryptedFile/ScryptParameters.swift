@@ -1,3 +1,5 @@
+public import Foundation
+
 /// scrypt cost parameters for passphrase-protected secret files.
 ///
 /// The parameters are stored in each file's header. Because a header is untrusted
@@ -40,11 +42,13 @@ public struct ScryptParameters: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// Parameters outside the accepted bounds.
-    public struct OutOfBounds: Error, Sendable, CustomStringConvertible {
+    public struct OutOfBounds: Error, Sendable, CustomStringConvertible, LocalizedError {
         /// Which bound was crossed.
         public let reason: String
         /// The reason.
         public var description: String { reason }
+        /// The same text as ``description`` (not Foundation's generic sentence).
+        public var errorDescription: String? { reason }
     }
 
     /// N itself.

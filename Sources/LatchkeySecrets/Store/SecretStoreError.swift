@@ -1,3 +1,5 @@
+public import Foundation
+
 /// A failure of a ``SecretStore``.
 ///
 /// The description names the store (backend, namespace and, for files, the path), the
@@ -6,7 +8,7 @@
 ///
 /// Match on ``code``: `if error.code == .quotaExceeded { … }`. New codes may be added
 /// without breaking callers.
-public struct SecretStoreError: Error, Sendable, CustomStringConvertible {
+public struct SecretStoreError: Error, Sendable, CustomStringConvertible, LocalizedError {
     /// What kind of failure this is.
     public struct Code: Hashable, Sendable, CustomStringConvertible {
         private enum Value: Hashable, Sendable {
@@ -85,4 +87,7 @@ public struct SecretStoreError: Error, Sendable, CustomStringConvertible {
         text += "\(code): \(reason)"
         return text
     }
+
+    /// The same text as ``description`` (not Foundation's generic sentence).
+    public var errorDescription: String? { description }
 }

@@ -2,6 +2,7 @@ internal import Foundation
 internal import Latchkey
 internal import LatchkeyJWT
 
+internal import LatchkeyJSON
 /// The social.plus calls the adapter makes, and how their answers become sessions.
 struct SocialPlusAPI: Sendable {
     let configuration: SocialPlusConfiguration

@@ -2,6 +2,7 @@ internal import Foundation
 internal import Latchkey
 internal import LatchkeyJWT
 
+internal import LatchkeyJSON
 /// Turns social.plus's answers into ``AuthError``s.
 ///
 /// Errors are `{"status": "error", "code", "message", "data"?}`. What ends a session is

@@ -1,6 +1,7 @@
 internal import Foundation
 internal import LatchkeyJWT
 
+internal import LatchkeyJSON
 // The adapter's only contact with the JSON library: parsing answers, building bodies,
 // and typed reads that never trap on what a server sends. When the JSON types move to
 // their own module, this import (and the `public import` in the files naming

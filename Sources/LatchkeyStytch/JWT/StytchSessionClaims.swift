@@ -1,6 +1,7 @@
 public import Foundation
-public import LatchkeyJWT
+internal import LatchkeyJWT
 
+public import LatchkeyJSON
 /// What a locally verified session JWT says: whose session, which session, and until when.
 public struct StytchSessionClaims: Sendable, Hashable {
     /// `sub`: the user ID (B2B: the member ID).

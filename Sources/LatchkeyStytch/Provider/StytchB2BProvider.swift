@@ -3,6 +3,7 @@ public import Latchkey
 public import Logging
 internal import LatchkeyJWT
 
+internal import LatchkeyJSON
 /// The Stytch B2B adapter (`stytch-b2b`): member sessions from passwords and email magic
 /// links; MFA (SMS OTP, TOTP, recovery codes) and discovery finishing an intermediate
 /// session; the member session checked, extended and revoked under `b2b/sessions/`.

@@ -1,6 +1,7 @@
 public import Latchkey
-public import LatchkeyJWT
+internal import LatchkeyJWT
 
+public import LatchkeyJSON
 /// One organization `b2b/discovery/organizations` offers for an intermediate session:
 /// the organization, the member's membership in it, and whether the factors so far
 /// suffice there.

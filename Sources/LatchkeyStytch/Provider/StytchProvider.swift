@@ -3,6 +3,7 @@ public import Latchkey
 public import Logging
 internal import LatchkeyJWT
 
+internal import LatchkeyJSON
 /// The Stytch consumer adapter (`stytch`): passwords, OTPs and magic links; the
 /// session checked with `sessions/authenticate {}`, extended with a duration, revoked
 /// with `sessions/revoke`; the session JWT (5 minutes) as the access token.

@@ -2,6 +2,7 @@ internal import Foundation
 internal import Latchkey
 internal import LatchkeyJWT
 
+internal import LatchkeyJSON
 /// The session calls both adapters share — `sessions/authenticate` (check or extend) and
 /// `sessions/revoke`, under `b2b/` for B2B — and the rules they share: durations in
 /// minutes within Stytch's bounds, and the 5-minute JWT's renewal plan.

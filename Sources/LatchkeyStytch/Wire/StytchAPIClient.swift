@@ -1,6 +1,7 @@
 internal import Foundation
 internal import Latchkey
 internal import LatchkeyJWT
+internal import LatchkeyJSON
 internal import Logging
 
 /// Sends the SDK API's requests exactly as providers.md says — `POST <root>sdk/v1/<path>`,

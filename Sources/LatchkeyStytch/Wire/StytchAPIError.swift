@@ -1,5 +1,6 @@
-public import LatchkeyJWT
+internal import LatchkeyJWT
 
+public import LatchkeyJSON
 /// Stytch's error body, kept as ``Latchkey/AuthError/underlying`` of the ``Latchkey/AuthError``
 /// an adapter throws: `status_code`, `request_id`, `error_type`, `error_message`,
 /// `error_url` and `error_details` — or, for a body that is not JSON (a proxy's page,

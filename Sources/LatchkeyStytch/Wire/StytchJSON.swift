@@ -1,5 +1,6 @@
 internal import Foundation
 internal import LatchkeyJWT
+internal import LatchkeyJSON
 
 // The module's JSON access: reading answers and writing bodies goes through these
 // helpers, so the switch to the `LatchkeyJSON` module touches this file and a few imports.

@@ -2,6 +2,7 @@ internal import Foundation
 internal import Latchkey
 internal import LatchkeyJWT
 
+internal import LatchkeyJSON
 /// Reads Stytch's `data` objects into the core's models, keeping each raw object.
 enum StytchObjects {
     /// A session JWT lives 5 minutes, whatever the session's length.

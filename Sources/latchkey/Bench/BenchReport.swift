@@ -1,5 +1,6 @@
 import Foundation
 import LatchkeyJWT
+import LatchkeyJSON
 import LatchkeySecrets
 
 /// What `latchkey secrets bench` prints: one comparison table for people, or one JSON

@@ -2,6 +2,7 @@ import ArgumentParser
 import Dispatch
 import Foundation
 import LatchkeyEmulator
+import LatchkeyJSON
 import LatchkeyJWT
 
 extension Latchkey {

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import LatchkeyJSON
 import LatchkeyJWT
 
 extension Latchkey {
@@ -88,10 +89,8 @@ extension Latchkey {
             do {
                 _ = try JSONValue.parse(text)
                 return "not a JSON object"
-            } catch let error as JWTError {
-                return error.message
             } catch {
-                return "not valid JSON"
+                return error.description
             }
         }
 

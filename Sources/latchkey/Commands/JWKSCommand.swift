@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import LatchkeyJSON
 import LatchkeyJWT
 
 extension Latchkey {
@@ -68,12 +69,9 @@ extension Latchkey {
             var description: String { "not a JSON object" }
         }
 
-        private static func entries(_ document: KeyLoader.Document, path: String) throws -> [JSONValue] {
-            switch document {
-            case .jwks(let entries): return entries
-            case .jwk(let object): return [.object(object)]
-            case .pem: throw fail("\(path): a PEM file, not a JWKS", status: ExitStatus.keyProblem)
-            }
+        private static func entries(_ document: JWTKeyFile, path: String) throws -> [JSONValue] {
+            guard let entries = document.jwkEntries else { throw fail("\(path): a PEM file, not a JWKS", status: ExitStatus.keyProblem) }
+            return entries
         }
     }
 }

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import LatchkeyJSON
 import LatchkeyJWT
 
 extension Latchkey {
@@ -148,8 +149,8 @@ extension Latchkey {
             let value: JSONValue
             do {
                 value = try JSONValue.parse(bytes: bytes)
-            } catch let error as JWTError {
-                throw fail("payload from \(source): \(error.message)")
+            } catch {
+                throw fail("payload from \(source): \(error.description)")
             }
             guard case .object(let object) = value else {
                 throw fail("payload from \(source): not a JSON object (a JWT's claims are one)")

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import LatchkeyJSON
 import LatchkeyJWT
 
 extension Latchkey {

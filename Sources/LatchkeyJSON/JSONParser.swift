@@ -3,51 +3,55 @@
 /// Refuses what a lenient parser would repair: duplicate member names (RFC 7515 §4
 /// lets JWS parsers reject them, and ambiguity is how confusion attacks start),
 /// invalid UTF-8, unescaped control characters, lone surrogates, leading zeros,
-/// trailing data, and nesting deeper than `maxDepth`.
-struct JSONParser {
-    struct Failure: Error, Equatable {
-        let reason: String
-        let offset: Int
-    }
-
-    static let maxDepth = 64
+/// trailing data, and nesting deeper than `maxDepth`. Member names are compared by
+/// their UTF-8 bytes, never by Unicode canonical equivalence: `"caf\u00e9"` and
+/// `"cafe\u0301"` are two members.
+///
+/// `names` is the interning hook (see ``JSONNameInterning``): the JWT layer passes its
+/// table of registered names; by default no name is interned.
+package struct JSONParser {
+    package static var maxDepth: Int { 64 }
 
     private let bytes: UnsafeRawBufferPointer
+    /// Unmanaged and read through `_withUnsafeGuaranteedRef`: the caller's reference
+    /// outlives the parse, and a strong reference in a mutating parser cost a retain and
+    /// a release per member name (callgrind).
+    private let names: Unmanaged<JSONNameInterning>?
     private var index = 0
-    /// Whether to note where the top-level object's registered claims are.
-    private let recordsRegisteredClaims: Bool
-    private(set) var registeredClaims = RegisteredClaimIndex()
+    /// Whether to note where the top-level object's slotted names are.
+    private let recordsSlots: Bool
+    private var slots = JSONMemberSlots()
 
-    private init(_ bytes: UnsafeRawBufferPointer, recordsRegisteredClaims: Bool = false) {
+    private init(_ bytes: UnsafeRawBufferPointer, names: JSONNameInterning?, recordsSlots: Bool = false) {
         self.bytes = bytes
-        self.recordsRegisteredClaims = recordsRegisteredClaims
+        self.names = names.map(Unmanaged.passUnretained)
+        self.recordsSlots = recordsSlots
     }
 
     /// Parses one complete JSON document.
-    static func parse(_ bytes: UnsafeRawBufferPointer) throws(Failure) -> JSONValue {
-        var parser = JSONParser(bytes)
+    package static func parse(_ bytes: UnsafeRawBufferPointer, names: JSONNameInterning? = nil) throws(JSONError) -> JSONValue {
+        var parser = JSONParser(bytes, names: names)
         return try parser.parseDocument()
     }
 
-    static func parse(_ bytes: [UInt8]) throws(Failure) -> JSONValue {
-        do {
-            return try bytes.withUnsafeBytes { buffer in try parse(buffer) }
-        } catch let failure as Failure {
-            throw failure
-        } catch {
-            throw Failure(reason: "\(error)", offset: 0)
+    /// Parses one complete JSON document.
+    package static func parse(_ bytes: [UInt8], names: JSONNameInterning? = nil) throws(JSONError) -> JSONValue {
+        var result: Result<JSONValue, JSONError> = .failure(JSONError(.syntax, "unexpected end of JSON", offset: 0))
+        bytes.withUnsafeBytes { buffer in
+            result = Result { () throws(JSONError) -> JSONValue in try parse(buffer, names: names) }
         }
+        return try result.get()
     }
 
-    /// Parses a claims set: the document, and where its registered claims are when it is
-    /// an object.
-    static func parseClaims(_ bytes: UnsafeRawBufferPointer) throws(Failure) -> (JSONValue, RegisteredClaimIndex) {
-        var parser = JSONParser(bytes, recordsRegisteredClaims: true)
+    /// Parses a document, noting where the top-level object's members whose names the
+    /// strategy gives a slot are (a claims set's registered claims, for the JWT layer).
+    package static func parseRecordingSlots(_ bytes: UnsafeRawBufferPointer, names: JSONNameInterning) throws(JSONError) -> (JSONValue, JSONMemberSlots) {
+        var parser = JSONParser(bytes, names: names, recordsSlots: true)
         let value = try parser.parseDocument()
-        return (value, parser.registeredClaims)
+        return (value, parser.slots)
     }
 
-    private mutating func parseDocument() throws(Failure) -> JSONValue {
+    private mutating func parseDocument() throws(JSONError) -> JSONValue {
         skipWhitespace()
         let value = try parseValue(depth: 0)
         skipWhitespace()
@@ -55,7 +59,7 @@ struct JSONParser {
         return value
     }
 
-    private func fail(_ reason: String) -> Failure { Failure(reason: reason, offset: index) }
+    private func fail(_ reason: String, _ code: JSONError.Code = .syntax) -> JSONError { JSONError(code, reason, offset: index) }
 
     @inline(__always)
     private mutating func skipWhitespace() {
@@ -67,7 +71,7 @@ struct JSONParser {
         }
     }
 
-    private mutating func parseValue(depth: Int) throws(Failure) -> JSONValue {
+    private mutating func parseValue(depth: Int) throws(JSONError) -> JSONValue {
         guard index < bytes.count else { throw fail("unexpected end of JSON") }
         switch bytes[index] {
         case UInt8(ascii: "{"): return .object(try parseObject(depth: depth + 1))
@@ -81,7 +85,7 @@ struct JSONParser {
         }
     }
 
-    private mutating func expectLiteral(_ literal: StaticString) throws(Failure) {
+    private mutating func expectLiteral(_ literal: StaticString) throws(JSONError) {
         let count = literal.utf8CodeUnitCount
         guard index + count <= bytes.count else { throw fail("unexpected end of JSON") }
         let start = literal.utf8Start
@@ -89,8 +93,8 @@ struct JSONParser {
         index += count
     }
 
-    private mutating func parseObject(depth: Int) throws(Failure) -> JSONObject {
-        guard depth <= Self.maxDepth else { throw fail("JSON nested too deeply") }
+    private mutating func parseObject(depth: Int) throws(JSONError) -> JSONObject {
+        guard depth <= Self.maxDepth else { throw fail("JSON nested too deeply", .nestingTooDeep) }
         index += 1
         skipWhitespace()
         if index < bytes.count && bytes[index] == UInt8(ascii: "}") {
@@ -103,8 +107,8 @@ struct JSONParser {
         // Duplicate check: the first 16 names by key (see `Name`), a set beyond.
         var keys = InlineArray<16, UInt64>(repeating: 0)
         var exactKeys: UInt16 = 0
-        var seen: Set<String>? = nil
-        let recordsClaims = recordsRegisteredClaims && depth == 1
+        var seen: Set<CodeUnitString>? = nil
+        let recordsSlots = recordsSlots && depth == 1
         while true {
             skipWhitespace()
             guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else { throw fail("expected a member name") }
@@ -113,15 +117,15 @@ struct JSONParser {
             if position < 16 {
                 for earlier in 0..<position where keys[earlier] == name.key {
                     let bothExact = name.exact && (exactKeys >> UInt16(earlier)) & 1 == 1
-                    if bothExact || members[earlier].name == name.string { throw fail("duplicate member name \"\(name.string)\"") }
+                    if bothExact || sameCodeUnits(members[earlier].name, name.string) { throw duplicate(name.string) }
                 }
                 keys[position] = name.key
                 if name.exact { exactKeys |= 1 << UInt16(position) }
             } else {
-                if seen == nil { seen = Set(members.map(\.name)) }
-                guard seen!.insert(name.string).inserted else { throw fail("duplicate member name \"\(name.string)\"") }
+                if seen == nil { seen = Set(members.lazy.map { CodeUnitString($0.name) }) }
+                guard seen!.insert(CodeUnitString(name.string)).inserted else { throw duplicate(name.string) }
             }
-            if recordsClaims, let slot = name.registered { registeredClaims.record(slot, at: position) }
+            if recordsSlots, let slot = name.slot { slots.record(slot, at: position) }
             skipWhitespace()
             guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else { throw fail("expected ':'") }
             index += 1
@@ -136,7 +140,9 @@ struct JSONParser {
         }
     }
 
-    /// A member name, with what the duplicate check and the claims index need.
+    private func duplicate(_ name: String) -> JSONError { fail("duplicate member name \"\(name)\"", .duplicateMember) }
+
+    /// A member name, with what the duplicate check and the slots need.
     private struct Name {
         var string: String
         /// A function of the name's bytes: equal names have equal keys. For a name of up
@@ -144,47 +150,45 @@ struct JSONParser {
         /// keys then mean equal names. Otherwise equal keys need a string comparison.
         var key: UInt64
         var exact: Bool
-        var registered: InternedNames.Registered?
+        var slot: Int?
     }
 
-    private mutating func parseName() throws(Failure) -> Name {
+    private mutating func parseName() throws(JSONError) -> Name {
         let start = index + 1
         if let (end, ascii) = scanPlainString(from: start), let base = bytes.baseAddress {
             index = end + 1
             let count = end - start
             let pointer = base + start
             let key = Self.nameKey(pointer, count: count)
-            // Up to 8 bytes the key is the packed name, which the lookup matches on.
-            if let known = InternedNames.lookup(pointer, count: count, packed: key) {
-                return Name(string: known.name, key: key, exact: count <= 8, registered: known.registered)
+            // Up to 8 bytes the key is the packed name, which the strategy matches on.
+            if let names {
+                if let known = names._withUnsafeGuaranteedRef({ $0.lookup(pointer, count: count, key: key) }) {
+                    return Name(string: known.name, key: key, exact: count <= 8, slot: known.slot)
+                }
             }
             let string = try makeString(UnsafeRawBufferPointer(start: pointer, count: count), ascii: ascii)
-            return Name(string: string, key: key, exact: count <= 8, registered: nil)
+            return Name(string: string, key: key, exact: count <= 8, slot: nil)
         }
         // Escapes: the decoded name is what counts, for duplicates and for the claims
-        // index alike (`"\u0065xp"` is `exp`).
+        // slots alike (`"\u0065xp"` is `exp`).
         let string = try parseStringCarefully(from: start)
         var utf8 = string
-        let (key, registered) = utf8.withUTF8 { utf8 -> (UInt64, InternedNames.Registered?) in
+        let (key, slot) = utf8.withUTF8 { utf8 -> (UInt64, Int?) in
             let raw = UnsafeRawBufferPointer(utf8)
             guard let pointer = raw.baseAddress else { return (0, nil) }
-            return (Self.nameKey(pointer, count: raw.count), InternedNames.lookup(pointer, count: raw.count)?.registered)
+            let key = Self.nameKey(pointer, count: raw.count)
+            guard let names else { return (key, nil) }
+            return (key, names._withUnsafeGuaranteedRef { $0.lookup(pointer, count: raw.count, key: key)?.slot })
         }
-        return Name(string: string, key: key, exact: false, registered: registered)
+        return Name(string: string, key: key, exact: false, slot: slot)
     }
 
     /// See `Name.key`.
     @inline(__always)
-    private static func nameKey(_ pointer: UnsafeRawPointer, count: Int) -> UInt64 {
-        if count <= 8 { return InternedNames.packed(pointer, count: count) }
-        // Longer names: length, first and last eight bytes.
-        let first = pointer.loadUnaligned(as: UInt64.self)
-        let last = pointer.loadUnaligned(fromByteOffset: count - 8, as: UInt64.self)
-        return first ^ (last &* 0x9E37_79B9_7F4A_7C15) ^ UInt64(count) << 56
-    }
+    private static func nameKey(_ pointer: UnsafeRawPointer, count: Int) -> UInt64 { JSONNameKey.key(pointer, count: count) }
 
-    private mutating func parseArray(depth: Int) throws(Failure) -> JSONValue {
-        guard depth <= Self.maxDepth else { throw fail("JSON nested too deeply") }
+    private mutating func parseArray(depth: Int) throws(JSONError) -> JSONValue {
+        guard depth <= Self.maxDepth else { throw fail("JSON nested too deeply", .nestingTooDeep) }
         index += 1
         var elements: [JSONValue] = []
         skipWhitespace()
@@ -203,7 +207,7 @@ struct JSONParser {
         }
     }
 
-    private mutating func parseString() throws(Failure) -> String {
+    private mutating func parseString() throws(JSONError) -> String {
         let start = index + 1
         if let (end, ascii) = scanPlainString(from: start) {
             index = end + 1
@@ -214,9 +218,9 @@ struct JSONParser {
 
     /// The string for bytes without escapes or control characters.
     @inline(__always)
-    private func makeString(_ slice: UnsafeRawBufferPointer, ascii: Bool) throws(Failure) -> String {
+    private func makeString(_ slice: UnsafeRawBufferPointer, ascii: Bool) throws(JSONError) -> String {
         if ascii { return Self.asciiString(slice) }
-        guard let string = String(validating: slice, as: UTF8.self) else { throw fail("invalid UTF-8 in a string") }
+        guard let string = String(validating: slice, as: UTF8.self) else { throw fail("invalid UTF-8 in a string", .invalidString) }
         return string
     }
 
@@ -254,7 +258,7 @@ struct JSONParser {
 
     /// Any string, from `start` (just after the opening quote): escapes decoded, every
     /// error reported at its offset.
-    private mutating func parseStringCarefully(from start: Int) throws(Failure) -> String {
+    private mutating func parseStringCarefully(from start: Int) throws(JSONError) -> String {
         index = start
         var asciiOnly = true
         while index < bytes.count {
@@ -265,28 +269,28 @@ struct JSONParser {
                 return try makeString(slice, ascii: asciiOnly)
             }
             if byte == UInt8(ascii: "\\") { break }
-            if byte < 0x20 { throw fail("unescaped control character in a string") }
+            if byte < 0x20 { throw fail("unescaped control character in a string", .invalidString) }
             if byte >= 0x80 { asciiOnly = false }
             index += 1
         }
-        guard index < bytes.count else { throw fail("unterminated string") }
+        guard index < bytes.count else { throw fail("unterminated string", .invalidString) }
         // Slow path: escapes.
         var out = [UInt8](UnsafeRawBufferPointer(rebasing: bytes[start..<index]))
         while index < bytes.count {
             let byte = bytes[index]
             if byte == UInt8(ascii: "\"") {
                 index += 1
-                guard let string = String(validating: out, as: UTF8.self) else { throw fail("invalid UTF-8 in a string") }
+                guard let string = String(validating: out, as: UTF8.self) else { throw fail("invalid UTF-8 in a string", .invalidString) }
                 return string
             }
-            if byte < 0x20 { throw fail("unescaped control character in a string") }
+            if byte < 0x20 { throw fail("unescaped control character in a string", .invalidString) }
             if byte != UInt8(ascii: "\\") {
                 out.append(byte)
                 index += 1
                 continue
             }
             index += 1
-            guard index < bytes.count else { throw fail("unterminated string") }
+            guard index < bytes.count else { throw fail("unterminated string", .invalidString) }
             let escape = bytes[index]
             index += 1
             switch escape {
@@ -302,21 +306,21 @@ struct JSONParser {
                 var scalar = try parseHex4()
                 if (0xD800...0xDBFF).contains(scalar) {
                     guard index + 1 < bytes.count, bytes[index] == UInt8(ascii: "\\"), bytes[index + 1] == UInt8(ascii: "u") else {
-                        throw fail("lone surrogate in a string")
+                        throw fail("lone surrogate in a string", .invalidString)
                     }
                     index += 2
                     let low = try parseHex4()
-                    guard (0xDC00...0xDFFF).contains(low) else { throw fail("lone surrogate in a string") }
+                    guard (0xDC00...0xDFFF).contains(low) else { throw fail("lone surrogate in a string", .invalidString) }
                     scalar = 0x10000 + ((scalar - 0xD800) << 10) + (low - 0xDC00)
                 } else if (0xDC00...0xDFFF).contains(scalar) {
-                    throw fail("lone surrogate in a string")
+                    throw fail("lone surrogate in a string", .invalidString)
                 }
-                guard let unicode = Unicode.Scalar(scalar) else { throw fail("invalid \\u escape") }
+                guard let unicode = Unicode.Scalar(scalar) else { throw fail("invalid \\u escape", .invalidString) }
                 out.append(contentsOf: UTF8.encode(unicode)!)
-            default: throw fail("invalid escape")
+            default: throw fail("invalid escape", .invalidString)
             }
         }
-        throw fail("unterminated string")
+        throw fail("unterminated string", .invalidString)
     }
 
     /// Builds a String from bytes already known to be ASCII. (`String(decoding:as:)`
@@ -327,8 +331,8 @@ struct JSONParser {
         String(decoding: slice.assumingMemoryBound(to: UInt8.self), as: UTF8.self)
     }
 
-    private mutating func parseHex4() throws(Failure) -> UInt32 {
-        guard index + 4 <= bytes.count else { throw fail("truncated \\u escape") }
+    private mutating func parseHex4() throws(JSONError) -> UInt32 {
+        guard index + 4 <= bytes.count else { throw fail("truncated \\u escape", .invalidString) }
         var value: UInt32 = 0
         for _ in 0..<4 {
             let byte = bytes[index]
@@ -337,7 +341,7 @@ struct JSONParser {
             case UInt8(ascii: "0")...UInt8(ascii: "9"): digit = byte - UInt8(ascii: "0")
             case UInt8(ascii: "a")...UInt8(ascii: "f"): digit = byte - UInt8(ascii: "a") + 10
             case UInt8(ascii: "A")...UInt8(ascii: "F"): digit = byte - UInt8(ascii: "A") + 10
-            default: throw fail("invalid \\u escape")
+            default: throw fail("invalid \\u escape", .invalidString)
             }
             value = value << 4 | UInt32(digit)
             index += 1
@@ -345,7 +349,7 @@ struct JSONParser {
         return value
     }
 
-    private mutating func parseNumber() throws(Failure) -> Double {
+    private mutating func parseNumber() throws(JSONError) -> Double {
         let start = index
         var negative = false
         if bytes[index] == UInt8(ascii: "-") { negative = true; index += 1 }
@@ -385,7 +389,7 @@ struct JSONParser {
             return negative ? -value : value
         }
         let text = String(decoding: UnsafeRawBufferPointer(rebasing: bytes[start..<index]), as: UTF8.self)
-        guard let value = Double(text), value.isFinite else { throw fail("number out of range") }
+        guard let value = Double(text), value.isFinite else { throw fail("number out of range", .numberOutOfRange) }
         return value
     }
 }
