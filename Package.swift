@@ -17,6 +17,7 @@ let package = Package(
         .library(name: "LatchkeySecrets", targets: ["LatchkeySecrets"]),
         .library(name: "Latchkey", targets: ["Latchkey"]),
         .library(name: "LatchkeyEmulator", targets: ["LatchkeyEmulator"]),
+        .library(name: "LatchkeyAuth0", targets: ["LatchkeyAuth0"]),
         .executable(name: "latchkey", targets: ["latchkey"]),
     ],
     dependencies: [
@@ -68,6 +69,18 @@ let package = Package(
             dependencies: [
                 "LatchkeyJWT",
                 "LatchkeySecrets",
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+
+        // MARK: Auth0 adapter
+        .target(
+            name: "LatchkeyAuth0",
+            dependencies: [
+                "Latchkey",
+                "LatchkeyJWT",
+                "LatchkeyCrypto",
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings
@@ -130,6 +143,18 @@ let package = Package(
                 "LatchkeyEmulator",
                 "LatchkeyJWT",
                 "LatchkeyCrypto",
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "LatchkeyAuth0Tests",
+            dependencies: [
+                "LatchkeyAuth0",
+                "Latchkey",
+                "LatchkeyJWT",
+                "LatchkeySecrets",
+                "LatchkeyEmulator",
+                .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings
         ),
