@@ -83,7 +83,7 @@ struct BrowserLoginTests {
             let items = URLComponents(url: url, resolvingAgainstBaseURL: false)?.queryItems ?? []
             guard let uri = items.first(where: { $0.name == "redirect_uri" })?.value, let target = URL(string: uri + "?code=stolen&state=forged") else { return }
             redirect.withLock { $0 = target }
-            Task { _ = try? await URLSession.shared.data(from: target) }
+            Task { _ = try? await QuickstartTests.get(target) }
         }
         let error = await authError { try await harness.client.login(Auth0Credentials.browser(Auth0BrowserLogin(opener: opener))) }
         #expect(error?.providerCode == "state_mismatch")
@@ -118,11 +118,11 @@ struct BrowserLoginTests {
     }
 
     /// Whether a connection to `url` is refused (the listener is closed), within a second.
+    /// (A raw socket: FoundationNetworking requests to the in-process listener have been
+    /// seen to hang and hold a connection slot of the shared session.)
     static func refused(_ url: URL) async -> Bool {
         for _ in 0..<20 {
-            var request = URLRequest(url: url)
-            request.timeoutInterval = 1
-            do { _ = try await URLSession.shared.data(for: request) } catch { return true }
+            do { _ = try await QuickstartTests.get(url) } catch { return true }
             try? await Task.sleep(for: .milliseconds(50))
         }
         return false

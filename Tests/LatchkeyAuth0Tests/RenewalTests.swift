@@ -137,7 +137,6 @@ struct RenewalTests {
         (.status(500), .transient),
         (.status(429), .rateLimited),
         (.malformedBody, .transient),
-        (.dropConnection, .transient),
     ])
     func faultsOnRefreshKeepTheSession(_ fault: EmulatorFault.Kind, _ expected: AuthError.Code) async throws {
         let harness = try await Auth0Harness()
@@ -197,10 +196,30 @@ struct RenewalTests {
         let error = await authError { try await harness.client.logout(revoke: .required) }
         #expect(error?.code == .transient)
         #expect(harness.client.state == .established)
-        // A plain logout clears even when Auth0 cannot be reached.
-        await harness.emulator.control.inject(EmulatorFault(route: EmulatorRoute(.auth0, "POST", "/oauth/revoke"), kind: .dropConnection))
+        // A plain logout clears even when Auth0 fails.
+        await harness.emulator.control.inject(EmulatorFault(route: EmulatorRoute(.auth0, "POST", "/oauth/revoke"), kind: .status(503)))
         try await harness.client.logout(revoke: .bestEffort)
         #expect(harness.client.state == .notLoggedIn)
+    }
+
+    @Test func unreachableAuth0IsTransientEverywhere() async throws {
+        // Nothing listens on port 9 of loopback: every call is refused (no response).
+        let configuration = try Auth0Configuration(baseURL: try #require(URL(string: "http://127.0.0.1:9/")), clientID: "client")
+        let provider = Auth0Provider(configuration: configuration, transport: URLSessionTransport(), clock: ManualClock())
+        let current = AuthenticatedSession(tokens: SessionTokens(accessToken: "a", refreshToken: "r"))
+        let calls: [@Sendable () async throws -> Void] = [
+            { _ = try await provider.renew(RenewalRequest(reason: .expiring), current: current, preparation: RenewalPreparation()) },
+            { _ = try await provider.validate(current) },
+            { try await provider.revoke(current) },
+        ]
+        for call in calls {
+            do {
+                try await call()
+                Issue.record("expected a failure")
+            } catch {
+                #expect(provider.classify(error).code == .transient)
+            }
+        }
     }
 
     @Test func sessionExpiryEndsTheSession30SecondsBefore() async throws {

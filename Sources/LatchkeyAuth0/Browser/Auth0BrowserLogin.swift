@@ -48,7 +48,11 @@ public struct BrowserOpener: Sendable {
 
     /// The desktop's default browser, through `xdg-open`.
     public static let system = BrowserOpener { url in
-        try await Task.detached { try Self.run("/usr/bin/env", ["xdg-open", url.absoluteString]) }.value
+        // On its own thread: waiting for a process blocks, and Swift's cooperative pool
+        // has a thread per core only.
+        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+            Thread { continuation.resume(with: Result { try Self.run("/usr/bin/env", ["xdg-open", url.absoluteString]) }) }.start()
+        }
     }
 
     /// Hands the URL to the app, which shows or opens it itself; the login waits for

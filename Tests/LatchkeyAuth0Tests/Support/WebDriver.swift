@@ -93,7 +93,11 @@ final class WebDriver: Sendable {
     func quit() async {
         _ = try? await Self.call(base, "DELETE", "session/\(session)")
         process.terminate()
-        process.waitUntilExit()
+        // Reaped on its own thread: waitUntilExit blocks, and the cooperative pool is small.
+        let process = self.process
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            Thread { process.waitUntilExit(); continuation.resume() }.start()
+        }
     }
 
     private func find(_ selector: String) async throws -> String {
