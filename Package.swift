@@ -20,6 +20,7 @@ let package = Package(
         .library(name: "LatchkeyEmulator", targets: ["LatchkeyEmulator"]),
         .library(name: "LatchkeySocialPlus", targets: ["LatchkeySocialPlus"]),
         .library(name: "LatchkeyStytch", targets: ["LatchkeyStytch"]),
+        .library(name: "LatchkeyAuth0", targets: ["LatchkeyAuth0"]),
         .executable(name: "latchkey", targets: ["latchkey"]),
         .plugin(name: "LatchkeyConfigPlugin", targets: ["LatchkeyConfigPlugin"]),
         .library(name: "LatchkeySwiftConfiguration", targets: ["LatchkeySwiftConfiguration"]),
@@ -100,6 +101,16 @@ let package = Package(
             dependencies: ["LatchkeyJSON", 
                 "Latchkey",
                 "LatchkeyJWT",
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .target(
+            name: "LatchkeyAuth0",
+            dependencies: ["LatchkeyJSON", 
+                "Latchkey",
+                "LatchkeyJWT",
+                "LatchkeyCrypto",
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings
@@ -228,6 +239,19 @@ let package = Package(
                 "LatchkeyJWT",
                 "LatchkeySecrets",
                 "LatchkeyEmulator",
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "LatchkeyAuth0Tests",
+            dependencies: ["LatchkeyJSON", 
+                "LatchkeyAuth0",
+                "Latchkey",
+                "LatchkeyJWT",
+                "LatchkeySecrets",
+                "LatchkeyEmulator",
+                "LatchkeyCrypto",
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings

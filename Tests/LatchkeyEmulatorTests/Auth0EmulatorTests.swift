@@ -214,6 +214,7 @@ import Testing
                     URLQueryItem(name: "redirect_uri", value: redirectURI), URLQueryItem(name: "scope", value: "openid profile email offline_access"),
                     URLQueryItem(name: "state", value: "state-123"), URLQueryItem(name: "nonce", value: "nonce-456"),
                     URLQueryItem(name: "code_challenge", value: challenge), URLQueryItem(name: "code_challenge_method", value: method),
+                    URLQueryItem(name: "login_hint", value: "alice@example.com"),
                 ] + extra
                 return try await http.send("GET", try #require(components.url))
             }

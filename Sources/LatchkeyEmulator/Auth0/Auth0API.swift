@@ -13,6 +13,8 @@ struct Auth0API: ProviderAPI {
     let clock: EmulatorClock
     /// `http://127.0.0.1:<port>/`, known once the server is bound.
     let baseURL: BaseURL
+    /// Switches the emulator between the error shapes.
+    let errorShape = Auth0ErrorShape()
 
     static let token = EmulatorRoute(.auth0, "POST", "/oauth/token")
     static let authorize = EmulatorRoute(.auth0, "GET", "/authorize")
@@ -22,7 +24,11 @@ struct Auth0API: ProviderAPI {
     static let discovery = EmulatorRoute(.auth0, "GET", "/.well-known/openid-configuration")
     static let jwks = EmulatorRoute(.auth0, "GET", "/.well-known/jwks.json")
 
-    static let routes = [token, authorize, deviceCode, userInfo, revoke, discovery, jwks]
+    static let authorizeSubmit = EmulatorRoute(.auth0, "POST", "/authorize")
+    static let activate = EmulatorRoute(.auth0, "GET", "/activate")
+    static let activateSubmit = EmulatorRoute(.auth0, "POST", "/activate")
+
+    static let routes = [token, authorize, deviceCode, userInfo, revoke, discovery, jwks, authorizeSubmit, activate, activateSubmit]
 
     /// The grant types `/oauth/token` knows.
     enum GrantType {
@@ -31,6 +37,8 @@ struct Auth0API: ProviderAPI {
         static let refreshToken = "refresh_token"
         static let authorizationCode = "authorization_code"
         static let deviceCode = "urn:ietf:params:oauth:grant-type:device_code"
+        static let mfaOTP = "http://auth0.com/oauth/grant-type/mfa-otp"
+        static let mfaRecoveryCode = "http://auth0.com/oauth/grant-type/mfa-recovery-code"
     }
 
     func match(_ request: EmulatorRequest) -> RouteMatch? {
@@ -44,7 +52,7 @@ struct Auth0API: ProviderAPI {
         do {
             return try await handle(request, route: route)
         } catch let error as Auth0Error {
-            return error.response()
+            return error.response(legacy: errorShape.isLegacy)
         } catch {
             return Auth0Error(status: 500, error: "server_error", description: "The emulator failed: \(error)").response()
         }
@@ -52,7 +60,7 @@ struct Auth0API: ProviderAPI {
 
     func errorResponse(status: Int, error: String?, message: String?) -> EmulatorResponse {
         Auth0Error(status: status, error: error ?? Auth0Error.defaultError(for: status), description: message ?? "Injected error.",
-                   headers: status == 429 ? Auth0Error.rateLimitHeaders(now: clock.now) : []).response()
+                   headers: status == 429 ? Auth0Error.rateLimitHeaders(now: clock.now) : []).response(legacy: errorShape.isLegacy)
     }
 
     func malformedResponse() -> EmulatorResponse {
@@ -69,6 +77,9 @@ struct Auth0API: ProviderAPI {
         case Self.jwks: return .json(.object(["keys": .array(await keys.keySet.keys.map { .object($0.jwk().object) })]))
         case Self.userInfo: return try await userInfo(request)
         case Self.authorize: return try await authorize(request.query)
+        case Self.authorizeSubmit: return try await submitLogin(request)
+        case Self.activate: return Auth0Pages.activate(userCode: request.query["user_code"] ?? "", message: nil)
+        case Self.activateSubmit: return try await submitActivation(request)
         default: break
         }
         let fields: JSONObject
@@ -104,10 +115,18 @@ struct Auth0API: ProviderAPI {
                 guard let realm = fields.string("realm") else { throw Auth0Error.missing("realm") }
                 guard realm == seed.connection else { throw Auth0Error.invalidRequest("Unknown realm: \(realm)") }
             }
-            let user = try await store.passwordLogin(username: username, password: password)
-            let grant = Auth0Store.Grant(userID: user.userID, scope: fields.string("scope") ?? "openid profile email",
-                                         audience: fields.string("audience"), authTime: now)
+            let (scope, audience) = (fields.string("scope") ?? "openid profile email", fields.string("audience"))
+            let grant = try await store.passwordLogin(username: username, password: password) { userID in
+                Auth0Store.Grant(userID: userID, scope: scope, audience: audience, authTime: now)
+            }
             issued = try await store.issue(grant)
+        case GrantType.mfaOTP, GrantType.mfaRecoveryCode:
+            guard let mfaToken = fields.string("mfa_token") else { throw Auth0Error.missing("mfa_token") }
+            let otp = grantType == GrantType.mfaOTP ? fields.string("otp") : nil
+            let recoveryCode = grantType == GrantType.mfaRecoveryCode ? fields.string("recovery_code") : nil
+            if grantType == GrantType.mfaOTP, otp == nil { throw Auth0Error.missing("otp") }
+            if grantType == GrantType.mfaRecoveryCode, recoveryCode == nil { throw Auth0Error.missing("recovery_code") }
+            issued = try await store.issue(store.finishMFA(token: mfaToken, otp: otp, recoveryCode: recoveryCode))
         case GrantType.refreshToken:
             guard let refreshToken = fields.string("refresh_token") else { throw Auth0Error.missing("refresh_token") }
             issued = try await store.refresh(refreshToken, scope: fields.string("scope"))
@@ -153,6 +172,12 @@ struct Auth0API: ProviderAPI {
         claims["azp"] = .string(seed.clientID)
         claims["auth_time"] = .number(Timestamp.seconds(issued.grant.authTime))
         if let nonce = issued.grant.nonce { claims["nonce"] = .string(nonce) }
+        if let lifetime = seed.sessionLifetime {
+            claims["session_expiry"] = .number(Timestamp.seconds(issued.grant.authTime) + Double(lifetime))
+        }
+        if let organization = issued.grant.organization {
+            if organization.hasPrefix("org_") { claims["org_id"] = .string(organization) } else { claims["org_name"] = .string(organization.lowercased()) }
+        }
         return claims
     }
 
@@ -192,9 +217,36 @@ struct Auth0API: ProviderAPI {
         return claims
     }
 
-    /// `/authorize`: no login page; it signs in the user named by `login_hint` (else the
-    /// first seeded user without MFA) and redirects to `redirect_uri` with a code.
+    /// `GET /authorize`: with `login_hint`, signs that user in at once and redirects to
+    /// `redirect_uri` with a code; otherwise answers the login page (email, password),
+    /// which posts to `POST /authorize`.
     private func authorize(_ query: [String: String]) async throws -> EmulatorResponse {
+        _ = try checkAuthorization(query)
+        guard let hint = query["login_hint"] else { return Auth0Pages.login(parameters: query, message: nil) }
+        guard let user = await store.authorizingUser(loginHint: hint) else {
+            throw Auth0Error(status: 403, error: "access_denied", description: "No user can sign in.")
+        }
+        return try await redirectWithCode(user, query)
+    }
+
+    /// `POST /authorize`: the login page's form. A wrong password shows the page again
+    /// with an error; a right one redirects with a code.
+    private func submitLogin(_ request: EmulatorRequest) async throws -> EmulatorResponse {
+        let fields: JSONObject
+        do { fields = try request.fields() } catch { throw Auth0Error.invalidRequest(error.message) }
+        var parameters: [String: String] = [:]
+        for member in fields { if let value = member.value.stringValue { parameters[member.name] = value } }
+        let username = parameters.removeValue(forKey: "username") ?? ""
+        let password = parameters.removeValue(forKey: "password") ?? ""
+        _ = try checkAuthorization(parameters)
+        guard let user = await store.checkPassword(username: username, password: password) else {
+            return Auth0Pages.login(parameters: parameters, message: "Wrong email or password.")
+        }
+        return try await redirectWithCode(user, parameters)
+    }
+
+    /// Checks an authorization request; returns the redirect URI.
+    private func checkAuthorization(_ query: [String: String]) throws -> String {
         guard let clientID = query["client_id"], !clientID.isEmpty else { throw Auth0Error.missing("client_id") }
         guard clientID == seed.clientID else { throw Auth0Error.invalidClient }
         guard let redirectURI = query["redirect_uri"], let redirect = URLComponents(string: redirectURI), redirect.scheme != nil else {
@@ -212,16 +264,39 @@ struct Auth0API: ProviderAPI {
                 throw Auth0Error.invalidRequest("code_challenge must be base64url(SHA-256(code_verifier))")
             }
         }
-        guard let user = await store.authorizingUser(loginHint: query["login_hint"]) else {
-            throw Auth0Error(status: 403, error: "access_denied", description: "No user can sign in.")
-        }
+        return redirectURI
+    }
+
+    private func redirectWithCode(_ user: Auth0Store.User, _ query: [String: String]) async throws -> EmulatorResponse {
+        let redirectURI = try checkAuthorization(query)
         let grant = Auth0Store.Grant(userID: user.userID, scope: query["scope"] ?? "openid", audience: query["audience"], authTime: clock.now,
-                                     nonce: query["nonce"])
-        let code = try await store.createCode(grant: grant, redirectURI: redirectURI, challenge: challenge)
+                                     nonce: query["nonce"], organization: query["organization"])
+        let code = try await store.createCode(grant: grant, redirectURI: redirectURI, challenge: query["code_challenge"])
         var pairs = [("code", code)]
         if let state = query["state"] { pairs.append(("state", state)) }
-        let separator = redirect.query == nil ? "?" : "&"
+        let separator = URLComponents(string: redirectURI)?.query == nil ? "?" : "&"
         return .redirect(redirectURI + separator + FormEncoding.encode(pairs))
+    }
+
+    /// `POST /activate`: the device verification page's form (user code, email,
+    /// password, and approve or deny).
+    private func submitActivation(_ request: EmulatorRequest) async throws -> EmulatorResponse {
+        let fields: JSONObject
+        do { fields = try request.fields() } catch { throw Auth0Error.invalidRequest(error.message) }
+        let userCode = fields.string("user_code") ?? ""
+        if fields.string("action") == "deny" {
+            guard await store.decideDevice(userCode: userCode, approveAs: nil) else {
+                return Auth0Pages.activate(userCode: userCode, message: "Unknown or expired code.")
+            }
+            return Auth0Pages.done("Device access denied", "You denied the device. You can close this window.")
+        }
+        guard let user = await store.checkPassword(username: fields.string("username") ?? "", password: fields.string("password") ?? "") else {
+            return Auth0Pages.activate(userCode: userCode, message: "Wrong email or password.")
+        }
+        guard await store.decideDevice(userCode: userCode, approveAs: user.userID) else {
+            return Auth0Pages.activate(userCode: userCode, message: "Unknown or expired code.")
+        }
+        return Auth0Pages.done("Device approved", "Your device is now signed in. You can close this window.")
     }
 
     private func discoveryDocument() -> JSONObject {

@@ -50,12 +50,14 @@ struct Auth0Error: Error, Sendable {
 
     /// Headers a 429 carries.
     static func rateLimitHeaders(now: Date) -> [(name: String, value: String)] {
-        [("X-RateLimit-Limit", "10"), ("X-RateLimit-Remaining", "0"),
-         ("X-RateLimit-Reset", String(Timestamp.wholeSeconds(now.addingTimeInterval(60))))]
+        [("x-ratelimit-limit", "10"), ("x-ratelimit-remaining", "0"),
+         ("x-ratelimit-reset", String(Timestamp.wholeSeconds(now.addingTimeInterval(60))))]
     }
 
-    func response() -> EmulatorResponse {
-        var body: JSONObject = ["error": .string(error), "error_description": .string(description)]
+    /// The answer; `legacy` uses the older `{"code", "description"}` shape.
+    func response(legacy: Bool = false) -> EmulatorResponse {
+        var body: JSONObject = legacy ? ["code": .string(error), "description": .string(description)]
+            : ["error": .string(error), "error_description": .string(description)]
         for member in extra { body[member.name] = member.value }
         return EmulatorResponse.json(body, status: status, headers: headers).noStore()
     }

@@ -9,7 +9,11 @@ actor Auth0Store {
         var password: String
         var name: String
         var mfaRequired: Bool
+        var mfaOTP: String
+        var recoveryCode: String?
         var blocked = false
+        /// The next refresh grant answers `mfa_required` (a step-up).
+        var mfaOnRefresh = false
         var updatedAt: Date
     }
 
@@ -21,6 +25,8 @@ actor Auth0Store {
         var audience: String?
         var authTime: Date
         var nonce: String?
+        /// The organization asked at `/authorize` (an `org_` ID or a name).
+        var organization: String?
 
         var scopes: Set<Substring> { Set(scope.split(separator: " ")) }
     }
@@ -73,7 +79,13 @@ actor Auth0Store {
     private var codes: [String: AuthorizationCode] = [:]
     private var devices: [String: DeviceAuthorization] = [:]
     private var deviceCodeByUserCode: [String: String] = [:]
-    private var mfaTokens: [String: String] = [:]
+    private var mfaTokens: [String: PendingMFA] = [:]
+
+    /// An `mfa_token` waiting for its second factor: whose, for which grant, until when.
+    private struct PendingMFA {
+        var grant: Grant
+        var expiresAt: Date
+    }
     private let clock: EmulatorClock
     let settings: Auth0Seed
 
@@ -89,23 +101,57 @@ actor Auth0Store {
 
     private static func user(_ seed: Auth0Seed.User, now: Date) -> User {
         User(userID: seed.userID, email: seed.email.lowercased(), password: seed.password, name: seed.name ?? seed.email,
-             mfaRequired: seed.mfaRequired ?? false, updatedAt: now)
+             mfaRequired: seed.mfaRequired ?? false, mfaOTP: seed.mfaOTP ?? Auth0Seed.User.defaultOTP, recoveryCode: seed.recoveryCode,
+             updatedAt: now)
     }
 
     // MARK: Signing in
 
-    /// Checks a username (email) and password; MFA users get `mfa_required` with an MFA token.
-    func passwordLogin(username: String, password: String) throws -> User {
+    /// Checks a username (email) and password; MFA users get `mfa_required` with an MFA
+    /// token that carries `grant` to the second factor.
+    func passwordLogin(username: String, password: String, grant: (String) -> Grant) throws -> Grant {
         guard let user = users.values.first(where: { $0.email == username.lowercased() }), constantTimeEquals(user.password, password) else {
             throw Auth0Error.wrongCredentials
         }
         guard !user.blocked else { throw Auth0Error.blocked }
-        if user.mfaRequired {
-            let token = try OpaqueToken.make()
-            mfaTokens[token] = user.userID
-            throw Auth0Error.mfaRequired(token: token)
+        if user.mfaRequired { throw try mfaRequired(grant(user.userID)) }
+        return grant(user.userID)
+    }
+
+    /// Issues an `mfa_token` (10 minutes) for `grant` and the error that carries it.
+    private func mfaRequired(_ grant: Grant) throws -> Auth0Error {
+        let token = try OpaqueToken.make()
+        mfaTokens[token] = PendingMFA(grant: grant, expiresAt: clock.now.addingTimeInterval(600))
+        return Auth0Error.mfaRequired(token: token)
+    }
+
+    /// The MFA grants: `otp` (`mfa-otp`) or `recoveryCode` (`mfa-recovery-code`, spent once)
+    /// with a live `mfa_token`. A wrong code keeps the token for another try.
+    func finishMFA(token: String, otp: String?, recoveryCode: String?) throws -> Grant {
+        guard let pending = mfaTokens[token], pending.expiresAt > clock.now else {
+            mfaTokens[token] = nil
+            throw Auth0Error(status: 403, error: "invalid_grant", description: "Malformed mfa_token or mfa_token is expired.")
         }
-        return user
+        guard let user = users[pending.grant.userID], !user.blocked else { throw Auth0Error.blocked }
+        if let otp {
+            guard constantTimeEquals(user.mfaOTP, otp) else { throw Auth0Error(status: 403, error: "invalid_grant", description: "Invalid otp_code.") }
+        } else {
+            guard let expected = user.recoveryCode, let recoveryCode, constantTimeEquals(expected, recoveryCode) else {
+                throw Auth0Error(status: 403, error: "invalid_grant", description: "MFA Authorization rejected.")
+            }
+            users[user.userID]?.recoveryCode = nil
+        }
+        mfaTokens[token] = nil
+        var grant = pending.grant
+        grant.authTime = clock.now
+        return grant
+    }
+
+    /// Makes the user's next refresh answer `mfa_required` (a step-up), once.
+    func requireMFAOnRefresh(_ userID: String) -> Bool {
+        guard users[userID] != nil else { return false }
+        users[userID]?.mfaOnRefresh = true
+        return true
     }
 
     /// Issues an access token and, when the scope has `offline_access`, a refresh token
@@ -141,6 +187,12 @@ actor Auth0Store {
             throw Auth0Error.invalidRefreshToken
         }
         guard let user = users[record.grant.userID], !user.blocked else { throw Auth0Error.invalidRefreshToken }
+        if user.mfaOnRefresh {
+            users[user.userID]?.mfaOnRefresh = false
+            var stepUp = record.grant
+            stepUp.nonce = nil
+            throw try mfaRequired(stepUp)
+        }
         var grant = record.grant
         grant.nonce = nil
         if let scope {
@@ -189,6 +241,13 @@ actor Auth0Store {
     func authorizingUser(loginHint: String?) -> User? {
         if let loginHint { return users.values.first { $0.email == loginHint.lowercased() && !$0.blocked } }
         return settings.users.lazy.compactMap { self.users[$0.userID] }.first { !$0.mfaRequired && !$0.blocked }
+    }
+
+    /// The user with this email and password, for the login page; `nil` when they do not match.
+    func checkPassword(username: String, password: String) -> User? {
+        guard let user = users.values.first(where: { $0.email == username.lowercased() }), constantTimeEquals(user.password, password),
+              !user.blocked else { return nil }
+        return user
     }
 
     func createCode(grant: Grant, redirectURI: String, challenge: String?) throws -> String {

@@ -180,6 +180,17 @@ public struct EmulatorControl: Sendable {
         guard let user, await api.store.decideDevice(userCode: userCode, approveAs: user) else { throw EmulatorError.unknownUserCode }
     }
 
+    /// Makes the Auth0 user's next refresh grant answer `mfa_required` (a step-up),
+    /// with an `mfa_token` the MFA grants accept.
+    public func requireAuth0MFAOnNextRefresh(userID: String) async throws {
+        guard try await auth0API().store.requireMFAOnRefresh(userID) else { throw EmulatorError.unknownUser(userID) }
+    }
+
+    /// Switches Auth0's error answers to the legacy `{"code","description"}` shape (or back).
+    public func setAuth0LegacyErrors(_ legacy: Bool) throws {
+        try auth0API().errorShape.set(legacy: legacy)
+    }
+
     /// Denies a pending Auth0 device authorization.
     public func denyDevice(userCode: String) async throws {
         guard try await auth0API().store.decideDevice(userCode: userCode, approveAs: nil) else { throw EmulatorError.unknownUserCode }

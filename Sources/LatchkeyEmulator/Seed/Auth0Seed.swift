@@ -10,13 +10,23 @@ public struct Auth0Seed: Sendable, Codable, CustomStringConvertible {
         public var name: String?
         /// Password grants answer `mfa_required` for this user.
         public var mfaRequired: Bool?
+        /// The one-time password the `mfa-otp` grant accepts (default ``defaultOTP``).
+        public var mfaOTP: String?
+        /// A recovery code the `mfa-recovery-code` grant accepts once.
+        public var recoveryCode: String?
 
-        public init(userID: String, email: String, password: String, name: String? = nil, mfaRequired: Bool = false) {
+        /// The OTP accepted when a user's seed names none.
+        public static let defaultOTP = "123456"
+
+        public init(userID: String, email: String, password: String, name: String? = nil, mfaRequired: Bool = false,
+                    mfaOTP: String? = nil, recoveryCode: String? = nil) {
             self.userID = userID
             self.email = email
             self.password = password
             self.name = name
             self.mfaRequired = mfaRequired
+            self.mfaOTP = mfaOTP
+            self.recoveryCode = recoveryCode
         }
 
         public var description: String { "Auth0Seed.User(\(userID), \(email), password: <redacted>)" }
@@ -38,11 +48,14 @@ public struct Auth0Seed: Sendable, Codable, CustomStringConvertible {
     /// How many device-flow polls answer `authorization_pending` before the code is
     /// approved for the first user (default 2; 0: only the control API approves).
     public var deviceApprovalPolls: Int?
+    /// When set, ID tokens carry `session_expiry`: the user's authentication time plus
+    /// this many seconds.
+    public var sessionLifetime: Int?
     public var users: [User]
 
     public init(clientID: String, connection: String = "Username-Password-Authentication", rotateRefreshTokens: Bool = true,
                 accessTokenLifetime: Int = 86_400, idTokenLifetime: Int = 36_000, refreshTokenLifetime: Int = 2_592_000,
-                deviceApprovalPolls: Int = 2, users: [User]) {
+                deviceApprovalPolls: Int = 2, sessionLifetime: Int? = nil, users: [User]) {
         self.clientID = clientID
         self.connection = connection
         self.rotateRefreshTokens = rotateRefreshTokens
@@ -50,6 +63,7 @@ public struct Auth0Seed: Sendable, Codable, CustomStringConvertible {
         self.idTokenLifetime = idTokenLifetime
         self.refreshTokenLifetime = refreshTokenLifetime
         self.deviceApprovalPolls = deviceApprovalPolls
+        self.sessionLifetime = sessionLifetime
         self.users = users
     }
 
@@ -58,7 +72,8 @@ public struct Auth0Seed: Sendable, Codable, CustomStringConvertible {
     /// mfa@example.com (`auth0|mfa`, `mfa-password-1`, MFA required).
     public static let standard = Auth0Seed(clientID: "latchkey-emulator-client", users: [
         User(userID: "auth0|alice", email: "alice@example.com", password: "alice-password-1", name: "Alice Liddell"),
-        User(userID: "auth0|mfa", email: "mfa@example.com", password: "mfa-password-1", name: "Maude Factor", mfaRequired: true),
+        User(userID: "auth0|mfa", email: "mfa@example.com", password: "mfa-password-1", name: "Maude Factor", mfaRequired: true,
+             recoveryCode: "RECOVERY-CODE-1"),
     ])
 
     public var description: String { "Auth0Seed(client: \(clientID), \(users.count) users)" }

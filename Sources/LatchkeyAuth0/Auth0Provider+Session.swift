@@ -1,0 +1,53 @@
+internal import Foundation
+internal import Latchkey
+internal import LatchkeyJWT
+
+internal import LatchkeyJSON
+extension Auth0Provider {
+    /// The session a token answer establishes or renews. The ID token, when present, is
+    /// validated first. The refresh token is `new ?? old` (an answer without one keeps
+    /// the old, #144); without a new ID token the old one and its user stay.
+    func session(from response: TokenResponse, expectations: IDTokenValidator.Expectations = .init(), scope: String?,
+                 audience: String?, previous: AuthenticatedSession? = nil) async throws -> AuthenticatedSession {
+        let now = clock.now
+        var claims: JSONObject?
+        if let idToken = response.idToken { claims = try await validator.validate(idToken, expectations) }
+        var attributes: [String: String] = [:]
+        attributes["scope"] = response.scope ?? scope
+        attributes["audience"] = audience
+        if let expiry = claims?["session_expiry"]?.numberValue, expiry.isFinite {
+            attributes["session_expiry"] = String(Int64(min(max(expiry, 0), 1e12)))
+        }
+        var tokens = SessionTokens(accessToken: response.accessToken, refreshToken: response.refreshToken ?? previous?.tokens.refreshToken,
+                                   idToken: response.idToken ?? previous?.tokens.idToken, issuedAt: now,
+                                   expiresAt: response.expiresIn.map { now.addingTimeInterval($0) }, attributes: attributes)
+        if claims == nil, let previous {
+            // Attributes merge key by key in the core; keep the old session end here too.
+            tokens.attributes["session_expiry"] = previous.tokens.attributes["session_expiry"]
+        }
+        return makeSession(tokens: tokens, claims: claims, previous: previous)
+    }
+
+    /// The report for `tokens`: the user from the ID token's claims (when there are
+    /// new ones) and the session with the access token's expiry and the session's end.
+    func makeSession(tokens: SessionTokens, claims: JSONObject?, previous: AuthenticatedSession?) -> AuthenticatedSession {
+        let user = claims.flatMap(Self.user(from:))
+        guard let userID = user?.id ?? previous?.user?.id ?? previous?.session?.userID else {
+            return AuthenticatedSession(tokens: tokens)
+        }
+        var raw = previous?.session?.raw ?? [:]
+        if let expiresAt = tokens.expiresAt { raw["access_token_expires_at"] = .number(expiresAt.timeIntervalSince1970.rounded()) }
+        if let expiry = tokens.attributes["session_expiry"].flatMap(Double.init) { raw["session_expiry"] = .number(expiry) }
+        var startedAt = previous?.session?.startedAt
+        if let authTime = claims?["auth_time"]?.numberValue, authTime.isFinite { startedAt = Date(timeIntervalSince1970: authTime) }
+        let session = Session(id: nil, userID: userID, startedAt: startedAt, lastAccessedAt: tokens.issuedAt,
+                              expiresAt: Self.sessionEnd(of: tokens), raw: raw)
+        return AuthenticatedSession(tokens: tokens, session: session, user: user)
+    }
+
+    /// A user from OIDC claims (an ID token's or `/userinfo`'s), every claim kept raw.
+    static func user(from claims: JSONObject) -> User? {
+        guard let subject = claims.text("sub") else { return nil }
+        return User(id: subject, email: claims.text("email"), name: claims.text("name"), raw: claims)
+    }
+}

@@ -1,0 +1,185 @@
+public import Foundation
+public import Latchkey
+public import Logging
+internal import LatchkeyJWT
+
+/// The Auth0 adapter: password, MFA, browser (PKCE with a loopback redirect) and device
+/// logins; refresh-token renewal with rotation; `/userinfo` checks; revocation; and
+/// every Authentication API error classified for the session core.
+///
+/// Register it once and name `auth0` in `latchkey.json`:
+/// ```swift
+/// ProviderRegistry.shared.register(Auth0Provider.factory)
+/// ```
+///
+/// Stateless apart from its JWKS cache: safe to use from any task.
+public struct Auth0Provider: AuthProvider {
+    public let identifier = "auth0"
+    /// The application's settings.
+    public let configuration: Auth0Configuration
+
+    let api: Auth0API
+    let validator: IDTokenValidator
+    let clock: any SessionClock
+    let logger: Logger
+
+    /// How long an `mfa_token` is accepted (Auth0: 10 minutes).
+    public static let mfaTokenLifetime: TimeInterval = 600
+    /// The session ends this long before the ID token's `session_expiry`.
+    public static let sessionExpiryMargin: TimeInterval = 30
+    /// Auth0 refused a renewal because the user is blocked.
+    public static let blocked = TerminationReason("userBlocked")
+
+    /// The factory for the registry: identifier `auth0`, settings ``Auth0Configuration/schema``.
+    public static let factory = ProviderFactory(identifier: "auth0", schema: Auth0Configuration.schema) { context in
+        try Auth0Provider(context: context)
+    }
+
+    /// Builds the adapter from the core's context: settings, transport, clock, logger;
+    /// `leeway_seconds` defaults to the session options' leeway.
+    ///
+    /// - Throws: ``AuthError/Code/configuration`` naming the offending setting.
+    public init(context: ProviderContext) throws(AuthError) {
+        let configuration = try Auth0Configuration(settings: context.settings, defaultLeeway: context.options.leeway.seconds)
+        self.init(configuration: configuration, transport: context.transport, clock: context.clock, logger: context.logger)
+    }
+
+    /// Builds the adapter from a configuration.
+    ///
+    /// - Parameters:
+    ///   - transport: for every call to Auth0 (a ``RetryingTransport`` retries the
+    ///     idempotent ones; token grants are sent once).
+    ///   - clock: the client's clock (token expiries, ID-token times, device polling).
+    public init(configuration: Auth0Configuration, transport: any HTTPTransport, clock: any SessionClock = SystemClock(),
+                logger: Logger = Logger(label: "latchkey.auth0", factory: { _ in SwiftLogNoOpLogHandler() })) {
+        self.configuration = configuration
+        self.clock = clock
+        self.logger = logger
+        let api = Auth0API(configuration: configuration, transport: transport, clock: clock)
+        self.api = api
+        let keys = JWKSCache(now: { clock.now }, fetcher: { try await api.jwks() })
+        validator = IDTokenValidator(configuration: configuration, keys: keys, clock: clock)
+    }
+
+    // MARK: AuthProvider
+
+    public func login(_ credentials: any LoginCredentials, sessionDuration: Duration?, pending: UserAction?) async throws -> AuthenticatedSession {
+        guard let credentials = credentials as? Auth0Credentials else {
+            throw AuthError(.unsupportedCredentials, "Auth0 logs in with Auth0Credentials, not \(type(of: credentials))")
+        }
+        let scope = Auth0Configuration.withOpenID(credentials.scope ?? configuration.scope)
+        let audience = credentials.audience ?? configuration.audience
+        switch credentials.kind {
+        case .password(let username, let password, let realm):
+            var fields = [("grant_type", realm == nil ? GrantType.password : GrantType.passwordRealm), ("username", username),
+                          ("password", password)]
+            if let realm { fields.append(("realm", realm)) }
+            fields.append(("scope", scope))
+            if let audience { fields.append(("audience", audience)) }
+            let response = try await api.token(fields, call: .login)
+            logger.debug("password login answered", metadata: ["grant": "\(realm == nil ? "password" : "password-realm")"])
+            return try await session(from: response, scope: scope, audience: audience)
+        case .mfaOTP(let otp):
+            return try await finishMFA(pending, grant: GrantType.mfaOTP, ("otp", otp), audience: audience)
+        case .mfaRecoveryCode(let code):
+            return try await finishMFA(pending, grant: GrantType.mfaRecoveryCode, ("recovery_code", code), audience: audience)
+        case .browser(let options):
+            return try await BrowserFlow(provider: self, options: options, scope: scope, audience: audience).run()
+        case .device(let options):
+            return try await DeviceFlow(provider: self, options: options, scope: scope, audience: audience).run()
+        }
+    }
+
+    public func validate(_ current: AuthenticatedSession) async throws -> AuthenticatedSession {
+        try checkSessionNotOver(current.tokens)
+        var report = AuthenticatedSession(tokens: current.tokens)
+        if current.user == nil, let idToken = current.tokens.idToken {
+            // Tokens from elsewhere: their ID token is checked like any answer's.
+            let claims = try await validator.validate(idToken)
+            report = makeSession(tokens: current.tokens, claims: claims, previous: nil)
+        }
+        let claims = try await api.userInfo(accessToken: current.tokens.accessToken)
+        report.user = Self.user(from: claims)
+        return report
+    }
+
+    public func renew(_ request: RenewalRequest, current: AuthenticatedSession, preparation: RenewalPreparation) async throws -> AuthenticatedSession {
+        try checkSessionNotOver(current.tokens)
+        guard let refreshToken = current.tokens.refreshToken else {
+            throw AuthError(.unrecoverable, "the session has no refresh token (ask for the offline_access scope); log in again",
+                            providerCode: "no_refresh_token")
+        }
+        var fields = [("grant_type", GrantType.refreshToken), ("refresh_token", refreshToken)]
+        if let scope = request.scope { fields.append(("scope", scope)) }
+        if let audience = request.audience { fields.append(("audience", audience)) }
+        let response = try await api.token(fields, call: .refresh)
+        logger.debug("refresh grant answered", metadata: ["rotated": "\(response.refreshToken != nil)", "reason": "\(request.reason)"])
+        return try await session(from: response, scope: request.scope ?? current.tokens.scope,
+                                 audience: request.audience ?? current.tokens.audience, previous: current)
+    }
+
+    public func revoke(_ current: AuthenticatedSession) async throws {
+        guard let refreshToken = current.tokens.refreshToken else { return }
+        try await api.revoke(refreshToken: refreshToken)
+    }
+
+    public func checkTokens(_ tokens: SessionTokens) throws {
+        guard !tokens.accessToken.isEmpty else { throw AuthError(.invalidArgument, "the access token is empty") }
+        if let refreshToken = tokens.refreshToken, refreshToken.isEmpty {
+            throw AuthError(.invalidArgument, "the refresh token is empty (leave it nil when there is none)")
+        }
+    }
+
+    /// The access token counts as expired at its expiry and is renewed when 80 % of its
+    /// lifetime has passed; both move up to the session's end (`session_expiry` − 30 s)
+    /// when the ID token carried one, so the session ends on time.
+    public func renewalPlan(for tokens: SessionTokens) -> RenewalPlan {
+        let plan = RenewalPlan.proportional(issuedAt: tokens.issuedAt, expiresAt: tokens.expiresAt)
+        guard let end = Self.sessionEnd(of: tokens) else { return plan }
+        return RenewalPlan(expiresAt: min(plan.expiresAt ?? end, end), renewAt: min(plan.renewAt ?? end, end))
+    }
+
+    public func classify(_ error: any Error) -> AuthError {
+        switch error {
+        case let error as AuthError: error
+        case let error as Auth0IDTokenError: IDTokenValidator.rejection(error)
+        case let error as Auth0ErrorResponse: error.classified(error.call ?? .login, now: clock.now)
+        default: AuthError.classifying(error)
+        }
+    }
+
+    // MARK: Helpers
+
+    /// The grant types of `/oauth/token`.
+    enum GrantType {
+        static let passwordRealm = "http://auth0.com/oauth/grant-type/password-realm"
+        static let password = "password"
+        static let refreshToken = "refresh_token"
+        static let authorizationCode = "authorization_code"
+        static let deviceCode = "urn:ietf:params:oauth:grant-type:device_code"
+        static let mfaOTP = "http://auth0.com/oauth/grant-type/mfa-otp"
+        static let mfaRecoveryCode = "http://auth0.com/oauth/grant-type/mfa-recovery-code"
+    }
+
+    private func finishMFA(_ pending: UserAction?, grant: String, _ code: (String, String), audience: String?) async throws -> AuthenticatedSession {
+        guard let pending, pending.kind == "mfa", let mfaToken = pending.continuationToken else {
+            throw AuthError(.invalidState, "no multi-factor step is pending; log in with a password first")
+        }
+        if let expiresAt = pending.expiresAt, expiresAt <= clock.now {
+            throw AuthError(.unrecoverable, "the multi-factor step expired; log in again", providerCode: "expired_token")
+        }
+        let response = try await api.token([("grant_type", grant), ("mfa_token", mfaToken), code], call: .login)
+        return try await session(from: response, scope: nil, audience: audience)
+    }
+
+    /// When the session ends (`session_expiry` − 30 s), when the ID token said.
+    static func sessionEnd(of tokens: SessionTokens) -> Date? {
+        guard let text = tokens.attributes["session_expiry"], let seconds = Double(text), seconds.isFinite else { return nil }
+        return Date(timeIntervalSince1970: seconds - sessionExpiryMargin)
+    }
+
+    private func checkSessionNotOver(_ tokens: SessionTokens) throws(AuthError) {
+        guard let end = Self.sessionEnd(of: tokens), end <= clock.now else { return }
+        throw AuthError(.unrecoverable, "the Auth0 session reached its end (session_expiry); log in again", providerCode: "session_expired")
+    }
+}

@@ -1,0 +1,85 @@
+internal import Foundation
+internal import Latchkey
+internal import LatchkeyJWT
+
+internal import LatchkeyJSON
+/// The Authentication API calls the adapter makes, each answering a parsed success or
+/// throwing a classified ``AuthError`` (network failures stay ``TransportError``s for
+/// the core to classify as transient).
+struct Auth0API: Sendable {
+    let configuration: Auth0Configuration
+    let transport: any HTTPTransport
+    let clock: any SessionClock
+
+    /// How long one call may take.
+    static let timeout: Duration = .seconds(30)
+
+    /// `POST /oauth/token`, form-encoded. `client_id` (and `client_secret`, when
+    /// configured) are added here.
+    func token(_ fields: [(String, String)], call: Auth0ErrorResponse.Call) async throws -> TokenResponse {
+        var all = [("client_id", configuration.clientID)] + fields
+        if let secret = configuration.clientSecret { all.append(("client_secret", secret)) }
+        let response = try await post("oauth/token", all)
+        guard response.status == 200 else { throw Auth0ErrorResponse(response, now: clock.now).classified(call, now: clock.now) }
+        guard let object = JSONObject.parsing(response.body), let tokens = TokenResponse(object) else {
+            throw AuthError(.transient, "Auth0 answered the \(call.rawValue) with a body that is not a token answer", httpStatus: response.status)
+        }
+        return tokens
+    }
+
+    /// `POST /oauth/device/code`.
+    func deviceCode(scope: String, audience: String?) async throws -> DeviceCodeResponse {
+        var fields = [("client_id", configuration.clientID), ("scope", scope)]
+        if let audience { fields.append(("audience", audience)) }
+        if let organization = configuration.organization { fields.append(("organization", organization)) }
+        let response = try await post("oauth/device/code", fields)
+        guard response.status == 200 else {
+            throw Auth0ErrorResponse(response, now: clock.now).classified(.deviceCode, now: clock.now)
+        }
+        guard let object = JSONObject.parsing(response.body), let device = DeviceCodeResponse(object) else {
+            throw AuthError(.transient, "Auth0 answered the device authorization with a malformed body", httpStatus: response.status)
+        }
+        return device
+    }
+
+    /// `GET /userinfo` with the access token: the user's OIDC claims.
+    func userInfo(accessToken: String) async throws -> JSONObject {
+        var request = HTTPRequest(url: configuration.endpoint("userinfo"), timeout: Self.timeout)
+        request.headers["Authorization"] = "Bearer \(accessToken)"
+        request.headers["Accept"] = "application/json"
+        let response = try await transport.send(request)
+        guard response.status == 200 else { throw Auth0ErrorResponse(response, now: clock.now).classified(.userInfo, now: clock.now) }
+        guard let object = JSONObject.parsing(response.body), object.text("sub") != nil else {
+            throw AuthError(.transient, "Auth0 answered the session check with a malformed body", httpStatus: response.status)
+        }
+        return object
+    }
+
+    /// `POST /oauth/revoke`. A token Auth0 already considers invalid is gone too.
+    func revoke(refreshToken: String) async throws {
+        var fields = [("client_id", configuration.clientID), ("token", refreshToken)]
+        if let secret = configuration.clientSecret { fields.append(("client_secret", secret)) }
+        let response = try await post("oauth/revoke", fields)
+        if response.status == 200 { return }
+        let error = Auth0ErrorResponse(response, now: clock.now)
+        if error.code == "invalid_grant" { return }
+        throw error.classified(.revoke, now: clock.now)
+    }
+
+    /// `GET /.well-known/jwks.json`, for the JWKS cache.
+    func jwks() async throws -> JWKSCache.Response {
+        let response = try await transport.send(HTTPRequest(url: configuration.endpoint(".well-known/jwks.json"), timeout: Self.timeout))
+        guard response.status == 200 else {
+            throw AuthError(.transient, "Auth0 answered HTTP \(response.status) for its signing keys", httpStatus: response.status)
+        }
+        return JWKSCache.Response(body: Array(response.body), cacheControl: response.headers["Cache-Control"])
+    }
+
+    private func post(_ path: String, _ fields: [(String, String)]) async throws -> HTTPResponse {
+        let body = Data(FormBody.encode(fields).utf8)
+        let request = HTTPRequest(method: "POST", url: configuration.endpoint(path),
+                                  headers: ["Content-Type": "application/x-www-form-urlencoded", "Accept": "application/json"],
+                                  body: body, timeout: Self.timeout)
+        return try await transport.send(request)
+    }
+}

@@ -1,0 +1,135 @@
+import Foundation
+import Latchkey
+import LatchkeyAuth0
+import LatchkeyEmulator
+import LatchkeySecrets
+import Logging
+import Synchronization
+import Testing
+
+/// The emulator's Auth0 tenant, a client on a manual clock in step with the emulator's
+/// frozen clock, a memory store and captured logs.
+struct Auth0Harness {
+    static let start = Date(timeIntervalSince1970: 1_800_000_000)
+
+    let emulator: Emulator
+    let auth0: Auth0Endpoint
+    let clock: ManualClock
+    let store: any SecretStore
+    let logs: LogCapture
+    let provider: Auth0Provider
+    let client: AuthClient
+    let options: SessionOptions
+
+    init(seed: Auth0Seed = .standard, options: SessionOptions = SessionOptions(heartbeatInterval: nil), organization: String? = nil) async throws {
+        var emulatorOptions = EmulatorOptions(providers: [.auth0], clockStart: Self.start)
+        emulatorOptions.seed.auth0 = seed
+        emulator = try await Emulator.start(emulatorOptions)
+        auth0 = try #require(emulator.auth0)
+        clock = ManualClock(now: Self.start)
+        store = try MemorySecretStore(namespace: "auth0-test")
+        logs = LogCapture()
+        self.options = options
+        let configuration = try Auth0Configuration(baseURL: auth0.baseURL, clientID: auth0.clientID, organization: organization)
+        provider = Auth0Provider(configuration: configuration, transport: URLSessionTransport(), clock: clock, logger: logs.logger)
+        client = AuthClient(provider: provider, store: store, options: options, transport: URLSessionTransport(), clock: clock, logger: logs.logger)
+    }
+
+    /// A second client on the same store, as after a restart.
+    func restarted() -> AuthClient {
+        AuthClient(provider: provider, store: store, options: options, transport: URLSessionTransport(), clock: clock, logger: logs.logger)
+    }
+
+    /// Moves both clocks.
+    func advance(by seconds: TimeInterval) {
+        emulator.control.advanceClock(by: seconds)
+        clock.advance(by: .seconds(seconds))
+    }
+
+    func loginAlice() async throws {
+        try await client.start()
+        try await client.login(Auth0Credentials.password(username: "alice@example.com", password: "alice-password-1", realm: auth0.connection))
+    }
+
+    func refreshGrants() async -> Int {
+        await emulator.control.count(EmulatorRoute(.auth0, "POST", "/oauth/token"), grant: "refresh_token")
+    }
+
+    func count(_ method: String, _ path: String, grant: String? = nil) async -> Int {
+        await emulator.control.count(EmulatorRoute(.auth0, method, path), grant: grant)
+    }
+
+    func stop() async {
+        await client.shutdown()
+        await emulator.stop()
+    }
+
+    /// Every secret the session holds now, for the log checks.
+    func secrets() async throws -> [String] {
+        guard let text = try await store.string(SessionOptions().vaultEntryName) else { return [] }
+        var found: [String] = []
+        for key in ["access_token", "refresh_token", "id_token"] {
+            if let range = text.range(of: "\"\(key)\":\"") {
+                let rest = text[range.upperBound...]
+                if let end = rest.firstIndex(of: "\"") { found.append(String(rest[..<end])) }
+            }
+        }
+        return found
+    }
+}
+
+let tokenRoute = EmulatorRoute(.auth0, "POST", "/oauth/token")
+let userInfoRoute = EmulatorRoute(.auth0, "GET", "/userinfo")
+
+/// Collects every log line (message and metadata) in memory.
+final class LogCapture: Sendable {
+    private let lines = Mutex<[String]>([])
+
+    var logger: Logger {
+        var logger = Logger(label: "test") { _ in Handler(capture: self) }
+        logger.logLevel = .trace
+        return logger
+    }
+
+    var all: [String] { lines.withLock { $0 } }
+
+    func append(_ line: String) { lines.withLock { $0.append(line) } }
+
+    struct Handler: LogHandler {
+        let capture: LogCapture
+        var metadata: Logger.Metadata = [:]
+        var logLevel: Logger.Level = .trace
+
+        subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+            get { metadata[key] }
+            set { metadata[key] = newValue }
+        }
+
+        func log(event: LogEvent) {
+            let merged = metadata.merging(event.metadata ?? [:]) { _, new in new }
+            capture.append("\(event.level) \(event.message) \(merged.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " "))")
+        }
+    }
+}
+
+/// Waits, yielding, until `condition` holds; fails the test after many rounds.
+func settle(_ what: Comment, _ condition: () async -> Bool, sourceLocation: SourceLocation = #_sourceLocation) async {
+    for round in 0..<400_000 {
+        if await condition() { return }
+        if round % 64 == 63 { try? await Task.sleep(for: .microseconds(200)) } else { await Task.yield() }
+    }
+    Issue.record("never settled: \(what)", sourceLocation: sourceLocation)
+}
+
+/// Runs `body` and returns the AuthError it threw, or nil.
+func authError(_ body: () async throws -> Void) async -> AuthError? {
+    do {
+        try await body()
+        return nil
+    } catch let error as AuthError {
+        return error
+    } catch {
+        Issue.record("expected an AuthError, got \(error)")
+        return nil
+    }
+}

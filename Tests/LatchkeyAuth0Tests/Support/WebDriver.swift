@@ -1,0 +1,190 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import Glibc
+import LatchkeyJWT
+import LatchkeyJSON
+import Testing
+
+/// Headless Chromium driven through chromedriver's W3C WebDriver HTTP API, spoken
+/// directly (a handful of JSON calls). `start()` returns `nil` when Chromium or
+/// chromedriver is not installed.
+final class WebDriver: Sendable {
+    static let chromium = ["/usr/bin/chromium", "/usr/bin/chromium-browser"].first { FileManager.default.isExecutableFile(atPath: $0) }
+    static let chromedriver = ["/usr/bin/chromedriver", "/usr/lib/chromium/chromedriver"].first { FileManager.default.isExecutableFile(atPath: $0) }
+    static var isAvailable: Bool { chromium != nil && chromedriver != nil }
+
+    private let process: Process
+    private let base: URL
+    private let session: String
+
+    private init(process: Process, base: URL, session: String) {
+        self.process = process
+        self.base = base
+        self.session = session
+    }
+
+    static func start() async throws -> WebDriver? {
+        guard let chromium, let chromedriver else { return nil }
+        let port = Int.random(in: 20_000..<40_000)
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: chromedriver)
+        process.arguments = ["--port=\(port)", "--allowed-ips=127.0.0.1"]
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        let base = try #require(URL(string: "http://127.0.0.1:\(port)/"))
+        var ready = false
+        var last = "no answer"
+        for _ in 0..<200 where !ready {
+            do {
+                let status = try await call(base, "GET", "status")
+                if status["value"]?["ready"]?.boolValue == true { ready = true } else { last = status.jsonText }
+            } catch {
+                last = "\(error)"
+            }
+            if !ready { try await Task.sleep(for: .milliseconds(100)) }
+        }
+        guard ready else {
+            process.terminate()
+            throw Failure(message: "chromedriver did not start: \(last)")
+        }
+        let options: JSONObject = ["binary": .string(chromium), "args": ["--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu"]]
+        let capabilities: JSONValue = .object(["capabilities": .object(["alwaysMatch": .object(["browserName": "chrome", "goog:chromeOptions": .object(options)])])])
+        let created = try await call(base, "POST", "session", capabilities)
+        guard let session = created["value"]?["sessionId"]?.stringValue else {
+            process.terminate()
+            throw Failure(message: "no WebDriver session: \(created.jsonText)")
+        }
+        return WebDriver(process: process, base: base, session: session)
+    }
+
+    func navigate(_ url: URL) async throws {
+        _ = try await command("POST", "url", .object(["url": .string(url.absoluteString)]))
+    }
+
+    func type(_ selector: String, _ text: String) async throws {
+        let element = try await find(selector)
+        _ = try await command("POST", "element/\(element)/clear", .object([:]))
+        _ = try await command("POST", "element/\(element)/value", .object(["text": .string(text)]))
+    }
+
+    func click(_ selector: String) async throws {
+        _ = try await command("POST", "element/\(try await find(selector))/click", .object([:]))
+    }
+
+    func text(_ selector: String) async throws -> String {
+        try await command("GET", "element/\(try await find(selector))/text")["value"]?.stringValue ?? ""
+    }
+
+    func currentURL() async throws -> String {
+        try await command("GET", "url")["value"]?.stringValue ?? ""
+    }
+
+    /// Waits (real time, up to 10 s) until an element matches.
+    func waitFor(_ selector: String) async throws {
+        for _ in 0..<100 {
+            if (try? await find(selector)) != nil { return }
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        throw Failure(message: "no element \(selector) at \(try await currentURL())")
+    }
+
+    func quit() async {
+        _ = try? await Self.call(base, "DELETE", "session/\(session)")
+        process.terminate()
+        // Reaped on its own thread: waitUntilExit blocks, and the cooperative pool is small.
+        let process = self.process
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            Thread { process.waitUntilExit(); continuation.resume() }.start()
+        }
+    }
+
+    private func find(_ selector: String) async throws -> String {
+        let found = try await command("POST", "element", .object(["using": "css selector", "value": .string(selector)]))
+        guard let id = found["value"]?.objectValue?.members.first?.value.stringValue else { throw Failure(message: "no element \(selector)") }
+        return id
+    }
+
+    private func command(_ method: String, _ path: String, _ body: JSONValue? = nil) async throws -> JSONValue {
+        let answer = try await Self.call(base, method, "session/\(session)/\(path)", body)
+        if let error = answer["value"]?["error"]?.stringValue { throw Failure(message: "\(path): \(error)") }
+        return answer
+    }
+
+    /// One HTTP/1.1 exchange over a plain socket: chromedriver writes headers without a
+    /// space after the colon (`Content-Length:249`), which FoundationNetworking refuses.
+    private static func call(_ base: URL, _ method: String, _ path: String, _ body: JSONValue? = nil) async throws -> JSONValue {
+        let port = UInt16(base.port ?? 80)
+        let payload = body?.jsonBytes ?? []
+        var head = "\(method) /\(path) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nConnection: close\r\nAccept: application/json\r\n"
+        if body != nil { head += "Content-Type: application/json\r\n" }
+        head += "Content-Length: \(payload.count)\r\n\r\n"
+        let request = Array(head.utf8) + payload
+        // On its own thread: blocking one of the cooperative pool's few threads would
+        // starve the in-process emulator the browser is talking to.
+        let response = try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<[UInt8], any Error>) in
+            Thread { continuation.resume(with: Result { try RawHTTP.exchange(port: port, request) }) }.start()
+        }
+        guard let split = Self.headerEnd(response) else { throw Failure(message: "no HTTP answer from chromedriver") }
+        return try JSONValue.parse(bytes: Array(response[split...]))
+    }
+
+    private static func headerEnd(_ bytes: [UInt8]) -> Int? {
+        guard bytes.count >= 4 else { return nil }
+        for index in 0...(bytes.count - 4) where bytes[index] == 13 && bytes[index + 1] == 10 && bytes[index + 2] == 13 && bytes[index + 3] == 10 {
+            return index + 4
+        }
+        return nil
+    }
+
+    struct Failure: Error, CustomStringConvertible {
+        var message: String
+        var description: String { message }
+    }
+}
+
+/// A blocking request/response over a loopback TCP socket, read up to its Content-Length.
+enum RawHTTP {
+    /// Header length plus Content-Length, once the headers are in.
+    static func expectedLength(_ bytes: [UInt8]) -> Int? {
+        let text = String(decoding: bytes, as: UTF8.self)
+        guard let end = text.range(of: "\r\n\r\n") else { return nil }
+        let headers = text[..<end.lowerBound].lowercased()
+        guard let line = headers.split(separator: "\r\n").first(where: { $0.hasPrefix("content-length:") }),
+              let length = Int(line.dropFirst("content-length:".count).trimmingCharacters(in: .whitespaces)) else { return nil }
+        return text.utf8.distance(from: text.utf8.startIndex, to: end.upperBound.samePosition(in: text.utf8) ?? text.utf8.endIndex) + length
+    }
+
+    static func exchange(port: UInt16, _ request: [UInt8]) throws -> [UInt8] {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { throw WebDriver.Failure(message: "socket failed") }
+        defer { close(fd) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = port.bigEndian
+        address.sin_addr.s_addr = UInt32(0x7F00_0001).bigEndian
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard connected == 0 else { throw WebDriver.Failure(message: "connect failed: errno \(errno)") }
+        var timeout = timeval(tv_sec: 60, tv_usec: 0)
+        _ = setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        var offset = 0
+        while offset < request.count {
+            let sent = request.withUnsafeBytes { send(fd, $0.baseAddress! + offset, $0.count - offset, Int32(MSG_NOSIGNAL)) }
+            guard sent > 0 else { throw WebDriver.Failure(message: "send failed") }
+            offset += sent
+        }
+        var response = [UInt8]()
+        var chunk = [UInt8](repeating: 0, count: 65_536)
+        while true {
+            let count = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+            guard count > 0 else { break }
+            response.append(contentsOf: chunk[..<count])
+            if let expected = expectedLength(response), response.count >= expected { break }
+        }
+        return response
+    }
+}
