@@ -140,6 +140,7 @@ let package = Package(
                 "Latchkey",
                 "LatchkeySocialPlus",
                 "LatchkeyStytch",
+                "LatchkeyAuth0",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: swiftSettings
@@ -159,7 +160,7 @@ let package = Package(
         // MARK: Build-time configuration
         .executableTarget(
             name: "LatchkeyConfigTool",
-            dependencies: ["Latchkey", "LatchkeySecrets", "LatchkeySocialPlus", "LatchkeyStytch"],
+            dependencies: ["Latchkey", "LatchkeySecrets", "LatchkeySocialPlus", "LatchkeyStytch", "LatchkeyAuth0"],
             swiftSettings: swiftSettings
         ),
         .plugin(

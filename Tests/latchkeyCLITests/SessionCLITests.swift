@@ -109,6 +109,30 @@ func runOffThePool(_ arguments: [String], stdin: String = "", environment: [Stri
         #expect(try await runOffThePool(["session", "logout", "--secure"], environment: environment).status == 0)
     }
 
+    @Test func auth0PasswordLoginRefreshAndSecureLogout() async throws {
+        let emulator = try await Emulator.start(EmulatorOptions(providers: [.auth0]))
+        defer { Task { await emulator.stop() } }
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("latchkey-session-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let auth0 = try #require(emulator.auth0)
+        let config = #"{"provider": "auth0", "settings": {"domain": "\#(auth0.domain)", "client_id": "\#(auth0.clientID)", "base_url": "\#(auth0.baseURL.absoluteString)"}, "store": {"backend": "file", "namespace": "cli-auth0"}}"#
+        try Data(config.utf8).write(to: directory.appendingPathComponent("latchkey.json"))
+        let environment = ["LATCHKEY_CONFIG": directory.appendingPathComponent("latchkey.json").path,
+                           "XDG_DATA_HOME": directory.appendingPathComponent("data").path,
+                           "XDG_CONFIG_HOME": directory.appendingPathComponent("config").path]
+        let login = try await runOffThePool(["session", "login", "--username", "alice@example.com", "--realm", auth0.connection, "--password-stdin"],
+                                            stdin: "alice-password-1\n", environment: environment)
+        #expect(login.status == 0, "\(login.stderr)")
+        let first = try await runOffThePool(["session", "token"], environment: environment).stdout
+        #expect(try await runOffThePool(["session", "refresh"], environment: environment).status == 0)
+        let second = try await runOffThePool(["session", "token"], environment: environment).stdout
+        #expect(first != second, "refresh gave a new access token")
+        #expect(await emulator.control.count(EmulatorRoute(.auth0, "POST", "/oauth/token"), grant: "refresh_token") == 1)
+        #expect(try await runOffThePool(["session", "logout", "--secure"], environment: environment).status == 0)
+        #expect(try await runOffThePool(["session", "status"], environment: environment).status == 1)
+    }
+
     @Test func usageAndConfigurationErrors() async throws {
         let missing = try await runOffThePool(["session", "status", "--config", "/nonexistent/latchkey.json"])
         #expect(missing.status == 1)

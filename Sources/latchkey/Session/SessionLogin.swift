@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Latchkey
+import LatchkeyAuth0
 import LatchkeySocialPlus
 import LatchkeyStytch
 
@@ -12,6 +13,7 @@ extension SessionCommand {
             discussion: """
             Stytch: --email, and the password from the terminal (no echo) or --password-stdin.
             Stytch B2B: --organization-id and --email as well; a second factor is asked for on the terminal             (a TOTP code, or --sms to have a code sent).
+            Auth0: the device code by default (the code and the URL are printed; approve in any browser);             --browser opens the system browser with a loopback redirect; --username with --password-stdin uses the password grant.
             social.plus: --user-id (and --display-name); in secure mode --auth-token-stdin reads the auth token.
             Secrets are read from standard input or from the terminal without echo, never from arguments.
             """
@@ -39,6 +41,15 @@ extension SessionCommand {
 
         @Flag(name: .long, help: "Stytch B2B: send the second factor by SMS instead of asking for a TOTP code.")
         var sms = false
+
+        @Flag(name: .long, help: "Auth0: log in in the system browser (PKCE, loopback redirect) instead of with a device code.")
+        var browser = false
+
+        @Option(name: .long, help: "Auth0: the username for the password grant (with --password-stdin or a terminal prompt).")
+        var username: String?
+
+        @Option(name: .long, help: "Auth0: the database connection (realm) for the password grant.")
+        var realm: String?
 
         func run() async throws {
             let (client, configuration) = try self.client.makeClient()
@@ -70,6 +81,22 @@ extension SessionCommand {
             case "stytch-b2b":
                 guard let email, let organizationID else { throw ValidationError("Stytch B2B needs --organization-id and --email") }
                 return StytchB2BCredentials.password(organizationID: organizationID, emailAddress: email, password: try password())
+            case "auth0":
+                if let username {
+                    return Auth0Credentials.password(username: username, password: try password(), realm: realm)
+                }
+                if browser {
+                    return Auth0Credentials.browser(Auth0BrowserLogin(opener: .handOff { url in
+                        printError("Opening your browser; if it does not open, visit: \(url.absoluteString)")
+                        try? await BrowserOpener.system(url)
+                    }))
+                }
+                return Auth0Credentials.deviceCode { code in
+                    // Printed on stdout: the user needs it; the token is not in it.
+                    print("To log in, visit \(TerminalText.escape(code.verificationURIComplete?.absoluteString ?? code.verificationURI.absoluteString))")
+                    print("and confirm the code \(TerminalText.escape(code.userCode)). Waiting…")
+                    fflush(nil)
+                }
             case SocialPlusProvider.providerID:
                 guard let userID else { throw ValidationError("social.plus needs --user-id") }
                 let token = authTokenFromStandardInput ? try SecretInput.line(from: .standardInput, what: "auth token") : nil
@@ -86,6 +113,10 @@ extension SessionCommand {
         /// A B2B login that needs another factor: a TOTP code from the terminal, or an SMS code.
         private func finishSecondFactor(_ client: AuthClient) async throws {
             guard let action = client.pendingUserAction else { throw fail("the provider asked for another step the CLI cannot take") }
+            if client.provider.identifier == "auth0" {
+                try await client.login(Auth0Credentials.mfa(otp: try SecretInput.prompt("One-time code: ")))
+                return
+            }
             if sms {
                 try await client.stytchB2B?.sendSMSOTP(for: action)
                 try await client.login(StytchB2BCredentials.smsOTP(code: try SecretInput.prompt("Code sent by SMS: ")))
