@@ -21,7 +21,7 @@ struct Fixture: Sendable {
     static let key = [UInt8](repeating: 0x4C, count: 32)
 
     private init() {
-        let root = FileManager.default.temporaryDirectory.appendingPathComponent("latchkey-fuzz-\(getpid())")
+        let root = Self.root
         let data = root.appendingPathComponent("data"), config = root.appendingPathComponent("config")
         do {
             for directory in [root, data, config] {
@@ -39,8 +39,16 @@ struct Fixture: Sendable {
             Fuzz.fail("cannot set up the store: \(error)")
         }
         dataFile = store.path
-        atexit { try? FileManager.default.removeItem(at: FileManager.default.temporaryDirectory.appendingPathComponent("latchkey-fuzz-\(getpid())")) }
+        atexit { try? FileManager.default.removeItem(at: Fixture.root) }
     }
+
+    /// In memory (/dev/shm) when there is one: rewriting a file on ext4 after truncating it
+    /// flushes it on close (auto_da_alloc), a few milliseconds per input.
+    static let root: URL = {
+        let shm = URL(fileURLWithPath: "/dev/shm")
+        let base = access(shm.path, W_OK) == 0 ? shm : FileManager.default.temporaryDirectory
+        return base.appendingPathComponent("latchkey-fuzz-\(getpid())")
+    }()
 }
 
 /// With `LATCHKEY_FUZZ_WRITE_SEEDS=<directory>`, writes authentic files under the fixed
@@ -74,10 +82,9 @@ public func initialize(_ argc: UnsafeMutablePointer<CInt>, _ argv: UnsafeMutable
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzz(_ start: UnsafeRawPointer, _ count: Int) -> CInt {
     let fixture = Fixture.shared
-    guard FileManager.default.createFile(atPath: fixture.dataFile, contents: Data(bytes: start, count: count),
-                                         attributes: [.posixPermissions: 0o600]) else {
-        Fuzz.fail("cannot write the data file")
-    }
+    // A plain write: Foundation's createFile writes atomically and syncs, ten times slower.
+    let fd = open(fixture.dataFile, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+    guard fd >= 0, write(fd, start, count) == count, close(fd) == 0 else { Fuzz.fail("cannot write the data file") }
     let store = fixture.store
     let outcome = Fuzz.runBlocking { () -> [String] in
         let names = try await store.names()
