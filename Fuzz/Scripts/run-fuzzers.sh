@@ -12,7 +12,7 @@ set -uo pipefail
 cd "$(dirname "$0")/.."
 bin="$1"; seconds="$2"; shift 2
 rss_limit="${RSS_LIMIT_MB:-2048}"
-timeout="${TIMEOUT:-10}"
+timeout="${TIMEOUT:-30}"
 work=".build/fuzz-work"
 mkdir -p "$work/artifacts" "$work/logs"
 # The Swift runtime's backtracer would race ASan's report; libFuzzer needs ASan's.
