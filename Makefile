@@ -4,7 +4,7 @@ SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 APT_PACKAGES := libssl-dev libkeyutils-dev pkg-config chromium chromium-driver
 CONFIG ?= debug
 
-.PHONY: all deps build build-release test demo bench bench-check clean
+.PHONY: all deps build build-release test demo bench bench-check fuzz fuzz-ci clean
 
 all: build
 
@@ -38,6 +38,15 @@ bench: deps
 
 bench-check: deps
 	$(MAKE) -C Benchmarks bench-check
+
+# libFuzzer targets (Fuzz/README.md): FUZZ_SECONDS per target (default 60), one at a time.
+FUZZ_SECONDS ?= 60
+fuzz: deps
+	$(MAKE) -C Fuzz fuzz FUZZ_SECONDS=$(FUZZ_SECONDS)
+
+# What CI runs: build every fuzz target, replay Fuzz/Regressions/, fuzz each briefly.
+fuzz-ci: deps
+	$(MAKE) -C Fuzz fuzz-ci
 
 clean:
 	rm -rf .build

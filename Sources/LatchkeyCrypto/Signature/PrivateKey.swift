@@ -65,7 +65,9 @@ package struct PrivateKey: Sendable, CustomStringConvertible {
             .bigNumber("rsa-exponent1", dp), .bigNumber("rsa-exponent2", dq),
             .bigNumber("rsa-coefficient1", qi),
         ], operation: operation)
-        return try PrivateKey(taking: pkey, operation: operation)
+        let key = try PrivateKey(taking: pkey, operation: operation)
+        try key.checkPairwise(operation: operation)
+        return key
     }
 
     /// An EC private key from its scalar and public point.
@@ -79,14 +81,24 @@ package struct PrivateKey: Sendable, CustomStringConvertible {
             .utf8("group", curve.openSSLGroupName), .octets("pub", [0x04] + x + y), .bigNumber("priv", d),
         ], operation: operation)
         let key = try PrivateKey(taking: pkey, operation: operation)
-        try key.object.withPointer { pkey in
+        try key.checkPairwise(operation: operation)
+        return key
+    }
+
+    /// Throws unless the private half matches the public half (an EC scalar its point,
+    /// RSA's d and CRT values its n and e). Parsers accept keys whose halves disagree:
+    /// such a key signs tokens its own public key never verifies.
+    private func checkPairwise(operation: String) throws {
+        try object.withPointer { pkey in
             guard let ctx = EVP_PKEY_CTX_new_from_pkey(nil, pkey, nil) else { throw CryptoError.openSSL(operation) }
             defer { EVP_PKEY_CTX_free(ctx) }
             guard EVP_PKEY_pairwise_check(ctx) == 1 else {
-                throw CryptoError.invalidKey(operation, "the private scalar does not match the public point")
+                ERR_clear_error()
+                let halves = if case .rsa = type { "the private exponent and factors do not match the modulus and public exponent" }
+                    else { "the private scalar does not match the public point" }
+                throw CryptoError.invalidKey(operation, halves)
             }
         }
-        return key
     }
 
     /// An Ed25519 private key from its 32-byte seed.
@@ -115,7 +127,11 @@ package struct PrivateKey: Sendable, CustomStringConvertible {
             return d2i_AutoPrivateKey(nil, &cursor, buffer.count)
         }
         guard let pkey else { throw CryptoError.openSSL(operation, code: .invalidKey) }
-        return try PrivateKey(taking: pkey, operation: operation)
+        let key = try PrivateKey(taking: pkey, operation: operation)
+        // PKCS#8 and SEC1 carry the public point next to the scalar (PKCS#1 RSA its n, e
+        // next to d and the factors), and nothing makes them agree.
+        if case .ed25519 = key.type {} else { try key.checkPairwise(operation: operation) }
+        return key
     }
 
     /// Parses the first private key in PEM text.

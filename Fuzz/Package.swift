@@ -1,0 +1,52 @@
+// swift-tools-version: 6.2
+import PackageDescription
+
+// Coverage-guided fuzzing of Latchkey's parsers with libFuzzer. A package of its own,
+// like Benchmarks/, so that users of Latchkey never build it. Build and run it from
+// the repository root with `make fuzz` (see README.md here): every target, Latchkey's
+// modules included, must be compiled with `--sanitize fuzzer --sanitize address`.
+//
+// A path dependency's package identity is the last component of its directory (the
+// checkout's name), so it is derived from this manifest's location.
+let rootPackage: String = {
+    var components = #filePath.split(separator: "/", omittingEmptySubsequences: true)
+    components.removeLast(2)  // "Package.swift", "Fuzz"
+    return components.last.map(String.init) ?? "latchkey"
+}()
+
+let swiftSettings: [SwiftSetting] = [
+    .swiftLanguageMode(.v6),
+    .enableUpcomingFeature("ExistentialAny"),
+    .enableUpcomingFeature("InternalImportsByDefault"),
+    .treatAllWarnings(as: .error),
+]
+
+let package = Package(
+    name: "LatchkeyFuzz",
+    dependencies: [
+        .package(path: ".."),
+    ],
+    targets: [
+        .target(name: "FuzzSupport", swiftSettings: swiftSettings),
+    ]
+)
+
+/// One libFuzzer executable per `Sources/<Name>/<Name>.swift`, which defines
+/// `LLVMFuzzerTestOneInput`; libFuzzer supplies `main`. Add a target here, its folder,
+/// a seed corpus `Corpus/<Name>/`, and its name in Makefile's TARGETS.
+func fuzzTarget(_ name: String, _ products: [String]) -> Target {
+    .executableTarget(
+        name: name,
+        dependencies: ["FuzzSupport"] + products.map { .product(name: $0, package: rootPackage) },
+        swiftSettings: swiftSettings
+    )
+}
+
+package.targets += [
+    fuzzTarget("FuzzJSON", ["LatchkeyJWT"]),
+    fuzzTarget("FuzzJWS", ["LatchkeyJWT"]),
+    fuzzTarget("FuzzJWK", ["LatchkeyJWT"]),
+    fuzzTarget("FuzzPEM", ["LatchkeyJWT"]),
+    fuzzTarget("FuzzConfiguration", ["Latchkey"]),
+    fuzzTarget("FuzzSecretFile", ["LatchkeySecrets"]),
+]

@@ -1,0 +1,21 @@
+// The strict JSON parser: it must reject or accept every input without trapping, and
+// what it accepts must serialize back to text it parses to the same value.
+internal import FuzzSupport
+internal import LatchkeyJWT  // JSONValue: becomes `LatchkeyJSON` when the JSON module lands.
+
+@_cdecl("LLVMFuzzerTestOneInput")
+public func fuzz(_ start: UnsafeRawPointer, _ count: Int) -> CInt {
+    let input = Fuzz.bytes(start, count)
+    guard let value = try? JSONValue.parse(bytes: input) else { return 0 }
+    // The text entry point reads the same bytes the same way (the input was valid UTF-8).
+    guard let fromText = try? JSONValue.parse(String(decoding: input, as: UTF8.self)), fromText == value else {
+        Fuzz.fail("parse(_:) and parse(bytes:) disagree")
+    }
+    for serialized in [value.jsonText, value.prettyJSONText] {
+        guard let reparsed = try? JSONValue.parse(bytes: Array(serialized.utf8)) else {
+            Fuzz.fail("the serializer wrote JSON its own parser rejects: \(serialized.prefix(200))")
+        }
+        guard reparsed == value else { Fuzz.fail("a round trip changed the value: \(serialized.prefix(200))") }
+    }
+    return 0
+}
