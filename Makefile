@@ -29,6 +29,7 @@ build-release: deps
 test: deps
 	$(SWIFT) build --build-tests
 	SWIFT=$(SWIFT) ./Scripts/test.sh
+	$(MAKE) -C Fuzz fuzz-ci CI_SECONDS=15
 
 demo: build-release
 	@./Scripts/demo.sh "$$($(SWIFT) build -c release --show-bin-path)/latchkey"

@@ -80,6 +80,7 @@ let package = Package(
             name: "Latchkey",
             dependencies: [
                 "LatchkeyJSON",
+                "LatchkeyJWT",
                 "LatchkeySecrets",
                 .product(name: "Logging", package: "swift-log"),
             ],

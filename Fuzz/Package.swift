@@ -43,8 +43,8 @@ func fuzzTarget(_ name: String, _ products: [String]) -> Target {
 }
 
 package.targets += [
-    fuzzTarget("FuzzJSON", ["LatchkeyJWT"]),
-    fuzzTarget("FuzzJWS", ["LatchkeyJWT"]),
+    fuzzTarget("FuzzJSON", ["LatchkeyJSON"]),
+    fuzzTarget("FuzzJWS", ["LatchkeyJWT", "LatchkeyJSON"]),
     fuzzTarget("FuzzJWK", ["LatchkeyJWT"]),
     fuzzTarget("FuzzPEM", ["LatchkeyJWT"]),
     fuzzTarget("FuzzConfiguration", ["Latchkey"]),

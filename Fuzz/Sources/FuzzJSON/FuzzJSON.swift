@@ -1,7 +1,7 @@
 // The strict JSON parser: it must reject or accept every input without trapping, and
 // what it accepts must serialize back to text it parses to the same value.
 internal import FuzzSupport
-internal import LatchkeyJWT  // JSONValue: becomes `LatchkeyJSON` when the JSON module lands.
+internal import LatchkeyJSON
 
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzz(_ start: UnsafeRawPointer, _ count: Int) -> CInt {

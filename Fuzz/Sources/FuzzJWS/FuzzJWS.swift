@@ -10,6 +10,7 @@
 internal import Foundation
 internal import FuzzSupport
 internal import LatchkeyJWT
+internal import LatchkeyJSON
 
 /// The keys, the set of them, and what each key's holder signed.
 struct Oracle {
