@@ -259,6 +259,14 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .testTarget(
+            name: "LatchkeyDocsTests",
+            dependencies: [
+                "Latchkey", "LatchkeyAuth0", "LatchkeyEmulator", "LatchkeyJWT", "LatchkeySecrets",
+                "LatchkeySocialPlus", "LatchkeyStytch",
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
             name: "latchkeyCLITests",
             dependencies: ["LatchkeyJSON", "LatchkeyJWT", "LatchkeyEmulator"],
             swiftSettings: swiftSettings

@@ -10,7 +10,7 @@ cd "$(dirname "$0")/.."
 SWIFT=${SWIFT:-swift}
 
 groups=(
-  "LatchkeyCryptoTests|LatchkeyJSONTests|LatchkeyJWTTests|LatchkeySecretsTests|LatchkeySwiftConfigurationTests"
+  "LatchkeyCryptoTests|LatchkeyJSONTests|LatchkeyJWTTests|LatchkeySecretsTests|LatchkeySwiftConfigurationTests|LatchkeyDocsTests"
   "LatchkeyTests"
   "LatchkeyEmulatorTests"
   "LatchkeyStytchTests"
