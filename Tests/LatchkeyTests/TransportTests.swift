@@ -12,6 +12,8 @@ final class LoopbackServer: Sendable {
         case raw(String)
         case close
         case stall
+        /// The default answer, after a pause.
+        case slow(TimeInterval)
     }
 
     let port: UInt16
@@ -54,6 +56,11 @@ final class LoopbackServer: Sendable {
                 close(client)
             case .close:
                 close(client)
+            case .slow(let pause):
+                Thread.sleep(forTimeInterval: pause)
+                let text = "HTTP/1.1 200 OK\r\nContent-Length: 2\r\nConnection: close\r\n\r\nok"
+                _ = text.withCString { write(client, $0, strlen($0)) }
+                close(client)
             case .stall:
                 // Keep the connection open without answering; the client times out.
                 Thread.sleep(forTimeInterval: 3)
@@ -81,6 +88,21 @@ final class LoopbackServer: Sendable {
         #expect(response.status == 201)
         #expect(response.headers["x-thing"] == "yes")
         #expect(response.body == Data("{\"a\":1}".utf8))
+    }
+
+    @Test func aSubSecondTimeoutWaitsItsWholeTime() async throws {
+        // FoundationNetworking rounds a request's own timeout down to whole seconds: a
+        // 500 ms timeout must still let a 200 ms answer through, and stop a 900 ms one.
+        let server = try LoopbackServer([.slow(0.2), .slow(0.9)])
+        defer { server.stop() }
+        let fast = try await URLSessionTransport().send(HTTPRequest(url: server.url, timeout: .milliseconds(500)))
+        #expect(fast.status == 200)
+        let started = ContinuousClock.now
+        let error = await #expect(throws: TransportError.self) {
+            _ = try await URLSessionTransport().send(HTTPRequest(url: server.url, timeout: .milliseconds(500)))
+        }
+        #expect(error?.code == .timedOut)
+        #expect(ContinuousClock.now - started >= .milliseconds(450))
     }
 
     @Test func aStalledServerTimesOut() async throws {

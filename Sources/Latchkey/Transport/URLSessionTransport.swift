@@ -31,7 +31,10 @@ public struct URLSessionTransport: HTTPTransport {
         var urlRequest = URLRequest(url: request.url)
         urlRequest.httpMethod = request.method
         urlRequest.httpBody = request.body
-        urlRequest.timeoutInterval = timeout.timeInterval
+        // FoundationNetworking hands whole seconds to libcurl: below 1 s its own timeout
+        // fires at once. The task group below enforces the exact timeout; the request's
+        // is only a backstop, rounded up to whole seconds.
+        urlRequest.timeoutInterval = max(1, timeout.timeInterval.rounded(.up)) + 1
         for field in request.headers { urlRequest.addValue(field.value, forHTTPHeaderField: field.name) }
         let description = request.description
         let session = self.session
