@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# make demo: a walk-through of the latchkey JWT commands.
+# make demo: a session walked through each provider (emulated), then the latchkey JWT commands.
 #   usage: Scripts/demo.sh [path/to/latchkey]
 # Runs without a terminal (headings are bold only on one, and never with NO_COLOR).
 set -euo pipefail
@@ -29,6 +29,10 @@ expect_status() {
         exit 1
     fi
 }
+
+step "Sessions: Stytch, Auth0 and social.plus against the built-in emulator"
+show latchkey demo
+"$LATCHKEY" demo
 
 issuer=https://demo.latchkey.dev/
 

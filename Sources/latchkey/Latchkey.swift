@@ -15,6 +15,7 @@ struct Latchkey: AsyncParsableCommand {
             JWKSCommand.self,
             SecretsCommand.self,
             SessionCommand.self,
+            DemoCommand.self,
             EmulatorCommand.self,
         ]
     )

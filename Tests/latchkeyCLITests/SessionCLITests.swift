@@ -133,6 +133,15 @@ func runOffThePool(_ arguments: [String], stdin: String = "", environment: [Stri
         #expect(try await runOffThePool(["session", "status"], environment: environment).status == 1)
     }
 
+    @Test func theDemoWalksEveryProviderAndSaysSo() async throws {
+        let result = try await runOffThePool(["demo"])
+        #expect(result.status == 0, "\(result.stderr)")
+        for line in ["logged in as alice@example.com", "restored the session", "renewed transparently", "the device login completed",
+                     "terminated(globalBan)", "Every step behaved"] {
+            #expect(result.stdout.contains(line), "\(line)")
+        }
+    }
+
     @Test func usageAndConfigurationErrors() async throws {
         let missing = try await runOffThePool(["session", "status", "--config", "/nonexistent/latchkey.json"])
         #expect(missing.status == 1)
