@@ -132,12 +132,12 @@ final class InProcessProvider: AuthProvider {
                                     user: User(id: "user-1", email: "user@example.com", name: "Bench User"))
     }
 
-    func login(_ credentials: any LoginCredentials, sessionDuration: Duration?) async throws -> AuthenticatedSession { report(1) }
-    func validate(_ tokens: SessionTokens) async throws -> AuthenticatedSession { AuthenticatedSession(tokens: tokens) }
-    func renew(_ tokens: SessionTokens, sessionDuration: Duration?) async throws -> AuthenticatedSession {
+    func login(_ credentials: any LoginCredentials, sessionDuration: Duration?, pending: UserAction?) async throws -> AuthenticatedSession { report(1) }
+    func validate(_ current: AuthenticatedSession) async throws -> AuthenticatedSession { AuthenticatedSession(tokens: current.tokens) }
+    func renew(_ request: RenewalRequest, current: AuthenticatedSession, preparation: RenewalPreparation) async throws -> AuthenticatedSession {
         report(renewals.add(1, ordering: .relaxed).newValue + 1)
     }
-    func revoke(_ tokens: SessionTokens) async throws {}
+    func revoke(_ current: AuthenticatedSession) async throws {}
 }
 
 /// An in-process transport answering 200 with a fixed body.
