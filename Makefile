@@ -4,7 +4,7 @@ SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 APT_PACKAGES := libssl-dev libkeyutils-dev pkg-config chromium chromium-driver
 CONFIG ?= debug
 
-.PHONY: all deps build build-release test demo bench bench-check fuzz fuzz-ci clean
+.PHONY: all deps build build-release test demo examples bench bench-check fuzz fuzz-ci soak clean
 
 all: build
 
@@ -29,6 +29,8 @@ build-release: deps
 test: deps
 	$(SWIFT) build --build-tests
 	SWIFT=$(SWIFT) ./Scripts/test.sh
+	$(SWIFT) build --package-path Examples
+	$(SWIFT) run --package-path Examples --skip-build SocialPlusExample
 	$(MAKE) -C Fuzz fuzz-ci CI_SECONDS=15
 
 demo: build-release
@@ -36,6 +38,10 @@ demo: build-release
 
 bench: deps
 	$(MAKE) -C Benchmarks bench
+
+examples: deps
+	$(SWIFT) build --package-path Examples
+	for e in StytchExample Auth0Example SocialPlusExample; do $(SWIFT) run --package-path Examples --skip-build $$e || exit 1; done
 
 bench-check: deps
 	$(MAKE) -C Benchmarks bench-check

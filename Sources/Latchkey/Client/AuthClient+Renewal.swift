@@ -81,13 +81,18 @@ extension AuthClient {
         let request = RenewalRequest(reason: asksOther ? .scope : .expiring, scope: scope, audience: audience)
         let satisfied = request.isSatisfied(by: record.tokens)
         if satisfied, timeLeft(plan) >= wanted { return record.tokens }
-        if satisfied, let lifetime = Self.lifetime(of: record.tokens), lifetime < wanted {
+        // A token a renewal already gave, too short-lived for this caller: renewing again
+        // would give another like it. An error, not a loop.
+        if satisfied, record.tokens.accessToken == tooShortLived, let lifetime = Self.lifetime(of: record.tokens), lifetime < wanted {
             throw Self.largeMinTTL(lifetime: lifetime, asked: wanted)
         }
         markExpiredIfDue()
         let renewed = try await renewShared(request)
         let left = timeLeft(provider.renewalPlan(for: renewed))
-        guard left >= wanted else { throw Self.largeMinTTL(lifetime: Self.lifetime(of: renewed) ?? left, asked: wanted) }
+        guard left >= wanted else {
+            tooShortLived = renewed.accessToken
+            throw Self.largeMinTTL(lifetime: Self.lifetime(of: renewed) ?? left, asked: wanted)
+        }
         return renewed
     }
 

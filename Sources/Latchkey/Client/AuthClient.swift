@@ -69,6 +69,8 @@ public actor AuthClient {
     /// before the next renewal, on the next call and on every heartbeat.
     var unsaved: UnsavedRecord?
     var lastRestoreError: AuthError?
+    /// The access token of a renewal that came back shorter-lived than a caller's minTTL.
+    var tooShortLived: String?
     var lastEndError: AuthError?
 
     /// Creates a client. Nothing happens until ``start()``.
