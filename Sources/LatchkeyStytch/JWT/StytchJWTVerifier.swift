@@ -53,7 +53,9 @@ struct StytchJWTVerifier: Sendable {
             throw AuthError.classifying(error)
         }
         let claims = verified.claims
-        guard let issuer = claims.issuer, issuer == "stytch.com/\(projectID)" || (customDomain != nil && issuer == customDomain) else {
+        // JOSE strings compare by their code units (RFC 7519), never by canonical equivalence.
+        func same(_ a: String, _ b: String?) -> Bool { b.map { a.utf8.elementsEqual($0.utf8) } ?? false }
+        guard let issuer = claims.issuer, same(issuer, "stytch.com/\(projectID)") || same(issuer, customDomain) else {
             throw AuthError(.renewAndRecheck, "the session JWT's issuer \"\(claims.issuer ?? "")\" is neither stytch.com/\(projectID) nor the custom domain",
                             providerCode: "wrongIssuer")
         }
