@@ -19,6 +19,7 @@ let package = Package(
         .library(name: "LatchkeyEmulator", targets: ["LatchkeyEmulator"]),
         .library(name: "LatchkeySocialPlus", targets: ["LatchkeySocialPlus"]),
         .executable(name: "latchkey", targets: ["latchkey"]),
+        .executable(name: "latchkey-soak", targets: ["LatchkeySoak"]),
         .plugin(name: "LatchkeyConfigPlugin", targets: ["LatchkeyConfigPlugin"]),
         .library(name: "LatchkeySwiftConfiguration", targets: ["LatchkeySwiftConfiguration"]),
     ],
@@ -114,6 +115,21 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
 
+        // MARK: Fault soak (make soak)
+        .executableTarget(
+            name: "LatchkeySoak",
+            dependencies: [
+                "Latchkey",
+                "LatchkeySecrets",
+                "LatchkeyJWT",
+                "LatchkeyEmulator",
+                "LatchkeySocialPlus",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+
         // MARK: Optional: configuration from apple/swift-configuration's ConfigReader
         .target(
             name: "LatchkeySwiftConfiguration",
@@ -192,6 +208,11 @@ let package = Package(
                 "LatchkeySecrets",
                 .product(name: "Logging", package: "swift-log"),
             ],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "LatchkeySoakTests",
+            dependencies: [],
             swiftSettings: swiftSettings
         ),
         .testTarget(
