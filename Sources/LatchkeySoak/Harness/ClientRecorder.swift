@@ -61,7 +61,7 @@ final class ClientRecorder: Sendable {
             let from = merged["from"].map { "\($0)" } ?? "start"
             state.logged.append(to)
             state.transitions.append(ObservedTransition(user: user, from: from, to: to, cause: state.loggingOut ? "logout" : state.lastError,
-                                                        priorState: from == "start" ? state.priorState : nil, simulatedTime: now))
+                                                        priorState: from == "start" || from == "restoring" ? state.priorState : nil, simulatedTime: now))
         }
     }
 

@@ -10,7 +10,8 @@ struct HostEnvironment: Sendable {
     let probe: HostProbe
     let ledger: SecretLedger
     let registry: ProviderRegistry
-    /// One URLSession for the whole process, with the soak's short timeout.
+    /// One URLSession for the whole process (its own timeout long: the soak's short
+    /// deadline is ``SoakTransport``'s).
     let wire: URLSessionTransport
     /// Distinguishes this process's store-fault streams from earlier runs of the same worker.
     let processIncarnation: Int
@@ -23,7 +24,7 @@ struct HostEnvironment: Sendable {
         ledger = SecretLedger()
         registry = ProviderRegistry()
         registry.register(driver.factory)
-        wire = URLSessionTransport(defaultTimeout: .milliseconds(settings.timeoutMilliseconds))
+        wire = URLSessionTransport(defaultTimeout: .seconds(5))
         self.processIncarnation = processIncarnation
     }
 

@@ -10,6 +10,8 @@ final class HostProbe: Sendable {
         /// Bumped at every start and end of a request or store operation: a poll that
         /// sees the same value twice saw no activity in between.
         var activity: UInt64 = 0
+        /// Users' actions started and not finished (running, or parked on the clock).
+        var actions = 0
     }
 
     private let state = Mutex(State())
@@ -24,6 +26,10 @@ final class HostProbe: Sendable {
 
     func begin() { state.withLock { $0.inFlight += 1; $0.activity &+= 1 } }
     func end() { state.withLock { $0.inFlight -= 1; $0.activity &+= 1 } }
+
+    func actionStarted() { state.withLock { $0.actions += 1 } }
+    func actionEnded() { state.withLock { $0.actions -= 1 } }
+    var actionsRunning: Int { state.withLock { $0.actions } }
 
     /// Work in flight and the activity counter.
     var activity: (inFlight: Int, stamp: UInt64) { state.withLock { ($0.inFlight, $0.activity) } }

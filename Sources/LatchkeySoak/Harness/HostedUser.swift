@@ -166,7 +166,7 @@ final class HostedUser: Sendable {
                                 random: SoakRandom(seed: environment.settings.seed, stream: "store/\(user.id)",
                                                    incarnation: environment.processIncarnation * 100_000 + made),
                                 probe: environment.probe)
-        let wire = SoakTransport(base: environment.wire, driver: driver, user: user.id,
+        let wire = SoakTransport(base: environment.wire, deadline: .milliseconds(environment.settings.timeoutMilliseconds), driver: driver, user: user.id,
                                  lockPath: SoakPaths.lock(environment.settings.directory, driver: type(of: driver).name, user: user.id),
                                  probe: environment.probe, ledger: environment.ledger, isLoggingIn: { recorder.isLoggingIn })
         let transport = RetryingTransport(wire, clock: environment.clock)
@@ -246,6 +246,6 @@ final class HostedUser: Sendable {
     private func record(_ error: any Error, in current: Incarnation) {
         let code = (error as? AuthError)?.code.description ?? "\(type(of: error))"
         environment.probe.update { $0.errorCodes[code, default: 0] += 1 }
-        current.recorder.note("error \(error)")
+        current.recorder.note("error \(error)"); if ProcessInfo.processInfo.environment["SOAK_DEBUG"] != nil { FileHandle.standardError.write(Data("\(user.id): \(error)\n".utf8)) }
     }
 }

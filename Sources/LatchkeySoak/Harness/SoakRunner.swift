@@ -113,8 +113,8 @@ struct SoakRunner {
             }
             try await tallyEmulator(populations, control: control)
             if step % 50 == 0 || step == total - 1 {
-                let elapsed = began.duration(to: .now)
-                progress?("step \(step + 1)/\(total), simulated hour \(Int(Double(step + 1) * settings.stepMinutes / 60)), \(elapsed.formatted(.units(allowed: [.seconds], width: .narrow)))")
+                let elapsed = began.duration(to: .now).components.seconds
+                progress?("step \(step + 1)/\(total), simulated hour \(Int(Double(step + 1) * settings.stepMinutes / 60)), \(elapsed) s")
             }
         }
 

@@ -76,7 +76,7 @@ struct SoakTracker {
             summary.endsByCause["\(event) → \(to)", default: 0] += 1
             return
         }
-        if from == "start" {
+        if from == "start" || from == "restoring" {
             let hadSession = transition.priorState.map { $0 == "established" || $0 == "tokenExpired" || $0 == "restoring" }
                 ?? (signedIn[transition.user] ?? false)
             if !hadSession || mayHaveLoggedOut.contains(transition.user) { return }

@@ -6,8 +6,13 @@ internal import Latchkey
 /// catches a second session-issuing request for the same user while one is in flight —
 /// in this process or another — with a non-blocking `flock` on the user's lock file
 /// (the kernel drops it when a process dies, so a killed worker never leaves it held).
+///
+/// The deadline is the soak's own: `URLSessionTransport` on Linux times every request out
+/// at once when its timeout is under a second (see the report), so the session below has
+/// a long timeout and this transport gives up after ``deadline``.
 struct SoakTransport: HTTPTransport {
     let base: any HTTPTransport
+    let deadline: Duration
     let driver: any SoakDriver
     let user: String
     let lockPath: String
@@ -32,7 +37,7 @@ struct SoakTransport: HTTPTransport {
         }
         defer { if descriptor >= 0 { close(descriptor) } }
         do {
-            let response = try await base.send(request)
+            let response = try await withDeadline(request)
             ledger.add(driver.secrets(in: request, response: response))
             probe.update { counters in
                 counters.clientRequests += 1
@@ -50,6 +55,22 @@ struct SoakTransport: HTTPTransport {
                 if renewal { counters.renewalRequests += 1 }
             }
             throw error
+        }
+    }
+
+    private func withDeadline(_ request: HTTPRequest) async throws -> HTTPResponse {
+        let (base, deadline) = (self.base, self.deadline)
+        return try await withThrowingTaskGroup(of: HTTPResponse?.self) { group in
+            group.addTask { try await base.send(request) }
+            group.addTask {
+                try await Task.sleep(for: deadline)
+                return nil
+            }
+            defer { group.cancelAll() }
+            guard let response = try await group.next() ?? nil else {
+                throw TransportError(.timedOut, request: request.description, message: "no complete response within \(deadline)")
+            }
+            return response
         }
     }
 }

@@ -1,6 +1,5 @@
 internal import Foundation
 internal import Latchkey
-internal import Synchronization
 
 /// The users one process carries — the parent's in-process users or a worker's — and
 /// how a step runs for them: move the simulated clock, start each user's intent, wait
@@ -11,7 +10,6 @@ actor UserHost {
     let environment: HostEnvironment
     private let users: [HostedUser]
     private let gate: Gate
-    private let running = Mutex(0)
 
     init(environment: HostEnvironment, users: [SoakUser]) {
         self.environment = environment
@@ -46,14 +44,14 @@ actor UserHost {
     }
 
     private func launch(_ user: HostedUser, _ body: @escaping @Sendable () async -> Void) {
-        let (gate, running) = (self.gate, self.running)
-        running.withLock { $0 += 1 }
+        let (gate, probe) = (self.gate, environment.probe)
+        probe.actionStarted()
         Task {
             await gate.acquire()
             await body()
             await gate.release()
             user.release()
-            running.withLock { $0 -= 1 }
+            probe.actionEnded()
         }
     }
 
@@ -69,7 +67,7 @@ actor UserHost {
             let (inFlight, stamp) = probe.activity
             quiet = inFlight == 0 && stamp == last ? quiet + 1 : 0
             last = stamp
-            let actionsLeft = running.withLock { $0 }
+            let actionsLeft = probe.actionsRunning
             if quiet >= (actionsLeft == 0 ? 2 : 6) { return }
         }
     }

@@ -52,7 +52,7 @@ actor WorkerSlot {
         process.standardInput = stdin
         process.standardOutput = stdout
         let errorPath = settings.directory + "/worker-\(driverName)-\(index).stderr"
-        FileManager.default.createFile(atPath: errorPath, contents: nil)
+        _ = FileManager.default.createFile(atPath: errorPath, contents: nil)
         process.standardError = FileHandle(forWritingAtPath: errorPath)
         try process.run()
         self.process = process
