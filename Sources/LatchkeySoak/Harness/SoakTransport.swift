@@ -1,6 +1,7 @@
 internal import Foundation
 internal import Glibc
 internal import Latchkey
+internal import Synchronization
 
 /// The wire under one client: counts requests, collects the secrets that cross it, and
 /// catches a second session-issuing request for the same user while one is in flight —
@@ -58,19 +59,33 @@ struct SoakTransport: HTTPTransport {
         }
     }
 
+    /// The response, or `timedOut` after ``deadline``. A late request is abandoned, never
+    /// cancelled: cancelling `URLSession.data(for:)` as it completes deadlocks
+    /// FoundationNetworking (a cancellation handler waits for the session's queue while
+    /// the queue waits to resume the task), and every later request of the process hangs.
     private func withDeadline(_ request: HTTPRequest) async throws -> HTTPResponse {
         let (base, deadline) = (self.base, self.deadline)
-        return try await withThrowingTaskGroup(of: HTTPResponse?.self) { group in
-            group.addTask { try await base.send(request) }
-            group.addTask {
-                try await Task.sleep(for: deadline)
-                return nil
+        return try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<HTTPResponse, any Error>) in
+            let answer = ResumeOnce(continuation)
+            Task {
+                do { answer.resume(with: .success(try await base.send(request))) } catch { answer.resume(with: .failure(error)) }
             }
-            defer { group.cancelAll() }
-            guard let response = try await group.next() ?? nil else {
-                throw TransportError(.timedOut, request: request.description, message: "no complete response within \(deadline)")
+            Task {
+                try? await Task.sleep(for: deadline)
+                answer.resume(with: .failure(TransportError(.timedOut, request: request.description,
+                                                            message: "no complete response within \(deadline)")))
             }
-            return response
         }
+    }
+}
+
+/// A continuation resumed by whichever answer comes first; later ones are dropped.
+private final class ResumeOnce: Sendable {
+    private let slot: Mutex<CheckedContinuation<HTTPResponse, any Error>?>
+
+    init(_ continuation: CheckedContinuation<HTTPResponse, any Error>) { slot = Mutex(continuation) }
+
+    func resume(with result: Result<HTTPResponse, any Error>) {
+        slot.withLock { $0.take() }?.resume(with: result)
     }
 }
