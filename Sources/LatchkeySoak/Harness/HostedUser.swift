@@ -246,6 +246,8 @@ final class HostedUser: Sendable {
     private func record(_ error: any Error, in current: Incarnation) {
         let code = (error as? AuthError)?.code.description ?? "\(type(of: error))"
         environment.probe.update { $0.errorCodes[code, default: 0] += 1 }
-        current.recorder.note("error \(error)"); if ProcessInfo.processInfo.environment["SOAK_DEBUG"] != nil { FileHandle.standardError.write(Data("\(user.id): \(error)\n".utf8)) }
+        current.recorder.note("error \(error)")
+        // SOAK_DEBUG=1: every error a call threw, on stderr (a worker's goes to worker-*.stderr in the run directory).
+        if ProcessInfo.processInfo.environment["SOAK_DEBUG"] != nil { FileHandle.standardError.write(Data("\(user.id): \(error)\n".utf8)) }
     }
 }
