@@ -4,7 +4,7 @@ SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 APT_PACKAGES := libssl-dev libkeyutils-dev pkg-config chromium chromium-driver
 CONFIG ?= debug
 
-.PHONY: all deps build build-release test demo examples bench bench-check fuzz fuzz-ci soak clean
+.PHONY: all deps build build-release test demo examples bench bench-check fuzz fuzz-ci soak soak-short clean
 
 all: build
 
@@ -35,6 +35,17 @@ test: deps
 
 demo: build-release
 	@./Scripts/demo.sh "$$($(SWIFT) build -c release --show-bin-path)/latchkey"
+
+# The fault soak: 200 users × 7 simulated days against the emulator (a few minutes).
+# SOAK_ARGS passes options through, e.g. make soak SOAK_ARGS="--seed 7 --days 2".
+# CONFIG=release for an optimized build (the wire and the stores dominate either way).
+soak: deps
+	$(SWIFT) build -c $(CONFIG) --product latchkey-soak
+	"$$($(SWIFT) build -c $(CONFIG) --show-bin-path)/latchkey-soak" $(SOAK_ARGS)
+
+soak-short: deps
+	$(SWIFT) build -c $(CONFIG) --product latchkey-soak
+	"$$($(SWIFT) build -c $(CONFIG) --show-bin-path)/latchkey-soak" --short $(SOAK_ARGS)
 
 bench: deps
 	$(MAKE) -C Benchmarks bench

@@ -22,6 +22,7 @@ let package = Package(
         .library(name: "LatchkeyStytch", targets: ["LatchkeyStytch"]),
         .library(name: "LatchkeyAuth0", targets: ["LatchkeyAuth0"]),
         .executable(name: "latchkey", targets: ["latchkey"]),
+        .executable(name: "latchkey-soak", targets: ["LatchkeySoak"]),
         .plugin(name: "LatchkeyConfigPlugin", targets: ["LatchkeyConfigPlugin"]),
         .library(name: "LatchkeySwiftConfiguration", targets: ["LatchkeySwiftConfiguration"]),
     ],
@@ -147,6 +148,22 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
 
+        // MARK: Fault soak (make soak)
+        .executableTarget(
+            name: "LatchkeySoak",
+            dependencies: [
+                "LatchkeyJSON",
+                "Latchkey",
+                "LatchkeySecrets",
+                "LatchkeyJWT",
+                "LatchkeyEmulator",
+                "LatchkeySocialPlus",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+
         // MARK: Optional: configuration from apple/swift-configuration's ConfigReader
         .target(
             name: "LatchkeySwiftConfiguration",
@@ -264,6 +281,11 @@ let package = Package(
                 "Latchkey", "LatchkeyAuth0", "LatchkeyEmulator", "LatchkeyJWT", "LatchkeySecrets",
                 "LatchkeySocialPlus", "LatchkeyStytch",
             ],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "LatchkeySoakTests",
+            dependencies: [],
             swiftSettings: swiftSettings
         ),
         .testTarget(

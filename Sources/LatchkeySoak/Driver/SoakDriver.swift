@@ -1,0 +1,102 @@
+internal import Foundation
+internal import Latchkey
+internal import LatchkeyEmulator
+
+/// One simulated user of one provider, as the parent created it in the emulator and as
+/// workers receive it.
+struct SoakUser: Codable, Sendable, Hashable {
+    /// The provider's user ID (what bans and deletions name).
+    var id: String
+    /// The login secret, for providers that take one (Stytch, Auth0 passwords).
+    var password: String?
+    /// Anything else the driver needs (an email, an organization ID).
+    var extra: [String: String] = [:]
+}
+
+/// What a worker process needs to reach the emulator for one driver (base URLs, public
+/// tokens, client IDs), as strings: read in the parent from the running emulator.
+typealias SoakEndpoint = [String: String]
+
+/// Something the parent does to a user at the emulator during the run.
+enum SoakEvent: String, Codable, Sendable, CaseIterable {
+    /// A global ban (Auth0: blocked).
+    case ban
+    /// The user is deleted.
+    case delete
+    /// The user's sessions are revoked server-side. Whether that ends a session is the
+    /// provider's rule (``SoakDriver/endsSession(_:)``): social.plus logs in again,
+    /// Stytch ends the session.
+    case revokeSessions
+}
+
+/// Everything the soak needs to know about one provider: how to make users, clients and
+/// credentials, which requests are renewals, what secrets it issues, and which emulator
+/// events legitimately end a session.
+///
+/// Adding a provider is one file with a type conforming to this protocol, and one line in
+/// ``SoakDrivers/all``. The drivers run in the parent (``createUsers(_:control:)``,
+/// ``perform(_:on:control:)``, ``checkStoredSession(_:of:control:)`` use the emulator's
+/// control handle) and in worker processes (everything else, built from a
+/// ``SoakEndpoint``).
+protocol SoakDriver: Sendable {
+    /// The name on the command line and in the report: `socialplus`, `stytch`,
+    /// `stytch-b2b`, `auth0`.
+    static var name: String { get }
+    /// The emulated provider that serves this driver.
+    static var provider: EmulatorProvider { get }
+    /// Adjusts the emulator's seed before it starts (token lifetimes that make renewals
+    /// happen within simulated days). Default: nothing.
+    static func configure(_ seed: inout EmulatorSeed, settings: SoakSettings)
+    /// What workers need to reach the emulator, read from the running emulator.
+    static func endpoint(of emulator: Emulator) throws -> SoakEndpoint
+
+    /// A driver for `endpoint` (in the parent and in workers alike).
+    init(endpoint: SoakEndpoint) throws
+
+    /// The adapter's factory, registered in the soak's ``ProviderRegistry``.
+    var factory: ProviderFactory { get }
+    /// The app's handlers for `user`'s client (social.plus session handler…). Default: none.
+    func dependencies(for user: SoakUser) -> ProviderDependencies
+    /// Creates `count` users in the emulator (parent only). IDs must be unique and stable
+    /// for a seed.
+    func createUsers(_ count: Int, control: EmulatorControl) async throws -> [SoakUser]
+    /// The configuration of `user`'s client: the driver's provider and settings
+    /// (`base_url` at the emulator), with the given store (a namespace of the user's own)
+    /// and session options.
+    func configuration(for user: SoakUser, store: StoreSettings, session: SessionOptions) -> LatchkeyConfiguration
+    /// The credentials `user` logs in with.
+    func credentials(for user: SoakUser) async throws -> any LoginCredentials
+    /// An app request to send with the session's credentials (`client.send`): an
+    /// endpoint of the emulator that checks the token.
+    func appRequest(for user: SoakUser) -> HTTPRequest
+    /// Whether `request` (to the provider) creates or renews a session: a login, a
+    /// re-login, a refresh grant, an extending authenticate. At most one may be in flight
+    /// per user, across processes.
+    func isRenewalRequest(_ request: HTTPRequest) -> Bool
+    /// The secrets in an exchange with the provider (tokens issued, keys and passwords
+    /// sent): none may appear in a log line.
+    func secrets(in request: HTTPRequest, response: HTTPResponse?) -> [String]
+    /// The routes faults are armed on.
+    var faultRoutes: [EmulatorRoute] { get }
+    /// The events this provider supports.
+    var events: [SoakEvent] { get }
+    /// Whether `event` legitimately ends a session of this provider.
+    func endsSession(_ event: SoakEvent) -> Bool
+    /// Performs `event` on `user` at the emulator (parent only).
+    func perform(_ event: SoakEvent, on user: SoakUser, control: EmulatorControl) async throws
+    /// Checks a stored session (the vault entry's bytes, already known to decode) against
+    /// the emulator's record, after a kill and at the end: Auth0's refresh-token-family
+    /// invariant (the stored refresh token is the newest of its family, or the family was
+    /// revoked on purpose). Returns what is wrong, or `nil`. Default: `nil`.
+    func checkStoredSession(_ vault: [UInt8], of user: SoakUser, control: EmulatorControl) async -> String?
+}
+
+extension SoakDriver {
+    static func configure(_ seed: inout EmulatorSeed, settings: SoakSettings) {}
+    func dependencies(for user: SoakUser) -> ProviderDependencies { ProviderDependencies() }
+    func checkStoredSession(_ vault: [UInt8], of user: SoakUser, control: EmulatorControl) async -> String? { nil }
+    var events: [SoakEvent] { SoakEvent.allCases }
+    func endsSession(_ event: SoakEvent) -> Bool { event != .revokeSessions }
+    /// The vault's provider identifier, from the factory.
+    var providerID: String { factory.identifier }
+}

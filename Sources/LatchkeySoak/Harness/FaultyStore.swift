@@ -1,0 +1,65 @@
+internal import LatchkeySecrets
+internal import Synchronization
+
+/// A store that fails a seeded fraction of reads, writes and removals (the keyring
+/// refusing for a moment, a file write failing), in front of a real store. Its lock is
+/// the real store's, so processes still exclude each other.
+final class FaultyStore: SecretStore {
+    let base: any SecretStore
+    private let rate: Double
+    private let random: Mutex<SoakRandom>
+    private let probe: HostProbe
+
+    init(base: any SecretStore, rate: Double, random: SoakRandom, probe: HostProbe) {
+        self.base = base
+        self.rate = rate
+        self.random = Mutex(random)
+        self.probe = probe
+    }
+
+    var namespace: String { base.namespace }
+    var backendName: String { base.backendName }
+
+    private func injects() -> Bool { random.withLock { $0.chance(rate) } }
+
+    private func fault(_ entry: String, _ what: String) -> SecretStoreError {
+        SecretStoreError(.ioFailure, store: "\(base.backendName) \"\(namespace)\" (soak fault injector)", entry: entry,
+                         reason: "injected \(what) failure")
+    }
+
+    nonisolated(nonsending) func get(_ name: String) async throws -> [UInt8]? {
+        probe.begin()
+        defer { probe.end() }
+        let failing = injects()
+        probe.update { $0.storeReads += 1; if failing { $0.storeReadFaults += 1 } }
+        if failing { throw fault(name, "read") }
+        return try await base.get(name)
+    }
+
+    nonisolated(nonsending) func set(_ name: String, _ value: [UInt8]) async throws {
+        probe.begin()
+        defer { probe.end() }
+        let failing = injects()
+        probe.update { $0.storeWrites += 1; if failing { $0.storeWriteFaults += 1 } }
+        if failing { throw fault(name, "write") }
+        try await base.set(name, value)
+    }
+
+    @discardableResult
+    nonisolated(nonsending) func remove(_ name: String) async throws -> Bool {
+        probe.begin()
+        defer { probe.end() }
+        let failing = injects()
+        probe.update { $0.storeWrites += 1; if failing { $0.storeWriteFaults += 1 } }
+        if failing { throw fault(name, "removal") }
+        return try await base.remove(name)
+    }
+
+    nonisolated(nonsending) func removeAll() async throws { try await base.removeAll() }
+
+    nonisolated(nonsending) func names() async throws -> [String] { try await base.names() }
+
+    func withExclusiveLock<R: Sendable>(_ body: @Sendable () async throws -> R) async throws -> R {
+        try await base.withExclusiveLock(body)
+    }
+}

@@ -1,0 +1,91 @@
+internal import Foundation
+internal import Glibc
+internal import Latchkey
+internal import Synchronization
+
+/// The wire under one client: counts requests, collects the secrets that cross it, and
+/// catches a second session-issuing request for the same user while one is in flight —
+/// in this process or another — with a non-blocking `flock` on the user's lock file
+/// (the kernel drops it when a process dies, so a killed worker never leaves it held).
+///
+/// The deadline is the soak's own: `URLSessionTransport` on Linux times every request out
+/// at once when its timeout is under a second (see the report), so the session below has
+/// a long timeout and this transport gives up after ``deadline``.
+struct SoakTransport: HTTPTransport {
+    let base: any HTTPTransport
+    let deadline: Duration
+    let driver: any SoakDriver
+    let user: String
+    let lockPath: String
+    let probe: HostProbe
+    let ledger: SecretLedger
+    /// Whether the user's own login call is under way (its request is a login, not a renewal).
+    let isLoggingIn: @Sendable () -> Bool
+
+    func send(_ request: HTTPRequest) async throws -> HTTPResponse {
+        probe.begin()
+        defer { probe.end() }
+        let issuing = driver.isRenewalRequest(request)
+        let renewal = issuing && !isLoggingIn()
+        var descriptor: Int32 = -1
+        if issuing {
+            descriptor = open(lockPath, O_CREAT | O_RDWR | O_CLOEXEC, 0o600)
+            if descriptor >= 0, flock(descriptor, LOCK_EX | LOCK_NB) != 0 {
+                probe.violation(.renewalOverlap, user: user, "\(request) sent while another session-issuing request of this user was in flight")
+                close(descriptor)
+                descriptor = -1
+            }
+        }
+        defer { if descriptor >= 0 { close(descriptor) } }
+        do {
+            let response = try await withDeadline(request)
+            ledger.add(driver.secrets(in: request, response: response))
+            probe.update { counters in
+                counters.clientRequests += 1
+                if renewal {
+                    counters.renewalRequests += 1
+                    if (200..<300).contains(response.status) { counters.renewalsSucceeded += 1 }
+                }
+            }
+            return response
+        } catch {
+            ledger.add(driver.secrets(in: request, response: nil))
+            probe.update { counters in
+                counters.clientRequests += 1
+                counters.transportFailures += 1
+                if renewal { counters.renewalRequests += 1 }
+            }
+            throw error
+        }
+    }
+
+    /// The response, or `timedOut` after ``deadline``. A late request is abandoned, never
+    /// cancelled: cancelling `URLSession.data(for:)` as it completes deadlocks
+    /// FoundationNetworking (a cancellation handler waits for the session's queue while
+    /// the queue waits to resume the task), and every later request of the process hangs.
+    private func withDeadline(_ request: HTTPRequest) async throws -> HTTPResponse {
+        let (base, deadline) = (self.base, self.deadline)
+        return try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<HTTPResponse, any Error>) in
+            let answer = ResumeOnce(continuation)
+            Task {
+                do { answer.resume(with: .success(try await base.send(request))) } catch { answer.resume(with: .failure(error)) }
+            }
+            Task {
+                try? await Task.sleep(for: deadline)
+                answer.resume(with: .failure(TransportError(.timedOut, request: request.description,
+                                                            message: "no complete response within \(deadline)")))
+            }
+        }
+    }
+}
+
+/// A continuation resumed by whichever answer comes first; later ones are dropped.
+private final class ResumeOnce: Sendable {
+    private let slot: Mutex<CheckedContinuation<HTTPResponse, any Error>?>
+
+    init(_ continuation: CheckedContinuation<HTTPResponse, any Error>) { slot = Mutex(continuation) }
+
+    func resume(with result: Result<HTTPResponse, any Error>) {
+        slot.withLock { $0.take() }?.resume(with: result)
+    }
+}

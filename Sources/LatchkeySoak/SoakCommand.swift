@@ -1,0 +1,75 @@
+internal import ArgumentParser
+internal import Foundation
+
+/// `latchkey-soak`: many simulated users per provider over simulated days against the
+/// emulator over loopback HTTP, with every fault; prints the figures and each
+/// invariant's violations, and exits 1 when one is not zero.
+@main
+struct SoakCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "latchkey-soak",
+        abstract: "Fault soak: simulated users and days against the emulator, every fault, every invariant counted."
+    )
+
+    @Flag(help: "The short configuration (a dozen users, one simulated day) the test suite runs.")
+    var short = false
+    @Option(help: "The seed of every decision and fault.") var seed: UInt64 = 1
+    @Option(help: "Users per provider.") var users: Int?
+    @Option(help: "Simulated days.") var days: Double?
+    @Option(help: "Simulated minutes per step.") var stepMinutes: Double?
+    @Option(help: "Worker processes per provider (killed with SIGKILL and restarted).") var workers: Int?
+    @Option(help: "Users per worker process.") var usersPerWorker: Int?
+    @Option(help: "The clients' transport timeout in milliseconds (injected delays exceed it by half).") var timeoutMilliseconds: Int?
+    @Option(help: "Chance per request, per fault kind and route.") var faultRate: Double?
+    @Option(help: "Chance per store read or write of a failure.") var storeFaultRate: Double?
+    @Option(help: "Comma-separated drivers (default: all): \(SoakDrivers.all.map { $0.name }.joined(separator: ", ")).") var drivers: String?
+    @Option(help: "Where the stores live (removed first).") var directory: String?
+    @Flag(help: "Print the report as one JSON line after the table.") var json = false
+    @Option(help: .hidden) var worker: String?
+
+    func run() async throws {
+        if let worker {
+            try await WorkerMain.run(configurationPath: worker)
+            return
+        }
+        var settings = short ? SoakSettings.short : SoakSettings.long
+        settings.seed = seed
+        if let users { settings.users = users }
+        if let days { settings.days = days }
+        if let stepMinutes { settings.stepMinutes = stepMinutes }
+        if let workers { settings.workers = workers }
+        if let usersPerWorker { settings.usersPerWorker = usersPerWorker }
+        if let timeoutMilliseconds {
+            settings.timeoutMilliseconds = timeoutMilliseconds
+            settings.delayMilliseconds = timeoutMilliseconds * 3 / 2
+        }
+        if let faultRate { settings.faultRate = faultRate }
+        if let storeFaultRate { settings.storeFaultRate = storeFaultRate }
+        settings.directory = directory ?? (FileManager.default.fileExists(atPath: "/dev/shm") ? "/dev/shm" : NSTemporaryDirectory())
+            + "/latchkey-soak-\(ProcessInfo.processInfo.processIdentifier)"
+        let chosen: [any SoakDriver.Type]
+        if let drivers {
+            chosen = try drivers.split(separator: ",").map { name in
+                guard let driver = SoakDrivers.named(String(name)) else { throw ValidationError("unknown driver \(name)") }
+                return driver
+            }
+        } else {
+            chosen = SoakDrivers.all
+        }
+        var runner = SoakRunner(settings: settings, drivers: chosen)
+        runner.progress = { line in FileHandle.standardError.write(Data("soak: \(line)\n".utf8)) }
+        let report = try await runner.run()
+        if directory == nil { try? FileManager.default.removeItem(atPath: settings.directory) }
+        print(report.table())
+        for driver in report.drivers where !driver.samples.isEmpty {
+            print("\n\(driver.driver): first findings")
+            for sample in driver.samples { print("  - \(sample)") }
+        }
+        if json {
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.sortedKeys]
+            print(String(decoding: try encoder.encode(report), as: UTF8.self))
+        }
+        if report.violations > 0 { throw ExitCode(1) }
+    }
+}

@@ -1,0 +1,126 @@
+internal import Foundation
+internal import Glibc
+internal import LatchkeyEmulator
+
+/// The parent's handle on one worker process: starts it (again), sends it steps, and
+/// kills it with SIGKILL in the middle of one when the schedule says so — then reads
+/// its users' stores as they were left, and starts a new worker on them.
+actor WorkerSlot {
+    /// What a step of this slot produced.
+    struct Outcome: Sendable {
+        var reports: [HostReport] = []
+        /// The intents of a step whose process was killed (their reports are lost).
+        var killedIntents: [String: SoakIntent]?
+        var storeProblems: [String] = []
+        var storesChecked = 0
+        var failure: String?
+    }
+
+    let index: Int
+    let driverName: String
+    let endpoint: SoakEndpoint
+    let settings: SoakSettings
+    let users: [SoakUser]
+    private let inspector: StoreInspector
+    private let control: EmulatorControl
+    private var incarnation = 0
+    private var process: Process?
+    private var input: FileHandle?
+    private var output: LineReader?
+
+    init(index: Int, driver: any SoakDriver, endpoint: SoakEndpoint, settings: SoakSettings, users: [SoakUser], control: EmulatorControl) {
+        self.index = index
+        driverName = type(of: driver).name
+        self.endpoint = endpoint
+        self.settings = settings
+        self.users = users
+        inspector = StoreInspector(driver: driver, settings: settings)
+        self.control = control
+    }
+
+    /// Starts the worker at simulated time `now` and returns its first report.
+    func start(now: Double) async throws -> HostReport {
+        incarnation += 1
+        let configuration = WorkerConfiguration(driver: driverName, endpoint: endpoint, settings: settings, users: users, now: now,
+                                                incarnation: incarnation)
+        let path = settings.directory + "/worker-\(driverName)-\(index).json"
+        try JSONEncoder().encode(configuration).write(to: URL(fileURLWithPath: path))
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: try Self.executable())
+        process.arguments = ["--worker", path]
+        let stdin = Pipe(), stdout = Pipe()
+        process.standardInput = stdin
+        process.standardOutput = stdout
+        let errorPath = settings.directory + "/worker-\(driverName)-\(index).stderr"
+        _ = FileManager.default.createFile(atPath: errorPath, contents: nil)
+        process.standardError = FileHandle(forWritingAtPath: errorPath)
+        try process.run()
+        self.process = process
+        input = stdin.fileHandleForWriting
+        output = LineReader(stdout.fileHandleForReading)
+        guard let report = try await receive() else { throw SoakError("worker \(index) exited before its first report (see \(errorPath))") }
+        return report
+    }
+
+    /// Runs one step; with `kill`, SIGKILLs the worker `killAfter` into it, checks its
+    /// users' stores and starts a new worker.
+    func step(_ command: HostCommand, kill: Bool, killAfter: Duration) async -> Outcome {
+        var outcome = Outcome()
+        do {
+            try send(command)
+            if !kill {
+                guard let report = try await receive() else { throw SoakError("worker \(index) died in step \(command.step)") }
+                outcome.reports.append(report)
+                return outcome
+            }
+            try? await Task.sleep(for: killAfter)
+            terminate()
+            outcome.killedIntents = command.intents
+            let inspected = await inspector.inspect(users, control: control)
+            outcome.storeProblems = inspected.problems
+            outcome.storesChecked = inspected.checked
+            outcome.reports.append(try await start(now: command.now))
+        } catch {
+            outcome.failure = "\(error)"
+        }
+        return outcome
+    }
+
+    /// Asks the worker to shut its clients down and report; then it exits.
+    func finish(step: Int, now: Double) async -> Outcome {
+        var outcome = Outcome()
+        do {
+            try send(HostCommand(kind: .finish, step: step, now: now))
+            if let report = try await receive() { outcome.reports.append(report) }
+            process?.waitUntilExit()
+        } catch {
+            outcome.failure = "\(error)"
+        }
+        return outcome
+    }
+
+    private func terminate() {
+        guard let process else { return }
+        Glibc.kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+        try? input?.close()
+        self.process = nil
+    }
+
+    private func send(_ command: HostCommand) throws {
+        guard let input else { throw SoakError("worker \(index) is not running") }
+        var data = try JSONEncoder().encode(command)
+        data.append(0x0A)
+        try input.write(contentsOf: data)
+    }
+
+    private func receive() async throws -> HostReport? {
+        guard let line = await output?.next() else { return nil }
+        return try JSONDecoder().decode(HostReport.self, from: Data(line.utf8))
+    }
+
+    /// This executable: workers are the same binary run with `--worker`.
+    static func executable() throws -> String {
+        try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")
+    }
+}
