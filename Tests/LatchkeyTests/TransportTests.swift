@@ -105,6 +105,21 @@ final class LoopbackServer: Sendable {
         #expect(ContinuousClock.now - started >= .milliseconds(450))
     }
 
+    @Test func aCancelledCallerReturnsAtOnceAndTheTransportKeepsWorking() async throws {
+        // The exchange is abandoned, not cancelled (cancelling URLSession.data(for:) as it
+        // completes can deadlock FoundationNetworking): the caller is released at once.
+        let server = try LoopbackServer([.stall, .slow(0.05)])
+        defer { server.stop() }
+        let transport = URLSessionTransport()
+        let call = Task { try await transport.send(HTTPRequest(url: server.url, timeout: .seconds(10))) }
+        try await Task.sleep(for: .milliseconds(100))
+        let started = ContinuousClock.now
+        call.cancel()
+        await #expect(throws: CancellationError.self) { _ = try await call.value }
+        #expect(ContinuousClock.now - started < .seconds(2))
+        #expect(try await transport.send(HTTPRequest(url: server.url, timeout: .seconds(5))).status == 200)
+    }
+
     @Test func aStalledServerTimesOut() async throws {
         let server = try LoopbackServer([.stall])
         defer { server.stop() }

@@ -20,7 +20,8 @@ public final class EmulatorClock: Sendable {
 
     /// The emulator's current time.
     public var now: Date {
-        state.withLock { state in state.frozenAt ?? Date().addingTimeInterval(state.offset) }
+        // A running clock advanced to the end stays there: it never passes ``latest``.
+        state.withLock { state in state.frozenAt ?? min(Date().addingTimeInterval(state.offset), Self.latest) }
     }
 
     /// The latest time the clock shows, 9999-12-31T23:59:59Z: the last instant every
