@@ -121,6 +121,17 @@ import Testing
             #expect(afterReuse.status == 403)
             #expect(try afterReuse.object()["error"] == "invalid_grant")
             #expect(await emulator.control.count(EmulatorRoute(.auth0, "POST", "/oauth/token"), grant: "refresh_token") == 3)
+            // The tenant's record of the family survives the revocation (the soak and the
+            // kill tests judge a stored token by it), in-process and over the control API.
+            let spent = try await emulator.control.auth0RefreshTokenStatus(first)
+            #expect(spent.known && spent.spent && !spent.newest && spent.familyRevoked && spent.issuedInFamily == 2)
+            let newest = try await emulator.control.auth0RefreshTokenStatus(second)
+            #expect(newest.known && newest.newest && !newest.spent && newest.familyID == spent.familyID)
+            #expect(try await emulator.control.auth0RefreshTokenStatus("nope") == Auth0RefreshTokenStatus(known: false))
+            let control = auth0.baseURL.appending(path: "__emulator/auth0/refresh-tokens/status")
+            let overHTTP = try await http.send("POST", control, json: ["refresh_token": .string(second)]).object()
+            #expect(overHTTP["newest"] == .bool(true) && overHTTP["family_revoked"] == .bool(true) && overHTTP["issued_in_family"] == 2)
+            #expect(try await http.send("POST", control, json: [:]).status == 400)
 
             // A refresh token expires on the emulator clock (30 days absolute).
             let fresh = try #require(try await passwordRealm(auth0)["refresh_token"]?.stringValue)

@@ -46,6 +46,11 @@ actor Auth0Store {
         var used = false
     }
 
+    private struct FamilyRecord {
+        var newest: String
+        var issued: Int
+    }
+
     private struct AccessToken {
         var userID: String
         var scope: String
@@ -75,6 +80,10 @@ actor Auth0Store {
     private var users: [String: User] = [:]
     private var refreshTokens: [String: RefreshToken] = [:]
     private var revokedFamilies: Set<String> = []
+    /// Every refresh token ever issued → its family, and each family's newest token: kept
+    /// after spending and revocation so tests and the soak can judge a stored token.
+    private var familyOfToken: [String: String] = [:]
+    private var families: [String: FamilyRecord] = [:]
     private var accessTokens: [String: AccessToken] = [:]
     private var codes: [String: AuthorizationCode] = [:]
     private var devices: [String: DeviceAuthorization] = [:]
@@ -164,7 +173,9 @@ actor Auth0Store {
         var refreshToken: String?
         if grant.scopes.contains("offline_access") {
             let token = try OpaqueToken.make(bytes: 36)
-            refreshTokens[token] = RefreshToken(familyID: try OpaqueToken.uuid(), grant: grant, expiresAt: now.addingTimeInterval(refreshLifetime))
+            let familyID = try OpaqueToken.uuid()
+            refreshTokens[token] = RefreshToken(familyID: familyID, grant: grant, expiresAt: now.addingTimeInterval(refreshLifetime))
+            record(token, in: familyID)
             refreshToken = token
         }
         return Issued(grant: grant, user: user, accessToken: accessToken, refreshToken: refreshToken)
@@ -211,9 +222,24 @@ actor Auth0Store {
             refreshTokens[token] = record
             let next = try OpaqueToken.make(bytes: 36)
             refreshTokens[next] = RefreshToken(familyID: record.familyID, grant: record.grant, expiresAt: record.expiresAt)
+            self.record(next, in: record.familyID)
             newRefreshToken = next
         }
         return Issued(grant: grant, user: user, accessToken: accessToken, refreshToken: newRefreshToken)
+    }
+
+    private func record(_ token: String, in familyID: String) {
+        familyOfToken[token] = familyID
+        families[familyID] = FamilyRecord(newest: token, issued: (families[familyID]?.issued ?? 0) + 1)
+    }
+
+    /// What the tenant knows of a refresh token: its family, whether it is that family's
+    /// newest, whether it was spent (rotated away) and whether the family was revoked.
+    func status(ofRefreshToken token: String) -> Auth0RefreshTokenStatus {
+        guard let familyID = familyOfToken[token], let family = families[familyID] else { return Auth0RefreshTokenStatus(known: false) }
+        return Auth0RefreshTokenStatus(known: true, familyID: familyID, newest: family.newest == token,
+                                       spent: refreshTokens[token]?.used ?? (family.newest != token),
+                                       familyRevoked: revokedFamilies.contains(familyID), issuedInFamily: family.issued)
     }
 
     private func revokeFamily(_ familyID: String) {

@@ -98,6 +98,13 @@ struct ControlAPI: Sendable {
             guard let userCode = fields.string("user_code") else { throw Failure(status: 400, message: "user_code is required") }
             try await control.denyDevice(userCode: userCode)
             return .json(["status": "ok"])
+        case ("POST", ["auth0", "refresh-tokens", "status"]):
+            guard let token = fields.string("refresh_token") else { throw Failure(status: 400, message: "refresh_token is required") }
+            let status = try await control.auth0RefreshTokenStatus(token)
+            var answer: JSONObject = ["known": .bool(status.known), "newest": .bool(status.newest), "spent": .bool(status.spent),
+                                      "family_revoked": .bool(status.familyRevoked), "issued_in_family": .number(Double(status.issuedInFamily))]
+            answer["family_id"] = status.familyID.map(JSONValue.string) ?? .null
+            return .json(answer)
         case ("POST", ["socialplus", "auth-tokens"]):
             guard let userID = fields.string("userId") else { throw Failure(status: 400, message: "userId is required") }
             return .json(["authToken": .string(try await control.mintSocialPlusAuthToken(userID: userID))])

@@ -186,6 +186,12 @@ public struct EmulatorControl: Sendable {
         guard try await auth0API().store.requireMFAOnRefresh(userID) else { throw EmulatorError.unknownUser(userID) }
     }
 
+    /// What the Auth0 tenant knows of a refresh token: its family, whether it is the
+    /// family's newest, spent, or revoked.
+    public func auth0RefreshTokenStatus(_ refreshToken: String) async throws -> Auth0RefreshTokenStatus {
+        try await auth0API().store.status(ofRefreshToken: refreshToken)
+    }
+
     /// Switches Auth0's error answers to the legacy `{"code","description"}` shape (or back).
     public func setAuth0LegacyErrors(_ legacy: Bool) throws {
         try auth0API().errorShape.set(legacy: legacy)
