@@ -4,7 +4,7 @@ SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 APT_PACKAGES := libssl-dev libkeyutils-dev pkg-config chromium chromium-driver
 CONFIG ?= debug
 
-.PHONY: all deps build build-release test demo examples bench bench-check fuzz fuzz-ci soak soak-short clean
+.PHONY: all deps bench-deps build build-release test demo examples bench bench-check fuzz fuzz-ci soak soak-short clean
 
 all: build
 
@@ -47,14 +47,21 @@ soak-short: deps
 	$(SWIFT) build -c $(CONFIG) --product latchkey-soak
 	"$$($(SWIFT) build -c $(CONFIG) --show-bin-path)/latchkey-soak" --short $(SOAK_ARGS)
 
-bench: deps
+# The benchmarks also count instructions under valgrind (Benchmarks/README.md).
+BENCH_APT_PACKAGES := valgrind
+
+bench-deps: deps
+	@dpkg-query -W -f='$${Status}' $(BENCH_APT_PACKAGES) 2>/dev/null | grep -q "install ok installed" || \
+	  { $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq $(BENCH_APT_PACKAGES); }
+
+bench: bench-deps
 	$(MAKE) -C Benchmarks bench
 
 examples: deps
 	$(SWIFT) build --package-path Examples
 	for e in StytchExample Auth0Example SocialPlusExample; do $(SWIFT) run --package-path Examples --skip-build $$e || exit 1; done
 
-bench-check: deps
+bench-check: bench-deps
 	$(MAKE) -C Benchmarks bench-check
 
 # libFuzzer targets (Fuzz/README.md): FUZZ_SECONDS per target (default 60), one at a time.

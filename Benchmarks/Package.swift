@@ -28,14 +28,42 @@ let package = Package(
         // The raw OpenSSL baseline: the library's own COpenSSL is internal to it.
         .systemLibrary(name: "CBenchOpenSSL", path: "Support/CBenchOpenSSL", pkgConfig: "openssl",
                        providers: [.apt(["libssl-dev"])]),
-        // Fixtures and baselines shared by every benchmark target.
+        // Fixtures and raw-OpenSSL baselines, shared by the benchmarks and the
+        // instruction counter (no package-benchmark here: the counter runs under valgrind).
+        .target(
+            name: "BenchmarkFixtures",
+            dependencies: [
+                "CBenchOpenSSL",
+                .product(name: "Latchkey", package: rootPackage),
+                .product(name: "LatchkeyJSON", package: rootPackage),
+                .product(name: "LatchkeyJWT", package: rootPackage),
+                .product(name: "LatchkeySecrets", package: rootPackage),
+                .product(name: "JWTKit", package: "jwt-kit"),
+            ],
+            path: "Support/BenchmarkFixtures",
+            swiftSettings: [.swiftLanguageMode(.v6)]
+        ),
+        // How every benchmark is named, configured and measured.
         .target(
             name: "BenchmarkSupport",
             dependencies: [
-                "CBenchOpenSSL",
+                "BenchmarkFixtures",
                 .product(name: "Benchmark", package: "benchmark"),
             ],
             path: "Support/BenchmarkSupport",
+            swiftSettings: [.swiftLanguageMode(.v6)]
+        ),
+        // Fixed loops of every CPU-bound row, counted under valgrind (`make bench-check`):
+        // instruction counts repeat exactly where wall clocks on a shared machine do not.
+        .executableTarget(
+            name: "InstructionCounts",
+            dependencies: [
+                "BenchmarkFixtures",
+                .product(name: "JWTKit", package: "jwt-kit"),
+                .product(name: "LatchkeyJWT", package: rootPackage),
+                .product(name: "LatchkeySecrets", package: rootPackage),
+            ],
+            path: "InstructionCounts",
             swiftSettings: [.swiftLanguageMode(.v6)]
         ),
     ]

@@ -1,18 +1,23 @@
 #!/usr/bin/env python3
-"""Fails when a ratio or a malloc count regressed by more than 10%.
+"""Fails when a malloc count regressed by more than 10%; reports the wall-clock ratios.
 
     python3 Scripts/check.py Thresholds results/raw/check1 [results/raw/check2 …] [--tolerance 0.10]
 
 Both directories hold package-benchmark `<target>.<name>.p90.json` files: the
 committed ones written by `swift package benchmark thresholds update` (`make
 thresholds`), and this run's, exported in the same format. package-benchmark's own
-thresholds are absolute (microseconds on one machine); what must not regress on any
-machine are the ratios measured within one run, so for every Latchkey row this
+thresholds are absolute (microseconds on one machine). For every Latchkey row this
 compares, at p90 per operation:
 
+- Latchkey's mallocs per operation, against the committed count: the lowest of the
+  runs (the interposer counts every thread's mallocs while a sample runs, so a
+  background allocation can add one to a sample now and then) — gated;
 - Latchkey ÷ limit and Latchkey ÷ peer wall clock, against the same ratios computed
-  from the committed files;
-- Latchkey's mallocs per operation, against the committed count.
+  from the committed files — reported, not gated, unless `--gate-wall`: on this shared
+  two-core machine an unchanged build's ratios moved by up to 70% between independent
+  runs (RS256 sig+claims ÷ jwt-kit 0.632 against 0.377), because the sides of a row
+  run seconds apart in separate processes. The gate on speed is the instruction count
+  (Scripts/instructions.py), which repeats within a fraction of a percent.
 
 A benchmark that is new (not in the committed files) is reported, not failed: run
 `make thresholds` to commit it. Exit status 1 on a regression, 2 on missing data.
@@ -42,7 +47,19 @@ def figures(results):
     return rows_from(results, value_of)
 
 
+def lowest_mallocs(directories):
+    """{name: the lowest mallocs per operation over the runs}."""
+    lowest = {}
+    for directory in directories:
+        for (_target, name), metrics in read_p90_directory(directory).items():
+            value = per_operation(metrics, "mallocCountTotal")
+            if value is not None and (name not in lowest or value < lowest[name]):
+                lowest[name] = value
+    return lowest
+
+
 def main(argv):
+    gate_wall = "--gate-wall" in argv
     args = [a for a in argv[1:] if not a.startswith("--")]
     tolerance = 0.10
     if "--tolerance" in argv:
@@ -51,6 +68,7 @@ def main(argv):
     if len(args) < 2:
         sys.exit("usage: check.py <committed thresholds dir> <current p90 dir>… [--tolerance 0.10]")
     reference, current = figures(read_p90_directory(args[0])), figures(best_of(args[1:]))
+    mallocs = lowest_mallocs(args[1:])
     if not reference:
         print(f"check.py: no committed thresholds in {args[0]}; run `make thresholds`")
         return 2
@@ -76,23 +94,27 @@ def main(argv):
                     ratio_new = mine_new["wall"] / new[role][1]["wall"]
                     checked += 1
                     regressed = ratio_new > ratio_old * limit
-                    line = (f"{'REGRESSED' if regressed else 'ok':9} {name}: Latchkey ÷ {role} ({new[role][0]}) "
+                    verdict = ("REGRESSED" if gate_wall else "slower") if regressed else "ok"
+                    line = (f"{verdict:9} {name}: Latchkey ÷ {role} ({new[role][0]}) wall "
                             f"{ratio_new:.3f} (committed {ratio_old:.3f})")
-                    if regressed:
+                    if regressed and gate_wall:
                         failures.append(line)
                     else:
+                        checked -= 0 if gate_wall else 1
                         print(line)
-            if mine_old["mallocs"] is not None and mine_new["mallocs"] is not None:
+            lowest = mallocs.get(f"{group}/{'/'.join(row)}/latchkey", mine_new["mallocs"])
+            if mine_old["mallocs"] is not None and lowest is not None:
                 checked += 1
-                grew = mine_new["mallocs"] > mine_old["mallocs"] * limit + 1e-9
-                line = f"{'REGRESSED' if grew else 'ok':9} {name}: mallocs/op {mine_new['mallocs']:.1f} (committed {mine_old['mallocs']:.1f})"
+                grew = lowest > mine_old["mallocs"] * limit + 1e-9
+                line = f"{'REGRESSED' if grew else 'ok':9} {name}: mallocs/op {lowest:.1f} (committed {mine_old['mallocs']:.1f})"
                 if grew:
                     failures.append(line)
                 else:
                     print(line)
     for note in notes:
         print("note:", note)
-    print(f"\n{checked} checks, {len(failures)} regressions of more than {tolerance:.0%}")
+    print(f"\n{checked} gated checks{' (wall-clock ratios included)' if gate_wall else ' (mallocs; wall-clock ratios reported above)'}, "
+          f"{len(failures)} regressions of more than {tolerance:.0%}")
     for failure in failures:
         print(failure)
     return 1 if failures else 0

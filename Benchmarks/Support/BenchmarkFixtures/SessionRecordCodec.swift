@@ -1,10 +1,9 @@
-import BenchmarkSupport
 import Foundation
-@_spi(Benchmarks) import Latchkey
+@_spi(Benchmarks) public import Latchkey
 import LatchkeyJSON
 
 /// How the vault benchmarks turn a session record into bytes and back.
-protocol SessionRecordCodec {
+public protocol SessionRecordCodec {
     associatedtype Record
     /// A typical stored session: tokens + user + session.
     var sample: Record { get }
@@ -17,20 +16,22 @@ protocol SessionRecordCodec {
 /// The session core's own vault codec (`VaultRecord`, reached through its benchmark
 /// SPI), on a Stytch consumer session as the client stores it: the session JWT and
 /// session token, the user and the session with the provider's own objects, about 2 KB.
-struct VaultSessionRecordCodec: SessionRecordCodec {
-    static let provider = "stytch"
+public struct VaultSessionRecordCodec: SessionRecordCodec {
+    public init() {}
 
-    func encode(_ record: StoredSessionRecord) -> [UInt8] { record.encoded() }
+    public static let provider = "stytch"
 
-    func decode(_ bytes: [UInt8]) throws -> StoredSessionRecord {
+    @_spi(Benchmarks) public func encode(_ record: StoredSessionRecord) -> [UInt8] { record.encoded() }
+
+    @_spi(Benchmarks) public func decode(_ bytes: [UInt8]) throws -> StoredSessionRecord {
         try StoredSessionRecord(decoding: bytes, provider: Self.provider)
     }
 
-    var samples: [StoredSessionRecord] {
+    @_spi(Benchmarks) public var samples: [StoredSessionRecord] {
         [sample, record(validatedAt: 1_769_673_780)]
     }
 
-    var sample: StoredSessionRecord { record(validatedAt: 1_769_673_600) }
+    @_spi(Benchmarks) public var sample: StoredSessionRecord { record(validatedAt: 1_769_673_600) }
 
     private func record(validatedAt: TimeInterval) -> StoredSessionRecord {
         StoredSessionRecord(provider: Self.provider, session: session, validatedAt: Date(timeIntervalSince1970: validatedAt))
