@@ -81,8 +81,9 @@ public struct Auth0Provider: AuthProvider {
             return try await session(from: response, scope: scope, audience: audience)
         case .mfaOTP(let otp):
             return try await finishMFA(pending, grant: GrantType.mfaOTP, ("otp", otp), audience: audience)
-        case .mfaRecoveryCode(let code):
-            return try await finishMFA(pending, grant: GrantType.mfaRecoveryCode, ("recovery_code", code), audience: audience)
+        case .mfaRecoveryCode(let code, let present):
+            return try await finishMFA(pending, grant: GrantType.mfaRecoveryCode, ("recovery_code", code), audience: audience,
+                                       presentRecoveryCode: present)
         case .browser(let options):
             return try await BrowserFlow(provider: self, options: options, scope: scope, audience: audience).run()
         case .device(let options):
@@ -98,7 +99,8 @@ public struct Auth0Provider: AuthProvider {
             let claims = try await validator.validate(idToken)
             report = makeSession(tokens: current.tokens, claims: claims, previous: nil)
         }
-        let claims = try await api.userInfo(accessToken: current.tokens.accessToken)
+        let userID = current.user?.id ?? current.session?.userID ?? report.user?.id ?? ""
+        let claims = try await api.userInfo(accessToken: current.tokens.accessToken, user: userID)
         report.user = Self.user(from: claims)
         return report
     }
@@ -161,7 +163,8 @@ public struct Auth0Provider: AuthProvider {
         static let mfaRecoveryCode = "http://auth0.com/oauth/grant-type/mfa-recovery-code"
     }
 
-    private func finishMFA(_ pending: UserAction?, grant: String, _ code: (String, String), audience: String?) async throws -> AuthenticatedSession {
+    private func finishMFA(_ pending: UserAction?, grant: String, _ code: (String, String), audience: String?,
+                           presentRecoveryCode: (@Sendable (Auth0RecoveryCode) async -> Void)? = nil) async throws -> AuthenticatedSession {
         guard let pending, pending.kind == "mfa", let mfaToken = pending.continuationToken else {
             throw AuthError(.invalidState, "no multi-factor step is pending; log in with a password first")
         }
@@ -169,6 +172,11 @@ public struct Auth0Provider: AuthProvider {
             throw AuthError(.unrecoverable, "the multi-factor step expired; log in again", providerCode: "expired_token")
         }
         let response = try await api.token([("grant_type", grant), ("mfa_token", mfaToken), code], call: .login)
+        if let newCode = response.recoveryCode {
+            // Issued whatever happens next (the old code is spent): shown before anything can fail.
+            logger.debug("Auth0 issued a new recovery code; handing it to the app", metadata: ["presented": "\(presentRecoveryCode != nil)"])
+            await presentRecoveryCode?(Auth0RecoveryCode(code: newCode))
+        }
         return try await session(from: response, scope: nil, audience: audience)
     }
 

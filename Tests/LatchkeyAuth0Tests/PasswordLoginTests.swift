@@ -2,6 +2,7 @@ import Foundation
 import Latchkey
 import LatchkeyAuth0
 import LatchkeyEmulator
+import Synchronization
 import Testing
 
 @Suite("Auth0 password and MFA logins over loopback HTTP")
@@ -86,15 +87,41 @@ struct PasswordLoginTests {
         #expect(!harness.logs.all.joined().contains(action.continuationToken ?? "-"))
     }
 
-    @Test func mfaWithARecoveryCode() async throws {
+    @Test func mfaWithARecoveryCodeHandsTheNewCodeToTheApp() async throws {
         let harness = try await Auth0Harness()
         defer { Task { await harness.stop() } }
         try await harness.client.start()
+        let mfaError = await authError {
+            try await harness.client.login(Auth0Credentials.password(username: "mfa@example.com", password: "mfa-password-1"))
+        }
+        #expect(mfaError?.isMFARequired == true)
+        let shown = Mutex<[Auth0RecoveryCode]>([])
+        try await harness.client.login(Auth0Credentials.mfa(recoveryCode: "RECOVERY-CODE-1") { code in shown.withLock { $0.append(code) } })
+        #expect(harness.client.state == .established)
+        #expect(harness.client.currentUser?.id == "auth0|mfa")
+        #expect(await harness.count("POST", "/oauth/token", grant: "http://auth0.com/oauth/grant-type/mfa-recovery-code") == 1)
+        // Auth0 spent the code and issued a new one: the app got it, once.
+        let codes = shown.withLock { $0 }
+        #expect(codes.count == 1)
+        let newCode = try #require(codes.first).code
+        #expect(newCode.count == 24 && newCode != "RECOVERY-CODE-1")
+        // It is a secret: redacted when printed, never logged, never stored.
+        #expect(!"\(codes[0])".contains(newCode) && !String(reflecting: codes[0]).contains(newCode))
+        #expect(!harness.logs.all.joined(separator: "\n").contains(newCode))
+        #expect(try await harness.store.string(SessionOptions().vaultEntryName)?.contains(newCode) == false)
+
+        // The next recovery takes the new code; the old one is refused and the step stays open.
+        try await harness.client.logout(revoke: .bestEffort)
         _ = await authError {
             try await harness.client.login(Auth0Credentials.password(username: "mfa@example.com", password: "mfa-password-1"))
         }
-        try await harness.client.login(Auth0Credentials.mfa(recoveryCode: "RECOVERY-CODE-1"))
+        let spent = await authError { try await harness.client.login(Auth0Credentials.mfa(recoveryCode: "RECOVERY-CODE-1") { _ in }) }
+        #expect(spent?.providerCode == "invalid_grant")
+        guard case .needsUserAction = harness.client.state else { Issue.record("state \(harness.client.state)"); return }
+        try await harness.client.login(Auth0Credentials.mfa(recoveryCode: newCode) { code in shown.withLock { $0.append(code) } })
         #expect(harness.client.state == .established)
+        #expect(shown.withLock { $0.count } == 2)
+        #expect(shown.withLock { $0[1].code } != newCode)
     }
 
     @Test func mfaCodeWithoutAPendingStepIsRefusedLocally() async throws {

@@ -9,6 +9,7 @@ public import Latchkey
 /// try await client.login(Auth0Credentials.deviceCode { code in print(code.userCode) })
 /// // after an `mfa_required` (state `needsUserAction`):
 /// try await client.login(Auth0Credentials.mfa(otp: "123456"))
+/// try await client.login(Auth0Credentials.mfa(recoveryCode: typed) { new in show(new.code) })
 /// ```
 ///
 /// The password and codes are secrets: ``description`` never shows them.
@@ -16,7 +17,7 @@ public struct Auth0Credentials: LoginCredentials, CustomStringConvertible {
     enum Kind: Sendable {
         case password(username: String, password: String, realm: String?)
         case mfaOTP(String)
-        case mfaRecoveryCode(String)
+        case mfaRecoveryCode(String, present: @Sendable (Auth0RecoveryCode) async -> Void)
         case browser(Auth0BrowserLogin)
         case device(Auth0DeviceLogin)
     }
@@ -47,8 +48,14 @@ public struct Auth0Credentials: LoginCredentials, CustomStringConvertible {
     }
 
     /// Finishes a pending MFA step with a recovery code (the `mfa-recovery-code` grant).
-    public static func mfa(recoveryCode: String) -> Auth0Credentials {
-        Auth0Credentials(.mfaRecoveryCode(recoveryCode))
+    ///
+    /// Auth0 spends the code and answers with a new one: `present` receives it, to show
+    /// the user (their old code no longer works, so an app that drops it leaves them
+    /// without one). It is called as soon as Auth0's answer arrives — before the ID token
+    /// is checked, since the new code is issued either way — and the login finishes after
+    /// it returns. The adapter never logs or stores the code.
+    public static func mfa(recoveryCode: String, present: @escaping @Sendable (Auth0RecoveryCode) async -> Void) -> Auth0Credentials {
+        Auth0Credentials(.mfaRecoveryCode(recoveryCode, present: present))
     }
 
     /// The authorization code flow with PKCE, through the system browser and a

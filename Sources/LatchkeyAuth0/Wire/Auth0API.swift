@@ -10,6 +10,8 @@ struct Auth0API: Sendable {
     let configuration: Auth0Configuration
     let transport: any HTTPTransport
     let clock: any SessionClock
+    /// Paces `/userinfo` within Auth0's per-user limit (shared by copies of this value).
+    let userInfoLimit = UserInfoRateLimit()
 
     /// How long one call may take.
     static let timeout: Duration = .seconds(30)
@@ -42,13 +44,21 @@ struct Auth0API: Sendable {
         return device
     }
 
-    /// `GET /userinfo` with the access token: the user's OIDC claims.
-    func userInfo(accessToken: String) async throws -> JSONObject {
+    /// `GET /userinfo` with the access token: the user's OIDC claims. Within Auth0's
+    /// rate limit for `user` (their ID; empty when not known yet): a call that would
+    /// exceed it is not sent and throws ``AuthError/Code/rateLimited`` with the wait.
+    func userInfo(accessToken: String, user: String) async throws -> JSONObject {
+        try await userInfoLimit.take(for: user, now: clock.now)
         var request = HTTPRequest(url: configuration.endpoint("userinfo"), timeout: Self.timeout)
         request.headers["Authorization"] = "Bearer \(accessToken)"
         request.headers["Accept"] = "application/json"
         let response = try await transport.send(request)
-        guard response.status == 200 else { throw Auth0ErrorResponse(response, now: clock.now).classified(.userInfo, now: clock.now) }
+        let now = clock.now
+        let error = response.status == 200 ? nil : Auth0ErrorResponse(response, now: now)
+        let remaining = response.headers["x-ratelimit-remaining"].flatMap { Int($0.trimmingCharacters(in: .whitespaces)) }
+        await userInfoLimit.record(for: user, status: response.status, remaining: remaining, reset: error?.rateLimitReset,
+                                   retryAfter: error?.retryAfter, now: now)
+        if let error { throw error.classified(.userInfo, now: now) }
         guard let object = JSONObject.parsing(response.body), object.text("sub") != nil else {
             throw AuthError(.transient, "Auth0 answered the session check with a malformed body", httpStatus: response.status)
         }

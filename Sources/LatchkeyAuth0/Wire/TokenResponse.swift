@@ -3,13 +3,15 @@ internal import LatchkeyJWT
 
 internal import LatchkeyJSON
 /// A success answer of `/oauth/token`: `{access_token, token_type, expires_in (a number
-/// or a numeric string), id_token?, refresh_token?, scope?}`.
+/// or a numeric string), id_token?, refresh_token?, scope?, recovery_code?}`.
 struct TokenResponse: Sendable {
     var accessToken: String
     var expiresIn: TimeInterval?
     var idToken: String?
     var refreshToken: String?
     var scope: String?
+    /// The new MFA recovery code the `mfa-recovery-code` grant answers with. A secret.
+    var recoveryCode: String?
 
     /// Reads the body; `nil` when it is not a token answer.
     init?(_ object: JSONObject) {
@@ -20,6 +22,7 @@ struct TokenResponse: Sendable {
         idToken = object.text("id_token")
         refreshToken = object.text("refresh_token")
         scope = object.text("scope")
+        recoveryCode = object.text("recovery_code")
     }
 }
 

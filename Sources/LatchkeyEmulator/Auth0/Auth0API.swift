@@ -107,6 +107,7 @@ struct Auth0API: ProviderAPI {
         guard let grantType = fields.string("grant_type") else { throw Auth0Error.missing("grant_type") }
         let now = clock.now
         let issued: Auth0Store.Issued
+        var extra: JSONObject = [:]
         switch grantType {
         case GrantType.passwordRealm, GrantType.password:
             guard let username = fields.string("username") else { throw Auth0Error.missing("username") }
@@ -126,7 +127,9 @@ struct Auth0API: ProviderAPI {
             let recoveryCode = grantType == GrantType.mfaRecoveryCode ? fields.string("recovery_code") : nil
             if grantType == GrantType.mfaOTP, otp == nil { throw Auth0Error.missing("otp") }
             if grantType == GrantType.mfaRecoveryCode, recoveryCode == nil { throw Auth0Error.missing("recovery_code") }
-            issued = try await store.issue(store.finishMFA(token: mfaToken, otp: otp, recoveryCode: recoveryCode))
+            let finished = try await store.finishMFA(token: mfaToken, otp: otp, recoveryCode: recoveryCode)
+            issued = try await store.issue(finished.grant)
+            if let code = finished.newRecoveryCode { extra["recovery_code"] = .string(code) }
         case GrantType.refreshToken:
             guard let refreshToken = fields.string("refresh_token") else { throw Auth0Error.missing("refresh_token") }
             issued = try await store.refresh(refreshToken, scope: fields.string("scope"))
@@ -140,11 +143,12 @@ struct Auth0API: ProviderAPI {
         default:
             throw Auth0Error(status: 403, error: "unauthorized_client", description: "Grant type '\(grantType)' not allowed for the client.")
         }
-        return try await tokenResponse(issued)
+        return try await tokenResponse(issued, extra: extra)
     }
 
-    /// `{access_token, refresh_token?, id_token?, scope, expires_in, token_type}`.
-    private func tokenResponse(_ issued: Auth0Store.Issued) async throws -> EmulatorResponse {
+    /// `{access_token, refresh_token?, id_token?, scope, expires_in, token_type}`, then
+    /// `extra` (the recovery grant's new `recovery_code`).
+    private func tokenResponse(_ issued: Auth0Store.Issued, extra: JSONObject = [:]) async throws -> EmulatorResponse {
         let key = await keys.signingKey
         var accessToken = issued.accessToken
         if let audience = issued.grant.audience {
@@ -157,6 +161,7 @@ struct Auth0API: ProviderAPI {
         body["scope"] = .string(issued.grant.scope)
         body["expires_in"] = .number(await store.accessLifetime)
         body["token_type"] = "Bearer"
+        for member in extra { body[member.name] = member.value }
         return EmulatorResponse.json(body).noStore()
     }
 
@@ -196,9 +201,15 @@ struct Auth0API: ProviderAPI {
             error.headers = [("WWW-Authenticate", #"Bearer error="invalid_token""#)]
             throw error
         }
+        // Auth0 limits /userinfo per user ID (burst 10, 5 a minute): past it, 429
+        // `too_many_requests` until the bucket refills; every answer says where it stands.
+        let limit = await store.takeUserInfoRequest(userID: user.userID)
+        guard limit.allowed else {
+            throw Auth0Error(status: 429, error: "too_many_requests", description: "Too Many Requests", headers: limit.headers)
+        }
         var claims: JSONObject = ["sub": .string(user.userID)]
         for member in profileClaims(user, scopes: Set(scope.split(separator: " "))) { claims[member.name] = member.value }
-        return .json(claims)
+        return .json(claims, headers: limit.headers)
     }
 
     /// The OIDC claims the `profile` and `email` scopes release (ID token and `/userinfo`).

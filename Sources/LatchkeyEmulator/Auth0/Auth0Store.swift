@@ -49,6 +49,10 @@ actor Auth0Store {
     private struct FamilyRecord {
         var newest: String
         var issued: Int
+        /// The token the latest rotation spent, and when: the one the reuse interval
+        /// lets through again.
+        var previous: String?
+        var rotatedAt: Date?
     }
 
     private struct AccessToken {
@@ -97,14 +101,17 @@ actor Auth0Store {
     }
     private let clock: EmulatorClock
     let settings: Auth0Seed
+    private var userInfoLimit: Auth0RateLimit
 
     var rotates: Bool { settings.rotateRefreshTokens ?? true }
     var accessLifetime: TimeInterval { TimeInterval(settings.accessTokenLifetime ?? 86_400) }
     private var refreshLifetime: TimeInterval { TimeInterval(settings.refreshTokenLifetime ?? 2_592_000) }
+    private var reuseInterval: TimeInterval { TimeInterval(max(0, settings.refreshTokenReuseInterval ?? 0)) }
 
     init(seed: Auth0Seed, clock: EmulatorClock) {
         self.clock = clock
         settings = seed
+        userInfoLimit = Auth0RateLimit(burst: seed.userInfoBurst ?? 10, perMinute: seed.userInfoPerMinute ?? 5)
         for user in seed.users { users[user.userID] = Self.user(user, now: clock.now) }
     }
 
@@ -135,25 +142,30 @@ actor Auth0Store {
     }
 
     /// The MFA grants: `otp` (`mfa-otp`) or `recoveryCode` (`mfa-recovery-code`, spent once)
-    /// with a live `mfa_token`. A wrong code keeps the token for another try.
-    func finishMFA(token: String, otp: String?, recoveryCode: String?) throws -> Grant {
+    /// with a live `mfa_token`. A wrong code keeps the token for another try. A recovery
+    /// code is replaced by a new one, which the answer carries (`recovery_code`) for the
+    /// app to show the user.
+    func finishMFA(token: String, otp: String?, recoveryCode: String?) throws -> (grant: Grant, newRecoveryCode: String?) {
         guard let pending = mfaTokens[token], pending.expiresAt > clock.now else {
             mfaTokens[token] = nil
             throw Auth0Error(status: 403, error: "invalid_grant", description: "Malformed mfa_token or mfa_token is expired.")
         }
         guard let user = users[pending.grant.userID], !user.blocked else { throw Auth0Error.blocked }
+        var newRecoveryCode: String?
         if let otp {
             guard constantTimeEquals(user.mfaOTP, otp) else { throw Auth0Error(status: 403, error: "invalid_grant", description: "Invalid otp_code.") }
         } else {
             guard let expected = user.recoveryCode, let recoveryCode, constantTimeEquals(expected, recoveryCode) else {
                 throw Auth0Error(status: 403, error: "invalid_grant", description: "MFA Authorization rejected.")
             }
-            users[user.userID]?.recoveryCode = nil
+            // Auth0's recovery codes: 24 characters, no separator.
+            newRecoveryCode = try OpaqueToken.userCode(count: 24).replacingOccurrences(of: "-", with: "")
+            users[user.userID]?.recoveryCode = newRecoveryCode
         }
         mfaTokens[token] = nil
         var grant = pending.grant
         grant.authTime = clock.now
-        return grant
+        return (grant, newRecoveryCode)
     }
 
     /// Makes the user's next refresh answer `mfa_required` (a step-up), once.
@@ -188,12 +200,14 @@ actor Auth0Store {
 
     /// Redeems a refresh token, atomically: with rotation, the token is spent and a new
     /// one of the same family returned; a spent token presented again revokes the whole
-    /// family (reuse detection). `scope` may narrow the grant.
+    /// family (reuse detection) — unless it is the one the latest rotation spent and the
+    /// reuse interval since that rotation has not passed (Auth0's overlap period), when
+    /// it gets another new token. `scope` may narrow the grant.
     func refresh(_ token: String, scope: String?) throws -> Issued {
         guard var record = refreshTokens[token], !revokedFamilies.contains(record.familyID), record.expiresAt > clock.now else {
             throw Auth0Error.invalidRefreshToken
         }
-        if record.used {
+        if record.used, !isInReuseInterval(token, family: record.familyID) {
             revokeFamily(record.familyID)
             throw Auth0Error.invalidRefreshToken
         }
@@ -218,19 +232,35 @@ actor Auth0Store {
         accessTokens[accessToken] = AccessToken(userID: user.userID, scope: grant.scope, expiresAt: now.addingTimeInterval(accessLifetime))
         var newRefreshToken: String?
         if rotates {
+            let reused = record.used
             record.used = true
             refreshTokens[token] = record
             let next = try OpaqueToken.make(bytes: 36)
             refreshTokens[next] = RefreshToken(familyID: record.familyID, grant: record.grant, expiresAt: record.expiresAt)
             self.record(next, in: record.familyID)
+            // A reuse inside the interval does not restart it: the window is the first rotation's.
+            if !reused {
+                families[record.familyID]?.previous = token
+                families[record.familyID]?.rotatedAt = now
+            }
             newRefreshToken = next
         }
         return Issued(grant: grant, user: user, accessToken: accessToken, refreshToken: newRefreshToken)
     }
 
+    /// Whether the spent `token` may be exchanged again: it is the one its family's latest
+    /// rotation spent, within the reuse interval of that rotation.
+    private func isInReuseInterval(_ token: String, family familyID: String) -> Bool {
+        guard reuseInterval > 0, let family = families[familyID], family.previous == token, let rotatedAt = family.rotatedAt else { return false }
+        return clock.now < rotatedAt.addingTimeInterval(reuseInterval)
+    }
+
     private func record(_ token: String, in familyID: String) {
         familyOfToken[token] = familyID
-        families[familyID] = FamilyRecord(newest: token, issued: (families[familyID]?.issued ?? 0) + 1)
+        var family = families[familyID] ?? FamilyRecord(newest: token, issued: 0)
+        family.newest = token
+        family.issued += 1
+        families[familyID] = family
     }
 
     /// What the tenant knows of a refresh token: its family, whether it is that family's
@@ -258,6 +288,13 @@ actor Auth0Store {
             return nil
         }
         return (user, record.scope)
+    }
+
+    /// Counts one `/userinfo` request against the user's rate limit (burst and refill
+    /// from the seed, on the emulator clock): whether it may be answered, and the
+    /// `x-ratelimit-*` headers either way.
+    func takeUserInfoRequest(userID: String) -> Auth0RateLimit.Decision {
+        userInfoLimit.take(userID, now: clock.now)
     }
 
     // MARK: Authorization code with PKCE

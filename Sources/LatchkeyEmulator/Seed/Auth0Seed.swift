@@ -45,6 +45,16 @@ public struct Auth0Seed: Sendable, Codable, CustomStringConvertible {
     public var idTokenLifetime: Int?
     /// Absolute refresh token lifetime in seconds (default 2,592,000: 30 days).
     public var refreshTokenLifetime: Int?
+    /// Auth0's "Rotation Overlap Period" (reuse interval), in seconds: a rotated-away
+    /// refresh token — only the one the latest rotation spent — may be exchanged again
+    /// this long after its rotation without reuse detection, and gets a new token of the
+    /// family. Default 0, as Auth0's: any reuse revokes the family.
+    public var refreshTokenReuseInterval: Int?
+    /// `/userinfo`'s rate limit per user ID: the burst (bucket size, default 10, as
+    /// Auth0's plans document it; 0 turns the limit off) …
+    public var userInfoBurst: Int?
+    /// … and the sustained rate the bucket refills at, in requests a minute (default 5).
+    public var userInfoPerMinute: Int?
     /// How many device-flow polls answer `authorization_pending` before the code is
     /// approved for the first user (default 2; 0: only the control API approves).
     public var deviceApprovalPolls: Int?
@@ -55,7 +65,8 @@ public struct Auth0Seed: Sendable, Codable, CustomStringConvertible {
 
     public init(clientID: String, connection: String = "Username-Password-Authentication", rotateRefreshTokens: Bool = true,
                 accessTokenLifetime: Int = 86_400, idTokenLifetime: Int = 36_000, refreshTokenLifetime: Int = 2_592_000,
-                deviceApprovalPolls: Int = 2, sessionLifetime: Int? = nil, users: [User]) {
+                deviceApprovalPolls: Int = 2, sessionLifetime: Int? = nil, refreshTokenReuseInterval: Int = 0,
+                userInfoBurst: Int = 10, userInfoPerMinute: Int = 5, users: [User]) {
         self.clientID = clientID
         self.connection = connection
         self.rotateRefreshTokens = rotateRefreshTokens
@@ -64,6 +75,9 @@ public struct Auth0Seed: Sendable, Codable, CustomStringConvertible {
         self.refreshTokenLifetime = refreshTokenLifetime
         self.deviceApprovalPolls = deviceApprovalPolls
         self.sessionLifetime = sessionLifetime
+        self.refreshTokenReuseInterval = refreshTokenReuseInterval
+        self.userInfoBurst = userInfoBurst
+        self.userInfoPerMinute = userInfoPerMinute
         self.users = users
     }
 
