@@ -4,7 +4,7 @@ SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 APT_PACKAGES := libssl-dev libkeyutils-dev pkg-config chromium chromium-driver
 CONFIG ?= debug
 
-.PHONY: all deps bench-deps build build-release test demo examples bench bench-check fuzz fuzz-ci soak soak-short clean
+.PHONY: all deps bench-deps build build-release test demo examples docs bench bench-check fuzz fuzz-ci soak soak-short clean
 
 all: build
 
@@ -31,6 +31,7 @@ test: deps
 	SWIFT=$(SWIFT) ./Scripts/test.sh
 	$(SWIFT) build --package-path Examples
 	$(SWIFT) run --package-path Examples --skip-build SocialPlusExample
+	$(SWIFT) run --package-path Examples --skip-build CustomProviderExample
 	$(MAKE) -C Fuzz fuzz-ci CI_SECONDS=15
 
 demo: build-release
@@ -59,7 +60,21 @@ bench: bench-deps
 
 examples: deps
 	$(SWIFT) build --package-path Examples
-	for e in StytchExample Auth0Example SocialPlusExample; do $(SWIFT) run --package-path Examples --skip-build $$e || exit 1; done
+	for e in StytchExample Auth0Example SocialPlusExample CustomProviderExample; do $(SWIFT) run --package-path Examples --skip-build $$e || exit 1; done
+
+# DocC documentation of every library, one combined archive in DOCS_DIR (ignored by git),
+# through swift-docc-plugin. Any DocC warning (a broken symbol link, an undocumented
+# parameter) fails it. Open DOCS_DIR/index.html through a web server, e.g.
+# `python3 -m http.server -d .build/docs` and http://localhost:8000/documentation/.
+DOCS_DIR ?= .build/docs
+DOCS_TARGETS := Latchkey LatchkeyStytch LatchkeyAuth0 LatchkeySocialPlus LatchkeyJWT LatchkeySecrets LatchkeyJSON \
+	LatchkeyEmulator LatchkeySwiftConfiguration
+docs: deps
+	rm -rf $(DOCS_DIR)
+	$(SWIFT) package --allow-writing-to-directory $(DOCS_DIR) generate-documentation \
+	  --enable-experimental-combined-documentation --output-path $(DOCS_DIR) \
+	  $(addprefix --target ,$(DOCS_TARGETS)) --warnings-as-errors
+	@echo "documentation in $(DOCS_DIR): serve the folder (python3 -m http.server -d $(DOCS_DIR)) and open /documentation/"
 
 bench-check: bench-deps
 	$(MAKE) -C Benchmarks bench-check

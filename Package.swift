@@ -31,6 +31,9 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1", traits: []),
         .package(url: "https://github.com/apple/swift-configuration", from: "1.4.0", traits: []),
+        // Plugin only (`swift package generate-documentation`, `make docs`): no target
+        // depends on it, so it adds nothing to what `swift build` compiles.
+        .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
     ],
     targets: [
         // MARK: C libraries from the system

@@ -38,7 +38,7 @@ public struct Auth0Provider: AuthProvider {
     /// Builds the adapter from the core's context: settings, transport, clock, logger;
     /// `leeway_seconds` defaults to the session options' leeway.
     ///
-    /// - Throws: ``AuthError/Code/configuration`` naming the offending setting.
+    /// - Throws: ``/Latchkey/AuthError/Code/configuration`` naming the offending setting.
     public init(context: ProviderContext) throws(AuthError) {
         let configuration = try Auth0Configuration(settings: context.settings, defaultLeeway: context.options.leeway.seconds)
         self.init(configuration: configuration, transport: context.transport, clock: context.clock, logger: context.logger)
@@ -47,9 +47,11 @@ public struct Auth0Provider: AuthProvider {
     /// Builds the adapter from a configuration.
     ///
     /// - Parameters:
-    ///   - transport: for every call to Auth0 (a ``RetryingTransport`` retries the
+    ///   - configuration: the Auth0 application's settings.
+    ///   - transport: for every call to Auth0 (a ``/Latchkey/RetryingTransport`` retries the
     ///     idempotent ones; token grants are sent once).
     ///   - clock: the client's clock (token expiries, ID-token times, device polling).
+    ///   - logger: never given a token; silent by default.
     public init(configuration: Auth0Configuration, transport: any HTTPTransport, clock: any SessionClock = SystemClock(),
                 logger: Logger = Logger(label: "latchkey.auth0", factory: { _ in SwiftLogNoOpLogHandler() })) {
         self.configuration = configuration

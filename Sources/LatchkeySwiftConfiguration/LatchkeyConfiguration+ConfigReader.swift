@@ -23,7 +23,7 @@ extension LatchkeyConfiguration {
     /// The values go through the same checks as `latchkey.json` and the provider's
     /// schema; errors name the key.
     ///
-    /// - Throws: ``AuthError/Code/configuration``.
+    /// - Throws: ``/Latchkey/AuthError/Code/configuration``.
     public init(config: ConfigReader, registry: ProviderRegistry = .shared) throws(AuthError) {
         guard let provider = config.string(forKey: "provider"), !provider.isEmpty else {
             throw AuthError(.configuration, "missing configuration key \"provider\"")

@@ -20,9 +20,13 @@ extension AuthClient {
     /// `tokenExpired`, a failed login (wrong password, network, 5xx, 429 — anything but
     /// a termination) keeps the stored session: it is a verdict on the credentials tried.
     ///
-    /// - Parameter sessionDuration: the session's length for providers that take one
-    ///   (checked against the provider's bounds before any request); default
-    ///   ``SessionOptions/sessionDuration``. Ignored by other providers.
+    /// - Parameters:
+    ///   - credentials: the adapter's own credentials (`StytchCredentials`,
+    ///     `Auth0Credentials`, `SocialPlusLogin`, …); others are refused with
+    ///     ``AuthError/Code/unsupportedCredentials``.
+    ///   - sessionDuration: the session's length for providers that take one
+    ///     (checked against the provider's bounds before any request); default
+    ///     ``SessionOptions/sessionDuration``. Ignored by other providers.
     /// - Throws: ``AuthError``: `invalidState` when already signed in or terminated (log
     ///   out first), `invalidArgument` for a duration out of range, `needsUserAction` when
     ///   the provider needs another step (the state then says so too), the provider's
@@ -78,7 +82,7 @@ extension AuthClient {
     /// Signs out: clears the vault, memory and streams (`notLoggedIn`). Stops a login
     /// under way (a device-code poll, a browser login) as well.
     ///
-    /// - Parameter revoke: whether and how to revoke the session at the provider first
+    /// - Parameter mode: whether and how to revoke the session at the provider first
     ///   (see ``RevokeMode``). Default ``RevokeMode/none``.
     /// - Throws: the provider's classified failure when a ``RevokeMode/required``
     ///   revocation fails (nothing changed); ``AuthError/Code/storage`` when the vault

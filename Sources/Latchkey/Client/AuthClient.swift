@@ -73,9 +73,15 @@ public actor AuthClient {
     var tooShortLived: String?
     var lastEndError: AuthError?
 
-    /// Creates a client. Nothing happens until ``start()``.
+    /// Creates a client. Nothing happens until ``start(validating:)``.
+    ///
+    /// ``ProviderRegistry/makeClient(_:store:dependencies:transport:clock:logger:)``
+    /// builds one from a configuration; this is the initializer it calls.
     ///
     /// - Parameters:
+    ///   - provider: the adapter; the vault refuses a record another provider wrote.
+    ///   - store: where the session is persisted (one record, ``SessionOptions/vaultEntryName``).
+    ///   - options: heartbeat, session duration, renewal and token-TTL settings.
     ///   - transport: sends the app's requests in ``send(_:)``; adapters have their own.
     ///   - clock: inject a ``ManualClock`` to drive heartbeats and renewals in tests.
     ///   - logger: receives state changes and failures, never a token. Silent by default.
@@ -93,7 +99,7 @@ public actor AuthClient {
 
     // MARK: Reading the session
 
-    /// The current state; `notLoggedIn` before ``start()``.
+    /// The current state; `notLoggedIn` before ``start(validating:)``.
     public nonisolated var state: SessionState { broadcasters.state.current ?? .notLoggedIn }
     /// The consumer session, when signed in and the provider has one.
     public nonisolated var currentSession: Session? { broadcasters.session.current?.value }

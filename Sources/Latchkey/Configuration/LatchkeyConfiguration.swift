@@ -68,7 +68,10 @@ public struct LatchkeyConfiguration: Sendable, Hashable {
 
     /// Parses configuration JSON and applies the environment's overrides.
     ///
-    /// - Parameter source: how to name the JSON in errors, e.g. its path.
+    /// - Parameters:
+    ///   - json: the file's bytes.
+    ///   - source: how to name the JSON in errors, e.g. its path.
+    ///   - environment: the `LATCHKEY_*` variables to apply; none by default.
     public static func parse(_ json: [UInt8], source: String = defaultFileName,
                              environment: [String: String] = [:]) throws(AuthError) -> LatchkeyConfiguration {
         let root: JSONObject

@@ -49,8 +49,10 @@ public struct ProviderSettingsSchema: Sendable, Hashable {
 
     /// Checks `settings`.
     ///
-    /// - Parameter deferringSecrets: a missing required secret is not an error (a build-time
-    ///   check: the secret comes from the environment when the app runs).
+    /// - Parameters:
+    ///   - settings: the provider's settings, from the file, the environment or code.
+    ///   - deferringSecrets: a missing required secret is not an error (a build-time
+    ///     check: the secret comes from the environment when the app runs).
     /// - Returns: warnings (secrets written inline in the configuration file).
     /// - Throws: ``AuthError/Code/configuration`` naming the first offending key.
     public func check(_ settings: ProviderSettings, deferringSecrets: Bool = false) throws(AuthError) -> [String] {

@@ -6,9 +6,13 @@ extension JWKSCache {
     /// transport: retries, timeouts, and the test's emulator all apply), timed by `clock`.
     ///
     /// A non-200 answer or a transport failure is a failed fetch: the cache keeps
-    /// serving its last good set and backs off (see ``JWKSCache/Options``).
+    /// serving its last good set and backs off (see `JWKSCache.Options`).
     ///
-    /// - Parameter url: an `https` URL, or `http` to a loopback address (the emulator).
+    /// - Parameters:
+    ///   - url: an `https` URL, or `http` to a loopback address (the emulator).
+    ///   - transport: the transport to fetch with, e.g. the client's ``AuthClient/transport``.
+    ///   - clock: the cache's time (its max-age, its refetch interval).
+    ///   - options: the cache's intervals and limits.
     /// - Throws: ``AuthError/Code/configuration`` for any other URL.
     public static func fetching(from url: URL, transport: any HTTPTransport, clock: any SessionClock = SystemClock(),
                                 options: Options = Options()) throws(AuthError) -> JWKSCache {

@@ -12,7 +12,7 @@ internal import LatchkeyJSON
 /// - social.plus: ``accessToken`` with ``issuedAt`` and ``expiresAt``; no refresh token
 ///   (renewal logs in again).
 public struct SessionTokens: Sendable, Hashable, CustomStringConvertible, CustomDebugStringConvertible {
-    /// The bearer credential ``AuthClient/accessToken(minTTL:)`` hands out.
+    /// The bearer credential ``AuthClient/accessToken(minTTL:scope:audience:)`` hands out.
     public var accessToken: String
     /// A long-lived opaque session token, for providers that have one (Stytch).
     public var sessionToken: String?

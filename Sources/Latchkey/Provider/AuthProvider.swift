@@ -46,6 +46,8 @@ public protocol AuthProvider: Sendable {
     /// Logs in with adapter-specific credentials.
     ///
     /// - Parameters:
+    ///   - credentials: what the app passed to ``AuthClient/login(_:sessionDuration:)``;
+    ///     refuse other adapters' credentials with ``AuthError/Code/unsupportedCredentials``.
     ///   - sessionDuration: the session's length, for providers with
     ///     ``sessionDurationBounds``; `nil` otherwise.
     ///   - pending: the user action a previous login left unfinished (a Stytch B2B

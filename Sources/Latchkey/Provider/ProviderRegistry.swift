@@ -32,9 +32,11 @@ public final class ProviderRegistry: Sendable {
     /// Checks a configuration without building anything: the provider is registered and
     /// its settings satisfy the factory's schema (what the build plugin runs).
     ///
+    /// - Parameters:
+    ///   - configuration: the configuration to check.
+    ///   - deferringSecrets: missing required secrets are not errors (build time).
     /// - Returns: warnings (secrets written inline in the file).
     /// - Throws: ``AuthError/Code/configuration`` naming the key.
-    /// - Parameter deferringSecrets: missing required secrets are not errors (build time).
     public func check(_ configuration: LatchkeyConfiguration, deferringSecrets: Bool = false) throws(AuthError) -> [String] {
         guard let factory = factory(for: configuration.provider) else {
             let known = identifiers
@@ -48,8 +50,15 @@ public final class ProviderRegistry: Sendable {
     /// Builds the adapter the configuration names, after checking its settings against
     /// the factory's schema.
     ///
-    /// - Parameter store: the configured secret store; the adapter gets its own
-    ///   namespace in it (``ProviderContext/store``).
+    /// - Parameters:
+    ///   - configuration: names the provider and carries its settings and the session options.
+    ///   - store: the configured secret store; the adapter gets its own
+    ///     namespace in it (``ProviderContext/store``).
+    ///   - dependencies: the app's handlers for the provider.
+    ///   - transport: for the provider's API; default a ``RetryingTransport`` over
+    ///     ``URLSessionTransport`` on `clock`.
+    ///   - clock: the adapter's time.
+    ///   - logger: the adapter's logger; silent by default.
     /// - Throws: ``AuthError/Code/configuration`` for an unknown provider (the message
     ///   lists the registered ones), an unknown, missing or malformed setting.
     public func makeProvider(_ configuration: LatchkeyConfiguration, store: any SecretStore,
@@ -74,10 +83,14 @@ public final class ProviderRegistry: Sendable {
     /// (which gets a namespace in that store), then the client.
     ///
     /// - Parameters:
+    ///   - configuration: names the provider and carries its settings, the store and
+    ///     the session options.
     ///   - store: overrides the configured store (tests, apps that build their own).
     ///   - dependencies: the app's handlers for the provider (social.plus session handler…).
     ///   - transport: for the provider's API and the app's requests; default a
     ///     ``RetryingTransport`` over ``URLSessionTransport`` on `clock`.
+    ///   - clock: the client's and the adapter's time; a ``ManualClock`` in tests.
+    ///   - logger: receives state changes and failures, never a token; silent by default.
     public func makeClient(_ configuration: LatchkeyConfiguration, store: (any SecretStore)? = nil,
                            dependencies: ProviderDependencies = ProviderDependencies(),
                            transport: (any HTTPTransport)? = nil,

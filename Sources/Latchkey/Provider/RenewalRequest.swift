@@ -2,7 +2,7 @@
 /// ``AuthProvider/prepareRenewal(_:current:)`` and ``AuthProvider/renew(_:current:preparation:)``.
 ///
 /// Callers share a renewal already in flight only when it gives them what they ask
-/// (``isSatisfied(by:)``): the same scope and audience, and the same extension when
+/// (``isSatisfied(by:)-(RenewalRequest)``): the same scope and audience, and the same extension when
 /// they ask for one. Otherwise their renewal runs after it.
 public struct RenewalRequest: Sendable, Hashable, CustomStringConvertible {
     /// Why the session is being renewed.

@@ -1,7 +1,7 @@
 public import Foundation
 public import Latchkey
 
-/// The settings of an Auth0 application, read from ``ProviderSettings`` and checked:
+/// The settings of an Auth0 application, read from ``/Latchkey/ProviderSettings`` and checked:
 /// the tenant's base URL (TLS unless it is a loopback address), the client, and what
 /// every login asks for.
 public struct Auth0Configuration: Sendable, Hashable {
@@ -38,7 +38,7 @@ public struct Auth0Configuration: Sendable, Hashable {
 
     /// Creates a configuration from values.
     ///
-    /// - Throws: ``AuthError/Code/configuration`` when `baseURL` is plain http to a host
+    /// - Throws: ``/Latchkey/AuthError/Code/configuration`` when `baseURL` is plain http to a host
     ///   other than a loopback address.
     public init(baseURL: URL, clientID: String, clientSecret: String? = nil, audience: String? = nil, scope: String? = nil,
                 organization: String? = nil, leeway: TimeInterval = 60) throws(AuthError) {
@@ -64,9 +64,11 @@ public struct Auth0Configuration: Sendable, Hashable {
 
     /// Reads the settings (already checked against ``schema``).
     ///
-    /// - Parameter defaultLeeway: the leeway when `leeway_seconds` is absent (the
-    ///   session options' leeway).
-    /// - Throws: ``AuthError/Code/configuration`` naming the offending key.
+    /// - Parameters:
+    ///   - settings: the provider settings (`domain`, `client_id`, …).
+    ///   - defaultLeeway: the leeway when `leeway_seconds` is absent (the
+    ///     session options' leeway).
+    /// - Throws: ``/Latchkey/AuthError/Code/configuration`` naming the offending key.
     public init(settings: ProviderSettings, defaultLeeway: TimeInterval = 60) throws(AuthError) {
         let domain = try settings.required("domain")
         let clientID = try settings.required("client_id")

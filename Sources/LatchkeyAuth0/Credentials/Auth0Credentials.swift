@@ -1,6 +1,6 @@
 public import Latchkey
 
-/// How to log in to Auth0: pass one to ``Latchkey/AuthClient/login(_:sessionDuration:)``.
+/// How to log in to Auth0: pass one to ``/Latchkey/AuthClient/login(_:sessionDuration:)``.
 ///
 /// ```swift
 /// try await client.login(Auth0Credentials.password(username: "alice@example.com", password: secret,

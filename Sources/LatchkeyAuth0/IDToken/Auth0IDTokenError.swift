@@ -1,7 +1,7 @@
 /// An ID token that failed validation, naming the claim (or header field) at fault.
 ///
-/// The core sees it as the ``Latchkey/AuthError/underlying`` of an
-/// ``Latchkey/AuthError/Code/unrecoverable`` error with provider code `id_token_invalid`:
+/// The core sees it as the ``/Latchkey/AuthError/underlying`` of an
+/// ``/Latchkey/AuthError/Code/unrecoverable`` error with provider code `id_token_invalid`:
 /// an answer whose ID token cannot be trusted is not used.
 public struct Auth0IDTokenError: Error, Sendable, Hashable, CustomStringConvertible {
     /// The claim or header field that failed: `alg`, `kid`, `signature`, `iss`, `sub`,

@@ -108,7 +108,7 @@ extension AuthError {
     }
 
     /// Whether Auth0 asked for multi-factor authentication (`mfa_required`); the
-    /// ``userAction`` carries the `mfa_token`.
+    /// ``/Latchkey/AuthError/userAction`` carries the `mfa_token`.
     public var isMFARequired: Bool {
         providerCode == "mfa_required" && code == .needsUserAction
     }

@@ -202,7 +202,10 @@ extension JWTKey {
     /// From a JWKS: the key whose `kid` is `keyID`, or the only key when no `keyID` is
     /// given. Otherwise `keyID`, when given, becomes the key's `kid`.
     ///
-    /// - Parameter algorithm: pins the key (a key naming another `alg` is refused).
+    /// - Parameters:
+    ///   - url: the file.
+    ///   - algorithm: pins the key (a key naming another `alg` is refused).
+    ///   - keyID: the `kid` to pick from a JWKS, or to give the key.
     /// - Throws: ``JWTError`` (`invalidKey`) when the file cannot be read or used.
     public static func load(contentsOf url: URL, algorithm: JWSAlgorithm? = nil, keyID: String? = nil) throws -> JWTKey {
         try JWTKeyFile(contentsOf: url).key(algorithm: algorithm, keyID: keyID)
@@ -213,7 +216,9 @@ extension JWKSet {
     /// Loads the keys in a PEM, JWK or JWKS file (format detected from the content) as a
     /// key set: a JWKS's usable keys, or the file's one key.
     ///
-    /// - Parameter algorithm: pins the keys as ``JWTKeyFile/verificationKeys(algorithm:)`` does.
+    /// - Parameters:
+    ///   - url: the file.
+    ///   - algorithm: pins the keys as ``JWTKeyFile/verificationKeys(algorithm:)`` does.
     /// - Throws: ``JWTError`` (`invalidKey`) when the file cannot be read or holds no usable key.
     public static func load(contentsOf url: URL, algorithm: JWSAlgorithm? = nil) throws -> JWKSet {
         switch try JWTKeyFile(contentsOf: url).verificationKeys(algorithm: algorithm) {

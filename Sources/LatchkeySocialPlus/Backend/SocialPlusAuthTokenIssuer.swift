@@ -29,7 +29,7 @@ public struct SocialPlusAuthTokenIssuer: Sendable, CustomStringConvertible {
 
     /// A fresh auth token for `userID`.
     ///
-    /// - Throws: ``AuthError``: `invalidArgument` for a bad user ID, `configuration` when
+    /// - Throws: ``/Latchkey/AuthError``: `invalidArgument` for a bad user ID, `configuration` when
     ///   the server key is refused, `rateLimited` / `transient` for 429, 5xx, no
     ///   response or an empty answer.
     public func authToken(for userID: String) async throws -> String {

@@ -103,7 +103,10 @@ public struct SocialPlusCallbackSessionHandler: SocialPlusSessionHandler {
 
     /// Wraps `body`, called once per renewal.
     ///
-    /// - Parameter logger: receives the line about an ignored second answer.
+    /// - Parameters:
+    ///   - answerTimeout: how long a renewal waits for the app's answer.
+    ///   - logger: receives the line about an ignored second answer.
+    ///   - body: called with each renewal, which the app answers once.
     public init(answerTimeout: Duration = .seconds(60),
                 logger: Logger = Logger(label: "latchkey.socialplus", factory: { _ in SwiftLogNoOpLogHandler() }),
                 _ body: @escaping @Sendable (SocialPlusAccessTokenRenewal) -> Void) {

@@ -24,7 +24,7 @@ public struct SocialPlusConfiguration: Sendable, Hashable, CustomStringConvertib
 
     /// Reads the settings.
     ///
-    /// - Throws: ``AuthError/Code/configuration`` naming the key: a missing `api_key`, a
+    /// - Throws: ``/Latchkey/AuthError/Code/configuration`` naming the key: a missing `api_key`, a
     ///   `region` other than `sg`, `eu` or `us`, a `base_url` that is not an http(s) URL.
     public init(settings: ProviderSettings) throws(AuthError) {
         let apiKey = try settings.required("api_key")

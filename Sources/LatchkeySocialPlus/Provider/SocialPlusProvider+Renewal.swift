@@ -9,7 +9,7 @@ extension SocialPlusProvider {
     /// session handler when one is registered (renew, renew with an auth token, or
     /// unable). Also loads the device ID, which the renewal under the lock then reuses.
     ///
-    /// - Throws: ``AuthError/Code/transient`` with a ``AuthError/retryAfter`` of 10
+    /// - Throws: ``/Latchkey/AuthError/Code/transient`` with a ``/Latchkey/AuthError/retryAfter`` of 10
     ///   minutes when the app is unable, failed, or gave an unusable token (the session
     ///   is kept and the client asks again then).
     public func prepareRenewal(_ request: RenewalRequest, current: AuthenticatedSession) async throws -> RenewalPreparation {

@@ -43,7 +43,7 @@ public struct SocialPlusProvider: AuthProvider {
     /// store namespace (for the device ID) and the app's handlers
     /// (``SocialPlusSessionHandlerKey``, ``SocialPlusAccessTokenHandlerKey``).
     ///
-    /// - Throws: ``AuthError/Code/configuration`` naming a missing or wrong setting.
+    /// - Throws: ``/Latchkey/AuthError/Code/configuration`` naming a missing or wrong setting.
     public init(context: ProviderContext, deviceInfo: SocialPlusDeviceInfo = .linux) throws {
         try self.init(configuration: SocialPlusConfiguration(settings: context.settings), context: context, deviceInfo: deviceInfo)
     }
@@ -77,7 +77,7 @@ public struct SocialPlusProvider: AuthProvider {
     /// The device ID sent with every login: generated once and kept in the adapter's
     /// namespace of the store.
     ///
-    /// - Throws: ``AuthError/Code/storage`` when the store fails.
+    /// - Throws: ``/Latchkey/AuthError/Code/storage`` when the store fails.
     public func deviceID() async throws -> String {
         try await device.load()
     }

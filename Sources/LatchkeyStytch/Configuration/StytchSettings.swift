@@ -38,7 +38,7 @@ public struct StytchSettings: Sendable, Hashable {
 
     /// Creates settings in code.
     ///
-    /// - Throws: ``AuthError/Code/configuration`` when the public token is not
+    /// - Throws: ``/Latchkey/AuthError/Code/configuration`` when the public token is not
     ///   `public-token-test-…` or `public-token-live-…`.
     public init(publicToken: String, baseURL: URL? = nil, projectID: String? = nil, customDomain: String? = nil,
                 autoExtend: Bool = false, appIdentifier: String = "latchkey-app") throws(AuthError) {
@@ -57,7 +57,7 @@ public struct StytchSettings: Sendable, Hashable {
 
     /// Reads settings from a configuration (keys as in ``schema``).
     ///
-    /// - Throws: ``AuthError/Code/configuration`` naming the missing or malformed key.
+    /// - Throws: ``/Latchkey/AuthError/Code/configuration`` naming the missing or malformed key.
     public init(_ settings: ProviderSettings) throws(AuthError) {
         try self.init(publicToken: try settings.required("public_token"), baseURL: try settings.url("base_url"),
                       projectID: settings["project_id"], customDomain: settings["custom_domain"],

@@ -5,8 +5,8 @@ public import Latchkey
 /// code), or a discovery exchange into one organization.
 ///
 /// Second factors and the exchange need the intermediate session token: by default the
-/// client's pending ``UserAction`` supplies it (and the organization and member), so
-/// after a login that ended in ``SessionState/needsUserAction(_:)`` the app only passes
+/// client's pending ``/Latchkey/UserAction`` supplies it (and the organization and member), so
+/// after a login that ended in ``/Latchkey/SessionState/needsUserAction(_:)`` the app only passes
 /// the code. Secrets are redacted in ``description`` and reflection.
 ///
 /// ```swift
@@ -43,7 +43,12 @@ public struct StytchB2BCredentials: LoginCredentials, CustomStringConvertible, C
 
     /// `b2b/otps/sms/authenticate`: the code of an SMS sent with ``StytchB2BProvider/sendSMSOTP(for:mfaPhoneNumber:)``.
     ///
-    /// - Parameter setMFAEnrollment: `enroll` or `unenroll`, when the member changes enrollment.
+    /// - Parameters:
+    ///   - code: the code the member received.
+    ///   - organizationID: the organization; by default the pending action's.
+    ///   - memberID: the member; by default the pending action's.
+    ///   - intermediateSessionToken: the intermediate session; by default the pending action's.
+    ///   - setMFAEnrollment: `enroll` or `unenroll`, when the member changes enrollment.
     public static func smsOTP(code: String, organizationID: String? = nil, memberID: String? = nil, intermediateSessionToken: String? = nil,
                               setMFAEnrollment: String? = nil) -> StytchB2BCredentials {
         StytchB2BCredentials(kind: .smsOTP(code: code, setMFAEnrollment: setMFAEnrollment), organizationID: organizationID, memberID: memberID,

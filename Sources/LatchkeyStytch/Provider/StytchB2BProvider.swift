@@ -10,14 +10,14 @@ internal import LatchkeyJSON
 ///
 /// When a first factor is not enough, Stytch answers `member_authenticated: false` with
 /// an intermediate session token; the adapter throws
-/// ``AuthError/needsUserAction(_:_:providerCode:httpStatus:)`` with a ``UserAction`` of
+/// ``/Latchkey/AuthError/needsUserAction(_:_:providerCode:httpStatus:)`` with a ``/Latchkey/UserAction`` of
 /// kind `mfa` (or `primary_auth` when Stytch asks for another first factor):
-/// - ``UserAction/continuationToken``: the intermediate session token (a secret);
-/// - ``UserAction/requirements``: `{"mfa_required", "primary_required", "member_id",
+/// - ``/Latchkey/UserAction/continuationToken``: the intermediate session token (a secret);
+/// - ``/Latchkey/UserAction/requirements``: `{"mfa_required", "primary_required", "member_id",
 ///   "organization_id"}` — Stytch's two objects as sent, and whose login it is;
-/// - ``UserAction/expiresAt``: 10 minutes after the answer (the SDK's local limit).
+/// - ``/Latchkey/UserAction/expiresAt``: 10 minutes after the answer (the SDK's local limit).
 ///
-/// The client moves to ``SessionState/needsUserAction(_:)``; the app sends an SMS
+/// The client moves to ``/Latchkey/SessionState/needsUserAction(_:)``; the app sends an SMS
 /// (``sendSMSOTP(for:mfaPhoneNumber:)``) when that is the factor, then logs in with the
 /// second factor (``StytchB2BCredentials/totp(code:organizationID:memberID:intermediateSessionToken:setDefaultMFA:)``…),
 /// which takes the token from the pending action. A finished member session replaces it.
@@ -40,7 +40,7 @@ public struct StytchB2BProvider: AuthProvider {
 
     /// Builds the adapter from the core's context (settings, transport, clock, logger, options).
     ///
-    /// - Throws: ``AuthError/Code/configuration`` for a malformed setting.
+    /// - Throws: ``/Latchkey/AuthError/Code/configuration`` for a malformed setting.
     public init(_ context: ProviderContext) throws {
         try self.init(settings: StytchSettings(context.settings), transport: context.transport, clock: context.clock,
                       logger: context.logger, options: context.options)
@@ -138,9 +138,9 @@ public struct StytchB2BProvider: AuthProvider {
     /// Not a login: the session state does not change.
     ///
     /// - Parameters:
-    ///   - action: the client's pending action (``SessionState/needsUserAction(_:)``).
+    ///   - action: the client's pending action (``/Latchkey/SessionState/needsUserAction(_:)``).
     ///   - mfaPhoneNumber: the number to enroll, when the member has none yet.
-    /// - Throws: ``AuthError``: `invalidState` for an expired or foreign action; Stytch's
+    /// - Throws: ``/Latchkey/AuthError``: `invalidState` for an expired or foreign action; Stytch's
     ///   refusal (`invalidArgument`, `unrecoverable`, `rateLimited`, `transient`).
     public func sendSMSOTP(for action: UserAction, mfaPhoneNumber: String? = nil) async throws {
         var body = try secondFactor(StytchB2BCredentials.smsOTP(code: ""), pending: action, pendingToken: try liveToken(of: action))
@@ -151,7 +151,7 @@ public struct StytchB2BProvider: AuthProvider {
     /// The organizations an intermediate session can enter (`b2b/discovery/organizations`);
     /// enter one with ``StytchB2BCredentials/discoveryExchange(organizationID:intermediateSessionToken:locale:)``.
     ///
-    /// - Throws: ``AuthError``: Stytch's refusal, or `transient` for a malformed answer.
+    /// - Throws: ``/Latchkey/AuthError``: Stytch's refusal, or `transient` for a malformed answer.
     public func discoveredOrganizations(intermediateSessionToken: String) async throws -> [StytchDiscoveredOrganization] {
         let path = StytchPath.b2bDiscoveryOrganizations
         let data = try await calls.api.post(path, ["intermediate_session_token": .string(intermediateSessionToken)], sessionToken: nil)

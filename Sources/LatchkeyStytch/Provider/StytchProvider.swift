@@ -33,7 +33,7 @@ public struct StytchProvider: AuthProvider {
 
     /// Builds the adapter from the core's context (settings, transport, clock, logger, options).
     ///
-    /// - Throws: ``AuthError/Code/configuration`` for a malformed setting.
+    /// - Throws: ``/Latchkey/AuthError/Code/configuration`` for a malformed setting.
     public init(_ context: ProviderContext) throws {
         try self.init(settings: StytchSettings(context.settings), transport: context.transport, clock: context.clock,
                       logger: context.logger, options: context.options)
@@ -100,9 +100,9 @@ public struct StytchProvider: AuthProvider {
     /// Verifies a session JWT locally (no call to Stytch while the JWKS is cached): the
     /// signature against the project's JWKS, `iss`, `aud`, the times, the session claim.
     ///
-    /// - Throws: ``AuthError``: `configuration` without `project_id`;
+    /// - Throws: ``/Latchkey/AuthError``: `configuration` without `project_id`;
     ///   `renewAndRecheck` for a JWT that fails a check (expired, wrong issuer, unknown
-    ///   key) — renew (``AuthClient/accessToken(minTTL:scope:audience:)``) and check again;
+    ///   key) — renew (``/Latchkey/AuthClient/accessToken(minTTL:scope:audience:)``) and check again;
     ///   `transient`/`rateLimited` when the JWKS cannot be fetched.
     public func verifySessionJWT(_ jwt: String) async throws -> StytchSessionClaims {
         try await verifier.verify(jwt)

@@ -1,7 +1,7 @@
 internal import LatchkeyJWT
 
 public import LatchkeyJSON
-/// Stytch's error body, kept as ``Latchkey/AuthError/underlying`` of the ``Latchkey/AuthError``
+/// Stytch's error body, kept as ``/Latchkey/AuthError/underlying`` of the ``/Latchkey/AuthError``
 /// an adapter throws: `status_code`, `request_id`, `error_type`, `error_message`,
 /// `error_url` and `error_details` — or, for a body that is not JSON (a proxy's page,
 /// "Captcha required"), only the HTTP status.
