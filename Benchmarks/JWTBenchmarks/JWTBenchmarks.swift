@@ -17,6 +17,9 @@ let benchmarks: @Sendable () -> Void = {
     for count in [1, 10, 100] {
         registerJWKSLookup(keyCount: count)
     }
+    for algorithm in [JWSAlgorithm.rs256, .es256] {
+        registerJWKSThreads(JWTFixture(algorithm))
+    }
 }
 
 let rawOpenSSL = Suite.Role.limit("OpenSSL")

@@ -14,12 +14,13 @@ import re
 ORDER = [
     "HS256", "RS256", "PS256", "ES256", "ES384", "EdDSA",
     "decode", "sig", "sig+claims", "lookup", "1keys", "10keys", "100keys",
+    "1worker", "2workers",
     "load", "read", "save", "get", "set", "remove",
     "memory", "keyring", "file", "layered", "layered-warm", "layered-cold",
     "256B", "2KB", "16KB",
     "accessToken", "fresh", "send", "coldStart", "expired1000",
 ]
-GROUP_ORDER = ["JWT", "JWKS", "Session", "Vault", "Storage"]
+GROUP_ORDER = ["JWT", "JWKS", "JWKSThreads", "Session", "Vault", "Storage"]
 
 
 def split_name(name):

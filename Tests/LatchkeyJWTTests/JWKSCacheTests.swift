@@ -68,7 +68,30 @@ actor CountingJWKSServer {
         }
         #expect(verified == 1_000)
         #expect(await server.fetches == 1)
-        #expect(await cache.fetchCount == 1)
+        #expect(cache.fetchCount == 1)
+    }
+
+    /// The hot path takes no turn behind fetching: while an unknown-kid refetch hangs at
+    /// the server (two seconds), a hundred tokens signed with a known key verify, and the
+    /// refetch's answer is taken once it comes.
+    @Test func knownKidsVerifyWhileARefetchIsInFlight() async throws {
+        let old = try Self.key("old"), rotated = try Self.key("rotated")
+        let server = CountingJWKSServer(keys: [old.publicKey])
+        let clock = TestClock()
+        let cache = Self.make(server, clock: clock)
+        let options = Self.options(clock)
+        _ = try await cache.verify(try JWT.sign(Self.claims, key: old), options: options)
+        await server.publish([old.publicKey, rotated.publicKey])
+        await server.setDelay(.seconds(2))
+        let refetching = Task { try await cache.verify(try JWT.sign(Self.claims, key: rotated), options: options) }
+        while await server.fetches < 2 { await Task.yield() }
+        for _ in 0..<100 {
+            #expect(try await cache.verify(try JWT.sign(Self.claims, key: old), options: options).claims.subject == "cache-test")
+        }
+        #expect(cache.fetchCount == 2)
+        #expect(try await refetching.value.claims.subject == "cache-test")
+        #expect(try await cache.keySet().contains(keyID: "rotated"))
+        #expect(await server.fetches == 2)
     }
 
     @Test func aFloodOfBogusKidsCausesOneRefetch() async throws {
@@ -295,7 +318,7 @@ actor CountingJWKSServer {
         let clock = TestClock()
         let cache = Self.make(server, clock: clock)
         _ = try await cache.keySet()
-        await cache.invalidate()
+        cache.invalidate()
         _ = try await cache.keySet()
         #expect(await server.fetches == 2)
     }

@@ -78,7 +78,7 @@ public enum Suite {
               maxDuration: maxDuration, maxIterations: scale == .one ? 20_000 : 2_000)
     }
 
-    static func processCPUNanoseconds() -> Int {
+    public static func processCPUNanoseconds() -> Int {
         var time = timespec()
         clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &time)
         return time.tv_sec * 1_000_000_000 + time.tv_nsec

@@ -1,4 +1,5 @@
 public import Foundation
+import Synchronization
 
 /// A JWKS fetched over the network and cached, shared by every verification.
 ///
@@ -8,7 +9,12 @@ public import Foundation
 ///   `refetchInterval`, so a flood of bogus kids cannot hammer the server.
 /// - When a refetch fails, the last good set keeps being served.
 /// - Concurrent callers share one in-flight fetch.
-public actor JWKSCache {
+///
+/// Verification runs on the caller's thread: the hot path reads the current set under a
+/// lock held for a few loads (no actor hop, no suspension) and checks the signature and
+/// claims outside it, so a server verifies on every core at once. Only fetching and the
+/// unknown-`kid` bookkeeping are serialized.
+public final class JWKSCache: Sendable {
     /// What the fetcher returns: the body and the `Cache-Control` header, if any.
     public struct Response: Sendable {
         public var body: [UInt8]
@@ -35,17 +41,24 @@ public actor JWKSCache {
         public init() {}
     }
 
+    /// Everything mutable, behind one lock that is never held across a suspension.
+    private struct State {
+        var current: JWKSet?
+        var freshUntil: Date = .distantPast
+        var lastUnknownKIDRefetch: Date = .distantPast
+        var inFlight: (id: UInt64, task: Task<FetchedSet, any Error>)?
+        var nextFetchID: UInt64 = 0
+        var lastFailure: (at: Date, error: any Error)?
+        var fetchCount = 0
+    }
+
     private let fetcher: @Sendable () async throws -> Response
     private let options: Options
     private let now: @Sendable () -> Date
+    private let state = Mutex(State())
 
-    private var current: JWKSet?
-    private var freshUntil: Date = .distantPast
-    private var lastUnknownKIDRefetch: Date = .distantPast
-    private var inFlight: Task<FetchedSet, any Error>?
-    private var lastFailure: (at: Date, error: any Error)?
-    /// Completed fetch attempts (successful or not), for tests and diagnostics.
-    public private(set) var fetchCount = 0
+    /// Fetch attempts started (successful, failed or under way), for tests and diagnostics.
+    public var fetchCount: Int { state.withLock { $0.fetchCount } }
 
     /// A cache over `fetcher` (for example an HTTP GET of `/.well-known/jwks.json`).
     public init(options: Options = Options(), now: @escaping @Sendable () -> Date = { Date() },
@@ -58,16 +71,18 @@ public actor JWKSCache {
     /// The current key set: cached while fresh, else fetched (sharing a fetch already
     /// under way). A failed refresh serves the last good set; with none, it throws.
     public func keySet() async throws -> JWKSet {
-        if let current, now() < freshUntil { return current }
-        if let lastFailure, now().timeIntervalSince(lastFailure.at) < options.retryAfterFailure {
+        if let fresh = freshSet() { return fresh }
+        let time = now()
+        let backingOff: Result<JWKSet, any Error>? = state.withLock { state in
             // A failing server is not retried on every verification.
-            if let current { return current }
-            throw lastFailure.error
+            guard let failure = state.lastFailure, time.timeIntervalSince(failure.at) < options.retryAfterFailure else { return nil }
+            return state.current.map { .success($0) } ?? .failure(failure.error)
         }
+        if let backingOff { return try backingOff.get() }
         do {
             return try await refresh()
         } catch {
-            if let current { return current }
+            if let current = state.withLock({ $0.current }) { return current }
             throw error
         }
     }
@@ -88,16 +103,30 @@ public actor JWKSCache {
 
     /// Forgets the cached set, so the next call fetches.
     public func invalidate() {
-        freshUntil = .distantPast
+        state.withLock { $0.freshUntil = .distantPast }
+    }
+
+    /// The current set while it is fresh: the hot path, a few loads under the lock.
+    private func freshSet() -> JWKSet? {
+        let time = now()
+        return state.withLock { state in
+            guard let current = state.current, time < state.freshUntil else { return nil }
+            return current
+        }
     }
 
     private func keysVerifying(_ jws: CompactJWS) async throws -> JWKSet {
-        let keys = try await keySet()
+        let keys: JWKSet
+        if let fresh = freshSet() { keys = fresh } else { keys = try await keySet() }
         guard let kid = jws.header.keyID, !keys.contains(keyID: kid) else { return keys }
         // Unknown kid: the issuer may have rotated. Refetch, but not more than once per interval.
         let time = now()
-        guard time.timeIntervalSince(lastUnknownKIDRefetch) >= self.options.refetchInterval else { return keys }
-        lastUnknownKIDRefetch = time
+        let mayRefetch = state.withLock { state in
+            guard time.timeIntervalSince(state.lastUnknownKIDRefetch) >= options.refetchInterval else { return false }
+            state.lastUnknownKIDRefetch = time
+            return true
+        }
+        guard mayRefetch else { return keys }
         do {
             return try await refresh()
         } catch {
@@ -105,31 +134,40 @@ public actor JWKSCache {
         }
     }
 
+    /// Joins the fetch under way or starts one; the state is updated once, by whoever
+    /// finishes first with the task that is still current.
     private func refresh() async throws -> JWKSet {
-        if let inFlight { return try await inFlight.value.set }
         let fetcher = self.fetcher
         let options = self.options
-        let task = Task<FetchedSet, any Error> {
-            let response = try await fetcher()
-            return FetchedSet(set: try JWKSet(json: response.body), ttl: Self.ttl(from: response.cacheControl, options: options))
+        let (id, task) = state.withLock { state in
+            if let inFlight = state.inFlight { return inFlight }
+            state.nextFetchID &+= 1
+            let task = Task<FetchedSet, any Error> {
+                let response = try await fetcher()
+                return FetchedSet(set: try JWKSet(json: response.body), ttl: Self.ttl(from: response.cacheControl, options: options))
+            }
+            state.inFlight = (state.nextFetchID, task)
+            state.fetchCount += 1
+            return (state.nextFetchID, task)
         }
-        inFlight = task
-        defer { inFlight = nil }
-        fetchCount += 1
-        let fetched: FetchedSet
-        do {
-            fetched = try await task.value
-        } catch {
-            lastFailure = (now(), error)
-            throw error
+        let result = await task.result
+        let time = now()
+        state.withLock { state in
+            guard let inFlight = state.inFlight, inFlight.id == id else { return }
+            state.inFlight = nil
+            switch result {
+            case .success(let fetched):
+                state.lastFailure = nil
+                state.current = fetched.set
+                state.freshUntil = time.addingTimeInterval(fetched.ttl)
+            case .failure(let error):
+                state.lastFailure = (time, error)
+            }
         }
-        lastFailure = nil
-        current = fetched.set
-        freshUntil = now().addingTimeInterval(fetched.ttl)
-        return fetched.set
+        return try result.get().set
     }
 
-    nonisolated static func ttl(from cacheControl: String?, options: Options) -> TimeInterval {
+    static func ttl(from cacheControl: String?, options: Options) -> TimeInterval {
         guard let cacheControl else { return options.defaultTTL }
         var ttl: TimeInterval?
         for directive in cacheControl.split(separator: ",") {
