@@ -16,7 +16,7 @@ public protocol SessionRecordCodec {
 /// The session core's own vault codec (`VaultRecord`, reached through its benchmark
 /// SPI), on a Stytch consumer session as the client stores it: the session JWT and
 /// session token, the user and the session with the provider's own objects, about 2 KB.
-public struct VaultSessionRecordCodec: SessionRecordCodec {
+public struct VaultSessionRecordCodec: SessionRecordCodec, Sendable {
     public init() {}
 
     public static let provider = "stytch"
