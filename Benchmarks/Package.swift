@@ -53,8 +53,10 @@ let package = Package(
             path: "Support/BenchmarkSupport",
             swiftSettings: [.swiftLanguageMode(.v6)]
         ),
-        // Fixed loops of every CPU-bound row, counted under valgrind (`make bench-check`):
-        // instruction counts repeat exactly where wall clocks on a shared machine do not.
+        // Fixed loops of every CPU-bound row, counted under valgrind (`make bench-check`).
+        // Not under a folder named Benchmarks/<name>: package-benchmark takes every such
+        // executable for a benchmark.
+        // Instruction counts repeat exactly where wall clocks on a shared machine do not.
         .executableTarget(
             name: "InstructionCounts",
             dependencies: [
@@ -63,7 +65,7 @@ let package = Package(
                 .product(name: "LatchkeyJWT", package: rootPackage),
                 .product(name: "LatchkeySecrets", package: rootPackage),
             ],
-            path: "InstructionCounts",
+            path: "Tools/InstructionCounts",
             swiftSettings: [.swiftLanguageMode(.v6)]
         ),
     ]
