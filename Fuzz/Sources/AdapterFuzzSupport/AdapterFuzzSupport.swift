@@ -217,7 +217,29 @@ public enum FuzzSigner {
     }
 }
 
-/// What every outcome must satisfy.
+/// The credentials a target holds or logs in with, drawn at random when the run starts so
+/// that no input can contain them: any description or error that shows one leaked it.
+public enum HeldSecret {
+    /// A fresh secret, `prefix` followed by 24 random letters and digits.
+    public static func make(_ prefix: String) -> String {
+        var generator = SystemRandomNumberGenerator()
+        let alphabet = Array("abcdefghijklmnopqrstuvwxyz0123456789")
+        let value = prefix + String((0..<24).map { _ in alphabet.randomElement(using: &generator)! })
+        all.withLock { $0.append(value) }
+        return value
+    }
+
+    static let all = Mutex<[String]>([])
+
+    /// Stops the run if `text` shows a held secret.
+    public static func check(_ text: String, _ what: String, call: String) {
+        for secret in all.withLock({ $0 }) where text.contains(secret) {
+            Fuzz.fail("\(call): \(what) shows a credential: \(text)")
+        }
+    }
+}
+
+/// What every outcome must satisfy; no description shows a ``HeldSecret``.
 public enum Outcome {
     /// `LATCHKEY_FUZZ_TRACE=1` prints each call's outcome (to see what a seed reaches).
     static let tracing = ProcessInfo.processInfo.environment["LATCHKEY_FUZZ_TRACE"] != nil
@@ -233,7 +255,7 @@ public enum Outcome {
         if let expiresAt = plan.expiresAt, let renewAt = plan.renewAt, !(renewAt <= expiresAt) {
             Fuzz.fail("\(call): renewal planned at \(renewAt.timeIntervalSince1970), after the expiry \(expiresAt.timeIntervalSince1970)")
         }
-        _ = "\(report)"
+        HeldSecret.check("\(report)", "the session's description", call: call)
     }
 
     /// An error: an ``AuthError`` (consistent with itself), or the transport's failure
@@ -243,12 +265,15 @@ public enum Outcome {
         if tracing { print("\(call) -> \(type(of: error)): \(error)") }
         switch error {
         case let error as AuthError:
-            _ = error.description
+            HeldSecret.check(error.description, "the error", call: call)
+            if let underlying = error.underlying { HeldSecret.check("\(underlying)", "the underlying error", call: call) }
+            if let action = error.userAction { HeldSecret.check("\(action)", "the user action", call: call) }
             if let wait = error.retryAfter, wait < .zero { Fuzz.fail("\(call): a negative retryAfter \(wait)") }
             if error.code == .needsUserAction, error.userAction == nil { Fuzz.fail("\(call): needsUserAction without an action") }
             if error.code == .terminated, error.terminationReason == nil { Fuzz.fail("\(call): terminated without a reason") }
             return error
         case is TransportError, is CancellationError:
+            HeldSecret.check("\(error)", "the transport's error", call: call)
             return nil
         default:
             Fuzz.fail("\(call): an error that is neither AuthError nor the transport's: \(type(of: error)) \(error)")

@@ -31,11 +31,13 @@ let configuration: Auth0Configuration = {
 
 /// A session as the client would hold it: tokens, and the user its ID token named.
 let heldSession = AuthenticatedSession(
-    tokens: SessionTokens(accessToken: "access-token-fuzz", refreshToken: "refresh-token-fuzz", idToken: "id-token-fuzz",
+    tokens: SessionTokens(accessToken: HeldSecret.make("access-token-"), refreshToken: HeldSecret.make("refresh-token-"), idToken: HeldSecret.make("id-token-"),
                           issuedAt: FuzzClock.start, expiresAt: FuzzClock.start.addingTimeInterval(86_400),
                           attributes: ["scope": "openid profile email offline_access", "session_expiry": "1767312000"]),
     session: Session(id: nil, userID: "auth0|alice"), user: User(id: "auth0|alice", email: "alice@example.com"))
-let pendingMFA = UserAction(kind: "mfa", continuationToken: "mfa-token-fuzz", requirements: .object(["challenge": .array([.object(["type": "otp"])])]),
+/// The one-time password the MFA step after an `mfa_required` sends.
+let chainOTP = HeldSecret.make("otp-")
+let pendingMFA = UserAction(kind: "mfa", continuationToken: HeldSecret.make("mfa-token-"), requirements: .object(["challenge": .array([.object(["type": "otp"])])]),
                             expiresAt: FuzzClock.start.addingTimeInterval(600))
 
 enum Call: Sendable {
@@ -46,11 +48,11 @@ enum Call: Sendable {
 }
 
 let calls: KeyValuePairs<String, Call> = [
-    "password": .login(.password(username: "alice@example.com", password: "alice-password-1")),
-    "realm": .login(.password(username: "alice@example.com", password: "alice-password-1", realm: "Username-Password-Authentication",
+    "password": .login(.password(username: "alice@example.com", password: HeldSecret.make("password-"))),
+    "realm": .login(.password(username: "alice@example.com", password: HeldSecret.make("password-"), realm: "Username-Password-Authentication",
                               scope: "openid offline_access")),
-    "mfa-otp": .login(.mfa(otp: "123456")),
-    "mfa-recovery": .login(.mfa(recoveryCode: "recovery-code")),
+    "mfa-otp": .login(.mfa(otp: HeldSecret.make("otp-"))),
+    "mfa-recovery": .login(.mfa(recoveryCode: HeldSecret.make("recovery-code-"))),
     "device": .login(.deviceCode { code in _ = code.description }),
     "validate": .validate,
     "validate-id-token": .validateIDToken,
@@ -106,7 +108,7 @@ public func fuzz(_ start: UnsafeRawPointer, _ count: Int) -> CInt {
         guard transport.remaining > 0 else { break }
         // What an app does next: the MFA step when one is pending, else check, renew, log out.
         if mfaAsked {
-            call = .login(.mfa(otp: "654321"))
+            call = .login(.mfa(otp: chainOTP))
         } else {
             call = [Call.validate, .renew(RenewalRequest(reason: .expiring)), .revoke][step % 3]
         }

@@ -41,18 +41,21 @@ let handler = Handler()
 let provider: SocialPlusProvider = {
     guard let store = try? MemorySecretStore(namespace: "fuzz-socialplus"),
           let provider = try? SocialPlusProvider(
-            configuration: SocialPlusConfiguration(apiKey: "fuzz-api-key", baseURL: baseURL),
+            configuration: SocialPlusConfiguration(apiKey: HeldSecret.make("api-key-"), baseURL: baseURL),
             context: ProviderContext(settings: [:], transport: transport, clock: clock, logger: Logger(label: "fuzz", factory: { _ in SwiftLogNoOpLogHandler() }),
                                      store: store)) else { Fuzz.fail("cannot make the social.plus adapter") }
     provider.register(sessionHandler: handler)
     provider.register(accessTokenHandler: handler)
     return provider
 }()
-let issuer = SocialPlusAuthTokenIssuer(serverKey: "fuzz-server-key", baseURL: baseURL, transport: transport, clock: clock)
+let issuer = SocialPlusAuthTokenIssuer(serverKey: HeldSecret.make("server-key-"), baseURL: baseURL, transport: transport, clock: clock)
+
+let heldAccessToken = HeldSecret.make("access-token-")
+let authToken = HeldSecret.make("auth-token-")
 
 /// Sessions as the client would hold them: one from a user-ID login, one from an access token.
 func held(_ login: String) -> AuthenticatedSession {
-    AuthenticatedSession(tokens: SessionTokens(accessToken: "access-token-fuzz", issuedAt: FuzzClock.start,
+    AuthenticatedSession(tokens: SessionTokens(accessToken: heldAccessToken, issuedAt: FuzzClock.start,
                                                expiresAt: FuzzClock.start.addingTimeInterval(30 * 86_400),
                                                attributes: ["user_id": "alice", "login": login]),
                          session: Session(id: nil, userID: "alice"), user: User(id: "alice", name: "Alice"))
@@ -66,11 +69,11 @@ enum Call: Sendable {
 }
 
 let calls: KeyValuePairs<String, Call> = [
-    "login": .login(SocialPlusLogin(userID: "alice", displayName: "Alice", authToken: "auth-token-fuzz")),
+    "login": .login(SocialPlusLogin(userID: "alice", displayName: "Alice", authToken: authToken)),
     "login-access-token": .login(SocialPlusAccessTokenLogin(accessToken: accessTokenJWT)),
     "validate": .validate,
     "renew": .renew(.renew, accessTokenLogin: false),
-    "renew-auth-token": .renew(.renewWithAuthToken("auth-token-fuzz"), accessTokenLogin: false),
+    "renew-auth-token": .renew(.renewWithAuthToken(authToken), accessTokenLogin: false),
     "renew-unable": .renew(.unable, accessTokenLogin: false),
     "renew-access-token": .renew(.renew, accessTokenLogin: true),
     "revoke": .revoke,

@@ -31,9 +31,11 @@ let unrecoverableTypes: Set<String> = ["unauthorized_credentials", "user_unauthe
 let heldSession = AuthenticatedSession(
     // An RS256-shaped JWT for user-test-fuzz (its signature is not checked on these calls).
     tokens: SessionTokens(accessToken: "eyJhbGciOiJSUzI1NiIsInR5cCI6IkpXVCIsImtpZCI6ImZ1enotcnMyNTYifQ.eyJzdWIiOiJ1c2VyLXRlc3QtZnV6eiIsImlhdCI6MTc2NzIyNTYwMCwiZXhwIjoxNzY3MjI1OTAwfQ.c2lnbmF0dXJl",
-                          sessionToken: "session-token-fuzz", issuedAt: FuzzClock.start, expiresAt: FuzzClock.start.addingTimeInterval(300)),
+                          sessionToken: HeldSecret.make("session-token-"), issuedAt: FuzzClock.start, expiresAt: FuzzClock.start.addingTimeInterval(300)),
     session: Session(id: "session-test-fuzz", userID: "user-test-fuzz"))
-let pendingMFA = UserAction(kind: "mfa", continuationToken: "intermediate-session-token-fuzz",
+/// The code the second factor after an MFA-pending answer sends.
+let chainCode = HeldSecret.make("code-")
+let pendingMFA = UserAction(kind: "mfa", continuationToken: HeldSecret.make("intermediate-session-token-"),
                             requirements: .object(["organization_id": "organization-test-fuzz", "member_id": "member-test-fuzz"]),
                             expiresAt: FuzzClock.start.addingTimeInterval(600))
 
@@ -45,20 +47,20 @@ enum Call: Sendable {
 }
 
 let calls: KeyValuePairs<String, Call> = [
-    "password": .login(StytchCredentials.password(email: "alice@example.com", password: "alice-password-1"), b2b: false),
-    "otp": .login(StytchCredentials.otp(methodID: "phone-number-test-fuzz", code: "123456"), b2b: false),
-    "magic-link": .login(StytchCredentials.magicLink(token: "magic-link-token", codeVerifier: "verifier"), b2b: false),
+    "password": .login(StytchCredentials.password(email: "alice@example.com", password: HeldSecret.make("password-")), b2b: false),
+    "otp": .login(StytchCredentials.otp(methodID: "phone-number-test-fuzz", code: HeldSecret.make("code-")), b2b: false),
+    "magic-link": .login(StytchCredentials.magicLink(token: HeldSecret.make("magic-link-"), codeVerifier: HeldSecret.make("verifier-")), b2b: false),
     "validate": .validate(b2b: false),
     "renew": .renew(RenewalRequest(reason: .expiring), b2b: false),
     "extend": .renew(RenewalRequest(reason: .extend, sessionDuration: .seconds(86_400)), b2b: false),
     "revoke": .revoke(b2b: false),
     "verify": .verify(b2b: false),
     "b2b-password": .login(StytchB2BCredentials.password(organizationID: "organization-test-fuzz", emailAddress: "bob@acme.example",
-                                                         password: "bob-password-1"), b2b: true),
-    "b2b-magic-link": .login(StytchB2BCredentials.magicLink(token: "magic-link-token"), b2b: true),
-    "b2b-sms": .login(StytchB2BCredentials.smsOTP(code: "123456"), b2b: true),
-    "b2b-totp": .login(StytchB2BCredentials.totp(code: "123456", setDefaultMFA: true), b2b: true),
-    "b2b-recovery": .login(StytchB2BCredentials.recoveryCode("recovery-code"), b2b: true),
+                                                         password: HeldSecret.make("password-")), b2b: true),
+    "b2b-magic-link": .login(StytchB2BCredentials.magicLink(token: HeldSecret.make("magic-link-")), b2b: true),
+    "b2b-sms": .login(StytchB2BCredentials.smsOTP(code: HeldSecret.make("code-")), b2b: true),
+    "b2b-totp": .login(StytchB2BCredentials.totp(code: HeldSecret.make("code-"), setDefaultMFA: true), b2b: true),
+    "b2b-recovery": .login(StytchB2BCredentials.recoveryCode(HeldSecret.make("recovery-code-")), b2b: true),
     "b2b-exchange": .login(StytchB2BCredentials.discoveryExchange(organizationID: "organization-test-fuzz"), b2b: true),
     "b2b-sms-send": .sendSMS,
     "b2b-discovery": .discover,
@@ -104,7 +106,7 @@ public func fuzz(_ start: UnsafeRawPointer, _ count: Int) -> CInt {
                 try await b2bProvider.sendSMSOTP(for: pendingAction ?? pendingMFA, mfaPhoneNumber: "+15555550100")
                 return nil
             case .discover:
-                let organizations = try await b2bProvider.discoveredOrganizations(intermediateSessionToken: "intermediate-session-token-fuzz")
+                let organizations = try await b2bProvider.discoveredOrganizations(intermediateSessionToken: pendingMFA.continuationToken ?? "")
                 for organization in organizations where organization.organization.id.isEmpty { Fuzz.fail("\(name): an organization without an id") }
                 return nil
             }
@@ -130,7 +132,7 @@ public func fuzz(_ start: UnsafeRawPointer, _ count: Int) -> CInt {
         guard transport.remaining > 0 else { break }
         // What an app does next: the second factor, else check, extend, log out.
         if factorAsked {
-            call = step % 2 == 0 ? .login(StytchB2BCredentials.totp(code: "123456"), b2b: true) : .sendSMS
+            call = step % 2 == 0 ? .login(StytchB2BCredentials.totp(code: chainCode), b2b: true) : .sendSMS
         } else {
             call = [Call.validate(b2b: call.isB2B), .renew(RenewalRequest(reason: .extend, sessionDuration: .seconds(3600)), b2b: call.isB2B),
                     .revoke(b2b: call.isB2B)][step % 3]
