@@ -37,8 +37,7 @@ public struct Script: Sendable {
         }
     }
 
-    /// Between answers.
-    public static let separator = Array("\n~~~\n".utf8)
+    /// Between answers: `\n~~~\n`.
 
     /// Reads an input; `rewrite` may replace each body (to sign claims written as JSON).
     public init(_ bytes: [UInt8], rewrite: (Data) -> Data = { $0 }) {
@@ -63,10 +62,12 @@ public struct Script: Sendable {
         var parts: [ArraySlice<UInt8>] = []
         var start = bytes.startIndex
         var index = bytes.startIndex
-        while index + separator.count <= bytes.endIndex {
-            if bytes[index..<(index + separator.count)].elementsEqual(separator) {
+        let newline = UInt8(ascii: "\n"), tilde = UInt8(ascii: "~")
+        while index + 5 <= bytes.endIndex {
+            if bytes[index] == newline, bytes[index + 1] == tilde, bytes[index + 2] == tilde, bytes[index + 3] == tilde,
+               bytes[index + 4] == newline {
                 parts.append(bytes[start..<index])
-                index += separator.count
+                index += 5
                 start = index
             } else {
                 index += 1
