@@ -25,19 +25,30 @@ let package = Package(
     name: "LatchkeyFuzz",
     dependencies: [
         .package(path: ".."),
+        // For the Logger a provider context takes (already resolved through Latchkey).
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
     ],
     targets: [
         .target(name: "FuzzSupport", swiftSettings: swiftSettings),
+        // The adapters' targets' scripted transport, clock, signing key and checks.
+        .target(
+            name: "AdapterFuzzSupport",
+            dependencies: ["FuzzSupport", .product(name: "Latchkey", package: rootPackage), .product(name: "LatchkeyJWT", package: rootPackage),
+                           .product(name: "LatchkeyJSON", package: rootPackage)],
+            swiftSettings: swiftSettings
+        ),
     ]
 )
 
 /// One libFuzzer executable per `Sources/<Name>/<Name>.swift`, which defines
 /// `LLVMFuzzerTestOneInput`; libFuzzer supplies `main`. Add a target here, its folder,
 /// a seed corpus `Corpus/<Name>/`, and its name in Makefile's TARGETS.
-func fuzzTarget(_ name: String, _ products: [String]) -> Target {
+/// The adapters' targets also take `AdapterFuzzSupport`, and `extra` dependencies.
+func fuzzTarget(_ name: String, _ products: [String], adapter: Bool = false, extra: [Target.Dependency] = []) -> Target {
     .executableTarget(
         name: name,
-        dependencies: ["FuzzSupport"] + products.map { .product(name: $0, package: rootPackage) },
+        dependencies: (adapter ? ["FuzzSupport", "AdapterFuzzSupport"] : ["FuzzSupport"])
+            + products.map { .product(name: $0, package: rootPackage) } + extra,
         swiftSettings: swiftSettings
     )
 }
@@ -49,4 +60,8 @@ package.targets += [
     fuzzTarget("FuzzPEM", ["LatchkeyJWT"]),
     fuzzTarget("FuzzConfiguration", ["Latchkey"]),
     fuzzTarget("FuzzSecretFile", ["LatchkeySecrets"]),
+    fuzzTarget("FuzzStytch", ["LatchkeyStytch", "Latchkey", "LatchkeyJSON"], adapter: true),
+    fuzzTarget("FuzzAuth0", ["LatchkeyAuth0", "Latchkey", "LatchkeyJSON"], adapter: true),
+    fuzzTarget("FuzzSocialPlus", ["LatchkeySocialPlus", "Latchkey", "LatchkeySecrets"], adapter: true,
+               extra: [.product(name: "Logging", package: "swift-log")]),
 ]

@@ -7,13 +7,15 @@
 # Each run starts from a scratch copy of Corpus/<target>/ (plus Regressions/<target>/)
 # in .build/fuzz-work/, so new inputs never bloat the repository; a crash, leak or
 # timeout leaves its input in .build/fuzz-work/artifacts/ and fails the script.
-# RSS_LIMIT_MB, TIMEOUT (seconds per input) and FUZZ_ARGS tune libFuzzer.
+# Dictionaries/<target>.dict, when there is one, is passed with -dict=.
+# RSS_LIMIT_MB, TIMEOUT (seconds per input) and FUZZ_ARGS tune libFuzzer; FUZZ_WORK
+# moves the scratch folder (for long runs beside `make fuzz-ci`).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 bin="$1"; seconds="$2"; shift 2
 rss_limit="${RSS_LIMIT_MB:-2048}"
 timeout="${TIMEOUT:-30}"
-work=".build/fuzz-work"
+work="${FUZZ_WORK:-.build/fuzz-work}"
 mkdir -p "$work/artifacts" "$work/logs"
 # The Swift runtime's backtracer would race ASan's report; libFuzzer needs ASan's.
 export SWIFT_BACKTRACE=enable=no
@@ -29,8 +31,9 @@ for target in "$@"; do
   log="$work/logs/$target.log"
   echo "== $target: ${seconds}s from $(ls "$corpus" | wc -l) seeds (log: Fuzz/$log)"
   start=$(date +%s)
+  dict=(); [ -f Dictionaries/"$target".dict ] && dict=(-dict=Dictionaries/"$target".dict)
   "$bin/$target" -max_total_time="$seconds" -rss_limit_mb="$rss_limit" -timeout="$timeout" \
-    -max_len=65536 -print_final_stats=1 -artifact_prefix="$work/artifacts/$target-" \
+    -max_len=65536 -print_final_stats=1 -artifact_prefix="$work/artifacts/$target-" "${dict[@]}" \
     ${FUZZ_ARGS:-} "$corpus" > "$log" 2>&1
   status=$?
   elapsed=$(( $(date +%s) - start ))

@@ -26,6 +26,13 @@ public struct RenewalPlan: Sendable, Hashable {
             return RenewalPlan(expiresAt: usableEnd, renewAt: usableEnd.addingTimeInterval(-60))
         }
         let lifetime = usableEnd.timeIntervalSince(issuedAt)
+        guard lifetime.isFinite else {
+            // Times read from a token can be as far apart as -1.7e308 and 1.7e308: their
+            // difference overflows to infinity, and so did the renewal, after the expiry.
+            // The weighted mean of the two instants cannot overflow.
+            let mean = issuedAt.timeIntervalSinceReferenceDate * (1 - fraction) + usableEnd.timeIntervalSinceReferenceDate * fraction
+            return RenewalPlan(expiresAt: usableEnd, renewAt: min(Date(timeIntervalSinceReferenceDate: mean), usableEnd))
+        }
         return RenewalPlan(expiresAt: usableEnd, renewAt: issuedAt.addingTimeInterval(lifetime * fraction))
     }
 }

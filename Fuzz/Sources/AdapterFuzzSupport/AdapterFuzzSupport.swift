@@ -1,0 +1,283 @@
+// What the adapter targets share: an input read as a script of provider answers, a
+// transport that plays them back, a clock that jumps, an RS256 key whose JWKS the
+// transport serves, and the checks every call's outcome must pass.
+//
+// An input is
+//
+//     <call>\n<answer>[\n~~~\n<answer>]...
+//
+// where each answer is `<status>[;<header>=<value>]...\n<body>`: `429;retry-after=7`,
+// `200`, or `timeout` / `lost` for a request that got no response. The target makes
+// `<call>` and then, while answers remain, the calls an app would make next (a second
+// factor after a pending MFA step, then checks, renewals and a logout), each request
+// taking the next answer. Only the adapters' public API is used.
+public import Foundation
+public import Latchkey
+public import LatchkeyJSON
+public import LatchkeyJWT
+internal import FuzzSupport
+internal import Synchronization
+
+/// One input: the call named on the first line and the provider's answers.
+public struct Script: Sendable {
+    /// The first line.
+    public var call: String
+    /// The answers, in the order requests take them.
+    public var answers: [Answer]
+
+    /// What one request gets.
+    public enum Answer: Sendable {
+        case response(HTTPResponse)
+        case failure(TransportError)
+
+        /// The body of a response (empty for a failure).
+        public var body: Data {
+            if case .response(let response) = self { return response.body }
+            return Data()
+        }
+    }
+
+    /// Between answers: `\n~~~\n`.
+
+    /// Reads an input; `rewrite` may replace each body (to sign claims written as JSON).
+    public init(_ bytes: [UInt8], rewrite: (Data) -> Data = { $0 }) {
+        let firstLine = bytes.firstIndex(of: UInt8(ascii: "\n")) ?? bytes.endIndex
+        call = String(decoding: bytes[..<firstLine], as: UTF8.self)
+        answers = []
+        guard firstLine < bytes.endIndex else { return }
+        for part in Self.split(bytes[(firstLine + 1)...]) {
+            answers.append(Self.answer(part, rewrite: rewrite))
+        }
+    }
+
+    /// The entry of `table` the call names, or one picked by the call's bytes (so that
+    /// a mutated name still chooses something, and the same one each time).
+    public func pick<T>(_ table: KeyValuePairs<String, T>) -> T {
+        if let match = table.first(where: { $0.key == call }) { return match.value }
+        let sum = call.utf8.reduce(0) { $0 &+ Int($1) }
+        return table[table.index(table.startIndex, offsetBy: sum % table.count)].value
+    }
+
+    private static func split(_ bytes: ArraySlice<UInt8>) -> [ArraySlice<UInt8>] {
+        var parts: [ArraySlice<UInt8>] = []
+        var start = bytes.startIndex
+        var index = bytes.startIndex
+        let newline = UInt8(ascii: "\n"), tilde = UInt8(ascii: "~")
+        while index + 5 <= bytes.endIndex {
+            if bytes[index] == newline, bytes[index + 1] == tilde, bytes[index + 2] == tilde, bytes[index + 3] == tilde,
+               bytes[index + 4] == newline {
+                parts.append(bytes[start..<index])
+                index += 5
+                start = index
+            } else {
+                index += 1
+            }
+        }
+        parts.append(bytes[start...])
+        return parts
+    }
+
+    private static func answer(_ part: ArraySlice<UInt8>, rewrite: (Data) -> Data) -> Answer {
+        let lineEnd = part.firstIndex(of: UInt8(ascii: "\n")) ?? part.endIndex
+        let line = String(decoding: part[..<lineEnd], as: UTF8.self)
+        let body = lineEnd < part.endIndex ? Data(part[(lineEnd + 1)...]) : Data()
+        var fields = line.split(separator: ";", omittingEmptySubsequences: false).makeIterator()
+        let statusText = (fields.next() ?? "").trimmingCharacters(in: .whitespaces)
+        switch statusText {
+        case "timeout": return .failure(TransportError(.timedOut, request: "fuzz", message: "scripted timeout"))
+        case "lost": return .failure(TransportError(.connectionLost, request: "fuzz", message: "scripted connection loss"))
+        default: break
+        }
+        let status = Int(statusText).map { min(max($0, 100), 599) } ?? 200
+        var headers = HTTPHeaders()
+        while let field = fields.next() {
+            let pair = field.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            headers.add(name: String(pair[0]).trimmingCharacters(in: .whitespaces), value: pair.count > 1 ? String(pair[1]) : "")
+        }
+        return .response(HTTPResponse(status: status, headers: headers, body: rewrite(body)))
+    }
+}
+
+/// Plays a script back: each request takes the next answer, except the provider's JWKS,
+/// which is always ``FuzzSigner``'s. With no answer left the request is cancelled, which
+/// ends every flow (a device login polls only as long as there are answers).
+public final class ScriptedTransport: HTTPTransport {
+    private struct State {
+        var answers: [Script.Answer] = []
+        var next = 0
+        var sent = 0
+    }
+
+    private let state = Mutex(State())
+    private let isKeySetRequest: @Sendable (HTTPRequest) -> Bool
+
+    /// - Parameter isKeySetRequest: which requests fetch the signing keys.
+    public init(isKeySetRequest: @escaping @Sendable (HTTPRequest) -> Bool) {
+        self.isKeySetRequest = isKeySetRequest
+    }
+
+    /// Starts an input.
+    public func load(_ answers: [Script.Answer]) {
+        state.withLock { $0 = State(answers: answers) }
+    }
+
+    /// Answers not taken yet.
+    public var remaining: Int { state.withLock { $0.answers.count - $0.next } }
+
+    /// Takes the next answer, for a target that feeds one to the adapter some other way.
+    public func take() -> Script.Answer? {
+        state.withLock { state in
+            guard state.next < state.answers.count else { return nil }
+            defer { state.next += 1 }
+            return state.answers[state.next]
+        }
+    }
+
+    public func send(_ request: HTTPRequest) async throws -> HTTPResponse {
+        let answer: Script.Answer? = try state.withLock { state in
+            state.sent += 1
+            // Every request but the JWKS takes an answer, and a JWKS fetch happens at most
+            // once or twice per ID token: far more requests than answers is a loop.
+            if state.sent > state.answers.count * 3 + 64 {
+                Fuzz.fail("\(state.sent) requests for \(state.answers.count) answers: the adapter loops")
+            }
+            if isKeySetRequest(request) { return nil }
+            guard state.next < state.answers.count else { throw CancellationError() }
+            defer { state.next += 1 }
+            return state.answers[state.next]
+        }
+        switch answer {
+        case nil: return HTTPResponse(status: 200, headers: ["Content-Type": "application/json"], body: FuzzSigner.keySetBody)
+        case .response(let response)?: return response
+        case .failure(let error)?: throw error
+        }
+    }
+}
+
+/// A clock that starts at the same instant for every input and jumps to each sleep's
+/// deadline, so polling and back-off run at once.
+public final class FuzzClock: SessionClock {
+    /// 2026-01-01T00:00:00Z; the seeds' times are around it.
+    public static let start = Date(timeIntervalSince1970: 1_767_225_600)
+    private let state = Mutex((now: FuzzClock.start, sleeps: 0))
+
+    public init() {}
+
+    /// Starts an input.
+    public func reset() { state.withLock { $0 = (Self.start, 0) } }
+
+    public var now: Date { state.withLock { $0.now } }
+
+    public func sleep(until deadline: Date) async throws {
+        state.withLock {
+            $0.sleeps += 1
+            if $0.sleeps > 100_000 { Fuzz.fail("100000 sleeps for one input: the adapter loops") }
+            if deadline > $0.now { $0.now = deadline }
+        }
+    }
+}
+
+/// The RS256 key the transport's JWKS publishes, to sign claims an input writes as JSON:
+/// that is how an input reaches the claim checks behind the signature check.
+public enum FuzzSigner {
+    public static let keyID = "fuzz-rs256"
+    public static let key: JWTKey = {
+        guard let key = try? JWTKey.generate(for: .rs256, keyID: keyID) else { Fuzz.fail("cannot generate the RS256 key") }
+        return key
+    }()
+
+    public static let keySetBody: Data = {
+        Data(JSONValue.object(["keys": .array([.object(key.publicKey.jwk().object)])]).jsonBytes)
+    }()
+
+    /// `claims` signed with ``key``.
+    public static func sign(_ claims: JSONObject) -> String {
+        guard let token = try? JWT.sign(claims, key: key) else { Fuzz.fail("cannot sign") }
+        return token
+    }
+
+    /// A body whose member at `path` (object names) is a JSON object, with that object
+    /// replaced by a token signing it; any other body unchanged.
+    public static func signingMember(at path: [String], in body: Data) -> Data {
+        guard path.count > 0, body.count < 65_536, body.contains(UInt8(ascii: "{")),
+              case .object(let root)? = try? JSONValue.parse(bytes: Array(body)),
+              let replaced = replacing(path[...], in: root) else { return body }
+        return Data(JSONValue.object(replaced).jsonBytes)
+    }
+
+    private static func replacing(_ path: ArraySlice<String>, in object: JSONObject) -> JSONObject? {
+        guard let name = path.first, case .object(let member)? = object[name] else { return nil }
+        var copy = object
+        if path.count == 1 {
+            copy[name] = .string(sign(member))
+        } else {
+            guard let inner = replacing(path.dropFirst(), in: member) else { return nil }
+            copy[name] = .object(inner)
+        }
+        return copy
+    }
+}
+
+/// The credentials a target holds or logs in with, drawn at random when the run starts so
+/// that no input can contain them: any description or error that shows one leaked it.
+public enum HeldSecret {
+    /// A fresh secret, `prefix` followed by 24 random letters and digits.
+    public static func make(_ prefix: String) -> String {
+        var generator = SystemRandomNumberGenerator()
+        let alphabet = Array("abcdefghijklmnopqrstuvwxyz0123456789")
+        let value = prefix + String((0..<24).map { _ in alphabet.randomElement(using: &generator)! })
+        all.withLock { $0.append(value) }
+        return value
+    }
+
+    static let all = Mutex<[String]>([])
+
+    /// Stops the run if `text` shows a held secret.
+    public static func check(_ text: String, _ what: String, call: String) {
+        for secret in all.withLock({ $0 }) where text.contains(secret) {
+            Fuzz.fail("\(call): \(what) shows a credential: \(text)")
+        }
+    }
+}
+
+/// What every outcome must satisfy; no description shows a ``HeldSecret``.
+public enum Outcome {
+    /// `LATCHKEY_FUZZ_TRACE=1` prints each call's outcome (to see what a seed reaches).
+    static let tracing = ProcessInfo.processInfo.environment["LATCHKEY_FUZZ_TRACE"] != nil
+
+    /// A session an adapter reported: its tokens pass the adapter's own check, its
+    /// renewal plan renews no later than it expires, and it describes itself.
+    public static func check(_ report: AuthenticatedSession, of provider: any AuthProvider, call: String) {
+        if tracing { print("\(call) -> \(report)") }
+        do { try provider.checkTokens(report.tokens) } catch {
+            Fuzz.fail("\(call): the adapter reported tokens its own checkTokens refuses: \(error)")
+        }
+        let plan = provider.renewalPlan(for: report.tokens)
+        if let expiresAt = plan.expiresAt, let renewAt = plan.renewAt, !(renewAt <= expiresAt) {
+            Fuzz.fail("\(call): renewal planned at \(renewAt.timeIntervalSince1970), after the expiry \(expiresAt.timeIntervalSince1970)")
+        }
+        HeldSecret.check("\(report)", "the session's description", call: call)
+    }
+
+    /// An error: an ``AuthError`` (consistent with itself), or the transport's failure
+    /// or cancellation passed through. Returns the `AuthError`, if it is one.
+    @discardableResult
+    public static func check(_ error: any Error, call: String) -> AuthError? {
+        if tracing { print("\(call) -> \(type(of: error)): \(error)") }
+        switch error {
+        case let error as AuthError:
+            HeldSecret.check(error.description, "the error", call: call)
+            if let underlying = error.underlying { HeldSecret.check("\(underlying)", "the underlying error", call: call) }
+            if let action = error.userAction { HeldSecret.check("\(action)", "the user action", call: call) }
+            if let wait = error.retryAfter, wait < .zero { Fuzz.fail("\(call): a negative retryAfter \(wait)") }
+            if error.code == .needsUserAction, error.userAction == nil { Fuzz.fail("\(call): needsUserAction without an action") }
+            if error.code == .terminated, error.terminationReason == nil { Fuzz.fail("\(call): terminated without a reason") }
+            return error
+        case is TransportError, is CancellationError:
+            HeldSecret.check("\(error)", "the transport's error", call: call)
+            return nil
+        default:
+            Fuzz.fail("\(call): an error that is neither AuthError nor the transport's: \(type(of: error)) \(error)")
+        }
+    }
+}

@@ -1,0 +1,29 @@
+import Foundation
+import Latchkey
+import Testing
+
+/// `RenewalPlan.proportional`: the renewal comes before the expiry whatever the times.
+@Suite struct RenewalPlanTests {
+    @Test func theRenewalIsTheFractionOfTheUsableLifetime() {
+        let issued = Date(timeIntervalSince1970: 1_767_225_600)
+        let plan = RenewalPlan.proportional(issuedAt: issued, expiresAt: issued.addingTimeInterval(300))
+        #expect(plan.expiresAt == issued.addingTimeInterval(300))
+        #expect(plan.renewAt == issued.addingTimeInterval(240))
+    }
+
+    /// Found by the FuzzStytch target (Fuzz/Regressions/FuzzStytch/renewal-after-expiry-huge-times):
+    /// a session JWT with `iat` -1.7e308 and `exp` 1.7e308 made the lifetime, and the
+    /// renewal, +infinity — after the expiry.
+    @Test func timesTooFarApartForTheirDifferenceStillRenewBeforeTheExpiry() throws {
+        for (issued, expires) in [(-1.7e308, 1.7e308), (-Double.greatestFiniteMagnitude, Double.greatestFiniteMagnitude), (-1e308, 1.5e308)] {
+            let plan = RenewalPlan.proportional(issuedAt: Date(timeIntervalSince1970: issued), expiresAt: Date(timeIntervalSince1970: expires))
+            let renewAt = try #require(plan.renewAt), expiresAt = try #require(plan.expiresAt)
+            #expect(renewAt.timeIntervalSinceReferenceDate.isFinite)
+            #expect(renewAt <= expiresAt)
+            #expect(renewAt > Date(timeIntervalSince1970: issued))
+        }
+        let margin = RenewalPlan.proportional(issuedAt: Date(timeIntervalSince1970: -1.7e308), expiresAt: Date(timeIntervalSince1970: 1.7e308),
+                                              fraction: 0.8, margin: 300)
+        #expect(try #require(margin.renewAt) <= (try #require(margin.expiresAt)))
+    }
+}
