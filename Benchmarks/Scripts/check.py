@@ -10,8 +10,10 @@ thresholds are absolute (microseconds on one machine). For every Latchkey row th
 compares, at p90 per operation:
 
 - Latchkey's mallocs per operation, against the committed count: the lowest of the
-  runs (the interposer counts every thread's mallocs while a sample runs, so a
-  background allocation can add one to a sample now and then) — gated;
+  runs, failing on a rise of more than the tolerance and more than one (the interposer
+  counts every thread's mallocs while a sample runs, and an async row's sample takes one
+  more when the task allocator grows a slab: unchanged code reads 4 or 5 for the file
+  store's get) — gated;
 - Latchkey ÷ limit and Latchkey ÷ peer wall clock, against the same ratios computed
   from the committed files — reported, not gated, unless `--gate-wall`: on this shared
   two-core machine an unchanged build's ratios moved by up to 70% between independent
@@ -105,7 +107,10 @@ def main(argv):
             lowest = mallocs.get(f"{group}/{'/'.join(row)}/latchkey", mine_new["mallocs"])
             if mine_old["mallocs"] is not None and lowest is not None:
                 checked += 1
-                grew = lowest > mine_old["mallocs"] * limit + 1e-9
+                # One malloc of slack on small counts: an async row's sample takes one more
+                # when the task allocator grows a slab (unchanged code reads 4 or 5 for the
+                # file store's get, p90, from run to run and size to size).
+                grew = lowest > mine_old["mallocs"] * limit + 1e-9 and lowest > mine_old["mallocs"] + 1 + 1e-9
                 line = f"{'REGRESSED' if grew else 'ok':9} {name}: mallocs/op {lowest:.1f} (committed {mine_old['mallocs']:.1f})"
                 if grew:
                     failures.append(line)

@@ -2,7 +2,7 @@
 """Instructions per operation of every CPU-bound row, counted by valgrind: the gate.
 
     python3 Scripts/instructions.py measure BINARY OUT.json [--jobs 2] [--filter TEXT]
-    python3 Scripts/instructions.py check COMMITTED.json CURRENT.json [--tolerance 0.05]
+    python3 Scripts/instructions.py check COMMITTED.json CURRENT.json [--tolerance 0.05] [--binary BINARY]
     python3 Scripts/instructions.py table CURRENT.json
 
 `measure` runs each workload of the `InstructionCounts` executable (`list` names them)
@@ -121,35 +121,72 @@ def derived(results):
     return out
 
 
-def check(committed_path, current_path, tolerance):
-    with open(committed_path) as handle:
-        committed = json.load(handle)
-    with open(current_path) as handle:
-        current = json.load(handle)
-    failures, checked = [], 0
+def components(name):
+    """The measured rows a checked row is made of (itself, or a derived row's two)."""
+    match = re.fullmatch(r"JWT/([^/]+)/(claims|overhead)", name)
+    if match:
+        alg, part = match.groups()
+        if part == "claims":
+            return [f"JWT/{alg}/sig+claims/latchkey", f"JWT/{alg}/sig/latchkey"]
+        return [f"JWT/{alg}/sig/latchkey", f"JWT/{alg}/sig/limit:OpenSSL"]
+    if name == "Vault/load/2KB/overhead":
+        return ["Vault/load/2KB/latchkey", "Vault/load/2KB/limit:open+read+AES-GCM"]
+    return [name]
+
+
+def evaluate(committed, current, tolerance):
+    """[(name, old, new, allowed, regressed)] for every checked row."""
+    results = []
 
     def compare(name, old, new, allowed):
-        nonlocal checked
-        checked += 1
         # A small absolute floor: a few instructions of a cheap row are not a regression.
-        regressed = new > old * (1 + allowed) + 50
-        line = f"{'REGRESSED' if regressed else 'ok':9} {name}: {new:,.0f} instructions/op (committed {old:,.0f}, {new / old - 1 if old else 0:+.1%})"
-        (failures.append if regressed else print)(line)
+        results.append((name, old, new, allowed, new > old * (1 + allowed) + 50))
 
     for name in sorted(current):
-        if split_name(name) is None or not name.endswith("/latchkey"):
-            continue
-        if name not in committed:
-            print(f"note: new (not in the committed counts): {name}")
+        if split_name(name) is None or not name.endswith("/latchkey") or name not in committed:
             continue
         compare(name, committed[name], current[name], tolerance)
     old_derived, new_derived = derived(committed), derived(current)
     for name in sorted(new_derived):
         if name in old_derived:
             compare(name, old_derived[name], new_derived[name], 2 * tolerance)
+    return results
+
+
+def check(committed_path, current_path, tolerance, binary=None, retries=2):
+    """Compares; a row over its bound is counted again (up to `retries` more times, the
+    lowest count kept) before it fails: idle runtime threads that spin under valgrind's
+    serialized scheduling only ever add instructions, and once in a few hundred rows a
+    burst of them inflates one count (a JWKS lookup once read +43%, then 0.0% three
+    times). A real regression repeats."""
+    with open(committed_path) as handle:
+        committed = json.load(handle)
+    with open(current_path) as handle:
+        current = json.load(handle)
+    results = evaluate(committed, current, tolerance)
+    if binary:
+        for attempt in range(retries):
+            suspects = sorted({part for name, _, _, _, bad in results if bad for part in components(name)})
+            if not suspects:
+                break
+            print(f"counting again (attempt {attempt + 1} of {retries}): {', '.join(suspects)}", flush=True)
+            for part in suspects:
+                _, value = per_operation(binary, part)
+                current[part] = min(current[part], round(value, 1))
+            results = evaluate(committed, current, tolerance)
+        with open(current_path, "w") as handle:
+            json.dump(dict(sorted(current.items())), handle, indent=1)
+            handle.write("\n")
+    failures = []
+    for name, old, new, allowed, bad in results:
+        line = f"{'REGRESSED' if bad else 'ok':9} {name}: {new:,.0f} instructions/op (committed {old:,.0f}, {new / old - 1 if old else 0:+.1%})"
+        (failures.append if bad else print)(line)
+    for name in sorted(current):
+        if split_name(name) is not None and name.endswith("/latchkey") and name not in committed:
+            print(f"note: new (not in the committed counts): {name}")
     for name in sorted(set(committed) - set(current)):
         print(f"note: not measured in this run: {name}")
-    print(f"\n{checked} instruction checks, {len(failures)} regressions of more than {tolerance:.0%} ({2 * tolerance:.0%} for derived rows)")
+    print(f"\n{len(results)} instruction checks, {len(failures)} regressions of more than {tolerance:.0%} ({2 * tolerance:.0%} for derived rows)")
     for failure in failures:
         print(failure)
     return 1 if failures else 0
@@ -197,7 +234,7 @@ def main(argv):
         measure(args[1], args[2], int(options.get("jobs", "2")), options.get("filter"))
         return 0
     if args[:1] == ["check"] and len(args) == 3:
-        return check(args[1], args[2], float(options.get("tolerance", "0.05")))
+        return check(args[1], args[2], float(options.get("tolerance", "0.05")), options.get("binary"))
     if args[:1] == ["table"] and len(args) == 2:
         return table(args[1])
     sys.exit(__doc__)
