@@ -169,16 +169,22 @@ extension AuthClient {
             throw classified
         }
         if unsaved != nil { await flushUnsaved() }
-        guard generation == self.generation, let latest = record else {
+        guard generation == self.generation, record != nil else {
             throw AuthError(.cancelled, "the session changed while it was being renewed")
         }
         let (vault, clock) = (self.vault, self.clock)
-        let memoryIsNewest = unsaved != nil
         let outcome: LockedOutcome
         do {
             outcome = try await vault.withLock {
+                // Memory as it is now, not before waiting for the lock: a check or a save
+                // retry may have finished meanwhile, and its record is the one to renew
+                // from when the vault cannot be read.
+                let memory = await self.memorySnapshot()
+                guard memory.generation == generation, let latest = memory.record else {
+                    throw AuthError(.cancelled, "the session changed while it was being renewed")
+                }
                 let stored: VaultRecord?
-                if memoryIsNewest {
+                if memory.unsaved != nil {
                     stored = latest
                 } else {
                     do { stored = try await vault.load() } catch { stored = latest }
@@ -252,30 +258,53 @@ extension AuthClient {
     /// is overwritten only while it still holds what the memory record replaced (or
     /// nothing readable); a record another process wrote meanwhile wins.
     func flushUnsaved() async {
-        guard let pending = unsaved, let record else { return }
+        guard unsaved != nil, record != nil else { return }
         let generation = self.generation
         let vault = self.vault
-        enum Flush: Sendable { case saved, replaced(VaultRecord) }
+        enum Flush: Sendable { case saved(SessionTokens), replaced(VaultRecord), nothing }
         do {
             let result: Flush = try await vault.withLock {
+                // Memory as it is now: a renewal may have saved newer tokens (and cleared
+                // the mark) while this waited for the lock.
+                let memory = await self.memorySnapshot()
+                guard memory.generation == generation, let pending = memory.unsaved, let record = memory.record else { return .nothing }
                 let stored = try? await vault.load()
                 if let stored, !stored.tokens.hasSameCredentials(as: record.tokens),
                    let base = pending.base, !stored.tokens.hasSameCredentials(as: base) {
                     return .replaced(stored)
                 }
                 try await vault.save(record)
-                return .saved
+                return .saved(record.tokens)
             }
             guard generation == self.generation else { return }
-            unsaved = nil
             switch result {
-            case .saved: logger.info("renewed tokens saved after an earlier failure")
+            case .nothing: return
+            case .saved(let tokens):
+                // Memory may have moved on again since: only what was saved is no longer unsaved.
+                guard record?.tokens.hasSameCredentials(as: tokens) ?? false else { return }
+                unsaved = nil
+                logger.info("renewed tokens saved after an earlier failure")
             case .replaced(let stored):
+                unsaved = nil
                 logger.notice("the stored session was replaced by another process; adopting it")
                 adopt(stored)
             }
         } catch {
             logger.warning("renewed tokens still not saved", metadata: ["error": "\(AuthError.classifying(error))"])
         }
+    }
+
+    /// What memory holds when a locked section begins: the record, the unsaved mark and
+    /// the generation. Read under the store's lock, never before it: a record taken before
+    /// waiting for the lock may be one a renewal replaced meanwhile, and writing it back
+    /// would bring a spent refresh token back into the vault.
+    struct MemorySnapshot: Sendable {
+        let record: VaultRecord?
+        let unsaved: UnsavedRecord?
+        let generation: Int
+    }
+
+    func memorySnapshot() -> MemorySnapshot {
+        MemorySnapshot(record: record, unsaved: unsaved, generation: generation)
     }
 }
