@@ -123,4 +123,32 @@ import Testing
         #expect(harness.client.state == .established)
         await harness.client.shutdown()
     }
+
+    /// The same race one step later: the renewal has saved and released the lock, but has
+    /// not yet put its record in memory when the check's locked section begins. A failed
+    /// read must not make the check fall back on the record memory still holds.
+    @Test func aCheckThatRunsBeforeTheRenewalsRecordIsInMemoryNeverSavesTheOldOne() async throws {
+        let store = try FlakyStore()
+        let harness = try Harness(store: store, lifetime: 3600, options: SessionOptions(heartbeatInterval: .seconds(180), renewsProactively: false))
+        try await harness.login()
+        let gate = Gate()
+        harness.provider.gateRenewals { await gate.wait() }
+        let renewal = Task { try await harness.client.renew() }
+        await settle("the renewal holds the store's lock") { harness.provider.counts.renew == 1 }
+        harness.clock.advance(by: .seconds(180))
+        await settle("the heartbeat checked the session") { harness.provider.counts.validate == 1 }
+        try await Task.sleep(for: .milliseconds(50))
+        store.slowUnlocks.store(1, ordering: .relaxed)
+        store.failReads.store(1, ordering: .relaxed)
+        gate.open()
+        try await renewal.value
+        let renewed = try #require(harness.provider.validAccessToken)
+        await settle("the check was committed") { store.failReads.load(ordering: .relaxed) == 0 }
+        try await Task.sleep(for: .milliseconds(50))
+        #expect(try await store.base.string("session")?.contains(renewed) == true, "the store keeps the renewed record")
+        #expect(try await harness.client.accessToken() == renewed, "memory keeps the renewed record")
+        _ = try await harness.client.renew()
+        #expect(harness.client.state == .established)
+        await harness.client.shutdown()
+    }
 }

@@ -43,17 +43,12 @@ extension AuthClient {
         let (vault, now) = (self.vault, clock.now)
         let (outcome, memory): (LockedOutcome, MemorySnapshot) = try await vault.withLock {
             // Memory as it is now, not before waiting for the lock: a renewal may have
-            // replaced the record meanwhile, and its record is the fallback when the vault
-            // cannot be read.
+            // replaced the record meanwhile (see `lockedBase`).
             let memory = await self.memorySnapshot()
             guard memory.generation == generation else {
                 throw AuthError(.cancelled, "the session changed while it was being validated")
             }
-            let stored: VaultRecord?
-            if memory.unsaved != nil { stored = memory.record } else {
-                do { stored = try await vault.load() } catch { stored = memory.record }
-            }
-            guard let stored else { return (.loggedOut, memory) }
+            guard let stored = await Self.lockedBase(memory, vault: vault) else { return (.loggedOut, memory) }
             let merged = stored.merging(report, validatedAt: now, tokens: stored.tokens.hasSameCredentials(as: tokens))
             do { try await vault.save(merged) } catch {
                 return (.unsaved(merged, base: stored.tokens, AuthError.classifying(error)), memory)

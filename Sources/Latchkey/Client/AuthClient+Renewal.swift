@@ -183,13 +183,7 @@ extension AuthClient {
                 guard memory.generation == generation, let latest = memory.record else {
                     throw AuthError(.cancelled, "the session changed while it was being renewed")
                 }
-                let stored: VaultRecord?
-                if memory.unsaved != nil {
-                    stored = latest
-                } else {
-                    do { stored = try await vault.load() } catch { stored = latest }
-                }
-                guard let stored else { return .loggedOut }
+                guard let stored = await Self.lockedBase(memory, vault: vault) else { return .loggedOut }
                 if !stored.tokens.hasSameCredentials(as: latest.tokens), request.sessionDuration == nil,
                    request.isSatisfied(by: stored.tokens), !Self.hasExpired(stored, provider: provider, at: clock.now) {
                     return .adopted(stored)
@@ -268,7 +262,7 @@ extension AuthClient {
                 // the mark) while this waited for the lock.
                 let memory = await self.memorySnapshot()
                 guard memory.generation == generation, let pending = memory.unsaved, let record = memory.record else { return .nothing }
-                let stored = try? await vault.load()
+                let stored = (try? await vault.load()) ?? vault.lastKnown
                 if let stored, !stored.tokens.hasSameCredentials(as: record.tokens),
                    let base = pending.base, !stored.tokens.hasSameCredentials(as: base) {
                     return .replaced(stored)
@@ -297,7 +291,9 @@ extension AuthClient {
     /// What memory holds when a locked section begins: the record, the unsaved mark and
     /// the generation. Read under the store's lock, never before it: a record taken before
     /// waiting for the lock may be one a renewal replaced meanwhile, and writing it back
-    /// would bring a spent refresh token back into the vault.
+    /// would bring a spent refresh token back into the vault. Even then memory may lag
+    /// (a renewal that released the lock adopts its record a moment later): when the vault
+    /// cannot be read, ``SessionVault/lastKnown`` comes first.
     struct MemorySnapshot: Sendable {
         let record: VaultRecord?
         let unsaved: UnsavedRecord?
@@ -306,5 +302,22 @@ extension AuthClient {
 
     func memorySnapshot() -> MemorySnapshot {
         MemorySnapshot(record: record, unsaved: unsaved, generation: generation)
+    }
+
+    /// The record a locked section works from: memory's when it holds tokens the vault
+    /// does not (a save failed), else the vault's; when the vault cannot be read, what
+    /// this process last read or wrote there. Memory takes a renewed record only after the
+    /// renewal released the lock, so when the vault's last known record is neither
+    /// memory's nor the one an unsaved record replaced, a save succeeded meanwhile and it
+    /// is the newer.
+    static func lockedBase(_ memory: MemorySnapshot, vault: SessionVault) async -> VaultRecord? {
+        if let pending = memory.unsaved, let record = memory.record {
+            if let known = vault.lastKnown, !known.tokens.hasSameCredentials(as: record.tokens),
+               !(pending.base.map { known.tokens.hasSameCredentials(as: $0) } ?? false) {
+                return known
+            }
+            return record
+        }
+        do { return try await vault.load() } catch { return vault.lastKnown ?? memory.record }
     }
 }
