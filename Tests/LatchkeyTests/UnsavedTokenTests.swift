@@ -151,4 +151,26 @@ import Testing
         #expect(harness.client.state == .established)
         await harness.client.shutdown()
     }
+
+    /// Found by the soak (Auth0): a client shut down (an app restart) between a failed save
+    /// of rotated tokens and the next retry; the next start read the spent refresh token,
+    /// presented it, and reuse detection logged the user out. Shutting down saves first.
+    @Test func shutdownSavesTokensAFailedSaveLeftInMemory() async throws {
+        let store = try FlakyStore()
+        let options = SessionOptions(heartbeatInterval: nil, renewsProactively: false)
+        let harness = try Harness(store: store, lifetime: 300, options: options)
+        try await harness.login()
+        harness.clock.advance(by: .seconds(301))
+        store.failWrites.store(1, ordering: .relaxed)
+        let renewed = try await harness.client.accessToken()
+        #expect(await harness.client.hasUnsavedTokens)
+        await harness.client.shutdown()
+        #expect(try await store.base.string("session")?.contains(renewed) == true, "saved at shutdown")
+        harness.clock.advance(by: .seconds(301))
+        let restarted = harness.restarted(options: options)
+        try await restarted.start()
+        _ = try await restarted.accessToken()
+        #expect(restarted.state == .established, "the newest refresh token was presented")
+        await restarted.shutdown()
+    }
 }
