@@ -310,6 +310,34 @@ import Testing
         }
     }
 
+    /// `GET /__app/session`: the app's API stand-in checks the bearer session JWT and
+    /// whether its session is still live.
+    @Test func theAppRouteChecksTheBearerSessionJWTAndTheSession() async throws {
+        try await withStytch { emulator, stytch in
+            let body = try await login(stytch, minutes: 60)
+            let jwt = try #require(body[path: "data.session_jwt"]?.stringValue)
+            let app = stytch.baseURL.appending(path: "__app/session")
+            let ok = try await http.send("GET", app, headers: ["Authorization": "Bearer \(jwt)"])
+            #expect(ok.status == 200, "\(ok.text)")
+            #expect(try ok.json()["sub"]?.stringValue == emulator.seed.stytch.users[0].userID)
+            #expect(try await http.send("GET", app).status == 401)
+            #expect(try await http.send("GET", app, headers: basic(stytch)).status == 401)
+            #expect(try await http.send("GET", app, headers: ["Authorization": "Bearer \(jwt)x"]).status == 401)
+            let b2b = try await http.send("GET", stytch.baseURL.appending(path: "__app/b2b/session"), headers: ["Authorization": "Bearer \(jwt)"])
+            #expect(b2b.status == 401, "a consumer JWT is not a member session")
+            // The JWT expires after 5 minutes; a fresh one is refused once the session is revoked.
+            emulator.control.advanceClock(by: 301)
+            let expired = try await http.send("GET", app, headers: ["Authorization": "Bearer \(jwt)"])
+            #expect(expired.status == 401)
+            #expect(try expired.json()["error_type"]?.stringValue == "unauthorized_credentials")
+            let token = try #require(body[path: "data.session_token"]?.stringValue)
+            let fresh = try #require(try await post(stytch, "sessions/authenticate", session: token).json()[path: "data.session_jwt"]?.stringValue)
+            #expect(try await http.send("GET", app, headers: ["Authorization": "Bearer \(fresh)"]).status == 200)
+            try await emulator.control.revokeSessions(of: emulator.seed.stytch.users[0].userID, provider: .stytch)
+            #expect(try await http.send("GET", app, headers: ["Authorization": "Bearer \(fresh)"]).status == 401)
+        }
+    }
+
     @Test func unknownRoutesAre404InStytchShape() async throws {
         try await withStytch { _, stytch in
             for (method, path) in [("POST", "sdk/v1/nope"), ("GET", "sdk/v1/sessions/authenticate"), ("GET", "")] {

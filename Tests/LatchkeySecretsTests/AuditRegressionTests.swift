@@ -171,3 +171,27 @@ import Testing
         #expect(try await store.names() == ["c"])
     }
 }
+
+/// Found by the fault soak (a segmentation fault in `removeStaleTemporaryFiles` with a
+/// data directory of a few hundred stores): `readdir` packs entries into its buffer, each
+/// only as long as its name (`d_reclen`), so the last one may end a few bytes before the
+/// buffer does. Reading the name by copying the whole `dirent` (280 bytes) read past it.
+@Suite struct DirectoryEntryNameTests {
+    @Test func aShortEntryAtTheEndOfItsBufferIsReadWithinItsRecord() throws {
+        let page = Int(sysconf(Int32(_SC_PAGESIZE)))
+        let region = try #require(mmap(nil, 2 * page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0))
+        #expect(region != MAP_FAILED)
+        defer { munmap(region, 2 * page) }
+        // The page after the record is unreadable: reading past the record faults.
+        #expect(mprotect(region + page, page, PROT_NONE) == 0)
+        let nameOffset = MemoryLayout<dirent>.offset(of: \dirent.d_name)!
+        let name = Array(".ns.secrets.tmp-1".utf8)
+        let length = (nameOffset + name.count + 1 + 7) / 8 * 8
+        let record = region + page - length
+        record.initializeMemory(as: UInt8.self, repeating: 0, count: length)
+        let entry = record.assumingMemoryBound(to: dirent.self)
+        entry.pointee.d_reclen = UInt16(length)
+        (record + nameOffset).copyMemory(from: name, byteCount: name.count)
+        #expect(POSIXFile.entryName(entry) == ".ns.secrets.tmp-1")
+    }
+}

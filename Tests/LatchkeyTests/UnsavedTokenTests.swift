@@ -64,4 +64,113 @@ import Testing
         #expect(try await store.base.string("session")?.contains(harness.provider.validAccessToken!) == true)
         await harness.client.shutdown()
     }
+
+    /// Found by the soak (Auth0): a heartbeat check finished while a renewal held the
+    /// store's lock; when the check got the lock its read of the vault failed, and it fell
+    /// back on the record it had taken *before* waiting — the one the renewal had just
+    /// replaced. It saved that record over the renewed one and adopted it, so the next
+    /// renewal presented a spent refresh token (reuse detection: logged out).
+    @Test func aCheckThatWaitedForARenewalNeverSavesTheRecordTheRenewalReplaced() async throws {
+        let store = try FlakyStore()
+        let harness = try Harness(store: store, lifetime: 3600, options: SessionOptions(heartbeatInterval: .seconds(180), renewsProactively: false))
+        try await harness.login()
+        let gate = Gate()
+        harness.provider.gateRenewals { await gate.wait() }
+        let renewal = Task { try await harness.client.renew() }
+        await settle("the renewal holds the store's lock") { harness.provider.counts.renew == 1 }
+        harness.clock.advance(by: .seconds(180))
+        await settle("the heartbeat checked the session") { harness.provider.counts.validate == 1 }
+        try await Task.sleep(for: .milliseconds(50))
+        store.failReads.store(1, ordering: .relaxed)
+        gate.open()
+        try await renewal.value
+        let renewed = try #require(harness.provider.validAccessToken)
+        await settle("the check was committed") { store.failReads.load(ordering: .relaxed) == 0 }
+        try await Task.sleep(for: .milliseconds(50))
+        #expect(try await store.base.string("session")?.contains(renewed) == true, "the store keeps the renewed record")
+        #expect(try await harness.client.accessToken() == renewed, "memory keeps the renewed record")
+        // The next renewal presents the newest refresh token.
+        _ = try await harness.client.renew()
+        #expect(harness.client.state == .established)
+        await harness.client.shutdown()
+    }
+
+    /// The same race with a save retried by the heartbeat: the retry must not write the
+    /// unsaved record over the one a renewal saved while it waited for the lock.
+    @Test func aSaveRetryThatWaitedForARenewalNeverOverwritesItsRecord() async throws {
+        let store = try FlakyStore()
+        let harness = try Harness(store: store, lifetime: 3600, options: SessionOptions(heartbeatInterval: .seconds(180), renewsProactively: false))
+        try await harness.login()
+        store.failWrites.store(1, ordering: .relaxed)
+        try await harness.client.renew()
+        #expect(await harness.client.hasUnsavedTokens)
+        // The renewal's own retry of the save fails too; it renews from memory and holds the lock.
+        store.failWrites.store(1, ordering: .relaxed)
+        let gate = Gate()
+        harness.provider.gateRenewals { await gate.wait() }
+        let renewal = Task { try await harness.client.renew() }
+        await settle("the renewal holds the store's lock") { harness.provider.counts.renew == 2 }
+        harness.clock.advance(by: .seconds(180))
+        try await Task.sleep(for: .milliseconds(50))
+        store.failReads.store(1, ordering: .relaxed)
+        gate.open()
+        try await renewal.value
+        let renewed = try #require(harness.provider.validAccessToken)
+        await settle("the heartbeat's retry ran") { store.failReads.load(ordering: .relaxed) == 0 }
+        try await Task.sleep(for: .milliseconds(50))
+        #expect(try await store.base.string("session")?.contains(renewed) == true, "the store keeps the renewed record")
+        _ = try await harness.client.renew()
+        #expect(harness.client.state == .established)
+        await harness.client.shutdown()
+    }
+
+    /// The same race one step later: the renewal has saved and released the lock, but has
+    /// not yet put its record in memory when the check's locked section begins. A failed
+    /// read must not make the check fall back on the record memory still holds.
+    @Test func aCheckThatRunsBeforeTheRenewalsRecordIsInMemoryNeverSavesTheOldOne() async throws {
+        let store = try FlakyStore()
+        let harness = try Harness(store: store, lifetime: 3600, options: SessionOptions(heartbeatInterval: .seconds(180), renewsProactively: false))
+        try await harness.login()
+        let gate = Gate()
+        harness.provider.gateRenewals { await gate.wait() }
+        let renewal = Task { try await harness.client.renew() }
+        await settle("the renewal holds the store's lock") { harness.provider.counts.renew == 1 }
+        harness.clock.advance(by: .seconds(180))
+        await settle("the heartbeat checked the session") { harness.provider.counts.validate == 1 }
+        try await Task.sleep(for: .milliseconds(50))
+        store.slowUnlocks.store(1, ordering: .relaxed)
+        store.failReads.store(1, ordering: .relaxed)
+        gate.open()
+        try await renewal.value
+        let renewed = try #require(harness.provider.validAccessToken)
+        await settle("the check was committed") { store.failReads.load(ordering: .relaxed) == 0 }
+        try await Task.sleep(for: .milliseconds(50))
+        #expect(try await store.base.string("session")?.contains(renewed) == true, "the store keeps the renewed record")
+        #expect(try await harness.client.accessToken() == renewed, "memory keeps the renewed record")
+        _ = try await harness.client.renew()
+        #expect(harness.client.state == .established)
+        await harness.client.shutdown()
+    }
+
+    /// Found by the soak (Auth0): a client shut down (an app restart) between a failed save
+    /// of rotated tokens and the next retry; the next start read the spent refresh token,
+    /// presented it, and reuse detection logged the user out. Shutting down saves first.
+    @Test func shutdownSavesTokensAFailedSaveLeftInMemory() async throws {
+        let store = try FlakyStore()
+        let options = SessionOptions(heartbeatInterval: nil, renewsProactively: false)
+        let harness = try Harness(store: store, lifetime: 300, options: options)
+        try await harness.login()
+        harness.clock.advance(by: .seconds(301))
+        store.failWrites.store(1, ordering: .relaxed)
+        let renewed = try await harness.client.accessToken()
+        #expect(await harness.client.hasUnsavedTokens)
+        await harness.client.shutdown()
+        #expect(try await store.base.string("session")?.contains(renewed) == true, "saved at shutdown")
+        harness.clock.advance(by: .seconds(301))
+        let restarted = harness.restarted(options: options)
+        try await restarted.start()
+        _ = try await restarted.accessToken()
+        #expect(restarted.state == .established, "the newest refresh token was presented")
+        await restarted.shutdown()
+    }
 }

@@ -40,25 +40,32 @@ extension AuthClient {
     /// the meantime and its tokens win.
     private func commitValidation(_ report: AuthenticatedSession, basedOn tokens: SessionTokens) async throws {
         let generation = self.generation
-        let (vault, now, fallback) = (self.vault, clock.now, self.record)
-        let memoryIsNewest = unsaved != nil
-        let outcome: LockedOutcome = try await vault.withLock {
-            let stored: VaultRecord?
-            if memoryIsNewest { stored = fallback } else {
-                do { stored = try await vault.load() } catch { stored = fallback }
+        let (vault, now) = (self.vault, clock.now)
+        let (outcome, memory): (LockedOutcome, MemorySnapshot) = try await vault.withLock {
+            // Memory as it is now, not before waiting for the lock: a renewal may have
+            // replaced the record meanwhile (see `lockedBase`).
+            let memory = await self.memorySnapshot()
+            guard memory.generation == generation else {
+                throw AuthError(.cancelled, "the session changed while it was being validated")
             }
-            guard let stored else { return .loggedOut }
+            guard let stored = await Self.lockedBase(memory, vault: vault) else { return (.loggedOut, memory) }
             let merged = stored.merging(report, validatedAt: now, tokens: stored.tokens.hasSameCredentials(as: tokens))
-            do { try await vault.save(merged) } catch { return .unsaved(merged, base: stored.tokens, AuthError.classifying(error)) }
-            return .saved(merged)
+            do { try await vault.save(merged) } catch {
+                return (.unsaved(merged, base: stored.tokens, AuthError.classifying(error)), memory)
+            }
+            return (.saved(merged), memory)
         }
         guard generation == self.generation else { throw AuthError(.cancelled, "the session changed while it was being validated") }
+        // A renewal that ran after the lock was released holds newer tokens than the
+        // validated record: the validation is stale, and adopting it would bring the old
+        // tokens back.
+        if let saved = memory.record, let current = record, !current.tokens.hasSameCredentials(as: saved.tokens) { return }
         switch outcome {
         case .loggedOut:
             await endSession(AuthError(.notLoggedIn, "signed out in another process"), clear: false)
             throw notSignedInError()
         case .saved(let record), .adopted(let record):
-            if memoryIsNewest { unsaved = nil }
+            if memory.unsaved != nil { unsaved = nil }
             adopt(record)
         case .unsaved(let record, let base, let error):
             logger.error("validated session could not be persisted", metadata: ["error": "\(error)"])

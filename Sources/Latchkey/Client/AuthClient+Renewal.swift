@@ -169,21 +169,21 @@ extension AuthClient {
             throw classified
         }
         if unsaved != nil { await flushUnsaved() }
-        guard generation == self.generation, let latest = record else {
+        guard generation == self.generation, record != nil else {
             throw AuthError(.cancelled, "the session changed while it was being renewed")
         }
         let (vault, clock) = (self.vault, self.clock)
-        let memoryIsNewest = unsaved != nil
         let outcome: LockedOutcome
         do {
             outcome = try await vault.withLock {
-                let stored: VaultRecord?
-                if memoryIsNewest {
-                    stored = latest
-                } else {
-                    do { stored = try await vault.load() } catch { stored = latest }
+                // Memory as it is now, not before waiting for the lock: a check or a save
+                // retry may have finished meanwhile, and its record is the one to renew
+                // from when the vault cannot be read.
+                let memory = await self.memorySnapshot()
+                guard memory.generation == generation, let latest = memory.record else {
+                    throw AuthError(.cancelled, "the session changed while it was being renewed")
                 }
-                guard let stored else { return .loggedOut }
+                guard let stored = await Self.lockedBase(memory, vault: vault) else { return .loggedOut }
                 if !stored.tokens.hasSameCredentials(as: latest.tokens), request.sessionDuration == nil,
                    request.isSatisfied(by: stored.tokens), !Self.hasExpired(stored, provider: provider, at: clock.now) {
                     return .adopted(stored)
@@ -252,30 +252,72 @@ extension AuthClient {
     /// is overwritten only while it still holds what the memory record replaced (or
     /// nothing readable); a record another process wrote meanwhile wins.
     func flushUnsaved() async {
-        guard let pending = unsaved, let record else { return }
+        guard unsaved != nil, record != nil else { return }
         let generation = self.generation
         let vault = self.vault
-        enum Flush: Sendable { case saved, replaced(VaultRecord) }
+        enum Flush: Sendable { case saved(SessionTokens), replaced(VaultRecord), nothing }
         do {
             let result: Flush = try await vault.withLock {
-                let stored = try? await vault.load()
+                // Memory as it is now: a renewal may have saved newer tokens (and cleared
+                // the mark) while this waited for the lock.
+                let memory = await self.memorySnapshot()
+                guard memory.generation == generation, let pending = memory.unsaved, let record = memory.record else { return .nothing }
+                let stored = (try? await vault.load()) ?? vault.lastKnown
                 if let stored, !stored.tokens.hasSameCredentials(as: record.tokens),
                    let base = pending.base, !stored.tokens.hasSameCredentials(as: base) {
                     return .replaced(stored)
                 }
                 try await vault.save(record)
-                return .saved
+                return .saved(record.tokens)
             }
             guard generation == self.generation else { return }
-            unsaved = nil
             switch result {
-            case .saved: logger.info("renewed tokens saved after an earlier failure")
+            case .nothing: return
+            case .saved(let tokens):
+                // Memory may have moved on again since: only what was saved is no longer unsaved.
+                guard record?.tokens.hasSameCredentials(as: tokens) ?? false else { return }
+                unsaved = nil
+                logger.info("renewed tokens saved after an earlier failure")
             case .replaced(let stored):
+                unsaved = nil
                 logger.notice("the stored session was replaced by another process; adopting it")
                 adopt(stored)
             }
         } catch {
             logger.warning("renewed tokens still not saved", metadata: ["error": "\(AuthError.classifying(error))"])
         }
+    }
+
+    /// What memory holds when a locked section begins: the record, the unsaved mark and
+    /// the generation. Read under the store's lock, never before it: a record taken before
+    /// waiting for the lock may be one a renewal replaced meanwhile, and writing it back
+    /// would bring a spent refresh token back into the vault. Even then memory may lag
+    /// (a renewal that released the lock adopts its record a moment later): when the vault
+    /// cannot be read, ``SessionVault/lastKnown`` comes first.
+    struct MemorySnapshot: Sendable {
+        let record: VaultRecord?
+        let unsaved: UnsavedRecord?
+        let generation: Int
+    }
+
+    func memorySnapshot() -> MemorySnapshot {
+        MemorySnapshot(record: record, unsaved: unsaved, generation: generation)
+    }
+
+    /// The record a locked section works from: memory's when it holds tokens the vault
+    /// does not (a save failed), else the vault's; when the vault cannot be read, what
+    /// this process last read or wrote there. Memory takes a renewed record only after the
+    /// renewal released the lock, so when the vault's last known record is neither
+    /// memory's nor the one an unsaved record replaced, a save succeeded meanwhile and it
+    /// is the newer.
+    static func lockedBase(_ memory: MemorySnapshot, vault: SessionVault) async -> VaultRecord? {
+        if let pending = memory.unsaved, let record = memory.record {
+            if let known = vault.lastKnown, !known.tokens.hasSameCredentials(as: record.tokens),
+               !(pending.base.map { known.tokens.hasSameCredentials(as: $0) } ?? false) {
+                return known
+            }
+            return record
+        }
+        do { return try await vault.load() } catch { return vault.lastKnown ?? memory.record }
     }
 }

@@ -159,17 +159,26 @@ public actor AuthClient {
 
     // MARK: Shutdown
 
-    /// Stops the heartbeat and background renewal and finishes every stream. The stored
-    /// session stays for the next start. Later calls throw ``AuthError/Code/cancelled``.
-    public func shutdown() {
+    /// Stops the heartbeat and background renewal, saves renewed tokens a failed save
+    /// left in memory only (a few tries: the next start must not present a spent refresh
+    /// token), and finishes every stream. The stored session stays for the next start.
+    /// Later calls throw ``AuthError/Code/cancelled``.
+    public func shutdown() async {
         guard lifecycle != .shutDown else { return }
         lifecycle = .shutDown
         stopBackgroundWork()
         restoreTask?.cancel()
         restoreTask = nil
         establishingTask?.cancel()
+        for _ in 0..<Self.shutdownSaveAttempts where unsaved != nil { await flushUnsaved() }
+        if unsaved != nil {
+            logger.error("renewed tokens could not be saved before shutdown; the next start reads the older ones")
+        }
         broadcasters.finish()
     }
+
+    /// How many times ``shutdown()`` tries to save unsaved tokens.
+    static let shutdownSaveAttempts = 3
 
     func checkNotShutDown() throws(AuthError) {
         if lifecycle == .shutDown { throw AuthError(.cancelled, "the client has shut down") }

@@ -1,4 +1,5 @@
 internal import LatchkeySecrets
+internal import Synchronization
 
 /// The session record's home: one entry of the ``SecretStore``.
 ///
@@ -9,6 +10,21 @@ struct SessionVault: Sendable {
     let store: any SecretStore
     let entryName: String
     let providerID: String
+    /// The record this vault last read from or wrote to the store (nil after a clear or
+    /// when none was found), set inside the locked sections that read and write: when a
+    /// read fails under the lock, it is what the store holds as far as this process
+    /// knows — fresher than the client's memory, which takes a renewed record only after
+    /// the lock is released.
+    private let known = KnownRecord()
+
+    init(store: any SecretStore, entryName: String, providerID: String) {
+        self.store = store
+        self.entryName = entryName
+        self.providerID = providerID
+    }
+
+    /// What the store held at this vault's last successful read or write, if anything.
+    var lastKnown: VaultRecord? { known.record.withLock { $0 } }
 
     /// The stored record, or `nil` when there is none.
     ///
@@ -20,10 +36,16 @@ struct SessionVault: Sendable {
         do { bytes = try await store.get(entryName) } catch {
             throw AuthError(.storage, "cannot read the stored session from the \(store.backendName): \(error)", underlying: error)
         }
-        guard let bytes else { return nil }
-        do { return try VaultRecord.decode(bytes, expectedProvider: providerID) } catch {
+        guard let bytes else {
+            known.record.withLock { $0 = nil }
+            return nil
+        }
+        let record: VaultRecord
+        do { record = try VaultRecord.decode(bytes, expectedProvider: providerID) } catch {
             throw AuthError(.vaultIncompatible, error.description)
         }
+        known.record.withLock { $0 = record }
+        return record
     }
 
     /// Replaces the stored record.
@@ -31,6 +53,7 @@ struct SessionVault: Sendable {
         do { try await store.set(entryName, record.encoded()) } catch {
             throw AuthError(.storage, "cannot store the session in the \(store.backendName): \(error)", underlying: error)
         }
+        known.record.withLock { $0 = record }
     }
 
     /// Removes the stored record.
@@ -38,10 +61,16 @@ struct SessionVault: Sendable {
         do { try await store.remove(entryName) } catch {
             throw AuthError(.storage, "cannot remove the stored session from the \(store.backendName): \(error)", underlying: error)
         }
+        known.record.withLock { $0 = nil }
     }
 
     /// Runs `body` holding the store's exclusive lock (across processes for file-backed stores).
     func withLock<R: Sendable>(_ body: @Sendable () async throws -> R) async throws -> R {
         try await store.withExclusiveLock(body)
     }
+}
+
+/// The vault's last known record, shared by the copies of a ``SessionVault``.
+private final class KnownRecord: Sendable {
+    let record = Mutex<VaultRecord?>(nil)
 }

@@ -28,12 +28,16 @@ struct StytchAPI: ProviderAPI {
     static let bootstrap = EmulatorRoute(.stytch, "GET", "/sdk/v1/projects/bootstrap/{public_token}")
     static let jwks = EmulatorRoute(.stytch, "GET", "/v1/sessions/jwks/{project_id}")
     static let b2bJWKS = EmulatorRoute(.stytch, "GET", "/v1/b2b/sessions/jwks/{project_id}")
+    /// Not Stytch's: the app's own API, which checks the bearer session JWT
+    /// (`StytchAPI+App.swift`).
+    static let appSession = EmulatorRoute(.stytch, "GET", "/__app/session")
+    static let b2bAppSession = EmulatorRoute(.stytch, "GET", "/__app/b2b/session")
 
     /// Every route, for documentation and the control API.
     static let routes = [sessionsAuthenticate, sessionsRevoke, passwordsAuthenticate, otpsAuthenticate, magicLinksAuthenticate,
                          b2bSessionsAuthenticate, b2bSessionsRevoke, b2bPasswordsAuthenticate, b2bMagicLinksAuthenticate, b2bSMSSend,
                          b2bSMSAuthenticate, b2bTOTPAuthenticate, b2bRecoveryCodesRecover, b2bDiscoveryOrganizations, b2bDiscoveryExchange,
-                         bootstrap, jwks, b2bJWKS]
+                         bootstrap, jwks, b2bJWKS, appSession, b2bAppSession]
 
     /// Session durations Stytch accepts, in minutes (5 minutes to 366 days).
     static let durationRange = 5...527_040
@@ -62,6 +66,8 @@ struct StytchAPI: ProviderAPI {
         case ("GET", let path) where path.count == 5 && path.starts(with: ["sdk", "v1", "projects", "bootstrap"]): route = Self.bootstrap
         case ("GET", let path) where path.count == 4 && path.starts(with: ["v1", "sessions", "jwks"]): route = Self.jwks
         case ("GET", let path) where path.count == 5 && path.starts(with: ["v1", "b2b", "sessions", "jwks"]): route = Self.b2bJWKS
+        case ("GET", ["__app", "session"]): route = Self.appSession
+        case ("GET", ["__app", "b2b", "session"]): route = Self.b2bAppSession
         default: route = nil
         }
         return route.map { RouteMatch(route: $0) }
@@ -108,6 +114,8 @@ struct StytchAPI: ProviderAPI {
             return .json(["data": .object(["request_id": .string(requestID), "status_code": 200, "project_id": .string(seed.projectID),
                                            "cname_domain": .null, "email_domains": .array([]), "captcha_settings": .object(["enabled": false]),
                                            "password_config": .object(["luds_complexity": 3, "luds_minimum_count": 8])])])
+        case Self.appSession, Self.b2bAppSession:
+            return try await appSession(request, b2b: route == Self.b2bAppSession, requestID: requestID)
         default:
             break
         }

@@ -227,6 +227,15 @@ actor StytchStore {
         return Authenticated(session: session, user: user)
     }
 
+    /// Whether the session with this ID is live for an app request: it exists, has not
+    /// expired, is of the kind asked (consumer or B2B), and its user or member is
+    /// neither banned nor deleted. Does not touch `last_accessed_at`.
+    func isLive(sessionID: String, b2b: Bool) -> Bool {
+        guard let session = sessions[sessionID], (session.organizationID != nil) == b2b, session.expiresAt > clock.now else { return false }
+        if b2b { return members[session.subjectID].map { !$0.banned } ?? false }
+        return users[session.subjectID].map { !$0.banned } ?? false
+    }
+
     /// Revokes the session behind `token`.
     func revoke(token: String, b2b: Bool) throws(StytchError) {
         guard let id = sessionIDByToken[token], let session = sessions[id], (session.organizationID != nil) == b2b,

@@ -96,12 +96,23 @@ enum POSIXFile {
         defer { closedir(dir) }
         var names: [String] = []
         while let entry = readdir(dir) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
-                String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
-            }
+            let name = entryName(entry)
             if name != "." && name != ".." { names.append(name) }
         }
         return names
+    }
+
+    /// The name of a directory entry `readdir` returned, read in place. `readdir` packs
+    /// entries as long as their names (`d_reclen`), so the last one of its buffer can end
+    /// before a whole `dirent` would: copying `entry.pointee` reads past it (a segfault
+    /// when the buffer ends a mapping). The name is NUL-terminated within the record.
+    static func entryName(_ entry: UnsafePointer<dirent>) -> String {
+        let record = UnsafeRawPointer(entry)
+        let offset = MemoryLayout<dirent>.offset(of: \dirent.d_name) ?? 19
+        let length = Int(record.loadUnaligned(fromByteOffset: MemoryLayout<dirent>.offset(of: \dirent.d_reclen) ?? 16, as: UInt16.self))
+        guard length > offset else { return "" }
+        let bytes = UnsafeRawBufferPointer(start: record + offset, count: length - offset)
+        return String(decoding: bytes.prefix { $0 != 0 }, as: UTF8.self)
     }
 
     /// Joins path components with "/".

@@ -8,6 +8,9 @@ final class FlakyStore: SecretStore {
     let failReads = Atomic<Int>(0)
     let failWrites = Atomic<Int>(0)
     let writes = Atomic<Int>(0)
+    /// The next `slowUnlocks` holders of the lock return this late after releasing it:
+    /// another waiter runs its locked section first, as a busy executor may let it.
+    let slowUnlocks = Atomic<Int>(0)
 
     struct Refused: Error, CustomStringConvertible {
         var description: String { "the store refused (EACCES)" }
@@ -42,6 +45,8 @@ final class FlakyStore: SecretStore {
     nonisolated(nonsending) func names() async throws -> [String] { try await base.names() }
 
     func withExclusiveLock<R: Sendable>(_ body: @Sendable () async throws -> R) async throws -> R {
-        try await base.withExclusiveLock(body)
+        let result = try await base.withExclusiveLock(body)
+        if Self.take(slowUnlocks) { try? await Task.sleep(for: .milliseconds(100)) }
+        return result
     }
 }
