@@ -133,7 +133,8 @@ import Testing
         #expect(harness.provider.counts.renew == 0)
         harness.clock.advance(by: .seconds(1))
         await settle("renewed") { harness.provider.counts.renew == 1 }
-        await harness.clock.waitForSleepers(1)
+        // The provider answered; the client adopts the tokens once they are saved.
+        await settle("adopted") { (try? await harness.client.accessToken()) != first }
         #expect(try await harness.client.accessToken() != first)
         #expect(harness.client.state == .established, "renewed before expiry: never tokenExpired")
         await harness.client.shutdown()
@@ -146,7 +147,8 @@ import Testing
         harness.provider.script(renew: [.failTransport])
         harness.clock.advance(by: .seconds(800))
         await settle("first attempt") { harness.provider.counts.renew == 1 }
-        await harness.clock.waitForSleepers(1)
+        // The expiry timer sleeps too: wait for the retry's, which comes first.
+        await settle("retry scheduled") { (harness.clock.nextDeadline?.timeIntervalSince(harness.clock.now) ?? .infinity) < 100 }
         let wait = try #require(harness.clock.nextDeadline).timeIntervalSince(harness.clock.now)
         #expect(wait > 0 && wait < 10)
         harness.clock.advance(by: .seconds(10))

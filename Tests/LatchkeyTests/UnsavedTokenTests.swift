@@ -173,4 +173,30 @@ import Testing
         #expect(restarted.state == .established, "the newest refresh token was presented")
         await restarted.shutdown()
     }
+
+    /// Found by the soak (Auth0, an in-process restart while the old client's renewal was
+    /// on the wire): another writer rotated the refresh token in the store; this client's
+    /// renewal could not read the vault under the lock and renewed from what it last knew —
+    /// a spent token, so reuse detection logged the user out. With a refresh token at
+    /// stake an unreadable vault now fails the renewal (kept session, retried) instead.
+    @Test func anUnreadableVaultNeverRenewsWithARefreshTokenAnotherWriterMayHaveSpent() async throws {
+        let store = try FlakyStore()
+        let options = SessionOptions(heartbeatInterval: nil, renewsProactively: false)
+        let harness = try Harness(store: store, lifetime: 3600, options: options)
+        try await harness.login()
+        // Another client on the same store (another process) rotates the refresh token.
+        let other = harness.restarted(options: options)
+        try await other.start()
+        try await other.renew()
+        await other.shutdown()
+        store.failReads.store(1, ordering: .relaxed)
+        let refused = await authError { try await harness.client.renew() }
+        #expect(refused?.code == .storage)
+        #expect(harness.client.state == .established, "an unreadable store is not a logout")
+        // Once the vault reads again, the renewal starts from the other writer's record.
+        try await harness.client.renew()
+        #expect(harness.client.state == .established)
+        #expect(try await harness.client.accessToken() == harness.provider.validAccessToken)
+        await harness.client.shutdown()
+    }
 }

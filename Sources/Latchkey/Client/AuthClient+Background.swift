@@ -48,7 +48,11 @@ extension AuthClient {
             guard memory.generation == generation else {
                 throw AuthError(.cancelled, "the session changed while it was being validated")
             }
-            guard let stored = await Self.lockedBase(memory, vault: vault) else { return (.loggedOut, memory) }
+            // An unreadable vault (with a refresh token at stake): the check is not
+            // persisted; the next one will be.
+            let base: VaultRecord?
+            do { base = try await Self.lockedBase(memory, vault: vault) } catch { return (.unchanged, memory) }
+            guard let stored = base else { return (.loggedOut, memory) }
             let merged = stored.merging(report, validatedAt: now, tokens: stored.tokens.hasSameCredentials(as: tokens))
             do { try await vault.save(merged) } catch {
                 return (.unsaved(merged, base: stored.tokens, AuthError.classifying(error)), memory)
@@ -61,6 +65,7 @@ extension AuthClient {
         // tokens back.
         if let saved = memory.record, let current = record, !current.tokens.hasSameCredentials(as: saved.tokens) { return }
         switch outcome {
+        case .unchanged: return
         case .loggedOut:
             await endSession(AuthError(.notLoggedIn, "signed out in another process"), clear: false)
             throw notSignedInError()

@@ -141,6 +141,8 @@ extension AuthClient {
     }
 
     enum LockedOutcome: Sendable {
+        /// Nothing was read or written (a check whose vault could not be read).
+        case unchanged
         case loggedOut
         case adopted(VaultRecord)
         case saved(VaultRecord)
@@ -183,7 +185,7 @@ extension AuthClient {
                 guard memory.generation == generation, let latest = memory.record else {
                     throw AuthError(.cancelled, "the session changed while it was being renewed")
                 }
-                guard let stored = await Self.lockedBase(memory, vault: vault) else { return .loggedOut }
+                guard let stored = try await Self.lockedBase(memory, vault: vault) else { return .loggedOut }
                 if !stored.tokens.hasSameCredentials(as: latest.tokens), request.sessionDuration == nil,
                    request.isSatisfied(by: stored.tokens), !Self.hasExpired(stored, provider: provider, at: clock.now) {
                     return .adopted(stored)
@@ -205,6 +207,8 @@ extension AuthClient {
             throw AuthError(.cancelled, "the session changed while it was being renewed")
         }
         switch outcome {
+        case .unchanged:
+            throw AuthError(.storage, "the stored session could not be read; nothing was renewed")
         case .loggedOut:
             logger.notice("the stored session was removed by another process; signing out")
             await endSession(AuthError(.notLoggedIn, "signed out in another process"), clear: false)
@@ -305,12 +309,17 @@ extension AuthClient {
     }
 
     /// The record a locked section works from: memory's when it holds tokens the vault
-    /// does not (a save failed), else the vault's; when the vault cannot be read, what
-    /// this process last read or wrote there. Memory takes a renewed record only after the
-    /// renewal released the lock, so when the vault's last known record is neither
+    /// does not (a save failed), else the vault's. Memory takes a renewed record only after
+    /// the renewal released the lock, so when the vault's last known record is neither
     /// memory's nor the one an unsaved record replaced, a save succeeded meanwhile and it
     /// is the newer.
-    static func lockedBase(_ memory: MemorySnapshot, vault: SessionVault) async -> VaultRecord? {
+    ///
+    /// When the vault cannot be read: what this process last read or wrote there — unless
+    /// that holds a refresh token. Another writer (a client shut down in the middle of its
+    /// renewal, another process) may have rotated it since, and presenting a spent refresh
+    /// token ends the session at providers with reuse detection: the read failure is thrown
+    /// instead (the session is kept, and the caller retries).
+    static func lockedBase(_ memory: MemorySnapshot, vault: SessionVault) async throws(AuthError) -> VaultRecord? {
         if let pending = memory.unsaved, let record = memory.record {
             if let known = vault.lastKnown, !known.tokens.hasSameCredentials(as: record.tokens),
                !(pending.base.map { known.tokens.hasSameCredentials(as: $0) } ?? false) {
@@ -318,6 +327,10 @@ extension AuthClient {
             }
             return record
         }
-        do { return try await vault.load() } catch { return vault.lastKnown ?? memory.record }
+        do { return try await vault.load() } catch {
+            let fallback = vault.lastKnown ?? memory.record
+            if fallback?.tokens.refreshToken != nil { throw error }
+            return fallback
+        }
     }
 }
