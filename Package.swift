@@ -161,6 +161,8 @@ let package = Package(
                 "LatchkeyJWT",
                 "LatchkeyEmulator",
                 "LatchkeySocialPlus",
+                "LatchkeyStytch",
+                "LatchkeyAuth0",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],

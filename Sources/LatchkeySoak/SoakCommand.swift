@@ -23,7 +23,9 @@ struct SoakCommand: AsyncParsableCommand {
     @Option(help: "Chance per request, per fault kind and route.") var faultRate: Double?
     @Option(help: "Chance per store read or write of a failure.") var storeFaultRate: Double?
     @Option(help: "Comma-separated drivers (default: all): \(SoakDrivers.all.map { $0.name }.joined(separator: ", ")).") var drivers: String?
-    @Option(help: "Where the stores live (removed first).") var directory: String?
+    @Option(help: "Multiplies the chance of every event (ban, deletion, revocation, expiry).") var eventRateScale: Double?
+    @Option(help: "Where the stores live (removed first; kept after the run).") var directory: String?
+    @Flag(help: "Keep each user's client log in <directory>/logs (with --directory).") var keepLogs = false
     @Flag(help: "Print the report as one JSON line after the table.") var json = false
     @Option(help: .hidden) var worker: String?
 
@@ -45,6 +47,8 @@ struct SoakCommand: AsyncParsableCommand {
         }
         if let faultRate { settings.faultRate = faultRate }
         if let storeFaultRate { settings.storeFaultRate = storeFaultRate }
+        if let eventRateScale { settings.eventRateScale = eventRateScale }
+        settings.keepLogs = keepLogs
         settings.directory = directory ?? (FileManager.default.fileExists(atPath: "/dev/shm") ? "/dev/shm" : NSTemporaryDirectory())
             + "/latchkey-soak-\(ProcessInfo.processInfo.processIdentifier)"
         let chosen: [any SoakDriver.Type]

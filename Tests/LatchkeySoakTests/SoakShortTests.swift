@@ -2,10 +2,11 @@ import Foundation
 import Testing
 
 /// The short soak, as `make test` runs it: the built `latchkey-soak --short` against the
-/// emulator over loopback, with faults, store failures, restarts, worker kills, bans and
-/// deletions — and every invariant's violations zero.
+/// emulator over loopback, for all four providers, with faults, store failures, restarts,
+/// worker kills, bans, deletions, revocations and expiries — and every invariant's
+/// violations zero.
 @Suite struct SoakShortTests {
-    @Test(.timeLimit(.minutes(2)))
+    @Test(.timeLimit(.minutes(3)))
     func shortSoakKeepsEveryInvariant() throws {
         let executable = try #require(Self.executable, "latchkey-soak was not found beside the tests; run `swift build --build-tests` first")
         let process = Process()
@@ -20,19 +21,25 @@ import Testing
         let text = String(decoding: data, as: UTF8.self)
         let line = try #require(text.split(separator: "\n").last { $0.hasPrefix("{") }, "no JSON report in:\n\(text)")
         let report = try JSONDecoder().decode(Report.self, from: Data(line.utf8))
-        let driver = try #require(report.drivers.first { $0.driver == "socialplus" }, "no social.plus figures:\n\(text)")
         #expect(process.terminationStatus == 0, "\(text)")
-        #expect(driver.invariants == Invariants(), "\(text)")
-        // The run really was hostile: faults, store failures, restarts, kills, bans, deletions.
-        #expect(driver.faults.values.reduce(0, +) > 0)
-        #expect(driver.counters.storeReadFaults + driver.counters.storeWriteFaults > 0)
-        #expect(driver.counters.restarts > 0)
-        #expect(driver.kills > 0)
-        #expect(driver.bans + driver.deletions > 0)
-        #expect(driver.counters.renewalRequests > 0)
-        #expect(driver.storesChecked > 0)
-        #expect(driver.counters.incarnationsCompared > 0)
-        #expect(driver.harnessFailures == 0, "\(text)")
+        #expect(report.drivers.map(\.driver) == ["socialplus", "stytch", "stytch-b2b", "auth0"], "\(text)")
+        for driver in report.drivers {
+            #expect(driver.invariants == Invariants(), "\(driver.driver): \(text)")
+            // The run really was hostile: faults, store failures, restarts, kills, bans, deletions.
+            #expect(driver.faults.values.reduce(0, +) > 0, "\(driver.driver)")
+            #expect(driver.counters.storeReadFaults + driver.counters.storeWriteFaults > 0, "\(driver.driver)")
+            #expect(driver.counters.restarts > 0, "\(driver.driver)")
+            #expect(driver.kills > 0, "\(driver.driver)")
+            #expect(driver.bans + driver.deletions > 0, "\(driver.driver)")
+            #expect(driver.revocations + driver.expirations > 0, "\(driver.driver)")
+            #expect(driver.counters.renewalRequests > 0, "\(driver.driver)")
+            #expect(driver.storesChecked > 0, "\(driver.driver)")
+            #expect(driver.counters.incarnationsCompared > 0, "\(driver.driver)")
+            #expect(driver.harnessFailures == 0, "\(driver.driver): \(text)")
+        }
+        // Auth0's stored refresh tokens were judged against the emulator's record.
+        let auth0 = try #require(report.drivers.first { $0.driver == "auth0" })
+        #expect(auth0.tracksRefreshTokens && auth0.refreshTokensJudged > 0, "\(text)")
     }
 
     struct Report: Decodable { var drivers: [Driver] }
@@ -43,6 +50,10 @@ import Testing
         var kills: Int
         var bans: Int
         var deletions: Int
+        var revocations: Int
+        var expirations: Int
+        var tracksRefreshTokens: Bool
+        var refreshTokensJudged: Int
         var storesChecked: Int
         var harnessFailures: Int
         var invariants: Invariants
@@ -61,6 +72,7 @@ import Testing
         var streamMismatches = 0
         var undecodableStores = 0
         var secretsInLogs = 0
+        var refreshTokensLost = 0
     }
 
     static let executable: String? = {

@@ -25,8 +25,15 @@ enum SoakEvent: String, Codable, Sendable, CaseIterable {
     case delete
     /// The user's sessions are revoked server-side. Whether that ends a session is the
     /// provider's rule (``SoakDriver/endsSession(_:)``): social.plus logs in again,
-    /// Stytch ends the session.
+    /// Stytch and Auth0 end the session.
     case revokeSessions
+    /// The user's sessions expire at the provider now (Stytch: the session; Auth0 and
+    /// social.plus: the access tokens, which the client renews).
+    case expireSessions
+
+    /// Whether the event ends every later session too (the user can never sign in
+    /// again), or only the sessions the user has when it happens.
+    var isPermanent: Bool { self == .ban || self == .delete }
 }
 
 /// Everything the soak needs to know about one provider: how to make users, clients and
@@ -35,7 +42,8 @@ enum SoakEvent: String, Codable, Sendable, CaseIterable {
 ///
 /// Adding a provider is one file with a type conforming to this protocol, and one line in
 /// ``SoakDrivers/all``. The drivers run in the parent (``createUsers(_:control:)``,
-/// ``perform(_:on:control:)``, ``checkStoredSession(_:of:control:)`` use the emulator's
+/// ``perform(_:on:control:)``, ``judgeStoredSession(_:of:ledger:control:)`` and
+/// ``explainEnd(of:ledger:control:)`` use the emulator's
 /// control handle) and in worker processes (everything else, built from a
 /// ``SoakEndpoint``).
 protocol SoakDriver: Sendable {
@@ -84,19 +92,82 @@ protocol SoakDriver: Sendable {
     func endsSession(_ event: SoakEvent) -> Bool
     /// Performs `event` on `user` at the emulator (parent only).
     func perform(_ event: SoakEvent, on user: SoakUser, control: EmulatorControl) async throws
+    /// Whether `record` (the emulator's request log) belongs to this driver, when two
+    /// drivers share one emulated provider (Stytch consumer and B2B). Default: all.
+    func counts(_ record: EmulatorRequestRecord) -> Bool
+
+    // MARK: Rotating refresh tokens (Auth0)
+
+    /// Whether the provider rotates refresh tokens: the transport, the store and the
+    /// parent then keep each user's ``RefreshLedger``. Default: `false`.
+    var tracksRefreshTokens: Bool { get }
+    /// What a request about to be sent does to refresh tokens: presents one (a refresh
+    /// grant) or revokes one. Default: nothing.
+    func ledgerBeforeSending(_ request: HTTPRequest) -> [RefreshLedger.Entry]
+    /// What the answer (or its absence: `nil`) did: a token received, a presented token
+    /// denied (`invalid_grant`), or a presented token with no answer. Default: nothing.
+    func ledgerAfter(_ request: HTTPRequest, response: HTTPResponse?) -> [RefreshLedger.Entry]
+    /// The refresh token in a vault record's bytes, if any. Default: `nil`.
+    func refreshToken(inVault bytes: [UInt8]) -> String?
     /// Checks a stored session (the vault entry's bytes, already known to decode) against
     /// the emulator's record, after a kill and at the end: Auth0's refresh-token-family
     /// invariant (the stored refresh token is the newest of its family, or the family was
-    /// revoked on purpose). Returns what is wrong, or `nil`. Default: `nil`.
-    func checkStoredSession(_ vault: [UInt8], of user: SoakUser, control: EmulatorControl) async -> String?
+    /// revoked on purpose), with the user's ledger to tell a rotation lost to a kill or in
+    /// transit from a token the client lost. Default: fine.
+    func judgeStoredSession(_ vault: [UInt8], of user: SoakUser, ledger: [RefreshLedger.Entry], control: EmulatorControl) async -> StoredSessionVerdict
+    /// Explains a session end that no logout or event explains, from the user's ledger
+    /// and the emulator's record (Auth0: a refresh denied because a rotation was lost to a
+    /// kill or in transit); `nil` when nothing does — a wrongful logout. Default: `nil`.
+    func explainEnd(of user: SoakUser, ledger: [RefreshLedger.Entry], control: EmulatorControl) async -> EndExplanation?
+}
+
+/// The judgement of one stored session's refresh token.
+enum StoredSessionVerdict: Sendable {
+    /// Newest of its family, revoked on purpose, or no refresh token.
+    case fine
+    /// The stored token is older than the newest the emulator issued, and a client of
+    /// this user had the newer one: a refresh token was lost (the invariant).
+    case lost(String)
+    /// The stored token is older than the newest because no client ever held the newer
+    /// one: the emulator rotated and the answer died with a killed worker or was lost in
+    /// transit (the request was abandoned at its deadline and the emulator answered later).
+    case rotationLost(RotationLoss, token: String)
+}
+
+/// Why a rotation never reached the store.
+enum RotationLoss: String, Sendable {
+    /// The worker was killed after the emulator rotated and before the client saved.
+    case kill
+    /// The client gave up on the request (deadline, dropped connection); the emulator
+    /// rotated anyway.
+    case transit
+}
+
+/// Why a session ended when no logout or event explains it.
+enum EndExplanation: Sendable {
+    /// A refresh was denied because an earlier rotation never reached the client (or
+    /// its store): the family's reuse detection fired.
+    case rotationLost(RotationLoss, token: String)
+    /// The family was revoked on purpose (a logout's revocation, a revocation event).
+    case revokedOnPurpose
 }
 
 extension SoakDriver {
     static func configure(_ seed: inout EmulatorSeed, settings: SoakSettings) {}
     func dependencies(for user: SoakUser) -> ProviderDependencies { ProviderDependencies() }
-    func checkStoredSession(_ vault: [UInt8], of user: SoakUser, control: EmulatorControl) async -> String? { nil }
+    func counts(_ record: EmulatorRequestRecord) -> Bool { true }
+    var tracksRefreshTokens: Bool { false }
+    func ledgerBeforeSending(_ request: HTTPRequest) -> [RefreshLedger.Entry] { [] }
+    func ledgerAfter(_ request: HTTPRequest, response: HTTPResponse?) -> [RefreshLedger.Entry] { [] }
+    func refreshToken(inVault bytes: [UInt8]) -> String? { nil }
+    func judgeStoredSession(_ vault: [UInt8], of user: SoakUser, ledger: [RefreshLedger.Entry], control: EmulatorControl) async -> StoredSessionVerdict {
+        .fine
+    }
+    func explainEnd(of user: SoakUser, ledger: [RefreshLedger.Entry], control: EmulatorControl) async -> EndExplanation? { nil }
     var events: [SoakEvent] { SoakEvent.allCases }
-    func endsSession(_ event: SoakEvent) -> Bool { event != .revokeSessions }
+    /// Ban and deletion end a session; revocation and expiry do not (the client logs in
+    /// again, or renews).
+    func endsSession(_ event: SoakEvent) -> Bool { event.isPermanent }
     /// The vault's provider identifier, from the factory.
     var providerID: String { factory.identifier }
 }

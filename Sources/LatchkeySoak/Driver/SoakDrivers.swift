@@ -3,6 +3,9 @@ enum SoakDrivers {
     /// Every driver, by ``SoakDriver/name``.
     static let all: [any SoakDriver.Type] = [
         SocialPlusSoakDriver.self,
+        StytchSoakDriver.self,
+        StytchB2BSoakDriver.self,
+        Auth0SoakDriver.self,
     ]
 
     /// The driver named `name`.

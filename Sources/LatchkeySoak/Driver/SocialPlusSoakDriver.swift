@@ -8,7 +8,7 @@ internal import LatchkeyJSON
 /// social.plus: users log in with their user ID (the network is not in secure mode);
 /// a renewal is a new login (`POST /api/v5/sessions`); app requests go to
 /// `GET /api/v3/users/{userId}`, which checks the bearer token. A ban and a deletion end a
-/// session; revoking the user's sessions does not (the client logs in again).
+/// session; revoking or expiring the user's sessions does not (the client logs in again).
 struct SocialPlusSoakDriver: SoakDriver {
     static let name = "socialplus"
     static let provider = EmulatorProvider.socialPlus
@@ -84,6 +84,7 @@ struct SocialPlusSoakDriver: SoakDriver {
         case .ban: try await control.banUser(user.id, provider: .socialPlus)
         case .delete: try await control.deleteUser(user.id, provider: .socialPlus)
         case .revokeSessions: try await control.revokeSessions(of: user.id, provider: .socialPlus)
+        case .expireSessions: try await control.expireSessions(of: user.id, provider: .socialPlus)
         }
     }
 }

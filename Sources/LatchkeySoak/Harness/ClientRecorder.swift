@@ -52,8 +52,8 @@ final class ClientRecorder: Sendable {
         if let extra = event.metadata { merged.merge(extra) { _, new in new } }
         let message = event.message.description
         let rendered = merged.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " ")
-        let line = "\(event.level) \(message) \(rendered)"
         let now = clock.now.timeIntervalSince1970
+        let line = "\(Int(now)) \(event.level) \(message) \(rendered)"
         state.withLock { state in
             state.lines.append(line)
             if let error = merged["error"] { state.lastError = "\(message): \(error)" }

@@ -9,12 +9,19 @@ final class FaultyStore: SecretStore {
     private let rate: Double
     private let random: Mutex<SoakRandom>
     private let probe: HostProbe
+    /// The vault's entry name, and what to tell of each write to it (bytes, whether it
+    /// succeeded): the refresh-token ledger's `S`/`F` lines.
+    private let vaultEntry: String
+    private let vaultWritten: (@Sendable ([UInt8], Bool) -> Void)?
 
-    init(base: any SecretStore, rate: Double, random: SoakRandom, probe: HostProbe) {
+    init(base: any SecretStore, rate: Double, random: SoakRandom, probe: HostProbe, vaultEntry: String = "session",
+         vaultWritten: (@Sendable ([UInt8], Bool) -> Void)? = nil) {
         self.base = base
         self.rate = rate
         self.random = Mutex(random)
         self.probe = probe
+        self.vaultEntry = vaultEntry
+        self.vaultWritten = vaultWritten
     }
 
     var namespace: String { base.namespace }
@@ -41,8 +48,16 @@ final class FaultyStore: SecretStore {
         defer { probe.end() }
         let failing = injects()
         probe.update { $0.storeWrites += 1; if failing { $0.storeWriteFaults += 1 } }
-        if failing { throw fault(name, "write") }
-        try await base.set(name, value)
+        let tell = name == vaultEntry ? vaultWritten : nil
+        if failing {
+            tell?(value, false)
+            throw fault(name, "write")
+        }
+        do { try await base.set(name, value) } catch {
+            tell?(value, false)
+            throw error
+        }
+        tell?(value, true)
     }
 
     @discardableResult

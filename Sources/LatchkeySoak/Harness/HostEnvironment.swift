@@ -1,4 +1,7 @@
 internal import Foundation
+#if canImport(FoundationNetworking)
+internal import FoundationNetworking
+#endif
 internal import Latchkey
 
 /// What every user of one host (one process) shares: the driver, the settings, the
@@ -11,8 +14,14 @@ struct HostEnvironment: Sendable {
     let ledger: SecretLedger
     let registry: ProviderRegistry
     /// One URLSession for the whole process (its own timeout long: the soak's short
-    /// deadline is ``SoakTransport``'s).
+    /// deadline is ``SoakTransport``'s), with ``connections`` connections per host.
     let wire: URLSessionTransport
+    /// As many permits as the session has connections: a request waits here, before its
+    /// deadline starts, so the deadline times the exchange with the emulator and not the
+    /// queue of a process hosting hundreds of apps (all of whose renewal timers fire at once
+    /// when the clocks advance).
+    let wireGate: Gate
+    static let connections = 8
     /// Distinguishes this process's store-fault streams from earlier runs of the same worker.
     let processIncarnation: Int
 
@@ -24,12 +33,23 @@ struct HostEnvironment: Sendable {
         ledger = SecretLedger()
         registry = ProviderRegistry()
         registry.register(driver.factory)
-        wire = URLSessionTransport(defaultTimeout: .seconds(5))
+        let configuration = URLSessionConfiguration.ephemeral
+        configuration.httpCookieStorage = nil
+        configuration.urlCache = nil
+        configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
+        configuration.httpMaximumConnectionsPerHost = Self.connections
+        wire = URLSessionTransport(session: URLSession(configuration: configuration), defaultTimeout: .seconds(5))
+        wireGate = Gate(permits: Self.connections)
         self.processIncarnation = processIncarnation
     }
 
     var sessionOptions: SessionOptions {
         SessionOptions(heartbeatInterval: .seconds(settings.heartbeatMinutes * 60))
+    }
+
+    /// The user's refresh-token ledger, when the driver keeps one.
+    func ledgerPath(for user: SoakUser) -> String? {
+        driver.tracksRefreshTokens ? SoakPaths.ledger(settings.directory, driver: type(of: driver).name, user: user.id) : nil
     }
 
     /// The user's own namespace in the shared encrypted-file store.
@@ -46,4 +66,7 @@ enum SoakPaths {
     static func locks(_ root: String) -> String { root + "/inflight" }
     static func namespace(driver: String, user: String) -> String { "soak.\(driver).\(user)" }
     static func lock(_ root: String, driver: String, user: String) -> String { locks(root) + "/\(driver).\(user).lock" }
+    static func ledgers(_ root: String) -> String { root + "/ledgers" }
+    static func logs(_ root: String) -> String { root + "/logs" }
+    static func ledger(_ root: String, driver: String, user: String) -> String { ledgers(root) + "/\(driver).\(user).ledger" }
 }

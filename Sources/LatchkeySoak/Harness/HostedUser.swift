@@ -162,13 +162,22 @@ final class HostedUser: Sendable {
         }
         let recorder = ClientRecorder(user: user.id, clock: environment.clock, priorState: prior)
         let storeSettings = environment.storeSettings(for: user)
+        let ledgerPath = environment.ledgerPath(for: user)
+        var vaultWritten: (@Sendable ([UInt8], Bool) -> Void)?
+        if let ledgerPath {
+            vaultWritten = { bytes, succeeded in
+                guard let token = driver.refreshToken(inVault: bytes) else { return }
+                RefreshLedger.append([RefreshLedger.Entry(succeeded ? .saved : .saveFailed, token)], to: ledgerPath)
+            }
+        }
         let store = FaultyStore(base: try storeSettings.makeStore().store, rate: environment.settings.storeFaultRate,
                                 random: SoakRandom(seed: environment.settings.seed, stream: "store/\(user.id)",
                                                    incarnation: environment.processIncarnation * 100_000 + made),
-                                probe: environment.probe)
-        let wire = SoakTransport(base: environment.wire, deadline: .milliseconds(environment.settings.timeoutMilliseconds), driver: driver, user: user.id,
+                                probe: environment.probe, vaultEntry: environment.sessionOptions.vaultEntryName, vaultWritten: vaultWritten)
+        let wire = SoakTransport(base: environment.wire, gate: environment.wireGate, deadline: .milliseconds(environment.settings.timeoutMilliseconds), driver: driver, user: user.id,
                                  lockPath: SoakPaths.lock(environment.settings.directory, driver: type(of: driver).name, user: user.id),
-                                 probe: environment.probe, ledger: environment.ledger, isLoggingIn: { recorder.isLoggingIn })
+                                 probe: environment.probe, ledger: environment.ledger, isLoggingIn: { recorder.isLoggingIn },
+                                 ledgerPath: ledgerPath)
         let transport = RetryingTransport(wire, clock: environment.clock)
         let configuration = driver.configuration(for: user, store: storeSettings, session: environment.sessionOptions)
         let client = try environment.registry.makeClient(configuration, store: store, dependencies: driver.dependencies(for: user),

@@ -52,11 +52,12 @@ struct SoakRunner {
         let control = emulator.control
 
         var populations: [Population] = []
+        var armedRoutes: Set<EmulatorRoute> = []
         for driverType in drivers {
             let endpoint = try driverType.endpoint(of: emulator)
             let driver = try driverType.init(endpoint: endpoint)
             let users = try await driver.createUsers(settings.users, control: control)
-            await armFaults(driver, control: control)
+            await armFaults(driver, control: control, armed: &armedRoutes)
             let workerCount = min(settings.workers, users.count / max(1, settings.usersPerWorker))
             var workerUsers: [Int: [SoakUser]] = [:]
             var workers: [WorkerSlot] = []
@@ -85,6 +86,9 @@ struct SoakRunner {
             let active = step < settings.steps
             now += settings.stepSeconds
             control.advanceClock(by: settings.stepSeconds)
+            // Every decision drawn in order first (events, intents, kills), then the
+            // populations run their step side by side.
+            var work: [(Population, HostCommand, [(kill: Bool, after: Duration)])] = []
             for population in populations {
                 if active { try await performEvents(population, random: &events, control: control) }
                 var intents: [String: SoakIntent] = [:]
@@ -96,20 +100,21 @@ struct SoakRunner {
                 let plans = population.workers.map { _ in
                     (kill: active && kills.chance(settings.killRate), after: Duration.milliseconds(Int(kills.unit() * 40)))
                 }
-                async let local = population.host.run(command)
-                let outcomes = await withTaskGroup(of: (Int, WorkerSlot.Outcome).self) { group in
-                    for (index, worker) in population.workers.enumerated() {
-                        let plan = plans[index]
-                        let own = command.intents.filter { intent in population.workerUsers[index]?.contains { $0.id == intent.key } ?? false }
-                        let workerCommand = HostCommand(kind: .step, step: step, now: now, intents: own)
-                        group.addTask { (index, await worker.step(workerCommand, kill: plan.kill, killAfter: plan.after)) }
-                    }
-                    var all: [(Int, WorkerSlot.Outcome)] = []
-                    for await outcome in group { all.append(outcome) }
-                    return all.sorted { $0.0 < $1.0 }.map(\.1)
+                work.append((population, command, plans))
+            }
+            let results = await withTaskGroup(of: (Int, HostReport, [WorkerSlot.Outcome]).self) { group in
+                for (index, (population, command, plans)) in work.enumerated() {
+                    group.addTask { (index, await population.host.run(command), await Self.runWorkers(population, command, plans)) }
                 }
-                population.tracker.absorb(await local)
+                var all: [(Int, HostReport, [WorkerSlot.Outcome])] = []
+                for await result in group { all.append(result) }
+                return all.sorted { $0.0 < $1.0 }
+            }
+            for (index, local, outcomes) in results {
+                let population = populations[index]
+                population.tracker.absorb(local)
                 for outcome in outcomes { absorb(outcome, into: population) }
+                await resolveUnexplained(population, control: control)
             }
             try await tallyEmulator(populations, control: control)
             if step % 50 == 0 || step == total - 1 {
@@ -122,16 +127,45 @@ struct SoakRunner {
         for population in populations {
             population.tracker.absorb(await population.host.finish(step: total))
             for worker in population.workers { absorb(await worker.finish(step: total, now: now), into: population) }
-            let inspected = await StoreInspector(driver: population.driver, settings: settings).inspect(population.users, control: control)
-            population.tracker.storeProblems(inspected.problems, checked: inspected.checked)
+            await resolveUnexplained(population, control: control)
+            population.tracker.inspected(await StoreInspector(driver: population.driver, settings: settings).inspect(population.users, control: control))
             population.tracker.finish(simulatedHours: Double(total) * settings.stepMinutes / 60, steps: total)
-            report.drivers.append(population.tracker.summary)
         }
         try await tallyEmulator(populations, control: control)
         report.drivers = populations.map(\.tracker.summary)
         let elapsed = began.duration(to: .now).components
         report.wallSeconds = Double(elapsed.seconds) + Double(elapsed.attoseconds) / 1e18
         return report
+    }
+
+    /// One step of a population's workers, each killed or not as planned.
+    private static func runWorkers(_ population: Population, _ command: HostCommand, _ plans: [(kill: Bool, after: Duration)]) async
+        -> [WorkerSlot.Outcome] {
+        await withTaskGroup(of: (Int, WorkerSlot.Outcome).self) { group in
+            for (index, worker) in population.workers.enumerated() {
+                let plan = plans[index]
+                let own = command.intents.filter { intent in population.workerUsers[index]?.contains { $0.id == intent.key } ?? false }
+                let workerCommand = HostCommand(kind: .step, step: command.step, now: command.now, intents: own)
+                group.addTask { (index, await worker.step(workerCommand, kill: plan.kill, killAfter: plan.after)) }
+            }
+            var all: [(Int, WorkerSlot.Outcome)] = []
+            for await outcome in group { all.append(outcome) }
+            return all.sorted { $0.0 < $1.0 }.map(\.1)
+        }
+    }
+
+    /// Asks the driver about each session end the tracker could not explain (Auth0: a
+    /// rotation lost to a kill or in transit), reading the user's ledger.
+    private func resolveUnexplained(_ population: Population, control: EmulatorControl) async {
+        let driver = population.driver
+        for end in population.tracker.takeUnexplained() {
+            var explanation: EndExplanation?
+            if driver.tracksRefreshTokens, let user = population.users.first(where: { $0.id == end.user }) {
+                let ledger = RefreshLedger.read(SoakPaths.ledger(settings.directory, driver: type(of: driver).name, user: user.id))
+                explanation = await driver.explainEnd(of: user, ledger: ledger, control: control)
+            }
+            population.tracker.resolve(end, explanation)
+        }
     }
 
     private func absorb(_ outcome: WorkerSlot.Outcome, into population: Population) {
@@ -155,25 +189,31 @@ struct SoakRunner {
         }
     }
 
-    /// Bans, deletions and revocations, each with its chance per step, on a user not
-    /// already banned or deleted.
+    /// Bans, deletions, revocations and expiries, each with its chance per step, on a user
+    /// not already banned or deleted. A revocation or deletion goes into the user's
+    /// refresh-token ledger first (the families it revokes are revoked on purpose).
     private func performEvents(_ population: Population, random: inout SoakRandom, control: EmulatorControl) async throws {
-        for (event, rate) in [(SoakEvent.ban, settings.banRate), (.delete, settings.deleteRate), (.revokeSessions, settings.revokeRate)]
-            where population.driver.events.contains(event) {
+        let rates = [(SoakEvent.ban, settings.banRate), (.delete, settings.deleteRate), (.revokeSessions, settings.revokeRate),
+                     (.expireSessions, settings.expireRate)].map { ($0.0, $0.1 * settings.eventRateScale) }
+        for (event, rate) in rates where population.driver.events.contains(event) {
             guard random.chance(rate) else { continue }
             let candidates = population.users.filter { !population.tracker.hasEnded($0.id) }
             guard !candidates.isEmpty else { continue }
             let user = candidates[Int(random.unit() * Double(candidates.count))]
             population.tracker.performing(event, on: user.id)
+            if population.driver.tracksRefreshTokens, event == .revokeSessions || event == .delete {
+                let path = SoakPaths.ledger(settings.directory, driver: type(of: population.driver).name, user: user.id)
+                RefreshLedger.append([RefreshLedger.Entry(.event)], to: path)
+            }
             try await population.driver.perform(event, on: user, control: control)
         }
     }
 
     /// Faults on every route the driver names: each kind with the configured chance.
-    private func armFaults(_ driver: any SoakDriver, control: EmulatorControl) async {
+    private func armFaults(_ driver: any SoakDriver, control: EmulatorControl, armed: inout Set<EmulatorRoute>) async {
         let kinds: [EmulatorFault.Kind] = [.status(500), .status(503), .status(429), .delay(milliseconds: settings.delayMilliseconds),
                                            .dropConnection, .malformedBody]
-        for route in driver.faultRoutes {
+        for route in driver.faultRoutes where armed.insert(route).inserted {
             for kind in kinds { await control.inject(EmulatorFault(route: route, kind: kind, trigger: .probability(settings.faultRate))) }
         }
     }
@@ -181,7 +221,7 @@ struct SoakRunner {
     /// Requests and faults the emulator saw since the last tally (every process is quiet).
     private func tallyEmulator(_ populations: [Population], control: EmulatorControl) async throws {
         for population in populations {
-            let records = await control.requests(provider: type(of: population.driver).provider)
+            let records = await control.requests(provider: type(of: population.driver).provider).filter(population.driver.counts)
             var faults: [String: Int] = [:]
             for record in records { if let fault = record.fault { faults[fault, default: 0] += 1 } }
             population.tracker.record(faults: faults, requests: records.count)
@@ -192,7 +232,8 @@ struct SoakRunner {
     private func prepareDirectory() throws {
         let manager = FileManager.default
         try? manager.removeItem(atPath: settings.directory)
-        for path in [settings.directory, SoakPaths.data(settings.directory), SoakPaths.config(settings.directory), SoakPaths.locks(settings.directory)] {
+        for path in [settings.directory, SoakPaths.data(settings.directory), SoakPaths.config(settings.directory), SoakPaths.locks(settings.directory),
+                     SoakPaths.ledgers(settings.directory), SoakPaths.logs(settings.directory)] {
             try manager.createDirectory(atPath: path, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         }
     }

@@ -3,7 +3,7 @@ struct SoakSettings: Codable, Sendable {
     /// Seeds every decision: users' intents, events, kills, store and emulator faults.
     var seed: UInt64 = 1
     /// Users per driver.
-    var users = 200
+    var users = 100
     /// Simulated days.
     var days = 7.0
     /// Simulated minutes per step (the clocks advance in lockstep by this much).
@@ -18,10 +18,12 @@ struct SoakSettings: Codable, Sendable {
     var faultRate = 0.012
     /// Chance per store read, write or removal of an injected failure.
     var storeFaultRate = 0.03
-    /// Chance per step that one user is banned / deleted / has their sessions revoked.
+    /// Chance per step that one user is banned / deleted / has their sessions revoked /
+    /// expired (times ``eventRateScale``).
     var banRate = 0.008
     var deleteRate = 0.005
     var revokeRate = 0.03
+    var expireRate = 0.02
     /// The client transport's timeout, and the injected delay that exceeds it (real time).
     var timeoutMilliseconds = 200
     var delayMilliseconds = 300
@@ -31,10 +33,15 @@ struct SoakSettings: Codable, Sendable {
     var tokenLifetimeMinutes = 360
     /// How many users act at once in one process.
     var concurrency = 16
+    /// Whether each user's client log lines are kept in `<directory>/logs` (with
+    /// `--directory`, to read after a failing run).
+    var keepLogs = false
+    /// Scales the chance of every event (ban, deletion, revocation, expiry).
+    var eventRateScale = 1.0
     /// Where the stores live (the encrypted-file backend: shared with workers).
     var directory = "/tmp/latchkey-soak"
 
-    /// The configuration `make soak` runs: 200 users × 7 simulated days.
+    /// The configuration `make soak` runs: 100 users per provider × 7 simulated days.
     static let long = SoakSettings()
 
     /// The configuration the test suite runs: a dozen users over one simulated day, with
@@ -52,6 +59,7 @@ struct SoakSettings: Codable, Sendable {
         settings.banRate = 0.04
         settings.deleteRate = 0.03
         settings.revokeRate = 0.1
+        settings.expireRate = 0.08
         settings.tokenLifetimeMinutes = 120
         settings.heartbeatMinutes = 20
         return settings

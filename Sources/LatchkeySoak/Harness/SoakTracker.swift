@@ -6,14 +6,38 @@ struct SoakTracker {
     private(set) var summary: DriverSummary
     /// Whether the user had a session at the end of the last report.
     private var signedIn: [String: Bool] = [:]
-    /// The event that legitimately ends the user's sessions, once performed.
+    /// The event that legitimately ends every session of the user (a ban, a deletion).
     private var ended: [String: SoakEvent] = [:]
+    /// An event that ends the session the user has when it happens (Stytch: revocation,
+    /// expiry; Auth0: revocation): it explains one end, and no longer once the user has
+    /// logged in again.
+    private var pendingEnd: [String: SoakEvent] = [:]
+    /// Users whose logout was under way when their worker was killed: its revocation may
+    /// have reached the provider while the store still held the session. It explains one
+    /// end the provider answered with a 401 (the session it no longer has), at start or
+    /// later, until the user logs in again.
+    private var lostLogout: Set<String> = []
     /// Users whose logout may have been lost with a killed worker.
     private var mayHaveLoggedOut: Set<String> = []
+    /// Session ends nothing the tracker knows explains, waiting for the driver's word
+    /// (``SoakDriver/explainEnd(of:ledger:control:)``).
+    private(set) var unexplained: [UnexplainedEnd] = []
+    /// Rotations already counted as lost (to a kill or in transit), by token: a stale
+    /// token is seen at every inspection until the client presents it.
+    private var lostRotations: Set<String> = []
+
+    /// A session end awaiting the driver's explanation, and what it is if none comes.
+    struct UnexplainedEnd: Sendable {
+        enum Figure: Sendable { case wrongfulLogout, lostAtRestart }
+        var user: String
+        var figure: Figure
+        var detail: String
+    }
 
     init(driver: any SoakDriver, users: Int) {
         self.driver = driver
         summary = DriverSummary(driver: type(of: driver).name, users: users)
+        summary.tracksRefreshTokens = driver.tracksRefreshTokens
     }
 
     func hasEnded(_ user: String) -> Bool { ended[user] != nil }
@@ -24,22 +48,51 @@ struct SoakTracker {
         case .ban: summary.bans += 1
         case .delete: summary.deletions += 1
         case .revokeSessions: summary.revocations += 1
+        case .expireSessions: summary.expirations += 1
         }
-        if driver.endsSession(event), ended[user] == nil { ended[user] = event }
+        guard driver.endsSession(event), ended[user] == nil else { return }
+        if event.isPermanent {
+            ended[user] = event
+            pendingEnd[user] = nil
+        } else {
+            pendingEnd[user] = event
+        }
     }
 
     /// A worker was killed during a step with these intents.
     mutating func killed(intents: [String: SoakIntent], outcome: WorkerSlot.Outcome) {
         summary.kills += 1
         summary.workerRestarts += 1
-        for (user, intent) in intents where intent == .logout { mayHaveLoggedOut.insert(user) }
-        summary.storesChecked += outcome.storesChecked
-        for problem in outcome.storeProblems { violation(\.undecodableStores, problem) }
+        for (user, intent) in intents where intent == .logout {
+            // The logout may have revoked the session at the provider and died before it
+            // cleared the store: the restarted client may find the session gone at start,
+            // or later (a check that failed at start, retried).
+            mayHaveLoggedOut.insert(user)
+            lostLogout.insert(user)
+        }
+        inspected(outcome.findings)
     }
 
-    mutating func storeProblems(_ problems: [String], checked: Int) {
-        summary.storesChecked += checked
-        for problem in problems { violation(\.undecodableStores, problem) }
+    /// What reading stores found (after a kill, or at the end).
+    mutating func inspected(_ findings: StoreInspector.Findings) {
+        summary.storesChecked += findings.checked
+        for problem in findings.problems { violation(\.undecodableStores, problem) }
+        for (user, verdict) in findings.verdicts {
+            summary.refreshTokensJudged += 1
+            switch verdict {
+            case .fine: break
+            case .lost(let detail): violation(\.refreshTokensLost, "\(user): \(detail)")
+            case .rotationLost(let loss, let token): rotationLost(loss, token: token)
+            }
+        }
+    }
+
+    private mutating func rotationLost(_ loss: RotationLoss, token: String) {
+        guard lostRotations.insert(token).inserted else { return }
+        switch loss {
+        case .kill: summary.rotationsLostToKills += 1
+        case .transit: summary.rotationsLostInTransit += 1
+        }
     }
 
     mutating func absorb(_ report: HostReport) {
@@ -62,28 +115,64 @@ struct SoakTracker {
         }
     }
 
-    /// A session may end only by a logout, or by an event the provider's rules say ends it.
+    /// A session may end only by a logout, or by an event the provider's rules say ends it;
+    /// an end nothing here explains waits for the driver (``unexplained``).
     private mutating func judge(_ transition: ObservedTransition) {
         let to = transition.to
-        guard to == "notLoggedIn" || to.hasPrefix("terminated") else { return }
         let from = transition.from
+        // A new session: an event before it no longer explains an end.
+        if from == "establishing", to == "established" {
+            pendingEnd[transition.user] = nil
+            lostLogout.remove(transition.user)
+        }
+        guard to == "notLoggedIn" || to.hasPrefix("terminated") else { return }
         // A failed login, or a logout acknowledging a termination: no session was lost.
         if from == "establishing" || from == "notLoggedIn" || from.hasPrefix("terminated") { return }
         if transition.cause == "logout" { return }
         let when = "at \(Int(transition.simulatedTime))"
-        if let event = ended[transition.user] {
+        if let event = ended[transition.user] ?? pendingEnd.removeValue(forKey: transition.user) {
             summary.legitimateEnds += 1
             summary.endsByCause["\(event) → \(to)", default: 0] += 1
             return
         }
-        if from == "start" || from == "restoring" {
-            let hadSession = transition.priorState.map { $0 == "established" || $0 == "tokenExpired" || $0 == "restoring" }
-                ?? (signedIn[transition.user] ?? false)
-            if !hadSession || mayHaveLoggedOut.contains(transition.user) { return }
-            violation(\.sessionsLostAtRestart, "\(transition.user) \(when): restarted client found \(to) (before: \(transition.priorState ?? "killed worker, last reported signed in")); cause: \(transition.cause ?? "none logged")")
+        if lostLogout.contains(transition.user), transition.cause?.contains("(HTTP 401)") == true {
+            lostLogout.remove(transition.user)
+            summary.legitimateEnds += 1
+            summary.endsByCause["logout lost with a kill → \(to)", default: 0] += 1
             return
         }
-        violation(\.wrongfulLogouts, "\(transition.user) \(when): \(from) → \(to) with no ban, deletion or logout; cause: \(transition.cause ?? "none logged")")
+        if from == "start" || from == "restoring" {
+            // `restoring` says nothing (the store could not be read): what the parent last
+            // knew decides, as after a kill.
+            let known = signedIn[transition.user] ?? false
+            let hadSession = transition.priorState.map { $0 == "established" || $0 == "tokenExpired" || ($0 == "restoring" && known) } ?? known
+            if !hadSession || mayHaveLoggedOut.contains(transition.user) { return }
+            unexplained.append(UnexplainedEnd(user: transition.user, figure: .lostAtRestart,
+                                              detail: "\(transition.user) \(when): restarted client found \(to) (before: \(transition.priorState ?? "killed worker, last reported signed in")); cause: \(transition.cause ?? "none logged")"))
+            return
+        }
+        unexplained.append(UnexplainedEnd(user: transition.user, figure: .wrongfulLogout,
+                                          detail: "\(transition.user) \(when): \(from) → \(to) with no ban, deletion, revocation or logout; cause: \(transition.cause ?? "none logged")"))
+    }
+
+    /// Takes the ends waiting for the driver's explanation.
+    mutating func takeUnexplained() -> [UnexplainedEnd] {
+        defer { unexplained = [] }
+        return unexplained
+    }
+
+    /// The driver's verdict on an unexplained end: explained (counted apart), or a violation.
+    mutating func resolve(_ end: UnexplainedEnd, _ explanation: EndExplanation?) {
+        switch explanation {
+        case nil: violation(end.figure == .wrongfulLogout ? \.wrongfulLogouts : \.sessionsLostAtRestart, end.detail)
+        case .revokedOnPurpose:
+            summary.legitimateEnds += 1
+            summary.endsByCause["revoked on purpose", default: 0] += 1
+        case .rotationLost(let loss, let token):
+            rotationLost(loss, token: token)
+            summary.endsByLostRotation += 1
+            summary.endsByCause["rotation lost (\(loss.rawValue))", default: 0] += 1
+        }
     }
 
     private mutating func violation(_ figure: WritableKeyPath<InvariantFigures, Int>, _ detail: String) {

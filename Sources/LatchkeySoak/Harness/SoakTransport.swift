@@ -13,6 +13,8 @@ internal import Synchronization
 /// a long timeout and this transport gives up after ``deadline``.
 struct SoakTransport: HTTPTransport {
     let base: any HTTPTransport
+    /// Taken before the deadline starts, given back when the exchange really ends.
+    let gate: Gate
     let deadline: Duration
     let driver: any SoakDriver
     let user: String
@@ -21,6 +23,8 @@ struct SoakTransport: HTTPTransport {
     let ledger: SecretLedger
     /// Whether the user's own login call is under way (its request is a login, not a renewal).
     let isLoggingIn: @Sendable () -> Bool
+    /// The user's refresh-token ledger, when the driver keeps one.
+    let ledgerPath: String?
 
     func send(_ request: HTTPRequest) async throws -> HTTPResponse {
         probe.begin()
@@ -37,8 +41,10 @@ struct SoakTransport: HTTPTransport {
             }
         }
         defer { if descriptor >= 0 { close(descriptor) } }
+        if let ledgerPath { RefreshLedger.append(driver.ledgerBeforeSending(request), to: ledgerPath) }
         do {
             let response = try await withDeadline(request)
+            if let ledgerPath { RefreshLedger.append(driver.ledgerAfter(request, response: response), to: ledgerPath) }
             ledger.add(driver.secrets(in: request, response: response))
             probe.update { counters in
                 counters.clientRequests += 1
@@ -49,6 +55,7 @@ struct SoakTransport: HTTPTransport {
             }
             return response
         } catch {
+            if let ledgerPath { RefreshLedger.append(driver.ledgerAfter(request, response: nil), to: ledgerPath) }
             ledger.add(driver.secrets(in: request, response: nil))
             probe.update { counters in
                 counters.clientRequests += 1
@@ -59,16 +66,19 @@ struct SoakTransport: HTTPTransport {
         }
     }
 
-    /// The response, or `timedOut` after ``deadline``. A late request is abandoned, never
+    /// The response, or `timedOut` after ``deadline`` (counted once the request has a
+    /// connection: see ``HostEnvironment/wireGate``). A late request is abandoned, never
     /// cancelled: cancelling `URLSession.data(for:)` as it completes deadlocks
     /// FoundationNetworking (a cancellation handler waits for the session's queue while
     /// the queue waits to resume the task), and every later request of the process hangs.
     private func withDeadline(_ request: HTTPRequest) async throws -> HTTPResponse {
-        let (base, deadline) = (self.base, self.deadline)
+        let (base, deadline, gate) = (self.base, self.deadline, self.gate)
+        await gate.acquire()
         return try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<HTTPResponse, any Error>) in
             let answer = ResumeOnce(continuation)
             Task {
                 do { answer.resume(with: .success(try await base.send(request))) } catch { answer.resume(with: .failure(error)) }
+                await gate.release()
             }
             Task {
                 try? await Task.sleep(for: deadline)

@@ -10,9 +10,19 @@ struct StoreInspector: Sendable {
     let driver: any SoakDriver
     let settings: SoakSettings
 
-    /// The problems found, one line each, and how many stores were read.
-    func inspect(_ users: [SoakUser], control: EmulatorControl) async -> (problems: [String], checked: Int) {
+    /// What one inspection found.
+    struct Findings: Sendable {
+        /// Stores that do not read or decode, one line each.
         var problems: [String] = []
+        /// How many stores were read.
+        var checked = 0
+        /// Each stored session's refresh-token verdict (only drivers that track them).
+        var verdicts: [(user: String, verdict: StoredSessionVerdict)] = []
+    }
+
+    func inspect(_ users: [SoakUser], control: EmulatorControl) async -> Findings {
+        var problems: [String] = []
+        var verdicts: [(user: String, verdict: StoredSessionVerdict)] = []
         let configuration = SecretStoreConfiguration(dataDirectory: SoakPaths.data(settings.directory),
                                                      configDirectory: SoakPaths.config(settings.directory))
         let vaultEntry = SessionOptions().vaultEntryName
@@ -26,13 +36,14 @@ struct StoreInspector: Sendable {
                     problems.append("\(user.id): the stored session does not decode: \(error)")
                     continue
                 }
-                if let problem = await driver.checkStoredSession(bytes, of: user, control: control) {
-                    problems.append("\(user.id): \(problem)")
+                if driver.tracksRefreshTokens {
+                    let ledger = RefreshLedger.read(SoakPaths.ledger(settings.directory, driver: type(of: driver).name, user: user.id))
+                    verdicts.append((user.id, await driver.judgeStoredSession(bytes, of: user, ledger: ledger, control: control)))
                 }
             } catch {
                 problems.append("\(user.id): the store cannot be read: \(error)")
             }
         }
-        return (problems, users.count)
+        return Findings(problems: problems, checked: users.count, verdicts: verdicts)
     }
 }

@@ -17,14 +17,21 @@ struct InvariantFigures: Codable, Sendable {
     var undecodableStores = 0
     /// A log line (or a thrown error's text) carrying a secret.
     var secretsInLogs = 0
+    /// A stored refresh token (Auth0) older than the newest of its family while a client
+    /// of the user held the newer one, with the family not revoked on purpose.
+    var refreshTokensLost = 0
 
-    var total: Int { wrongfulLogouts + sessionsLostAtRestart + renewalOverlaps + streamMismatches + undecodableStores + secretsInLogs }
+    var total: Int {
+        wrongfulLogouts + sessionsLostAtRestart + renewalOverlaps + streamMismatches + undecodableStores + secretsInLogs + refreshTokensLost
+    }
 }
 
 /// One driver's run.
 struct DriverSummary: Codable, Sendable {
     var driver: String
     var users: Int
+    /// Whether the provider rotates refresh tokens (the refresh-token rows apply).
+    var tracksRefreshTokens = false
     var simulatedHours = 0.0
     var steps = 0
     var emulatorRequests = 0
@@ -35,7 +42,17 @@ struct DriverSummary: Codable, Sendable {
     var bans = 0
     var deletions = 0
     var revocations = 0
+    var expirations = 0
     var legitimateEnds = 0
+    /// Sessions ended because a rotation never reached the client or its store (a kill,
+    /// or an answer that came after the client gave up): counted apart, not as wrongful.
+    var endsByLostRotation = 0
+    /// Rotations the emulator made that no store ever got: the worker was killed first,
+    /// or the client had given up on the request.
+    var rotationsLostToKills = 0
+    var rotationsLostInTransit = 0
+    /// Stored refresh tokens checked against the emulator's record.
+    var refreshTokensJudged = 0
     var endsByCause: [String: Int] = [:]
     var storesChecked = 0
     var harnessFailures = 0
@@ -72,9 +89,14 @@ struct SoakReport: Codable, Sendable {
         row("restarts (verified by a request)") { "\($0.counters.restarts) (\($0.counters.restartsVerified))" }
         row("worker kills (SIGKILL)") { "\($0.kills)" }
         row("logouts") { "\($0.counters.logouts)" }
-        row("bans / deletions / revocations") { "\($0.bans) / \($0.deletions) / \($0.revocations)" }
+        row("bans / deletions / revocations / expiries") { "\($0.bans) / \($0.deletions) / \($0.revocations) / \($0.expirations)" }
         row("sessions ended by an event") { "\($0.legitimateEnds)" }
-        row("stores read after kills") { "\($0.storesChecked)" }
+        row("stores read after kills and at the end") { "\($0.storesChecked)" }
+        row("stored refresh tokens judged") { $0.tracksRefreshTokens ? "\($0.refreshTokensJudged)" : "-" }
+        row("rotations lost: to a kill / in transit") { s in
+            s.tracksRefreshTokens ? "\(s.rotationsLostToKills) / \(s.rotationsLostInTransit)" : "-"
+        }
+        row("sessions ended by a lost rotation") { $0.tracksRefreshTokens ? "\($0.endsByLostRotation)" : "-" }
         row("clients' streams compared") { "\($0.counters.incarnationsCompared)" }
         row("log lines scanned") { "\($0.counters.logLines)" }
         row("INVARIANT wrongful logouts") { "\($0.invariants.wrongfulLogouts)" }
@@ -83,12 +105,17 @@ struct SoakReport: Codable, Sendable {
         row("INVARIANT stream ≠ state changes") { "\($0.invariants.streamMismatches)" }
         row("INVARIANT undecodable stores") { "\($0.invariants.undecodableStores)" }
         row("INVARIANT secrets in logs") { "\($0.invariants.secretsInLogs)" }
+        row("INVARIANT refresh tokens lost") { $0.tracksRefreshTokens ? "\($0.invariants.refreshTokensLost)" : "-" }
         let width = rows.map(\.0.count).max() ?? 10
-        let header = "".padding(toLength: width, withPad: " ", startingAt: 0) + drivers.map { " | " + $0.driver }.joined()
-        var lines = [header, String(repeating: "-", count: header.count + 8)]
-        for (name, values) in rows {
-            lines.append(name.padding(toLength: width, withPad: " ", startingAt: 0) + values.map { " | " + $0 }.joined())
+        // Each driver's column as wide as its widest value.
+        let columns = drivers.indices.map { index in rows.map { $0.1[index].count }.max().map { max($0, drivers[index].driver.count) } ?? 0 }
+        func line(_ name: String, _ values: [String]) -> String {
+            name.padding(toLength: width, withPad: " ", startingAt: 0)
+                + zip(values, columns).map { " | " + $0.padding(toLength: $1, withPad: " ", startingAt: 0) }.joined()
         }
+        let header = line("", drivers.map(\.driver))
+        var lines = [header, String(repeating: "-", count: header.count)]
+        for (name, values) in rows { lines.append(line(name, values)) }
         lines.append("seed \(seed), wall time \(String(format: "%.1f", wallSeconds)) s")
         return lines.joined(separator: "\n")
     }

@@ -11,8 +11,8 @@ actor WorkerSlot {
         var reports: [HostReport] = []
         /// The intents of a step whose process was killed (their reports are lost).
         var killedIntents: [String: SoakIntent]?
-        var storeProblems: [String] = []
-        var storesChecked = 0
+        /// What reading the killed worker's stores found.
+        var findings = StoreInspector.Findings()
         var failure: String?
     }
 
@@ -22,6 +22,7 @@ actor WorkerSlot {
     let settings: SoakSettings
     let users: [SoakUser]
     private let inspector: StoreInspector
+    private let tracksRefreshTokens: Bool
     private let control: EmulatorControl
     private var incarnation = 0
     private var process: Process?
@@ -35,6 +36,7 @@ actor WorkerSlot {
         self.settings = settings
         self.users = users
         inspector = StoreInspector(driver: driver, settings: settings)
+        tracksRefreshTokens = driver.tracksRefreshTokens
         self.control = control
     }
 
@@ -76,9 +78,12 @@ actor WorkerSlot {
             try? await Task.sleep(for: killAfter)
             terminate()
             outcome.killedIntents = command.intents
-            let inspected = await inspector.inspect(users, control: control)
-            outcome.storeProblems = inspected.problems
-            outcome.storesChecked = inspected.checked
+            if tracksRefreshTokens {
+                for user in users {
+                    RefreshLedger.append([RefreshLedger.Entry(.killed)], to: SoakPaths.ledger(settings.directory, driver: driverName, user: user.id))
+                }
+            }
+            outcome.findings = await inspector.inspect(users, control: control)
             outcome.reports.append(try await start(now: command.now))
         } catch {
             outcome.failure = "\(error)"
