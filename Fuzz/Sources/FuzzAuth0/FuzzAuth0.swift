@@ -52,7 +52,7 @@ let calls: KeyValuePairs<String, Call> = [
     "realm": .login(.password(username: "alice@example.com", password: HeldSecret.make("password-"), realm: "Username-Password-Authentication",
                               scope: "openid offline_access")),
     "mfa-otp": .login(.mfa(otp: HeldSecret.make("otp-"))),
-    "mfa-recovery": .login(.mfa(recoveryCode: HeldSecret.make("recovery-code-"))),
+    "mfa-recovery": .login(.mfa(recoveryCode: HeldSecret.make("recovery-code-"), present: { code in _ = code.description })),
     "device": .login(.deviceCode { code in _ = code.description }),
     "validate": .validate,
     "validate-id-token": .validateIDToken,
