@@ -157,4 +157,54 @@ import Testing
         }
         #expect(try JWT.verify(slice, keys: key).claims.payload == Array(payload.utf8))
     }
+
+    @Test func theScannersSlotsAreTheRegisteredNames() {
+        for claim in InternedNames.Registered.allCases {
+            let slot = Array(claim.name.utf8).withUnsafeBytes { RegisteredClaims.slot($0.baseAddress!, $0.count) }
+            #expect(slot == claim.rawValue, "\(claim.name)")
+        }
+        for other in ["is", "isss", "Iss", "email", "nonce", "azp", "ex\u{0}"] {
+            #expect(Array(other.utf8).withUnsafeBytes { RegisteredClaims.slot($0.baseAddress!, $0.count) } == -1, "\(other)")
+        }
+    }
+
+    /// The scanned path (registered claims parsed alone, the object on first read) and
+    /// the parser's path (an escaped name sends a payload there) read the same claims.
+    @Test func scannedAndParsedClaimsAreTheSame() async throws {
+        let key = try TestKeys.pair(.hs256)
+        let plain = #"{"iss":"https://issuer.example/","sub":"user-1","aud":["a","b"],"exp":4102444800,"nbf":-5,"#
+            + #""iat":1700000000.25,"jti":"j\/1","name":"Zoë","o":{"x":[1,true,null]}}"#
+        let escaped = plain.replacingOccurrences(of: #""name""#, with: #""n\u0061me""#)
+        let scanned = try JWT.verify(try Self.signed(plain, key: key), keys: key).claims
+        let parsed = try JWT.verify(try Self.signed(escaped, key: key), keys: key).claims
+        #expect(scanned.object == parsed.object)
+        #expect(scanned.object == (try JSONValue.parse(plain)).objectValue)
+        for claims in [scanned, parsed] {
+            #expect(claims.issuer == "https://issuer.example/")
+            #expect(claims.subject == "user-1")
+            #expect(claims.audience == ["a", "b"])
+            #expect(claims.expiresAt == Date(timeIntervalSince1970: 4_102_444_800))
+            #expect(claims.notBefore == Date(timeIntervalSince1970: -5))
+            #expect(claims.issuedAt == Date(timeIntervalSince1970: 1_700_000_000.25))
+            #expect(claims.jwtID == "j/1")
+            #expect(claims["name"] == "Zoë")
+        }
+        // Read from many tasks at once, the lazily parsed object is the same everywhere.
+        let fresh = try JWT.decode(try Self.signed(plain, key: key)).claims
+        let objects = await withTaskGroup(of: JSONObject.self) { group in
+            for _ in 0..<8 { group.addTask { fresh.object } }
+            return await group.reduce(into: []) { $0.append($1) }
+        }
+        #expect(Set(objects.map(\.count)) == [9])
+        #expect(objects.allSatisfy { $0 == scanned.object })
+    }
+
+    @Test func aDuplicateClaimIsRefusedWithTheParsersError() throws {
+        let key = try TestKeys.pair(.hs256)
+        for payload in [#"{"exp":1,"sub":"a","exp":2}"#, #"{"a":{"k":1,"k":2}}"#] {
+            let error = #expect(throws: JWTError.self) { try JWT.decode(try Self.signed(payload, key: key)) }
+            #expect(error?.code == .malformed)
+            #expect(error.map { "\($0)" }?.contains("duplicate member name") == true)
+        }
+    }
 }

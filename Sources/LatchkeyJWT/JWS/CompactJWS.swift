@@ -36,12 +36,11 @@ public struct CompactJWS: Sendable {
         try self.init(token, options: options, readPayload: nil)
     }
 
-    /// Parses a token. With `readPayload`, the decoded payload is handed to it while it
-    /// is in a temporary buffer (so a JWT's claims are parsed without a copy); without,
-    /// the payload is only checked to be strict base64url. The segments are checked in
-    /// order: header, payload, signature.
+    /// Parses a token. With `readPayload`, the payload is decoded (once) and handed to
+    /// it; without, it is only checked to be strict base64url. The segments are checked
+    /// in order: header, payload, signature.
     init(_ token: some StringProtocol, options: JWSOptions,
-         readPayload: ((UnsafeRawBufferPointer) throws(JWTError) -> Void)?) throws(JWTError) {
+         readPayload: (([UInt8]) throws(JWTError) -> Void)?) throws(JWTError) {
         var text = String(token)
         var failure: JWTError?
         var parsed: (header: JWSHeader, firstDot: Int, secondDot: Int)?
@@ -60,7 +59,7 @@ public struct CompactJWS: Sendable {
     }
 
     private static func parse(_ bytes: UnsafeRawBufferPointer, options: JWSOptions,
-                              readPayload: ((UnsafeRawBufferPointer) throws(JWTError) -> Void)?) throws(JWTError) -> (header: JWSHeader, firstDot: Int, secondDot: Int) {
+                              readPayload: (([UInt8]) throws(JWTError) -> Void)?) throws(JWTError) -> (header: JWSHeader, firstDot: Int, secondDot: Int) {
         guard bytes.count <= options.maxTokenSize else {
             throw JWTError(.tooLarge, "token of \(bytes.count) bytes exceeds the \(options.maxTokenSize)-byte limit")
         }
@@ -87,10 +86,8 @@ public struct CompactJWS: Sendable {
         let header = try JWSHeader(object: headerObject, slots: headerSlots)
         let payloadSegment = UnsafeRawBufferPointer(rebasing: bytes[(firstDot + 1)..<secondDot])
         if let readPayload {
-            try TokenSegment.withDecoded(payloadSegment) { payload throws(JWTError) in
-                guard let payload else { throw JWTError.malformed(segment: 2, "not base64url without padding") }
-                try readPayload(payload)
-            }
+            guard let payload = LatchkeyBase64.decodeURL(payloadSegment) else { throw JWTError.malformed(segment: 2, "not base64url without padding") }
+            try readPayload(payload)
         } else {
             guard LatchkeyBase64.isValidURL(payloadSegment) else { throw JWTError.malformed(segment: 2, "not base64url without padding") }
         }

@@ -12,21 +12,21 @@ public struct JWT: Sendable {
     /// The parsed token, which keeps the text the signature and payload are read from.
     let jws: CompactJWS
 
-    /// Parses a token, reading its claims straight from the decoded payload.
+    /// Parses a token, reading its claims from the payload decoded once.
     init(_ token: some StringProtocol, options: JWSOptions) throws(JWTError) {
-        var parsed: (JSONObject, JSONMemberSlots)?
-        let jws = try CompactJWS(token, options: options) { payload throws(JWTError) in parsed = try JWTClaims.parse(payload) }
-        guard let (object, index) = parsed else { throw JWTError.malformed(segment: 2, "the claims could not be read") }
-        header = jws.header
-        claims = JWTClaims(object: object, index: index, source: jws.payloadSegment)
-        self.jws = jws
+        var payload: [UInt8] = []
+        let jws = try CompactJWS(token, options: options) { decoded throws(JWTError) in payload = decoded }
+        try self.init(jws: jws, payload: payload)
     }
 
-    /// The claims of an already parsed token.
-    init(jws: CompactJWS) throws {
-        let (object, index) = try jws.payloadSegment.withDecoded { try JWTClaims.parse($0) }
+    /// The claims of an already parsed token (its payload was checked to be base64url).
+    init(jws: CompactJWS) throws(JWTError) {
+        try self.init(jws: jws, payload: jws.payloadSegment.decoded)
+    }
+
+    private init(jws: CompactJWS, payload: [UInt8]) throws(JWTError) {
         header = jws.header
-        claims = JWTClaims(object: object, index: index, source: jws.payloadSegment)
+        claims = try JWTClaims(payload: payload)
         self.jws = jws
     }
 

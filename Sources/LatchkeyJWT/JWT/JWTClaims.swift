@@ -4,43 +4,24 @@ public import LatchkeyJSON
 /// The claims of a JWT: the registered ones typed, any other by name or as your own
 /// `Decodable` type, and the raw JSON.
 public struct JWTClaims: Sendable {
-    /// Every claim, as parsed.
-    public let object: JSONObject
+    /// Every claim. Verifying a token parses only the registered claims; the whole
+    /// object is parsed the first time it is read (here, by name, or by ``claim(_:as:)``)
+    /// and kept.
+    public var object: JSONObject { storage.object }
     /// The exact payload bytes.
-    public var payload: [UInt8] { source.decoded }
-    /// The payload's text in the token, decoded again only when `payload` is read.
-    private let source: TokenSegment
-    /// Where the registered claims are among `object`'s members.
-    private let index: JSONMemberSlots
+    public var payload: [UInt8] { storage.payload }
+    private let storage: ClaimsStorage
 
-    init(object: JSONObject, index: JSONMemberSlots, source: TokenSegment) {
-        self.object = object
-        self.source = source
-        self.index = index
-    }
-
-    /// Parses a decoded payload (nil: it was not strict base64url) as a claims set.
-    static func parse(_ payload: UnsafeRawBufferPointer?) throws(JWTError) -> (JSONObject, JSONMemberSlots) {
-        guard let payload else { throw JWTError.malformed(segment: 2, "not base64url without padding") }
-        let value: JSONValue, index: JSONMemberSlots
-        do throws(JSONError) { (value, index) = try JSONParser.parseRecordingSlots(payload, names: InternedNames.claims) } catch {
-            throw JWTError.malformed(segment: 2, error.description, underlying: error)
-        }
-        guard case .object(let object) = value else { throw JWTError.malformed(segment: 2, "the claims are not a JSON object") }
-        return (object, index)
+    /// Reads a decoded payload as a claims set.
+    init(payload: [UInt8]) throws(JWTError) {
+        storage = try ClaimsStorage.read(payload)
     }
 
     /// A claim by name.
     public subscript(name: String) -> JSONValue? { object[name] }
 
-    /// A registered claim, found where the parser saw it.
-    func registered(_ claim: InternedNames.Registered) -> JSONValue? {
-        switch index.location(of: claim.rawValue) {
-        case .absent: nil
-        case .member(let position): object.members[position].value
-        case .byName: object[claim.name]
-        }
-    }
+    /// A registered claim.
+    func registered(_ claim: InternedNames.Registered) -> JSONValue? { storage.registered[claim] }
 
     /// `iss`.
     public var issuer: String? { registered(.iss)?.stringValue }

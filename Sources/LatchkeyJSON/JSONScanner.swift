@@ -1,0 +1,377 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A validating pass over a JSON object that builds nothing: it answers whether the
+/// document is one that ``JSONParser`` accepts, and where the top-level members the
+/// caller asks for are — so a caller that needs only a few members (a token's
+/// registered claims) parses just those, and the rest only if it is ever read.
+///
+/// It applies the parser's rules (RFC 8259, no duplicate names at any depth, valid
+/// UTF-8, no lone surrogates, no leading zeros, no trailing data, `JSONParser.maxDepth`)
+/// but covers only the common shapes. For anything else — a name with escapes, an
+/// object of more than 16 members below the top level, a number with an exponent or
+/// more than 15 digits, a top level of more than ``maxTopLevelMembers`` members — it
+/// answers "ask the parser" (`nil`), never a guess. So it never accepts what the parser
+/// refuses; a caller falls back to the parser, which gives the exact error.
+package struct JSONScanner {
+    /// The most top-level members the scan tracks for duplicates.
+    package static var maxTopLevelMembers: Int { 64 }
+
+    /// The top-level members the caller asked for: a slot (0..<8) → the value's byte
+    /// range, packed as `start << 32 | end`, 0 when absent.
+    package struct Slots {
+        private var ranges = InlineArray<8, UInt64>(repeating: 0)
+
+        @inline(__always)
+        mutating func record(_ slot: Int, _ range: Range<Int>) {
+            ranges[slot] = UInt64(truncatingIfNeeded: range.lowerBound) << 32 | UInt64(truncatingIfNeeded: range.upperBound)
+        }
+
+        /// The value's bytes for `slot`, if the object has that member.
+        @inline(__always)
+        package func range(of slot: Int) -> Range<Int>? {
+            let packed = ranges[slot]
+            guard packed != 0 else { return nil }
+            return Int(truncatingIfNeeded: packed >> 32)..<Int(truncatingIfNeeded: packed & 0xFFFF_FFFF)
+        }
+    }
+
+    private let base: UnsafePointer<UInt8>
+    private let count: Int
+    private var index = 0
+
+    private init(_ base: UnsafePointer<UInt8>, count: Int) {
+        self.base = base
+        self.count = count
+    }
+
+    /// Scans a document that must be a JSON object. `slot` maps a top-level member name
+    /// (its unescaped bytes) to a slot 0..<8, or -1 for a member the caller does not need.
+    ///
+    /// - Returns: the slots' value ranges when the document is valid and within the
+    ///   scanner's shapes; `nil` when the parser must decide (it may be invalid, or
+    ///   merely unusual). Documents up to 4 GiB.
+    package static func scanObject(_ bytes: UnsafeRawBufferPointer, slot: (UnsafeRawPointer, Int) -> Int) -> Slots? {
+        guard let raw = bytes.baseAddress, bytes.count < Int(UInt32.max) else { return nil }
+        var scanner = JSONScanner(raw.assumingMemoryBound(to: UInt8.self), count: bytes.count)
+        scanner.skipWhitespace()
+        guard scanner.peek == UInt8(ascii: "{") else { return nil }
+        var slots = Slots()
+        guard scanner.topLevelObject(into: &slots, slot: slot) else { return nil }
+        scanner.skipWhitespace()
+        return scanner.index == scanner.count ? slots : nil
+    }
+
+    /// The byte at `index`, or 0 at the end (0 is never valid where it is checked).
+    private var peek: UInt8 { index < count ? base[index] : 0 }
+
+    @inline(__always)
+    private mutating func skipWhitespace() {
+        while index < count {
+            switch base[index] {
+            case 0x20, 0x0A, 0x0D, 0x09: index += 1
+            default: return
+            }
+        }
+    }
+
+    // MARK: Objects and arrays
+
+    /// The top-level object, noting the slotted members' value ranges.
+    private mutating func topLevelObject(into slots: inout Slots, slot: (UnsafeRawPointer, Int) -> Int) -> Bool {
+        withUnsafeTemporaryAllocation(of: UInt64.self, capacity: 2 * Self.maxTopLevelMembers) { seen in
+            members(seen: seen) { scanner, nameStart, nameCount in
+                let start = scanner.index
+                guard scanner.value(depth: 1) else { return false }
+                let slotIndex = slot(UnsafeRawPointer(scanner.base + nameStart), nameCount)
+                if slotIndex >= 0 && slotIndex < 8 { slots.record(slotIndex, start..<scanner.index) }
+                return true
+            }
+        }
+    }
+
+    /// A nested object (depth ≥ 2): at most 16 members tracked, else the parser decides.
+    private mutating func object(depth: Int) -> Bool {
+        guard depth <= JSONParser.maxDepth else { return false }
+        return withUnsafeTemporaryAllocation(of: UInt64.self, capacity: 2 * 16) { seen in
+            members(seen: seen) { scanner, _, _ in scanner.value(depth: depth) }
+        }
+    }
+
+    /// The members of an object whose `{` is at `index`, each name checked against the
+    /// earlier ones; `value` scans each value (from `index`, after the colon). `seen`
+    /// (uninitialized; half its capacity is the most members tracked) keeps pairs: a
+    /// name's `JSONNameKey`-like key, then `start << 32 | count`.
+    @inline(__always)
+    private mutating func members(seen: UnsafeMutableBufferPointer<UInt64>, value: (inout JSONScanner, Int, Int) -> Bool) -> Bool {
+        guard let pairs = seen.baseAddress else { return false }
+        let capacity = seen.count / 2
+        var found = 0
+        index += 1
+        skipWhitespace()
+        if peek == UInt8(ascii: "}") { index += 1; return true }
+        while true {
+            skipWhitespace()
+            guard peek == UInt8(ascii: "\""), found < capacity else { return false }
+            let nameStart = index + 1
+            // Names with escapes go to the parser: it compares the decoded names.
+            guard let (end, ascii) = plainString(from: nameStart) else { return false }
+            let nameCount = end - nameStart
+            if !ascii && !Self.isValidUTF8(base + nameStart, count: nameCount) { return false }
+            // Equal names have equal keys; equal keys are then compared byte for byte.
+            let key = nameKey(at: nameStart, count: nameCount)
+            let position = UInt64(truncatingIfNeeded: nameStart) << 32 | UInt64(truncatingIfNeeded: nameCount)
+            var earlier = 0
+            while earlier < found {
+                if pairs[2 * earlier] == key {
+                    let packed = pairs[2 * earlier + 1]
+                    if Int(truncatingIfNeeded: packed & 0xFFFF_FFFF) == nameCount,
+                       memcmp(base + Int(truncatingIfNeeded: packed >> 32), base + nameStart, nameCount) == 0 { return false }
+                }
+                earlier += 1
+            }
+            pairs[2 * found] = key
+            pairs[2 * found + 1] = position
+            found += 1
+            index = end + 1
+            skipWhitespace()
+            guard peek == UInt8(ascii: ":") else { return false }
+            index += 1
+            skipWhitespace()
+            guard value(&self, nameStart, nameCount) else { return false }
+            skipWhitespace()
+            switch peek {
+            case UInt8(ascii: ","): index += 1
+            case UInt8(ascii: "}"): index += 1; return true
+            default: return false
+            }
+        }
+    }
+
+    /// A function of a name's bytes (equal names, equal keys): its first 8 bytes (fewer
+    /// for a short name, the rest zero) mixed with its last 8 and its length. The name
+    /// is followed by at least its closing quote, so reading 8 bytes from its start is
+    /// in bounds whenever the document has 8 bytes left.
+    @inline(__always)
+    private func nameKey(at start: Int, count nameCount: Int) -> UInt64 {
+        let raw = UnsafeRawPointer(base)
+        if nameCount >= 8 {
+            let first = raw.loadUnaligned(fromByteOffset: start, as: UInt64.self)
+            let last = raw.loadUnaligned(fromByteOffset: start + nameCount - 8, as: UInt64.self)
+            return first ^ (last &* 0x9E37_79B9_7F4A_7C15) ^ UInt64(truncatingIfNeeded: nameCount) << 56
+        }
+        var word: UInt64 = 0
+        if start + 8 <= count {
+            word = UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: start, as: UInt64.self))
+        } else {
+            for offset in 0..<nameCount { word |= UInt64(base[start + offset]) << (8 * UInt64(offset)) }
+        }
+        return (word & ((1 << (8 * UInt64(nameCount))) &- 1)) | UInt64(truncatingIfNeeded: nameCount) << 56
+    }
+
+    private mutating func array(depth: Int) -> Bool {
+        guard depth <= JSONParser.maxDepth else { return false }
+        index += 1
+        skipWhitespace()
+        if peek == UInt8(ascii: "]") { index += 1; return true }
+        while true {
+            skipWhitespace()
+            guard value(depth: depth) else { return false }
+            skipWhitespace()
+            switch peek {
+            case UInt8(ascii: ","): index += 1
+            case UInt8(ascii: "]"): index += 1; return true
+            default: return false
+            }
+        }
+    }
+
+    /// One value at `index`, in a container at `depth`.
+    private mutating func value(depth: Int) -> Bool {
+        switch peek {
+        case UInt8(ascii: "{"): return object(depth: depth + 1)
+        case UInt8(ascii: "["): return array(depth: depth + 1)
+        case UInt8(ascii: "\""): return string()
+        case UInt8(ascii: "t"): return literal("true")
+        case UInt8(ascii: "f"): return literal("false")
+        case UInt8(ascii: "n"): return literal("null")
+        case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): return number()
+        default: return false
+        }
+    }
+
+    private mutating func literal(_ text: StaticString) -> Bool {
+        let literalCount = text.utf8CodeUnitCount
+        guard index + literalCount <= count, memcmp(base + index, text.utf8Start, literalCount) == 0 else { return false }
+        index += literalCount
+        return true
+    }
+
+    // MARK: Numbers
+
+    /// A number the parser reads without converting text: up to 15 integer digits, an
+    /// optional fraction, no exponent (so always finite). Others go to the parser.
+    private mutating func number() -> Bool {
+        if peek == UInt8(ascii: "-") { index += 1 }
+        guard Self.isDigit(peek) else { return false }
+        let digitsStart = index
+        if peek == UInt8(ascii: "0") {
+            index += 1
+            if Self.isDigit(peek) { return false }
+        } else {
+            while Self.isDigit(peek) { index += 1 }
+        }
+        guard index - digitsStart <= 15 else { return false }
+        if peek == UInt8(ascii: ".") {
+            index += 1
+            guard Self.isDigit(peek) else { return false }
+            while Self.isDigit(peek) { index += 1 }
+        }
+        return peek != UInt8(ascii: "e") && peek != UInt8(ascii: "E")
+    }
+
+    @inline(__always)
+    private static func isDigit(_ byte: UInt8) -> Bool { byte &- UInt8(ascii: "0") < 10 }
+
+    // MARK: Strings
+
+    /// A string value at `index` (its opening quote): escapes checked, UTF-8 validated.
+    private mutating func string() -> Bool {
+        let start = index + 1
+        if let (end, ascii) = plainString(from: start) {
+            guard ascii || Self.isValidUTF8(base + start, count: end - start) else { return false }
+            index = end + 1
+            return true
+        }
+        return escapedString(from: start)
+    }
+
+    /// A string holding escapes (or a control character, or no end): each escape is
+    /// checked as the parser decodes it, and the raw bytes between escapes are valid
+    /// UTF-8 on their own (an escape decodes to a complete scalar, so a sequence split
+    /// by one is invalid either way).
+    private mutating func escapedString(from start: Int) -> Bool {
+        index = start
+        var runStart = start
+        var ascii = true
+        while index < count {
+            let byte = base[index]
+            if byte == UInt8(ascii: "\"") {
+                guard ascii || Self.isValidUTF8(base + runStart, count: index - runStart) else { return false }
+                index += 1
+                return true
+            }
+            if byte < 0x20 { return false }
+            if byte >= 0x80 { ascii = false }
+            guard byte == UInt8(ascii: "\\") else { index += 1; continue }
+            guard ascii || Self.isValidUTF8(base + runStart, count: index - runStart) else { return false }
+            ascii = true
+            index += 1
+            switch peek {
+            case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"), UInt8(ascii: "b"), UInt8(ascii: "f"),
+                 UInt8(ascii: "n"), UInt8(ascii: "r"), UInt8(ascii: "t"):
+                index += 1
+            case UInt8(ascii: "u"):
+                index += 1
+                guard let scalar = hex4() else { return false }
+                if (0xD800...0xDBFF).contains(scalar) {
+                    guard peek == UInt8(ascii: "\\"), index + 1 < count, base[index + 1] == UInt8(ascii: "u") else { return false }
+                    index += 2
+                    guard let low = hex4(), (0xDC00...0xDFFF).contains(low) else { return false }
+                } else if (0xDC00...0xDFFF).contains(scalar) {
+                    return false
+                }
+            default:
+                return false
+            }
+            runStart = index
+        }
+        return false
+    }
+
+    private mutating func hex4() -> UInt32? {
+        guard index + 4 <= count else { return nil }
+        var value: UInt32 = 0
+        for _ in 0..<4 {
+            let byte = base[index]
+            let digit: UInt8
+            switch byte {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): digit = byte - UInt8(ascii: "0")
+            case UInt8(ascii: "a")...UInt8(ascii: "f"): digit = byte - UInt8(ascii: "a") + 10
+            case UInt8(ascii: "A")...UInt8(ascii: "F"): digit = byte - UInt8(ascii: "A") + 10
+            default: return nil
+            }
+            value = value << 4 | UInt32(digit)
+            index += 1
+        }
+        return value
+    }
+
+    /// From `start` (after an opening quote): the offset of the closing quote and whether
+    /// every byte is ASCII, or nil when an escape or a control character comes first or
+    /// the string does not end. Eight bytes at a time.
+    @inline(__always)
+    private func plainString(from start: Int) -> (end: Int, ascii: Bool)? {
+        let ones: UInt64 = 0x0101_0101_0101_0101
+        let highs: UInt64 = 0x8080_8080_8080_8080
+        let raw = UnsafeRawPointer(base)
+        var i = start
+        var seen: UInt64 = 0
+        while i + 8 <= count {
+            let word = raw.loadUnaligned(fromByteOffset: i, as: UInt64.self)
+            let quote = word ^ (ones &* 0x22)
+            let backslash = word ^ (ones &* 0x5C)
+            let special = ((quote &- ones) & ~quote) | ((backslash &- ones) & ~backslash) | ((word &- ones &* 0x20) & ~word)
+            if special & highs != 0 { break }
+            seen |= word
+            i += 8
+        }
+        while i < count {
+            let byte = base[i]
+            if byte == 0x22 { return (i, seen & highs == 0) }
+            if byte == 0x5C || byte < 0x20 { return nil }
+            seen |= UInt64(byte)
+            i += 1
+        }
+        return nil
+    }
+
+    /// Whether `count` bytes are well-formed UTF-8 (Unicode 15 Table 3-7: no overlong
+    /// forms, no surrogates, nothing above U+10FFFF) — the check `String(validating:)` makes.
+    package static func isValidUTF8(_ bytes: UnsafePointer<UInt8>, count: Int) -> Bool {
+        var i = 0
+        while i < count {
+            let lead = bytes[i]
+            if lead < 0x80 { i += 1; continue }
+            let length: Int
+            var low: UInt8 = 0x80, high: UInt8 = 0xBF
+            switch lead {
+            case 0xC2...0xDF: length = 2
+            case 0xE0: length = 3; low = 0xA0
+            case 0xE1...0xEC, 0xEE...0xEF: length = 3
+            case 0xED: length = 3; high = 0x9F
+            case 0xF0: length = 4; low = 0x90
+            case 0xF1...0xF3: length = 4
+            case 0xF4: length = 4; high = 0x8F
+            default: return false
+            }
+            guard i + length <= count else { return false }
+            let second = bytes[i + 1]
+            guard second >= low && second <= high else { return false }
+            for offset in 2..<max(length, 2) where bytes[i + offset] & 0xC0 != 0x80 { return false }
+            i += length
+        }
+        return true
+    }
+}
+
+/// The scanner's verdict for the fuzz targets (`@_spi(Fuzzing) import LatchkeyJSON`):
+/// not API, it may change or go away in any release.
+@_spi(Fuzzing) public enum JSONScannerProbe {
+    /// Whether the scanner alone accepts `bytes` as a JSON object (false: it is invalid,
+    /// or left to the parser).
+    public static func accepts(_ bytes: [UInt8]) -> Bool {
+        bytes.withUnsafeBytes { JSONScanner.scanObject($0) { _, _ in -1 } != nil }
+    }
+}

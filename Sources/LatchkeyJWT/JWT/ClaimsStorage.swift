@@ -1,0 +1,86 @@
+import LatchkeyJSON
+import Synchronization
+
+/// A token's decoded payload, its registered claims, and the whole claims object once
+/// somebody reads it: verifying a token parses only what validation needs.
+final class ClaimsStorage: Sendable {
+    let payload: [UInt8]
+    let registered: RegisteredClaims
+    private let parsed: Mutex<JSONObject?>
+
+    private init(payload: [UInt8], registered: RegisteredClaims, object: JSONObject?) {
+        self.payload = payload
+        self.registered = registered
+        parsed = Mutex(object)
+    }
+
+    /// Every claim: parsed on first read (the payload was checked when the token was
+    /// read, so this cannot fail), then kept.
+    var object: JSONObject {
+        if let object = parsed.withLock({ $0 }) { return object }
+        let object: JSONObject
+        if case .object(let parsedObject)? = try? JSONParser.parse(payload, names: InternedNames.claims) {
+            object = parsedObject
+        } else {
+            object = [:]
+        }
+        parsed.withLock { $0 = object }
+        return object
+    }
+
+    /// Reads a decoded payload as a claims set: a JSON object, as strictly as the parser
+    /// reads it. The common shapes are checked by `JSONScanner` and only the registered
+    /// claims parsed; anything else is parsed whole (and refused with the parser's error).
+    static func read(_ payload: [UInt8]) throws(JWTError) -> ClaimsStorage {
+        if let fast = payload.withUnsafeBytes({ readScanning($0) }) {
+            return ClaimsStorage(payload: payload, registered: fast, object: nil)
+        }
+        let parsed = payload.withUnsafeBytes { bytes in
+            Result { () throws(JSONError) in try JSONParser.parseRecordingSlots(bytes, names: InternedNames.claims) }
+        }
+        let value: JSONValue, slots: JSONMemberSlots
+        switch parsed {
+        case .success(let result): (value, slots) = result
+        case .failure(let error): throw JWTError.malformed(segment: 2, error.description, underlying: error)
+        }
+        guard case .object(let object) = value else { throw JWTError.malformed(segment: 2, "the claims are not a JSON object") }
+        var registered = RegisteredClaims()
+        for claim in InternedNames.Registered.allCases {
+            switch slots.location(of: claim.rawValue) {
+            case .absent: break
+            case .member(let position): registered[claim] = object.members[position].value
+            case .byName: registered[claim] = object[claim.name]
+            }
+        }
+        return ClaimsStorage(payload: payload, registered: registered, object: object)
+    }
+
+    /// The registered claims of a payload the scanner accepts, or nil for the parser.
+    private static func readScanning(_ bytes: UnsafeRawBufferPointer) -> RegisteredClaims? {
+        guard let slots = JSONScanner.scanObject(bytes, slot: RegisteredClaims.slot) else { return nil }
+        var registered = RegisteredClaims()
+        for claim in InternedNames.Registered.allCases {
+            guard let range = slots.range(of: claim.rawValue) else { continue }
+            guard let value = value(UnsafeRawBufferPointer(rebasing: bytes[range])) else { return nil }
+            registered[claim] = value
+        }
+        return registered
+    }
+
+    /// A value the scanner checked: a string without escapes or an integer (what
+    /// registered claims nearly always are) read directly, anything else by the parser.
+    @inline(__always)
+    private static func value(_ bytes: UnsafeRawBufferPointer) -> JSONValue? {
+        guard let first = bytes.first else { return nil }
+        if first == UInt8(ascii: "\""), bytes.count >= 2, !bytes.contains(UInt8(ascii: "\\")) {
+            // Valid UTF-8 already (the scanner checked it): decoding repairs nothing.
+            return .string(String(decoding: UnsafeRawBufferPointer(rebasing: bytes[1..<(bytes.count - 1)]), as: UTF8.self))
+        }
+        if first != UInt8(ascii: "-"), bytes.count <= 15, bytes.allSatisfy({ $0 &- UInt8(ascii: "0") < 10 }) {
+            var integer: UInt64 = 0
+            for digit in bytes { integer = integer &* 10 &+ UInt64(digit &- UInt8(ascii: "0")) }
+            return .number(Double(integer))
+        }
+        return try? JSONParser.parse(bytes)
+    }
+}
