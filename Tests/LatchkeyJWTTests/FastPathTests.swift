@@ -163,6 +163,13 @@ import Testing
             let slot = Array(claim.name.utf8).withUnsafeBytes { RegisteredClaims.slot($0.baseAddress!, $0.count) }
             #expect(slot == claim.rawValue, "\(claim.name)")
         }
+        for member in InternedNames.HeaderMember.allCases {
+            let slot = Array("\(member)".utf8).withUnsafeBytes { InternedNames.HeaderMember.slot($0.baseAddress!, $0.count) }
+            #expect(slot == member.rawValue, "\(member)")
+        }
+        for other in ["al", "algo", "Kid", "jku", "cri", "crit\u{0}", "x5t#S256"] {
+            #expect(Array(other.utf8).withUnsafeBytes { InternedNames.HeaderMember.slot($0.baseAddress!, $0.count) } == -1, "\(other)")
+        }
         for other in ["is", "isss", "Iss", "email", "nonce", "azp", "ex\u{0}"] {
             #expect(Array(other.utf8).withUnsafeBytes { RegisteredClaims.slot($0.baseAddress!, $0.count) } == -1, "\(other)")
         }
@@ -205,6 +212,39 @@ import Testing
             let error = #expect(throws: JWTError.self) { try JWT.decode(try Self.signed(payload, key: key)) }
             #expect(error?.code == .malformed)
             #expect(error.map { "\($0)" }?.contains("duplicate member name") == true)
+        }
+    }
+
+    /// A header the scanner reads and the same header sent to the parser (an escaped
+    /// name) give the same members, object and errors.
+    @Test func scannedAndParsedHeadersAreTheSame() throws {
+        func token(_ header: String) -> String {
+            Base64URL.encode(Array(header.utf8)) + "." + Base64URL.encode(Array(#"{"sub":"a"}"#.utf8)) + ".c2ln"
+        }
+        let plain = #"{"alg":"RS256","kid":"key-2024-01-abcdefghijkl","typ":"at+jwt","cty":"JWT","x":[1]}"#
+        let escaped = plain.replacingOccurrences(of: #""x""#, with: #""\u0078""#)
+        let scanned = try CompactJWS(token(plain)).header
+        let parsed = try CompactJWS(token(escaped)).header
+        for header in [scanned, parsed] {
+            #expect(header.algorithmName == "RS256")
+            #expect(header.algorithm == .rs256)
+            #expect(header.keyID == "key-2024-01-abcdefghijkl")
+            #expect(header.type == "at+jwt")
+            #expect(header.contentType == "JWT")
+            #expect(header.critical.isEmpty)
+            #expect(header["x"] == [1])
+        }
+        #expect(scanned == parsed)
+        #expect(scanned.object == (try JSONValue.parse(plain)).objectValue)
+        for (bad, message) in [(#"{"kid":"k"}"#, #"no "alg""#), (#"{"alg":1}"#, #""alg" must be a string"#),
+                               (#"{"alg":"HS256","kid":7}"#, #""kid" must be a string"#),
+                               (#"{"alg":"HS256","typ":null}"#, #""typ" must be a string"#),
+                               (#"{"alg":"HS256","alg":"none"}"#, "duplicate member name")] {
+            for text in [bad, bad.replacingOccurrences(of: #"{"a"#, with: #"{"\u0061"#)] {
+                let error = #expect(throws: JWTError.self) { try CompactJWS(token(text)) }
+                #expect(error?.code == .malformed)
+                #expect(error.map { "\($0)" }?.contains(message) == true, "\(text): \(error.map { "\($0)" } ?? "")")
+            }
         }
     }
 }

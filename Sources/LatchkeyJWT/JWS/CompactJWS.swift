@@ -43,7 +43,7 @@ public struct CompactJWS: Sendable {
          readPayload: (([UInt8]) throws(JWTError) -> Void)?) throws(JWTError) {
         var text = String(token)
         var failure: JWTError?
-        var parsed: (header: JWSHeader, firstDot: Int, secondDot: Int)?
+        var parsed: (header: JWSHeader.Members, firstDot: Int, secondDot: Int)?
         text.withUTF8 { utf8 in
             do throws(JWTError) {
                 parsed = try Self.parse(UnsafeRawBufferPointer(utf8), options: options, readPayload: readPayload)
@@ -52,14 +52,14 @@ public struct CompactJWS: Sendable {
             }
         }
         guard let parsed else { throw failure ?? JWTError.malformed("the token could not be read") }
-        header = parsed.header
+        header = JWSHeader(parsed.header, segment: TokenSegment(token: text, range: 0..<parsed.firstDot))
         self.token = text
         firstDot = parsed.firstDot
         secondDot = parsed.secondDot
     }
 
     private static func parse(_ bytes: UnsafeRawBufferPointer, options: JWSOptions,
-                              readPayload: (([UInt8]) throws(JWTError) -> Void)?) throws(JWTError) -> (header: JWSHeader, firstDot: Int, secondDot: Int) {
+                              readPayload: (([UInt8]) throws(JWTError) -> Void)?) throws(JWTError) -> (header: JWSHeader.Members, firstDot: Int, secondDot: Int) {
         guard bytes.count <= options.maxTokenSize else {
             throw JWTError(.tooLarge, "token of \(bytes.count) bytes exceeds the \(options.maxTokenSize)-byte limit")
         }
@@ -74,16 +74,10 @@ public struct CompactJWS: Sendable {
         }
         let headerSegment = UnsafeRawBufferPointer(rebasing: bytes[0..<firstDot])
         guard !headerSegment.isEmpty else { throw JWTError.malformed(segment: 1, "empty") }
-        let (headerValue, headerSlots) = try TokenSegment.withDecoded(headerSegment) { decoded throws(JWTError) -> (JSONValue, JSONMemberSlots) in
+        let header = try TokenSegment.withDecoded(headerSegment) { decoded throws(JWTError) -> JWSHeader.Members in
             guard let decoded else { throw JWTError.malformed(segment: 1, "not base64url without padding") }
-            do throws(JSONError) { return try JSONParser.parseRecordingSlots(decoded, names: InternedNames.header) } catch {
-                throw JWTError.malformed(segment: 1, error.description, underlying: error)
-            }
+            return try JWSHeader.read(decoded)
         }
-        guard case .object(let headerObject) = headerValue else {
-            throw JWTError.malformed(segment: 1, "the header is not a JSON object")
-        }
-        let header = try JWSHeader(object: headerObject, slots: headerSlots)
         let payloadSegment = UnsafeRawBufferPointer(rebasing: bytes[(firstDot + 1)..<secondDot])
         if let readPayload {
             guard let payload = LatchkeyBase64.decodeURL(payloadSegment) else { throw JWTError.malformed(segment: 2, "not base64url without padding") }

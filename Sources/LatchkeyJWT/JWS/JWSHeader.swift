@@ -1,25 +1,91 @@
 public import LatchkeyJSON
 
 /// The protected header of a compact JWS.
+///
+/// The members Latchkey reads (`alg`, `kid`, `typ`, `cty`, `crit`) are read when the
+/// token is parsed; the whole ``object`` is parsed from the token's text when asked for.
 public struct JWSHeader: Sendable, Hashable {
-    /// Every header member, as parsed.
-    public let object: JSONObject
     /// `alg`, as written (it may name an algorithm Latchkey does not implement).
     public let algorithmName: String
-    /// Where the parser saw `alg`, `kid`, `typ`, `cty` and `crit` (matched by bytes).
-    private let slots: JSONMemberSlots
+    /// `kid`.
+    public let keyID: String?
+    /// `typ`.
+    public let type: String?
+    /// `cty`.
+    public let contentType: String?
+    /// `crit`: extensions the producer says must be understood.
+    public let critical: [String]
+    /// The header's text in the token (checked when the token was parsed).
+    private let segment: TokenSegment
 
-    /// A header from its parsed object and the slots the parser recorded with
-    /// `InternedNames.header`.
-    init(object: JSONObject, slots: JSONMemberSlots) throws(JWTError) {
-        func member(_ member: InternedNames.HeaderMember) -> JSONValue? { Self.member(member, of: object, slots: slots) }
-        guard let alg = member(.alg) else { throw JWTError.malformed(segment: 1, "the header has no \"alg\"") }
-        guard let name = alg.stringValue else { throw JWTError.malformed(segment: 1, "\"alg\" must be a string") }
-        for member in [InternedNames.HeaderMember.kid, .typ, .cty] {
-            if let value = Self.member(member, of: object, slots: slots), value.stringValue == nil {
-                throw JWTError.malformed(segment: 1, "\"\(member)\" must be a string")
+    /// Every header member, parsed from the token each time it is read (the members
+    /// above are kept; this is for inspection).
+    public var object: JSONObject {
+        segment.withDecoded { try? JSONParser.parse($0, names: InternedNames.header) }?.objectValue ?? [:]
+    }
+
+    /// The members read from the header's text, checked as RFC 7515 §4.1 asks.
+    struct Members {
+        var algorithmName: String
+        var keyID: String?, type: String?, contentType: String?
+        var critical: [String] = []
+    }
+
+    init(_ members: Members, segment: TokenSegment) {
+        algorithmName = members.algorithmName
+        keyID = members.keyID
+        type = members.type
+        contentType = members.contentType
+        critical = members.critical
+        self.segment = segment
+    }
+
+    /// Reads a decoded header: the scanner and the members alone when it can, the
+    /// parser otherwise (and always for `crit`, which is checked against the others).
+    static func read(_ decoded: UnsafeRawBufferPointer) throws(JWTError) -> Members {
+        if let slots = JSONScanner.scanObject(decoded, slot: InternedNames.HeaderMember.slot),
+           slots.range(of: InternedNames.HeaderMember.crit.rawValue) == nil {
+            func member(_ member: InternedNames.HeaderMember) throws(JWTError) -> String? {
+                guard let range = slots.range(of: member.rawValue) else { return nil }
+                guard let value = JSONScannedValue.read(UnsafeRawBufferPointer(rebasing: decoded[range])) else {
+                    throw JWTError.malformed(segment: 1, "the header could not be read")
+                }
+                guard let string = value.stringValue else { throw JWTError.malformed(segment: 1, "\"\(member)\" must be a string") }
+                return string
+            }
+            guard slots.range(of: InternedNames.HeaderMember.alg.rawValue) != nil else {
+                throw JWTError.malformed(segment: 1, "the header has no \"alg\"")
+            }
+            guard let alg = try? member(.alg) else { throw JWTError.malformed(segment: 1, "\"alg\" must be a string") }
+            return Members(algorithmName: alg, keyID: try member(.kid), type: try member(.typ), contentType: try member(.cty))
+        }
+        let parsed = Result { () throws(JSONError) in try JSONParser.parseRecordingSlots(decoded, names: InternedNames.header) }
+        let value: JSONValue, slots: JSONMemberSlots
+        switch parsed {
+        case .success(let result): (value, slots) = result
+        case .failure(let error): throw JWTError.malformed(segment: 1, error.description, underlying: error)
+        }
+        guard case .object(let object) = value else { throw JWTError.malformed(segment: 1, "the header is not a JSON object") }
+        return try members(of: object, slots: slots)
+    }
+
+    /// The members of a parsed header, checked.
+    private static func members(of object: JSONObject, slots: JSONMemberSlots) throws(JWTError) -> Members {
+        func member(_ member: InternedNames.HeaderMember) -> JSONValue? {
+            switch slots.location(of: member.rawValue) {
+            case .absent: nil
+            case .member(let position): object.members[position].value
+            case .byName: object["\(member)"]
             }
         }
+        guard let alg = member(.alg) else { throw JWTError.malformed(segment: 1, "the header has no \"alg\"") }
+        guard let name = alg.stringValue else { throw JWTError.malformed(segment: 1, "\"alg\" must be a string") }
+        for name in [InternedNames.HeaderMember.kid, .typ, .cty] {
+            if let value = member(name), value.stringValue == nil {
+                throw JWTError.malformed(segment: 1, "\"\(name)\" must be a string")
+            }
+        }
+        var critical: [String] = []
         if let crit = member(.crit) {
             // RFC 7515 §4.1.11: a non-empty array of names, none of them a standard member.
             guard let names = crit.arrayValue, !names.isEmpty, names.allSatisfy({ $0.stringValue != nil }) else {
@@ -28,21 +94,10 @@ public struct JWSHeader: Sendable, Hashable {
             for case .string(let name) in names where Self.isRegistered(name) || object[name] == nil {
                 throw JWTError.malformed(segment: 1, "\"crit\" lists \"\(name)\", which is \(Self.isRegistered(name) ? "a registered header name" : "absent from the header")")
             }
+            critical = names.compactMap(\.stringValue)
         }
-        self.object = object
-        self.slots = slots
-        self.algorithmName = name
-    }
-
-    /// A member `JWSHeader` reads, found where the parser saw it.
-    private subscript(member: InternedNames.HeaderMember) -> JSONValue? { Self.member(member, of: object, slots: slots) }
-
-    private static func member(_ member: InternedNames.HeaderMember, of object: JSONObject, slots: JSONMemberSlots) -> JSONValue? {
-        switch slots.location(of: member.rawValue) {
-        case .absent: nil
-        case .member(let position): object.members[position].value
-        case .byName: object["\(member)"]
-        }
+        return Members(algorithmName: name, keyID: member(.kid)?.stringValue, type: member(.typ)?.stringValue,
+                       contentType: member(.cty)?.stringValue, critical: critical)
     }
 
     public static func == (lhs: JWSHeader, rhs: JWSHeader) -> Bool { lhs.object == rhs.object }
@@ -56,14 +111,6 @@ public struct JWSHeader: Sendable, Hashable {
 
     /// The algorithm, if Latchkey implements it (matched by the name's exact bytes).
     public var algorithm: JWSAlgorithm? { JWSAlgorithm(joseName: algorithmName) }
-    /// `kid`.
-    public var keyID: String? { self[.kid]?.stringValue }
-    /// `typ`.
-    public var type: String? { self[.typ]?.stringValue }
-    /// `cty`.
-    public var contentType: String? { self[.cty]?.stringValue }
-    /// `crit`: extensions the producer says must be understood.
-    public var critical: [String] { self[.crit]?.arrayValue?.compactMap(\.stringValue) ?? [] }
     /// Any member by name (`jku`, `x5u` and `jwk` are readable but never fetched or trusted).
     public subscript(name: String) -> JSONValue? { object[name] }
 }

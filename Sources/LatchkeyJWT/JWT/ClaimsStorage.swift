@@ -61,26 +61,10 @@ final class ClaimsStorage: Sendable {
         var registered = RegisteredClaims()
         for claim in InternedNames.Registered.allCases {
             guard let range = slots.range(of: claim.rawValue) else { continue }
-            guard let value = value(UnsafeRawBufferPointer(rebasing: bytes[range])) else { return nil }
+            guard let value = JSONScannedValue.read(UnsafeRawBufferPointer(rebasing: bytes[range])) else { return nil }
             registered[claim] = value
         }
         return registered
     }
 
-    /// A value the scanner checked: a string without escapes or an integer (what
-    /// registered claims nearly always are) read directly, anything else by the parser.
-    @inline(__always)
-    private static func value(_ bytes: UnsafeRawBufferPointer) -> JSONValue? {
-        guard let first = bytes.first else { return nil }
-        if first == UInt8(ascii: "\""), bytes.count >= 2, !bytes.contains(UInt8(ascii: "\\")) {
-            // Valid UTF-8 already (the scanner checked it): decoding repairs nothing.
-            return .string(String(decoding: UnsafeRawBufferPointer(rebasing: bytes[1..<(bytes.count - 1)]), as: UTF8.self))
-        }
-        if first != UInt8(ascii: "-"), bytes.count <= 15, bytes.allSatisfy({ $0 &- UInt8(ascii: "0") < 10 }) {
-            var integer: UInt64 = 0
-            for digit in bytes { integer = integer &* 10 &+ UInt64(digit &- UInt8(ascii: "0")) }
-            return .number(Double(integer))
-        }
-        return try? JSONParser.parse(bytes)
-    }
 }
