@@ -238,11 +238,19 @@ package struct JSONParser {
         var i = start
         var seen: UInt64 = 0
         while i + 8 <= count {
-            let word = base.loadUnaligned(fromByteOffset: i, as: UInt64.self)
+            let word = UInt64(littleEndian: base.loadUnaligned(fromByteOffset: i, as: UInt64.self))
             let quote = word ^ (ones &* 0x22)
             let backslash = word ^ (ones &* 0x5C)
             let special = ((quote &- ones) & ~quote) | ((backslash &- ones) & ~backslash) | ((word &- ones &* 0x20) & ~word)
-            if special & highs != 0 { break }
+            let flagged = special & highs
+            if flagged != 0 {
+                // The lowest flagged byte is exact (a borrow only reaches higher bytes):
+                // the first quote, backslash or control character.
+                let offset = flagged.trailingZeroBitCount >> 3
+                seen |= word & ((1 << UInt64(offset << 3)) &- 1)
+                let byte = UInt8(truncatingIfNeeded: word >> UInt64(offset << 3))
+                return byte == 0x22 ? (i + offset, seen & highs == 0) : nil
+            }
             seen |= word
             i += 8
         }
