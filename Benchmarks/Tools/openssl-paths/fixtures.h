@@ -1,4 +1,4 @@
-// Fixed inputs of openssl-paths, generated once with the openssl CLI (see README.md
+// Fixed inputs of openssl-paths, generated once with the openssl CLI (README.md
 // beside this file): a P-384 key (named and explicit-parameter SPKI), its
 // ECDSA-SHA384 signature (DER), an Ed25519 key and its signature, over one message.
 #ifndef OPENSSL_PATHS_FIXTURES_H
