@@ -150,6 +150,15 @@ static int setup_legacy_precomputed(void) {
     return 1;
 }
 
+// The precomputed EC_KEY wrapped for EVP: does the table survive the provider import?
+static int setup_evp_on_precomputed(void) {
+    setup_legacy_precomputed();
+    EVP_PKEY *key = EVP_PKEY_new();
+    if (key == NULL || EVP_PKEY_set1_EC_KEY(key, legacy) != 1) fail("EVP_PKEY_set1_EC_KEY");
+    prepare_template(key);
+    return 1;
+}
+
 // The same curve on EC_GFp_nist_method (BN_nist_mod_384 reduction) instead of the
 // Montgomery method EC_GROUP_new_by_curve_name picks for P-384.
 static int setup_legacy_nist(void) {
@@ -203,6 +212,7 @@ const path es384_paths[] = {
     {"ES384/key-explicit-params", "copy-reused-mdctx, key from an explicit-parameter SPKI", setup_explicit, op_copy_reused},
     {"ES384/legacy-ECDSA_verify", "EVP_Digest + ECDSA_verify on an EC_KEY (deprecated)", setup_legacy, op_legacy},
     {"ES384/legacy-precomputed", "the same after EC_KEY_precompute_mult", setup_legacy_precomputed, op_legacy},
+    {"ES384/evp-on-precomputed", "copy-reused-mdctx, key EVP_PKEY_set1_EC_KEY of the precomputed EC_KEY", setup_evp_on_precomputed, op_copy_reused},
     {"ES384/legacy-nist-method", "the same on an EC_GFp_nist_method group", setup_legacy_nist, op_legacy},
     {"ES384/part:sha384", "EVP_Digest of the message alone", setup_evp, op_hash_only},
 };
