@@ -54,8 +54,8 @@ public final class RawSignatureVerifier {
     /// Copies the prepared context and verifies `signature` (DER for ECDSA) over `input`.
     @inline(never)
     public func verify(_ input: UnsafeBufferPointer<UInt8>, signature: UnsafeBufferPointer<UInt8>) -> Bool {
-        // Ed25519 contexts cannot be copied in OpenSSL 3.0; re-initialising is then the
-        // only way, and still reuses the parsed key.
+        // Should a provider refuse to copy a context (OpenSSL 3.0.19 copies Ed25519 ones:
+        // `make openssl-paths` says so under "facts"), re-initialising still reuses the key.
         if EVP_MD_CTX_copy_ex(work, template) != 1 {
             ERR_clear_error()
             guard EVP_DigestVerifyInit_ex(work, nil, nil, nil, nil, key, nil) == 1 else { return false }
