@@ -89,8 +89,8 @@ public final class JWKSCache: Sendable {
 
     /// Verifies a JWT with the cached keys, refetching once for an unknown `kid`.
     public func verify(_ token: String, options validation: JWTValidationOptions = JWTValidationOptions()) async throws -> JWT {
-        let jws = try CompactJWS(token, options: validation.jws)
-        return try JWT.verified(jws, keys: try await keysVerifying(jws), options: validation)
+        let (jws, payload) = try JWT.parse(token, options: validation.jws)
+        return try JWT.verified(jws, payload: payload, keys: try await keysVerifying(jws), options: validation)
     }
 
     /// Verifies a JWS's signature with the cached keys (any payload).

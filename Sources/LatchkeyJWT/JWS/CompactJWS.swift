@@ -33,20 +33,20 @@ public struct CompactJWS: Sendable {
     /// whitespace or foreign characters, a header that is a JSON object without
     /// duplicate members, and at most `options.maxTokenSize` bytes (checked first).
     public init(_ token: some StringProtocol, options: JWSOptions = JWSOptions()) throws {
-        try self.init(token, options: options, readPayload: nil)
+        var unused: [UInt8]? = nil
+        try self.init(token, options: options, payload: &unused)
     }
 
-    /// Parses a token. With `readPayload`, the payload is decoded (once) and handed to
-    /// it; without, it is only checked to be strict base64url. The segments are checked
-    /// in order: header, payload, signature.
-    init(_ token: some StringProtocol, options: JWSOptions,
-         readPayload: (([UInt8]) throws(JWTError) -> Void)?) throws(JWTError) {
+    /// Parses a token. When `payload` is non-nil (empty), the payload is decoded into it
+    /// (once, which also checks it); when nil, it is only checked to be strict base64url.
+    /// The segments are checked in order: header, payload, signature.
+    init(_ token: some StringProtocol, options: JWSOptions, payload: inout [UInt8]?) throws(JWTError) {
         var text = String(token)
         var failure: JWTError?
         var parsed: (header: JWSHeader.Members, firstDot: Int, secondDot: Int)?
         text.withUTF8 { utf8 in
             do throws(JWTError) {
-                parsed = try Self.parse(UnsafeRawBufferPointer(utf8), options: options, readPayload: readPayload)
+                parsed = try Self.parse(UnsafeRawBufferPointer(utf8), options: options, payload: &payload)
             } catch {
                 failure = error
             }
@@ -59,7 +59,7 @@ public struct CompactJWS: Sendable {
     }
 
     private static func parse(_ bytes: UnsafeRawBufferPointer, options: JWSOptions,
-                              readPayload: (([UInt8]) throws(JWTError) -> Void)?) throws(JWTError) -> (header: JWSHeader.Members, firstDot: Int, secondDot: Int) {
+                              payload: inout [UInt8]?) throws(JWTError) -> (header: JWSHeader.Members, firstDot: Int, secondDot: Int) {
         guard bytes.count <= options.maxTokenSize else {
             throw JWTError(.tooLarge, "token of \(bytes.count) bytes exceeds the \(options.maxTokenSize)-byte limit")
         }
@@ -79,9 +79,9 @@ public struct CompactJWS: Sendable {
             return try JWSHeader.read(decoded)
         }
         let payloadSegment = UnsafeRawBufferPointer(rebasing: bytes[(firstDot + 1)..<secondDot])
-        if let readPayload {
-            guard let payload = LatchkeyBase64.decodeURL(payloadSegment) else { throw JWTError.malformed(segment: 2, "not base64url without padding") }
-            try readPayload(payload)
+        if payload != nil {
+            guard let decoded = LatchkeyBase64.decodeURL(payloadSegment) else { throw JWTError.malformed(segment: 2, "not base64url without padding") }
+            payload = decoded
         } else {
             guard LatchkeyBase64.isValidURL(payloadSegment) else { throw JWTError.malformed(segment: 2, "not base64url without padding") }
         }

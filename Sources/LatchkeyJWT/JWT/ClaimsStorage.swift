@@ -1,3 +1,6 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import LatchkeyJSON
 import Synchronization
 
@@ -28,6 +31,31 @@ final class ClaimsStorage: Sendable {
         return object
     }
 
+    /// A registered claim as a JSON value.
+    func value(_ claim: InternedNames.Registered) -> JSONValue? {
+        switch registered[claim] {
+        case nil: nil
+        case .number(let number): .number(number)
+        case .text(let range): .string(text(range))
+        case .parsed(let value): value
+        }
+    }
+
+    /// The string at `range` of the payload (valid UTF-8: the scanner checked it).
+    func text(_ range: Range<Int>) -> String {
+        payload.withUnsafeBytes { String(decoding: UnsafeRawBufferPointer(rebasing: $0[range]), as: UTF8.self) }
+    }
+
+    /// Whether the string at `range` of the payload has exactly the UTF-8 bytes of `string`.
+    func text(_ range: Range<Int>, is string: String) -> Bool {
+        var string = string
+        return string.withUTF8 { utf8 in
+            payload.withUnsafeBytes { bytes in
+                utf8.count == range.count && (range.isEmpty || memcmp(bytes.baseAddress! + range.lowerBound, utf8.baseAddress!, range.count) == 0)
+            }
+        }
+    }
+
     /// Reads a decoded payload as a claims set: a JSON object, as strictly as the parser
     /// reads it. The common shapes are checked by `JSONScanner` and only the registered
     /// claims parsed; anything else is parsed whole (and refused with the parser's error).
@@ -48,8 +76,8 @@ final class ClaimsStorage: Sendable {
         for claim in InternedNames.Registered.allCases {
             switch slots.location(of: claim.rawValue) {
             case .absent: break
-            case .member(let position): registered[claim] = object.members[position].value
-            case .byName: registered[claim] = object[claim.name]
+            case .member(let position): registered[claim] = .parsed(object.members[position].value)
+            case .byName: registered[claim] = object[claim.name].map { .parsed($0) }
             }
         }
         return ClaimsStorage(payload: payload, registered: registered, object: object)
@@ -61,7 +89,7 @@ final class ClaimsStorage: Sendable {
         var registered = RegisteredClaims()
         for claim in InternedNames.Registered.allCases {
             guard let range = slots.range(of: claim.rawValue) else { continue }
-            guard let value = JSONScannedValue.read(UnsafeRawBufferPointer(rebasing: bytes[range])) else { return nil }
+            guard let value = RegisteredClaims.read(bytes, range) else { return nil }
             registered[claim] = value
         }
         return registered

@@ -14,17 +14,19 @@ public struct JWT: Sendable {
 
     /// Parses a token, reading its claims from the payload decoded once.
     init(_ token: some StringProtocol, options: JWSOptions) throws(JWTError) {
-        var payload: [UInt8] = []
-        let jws = try CompactJWS(token, options: options) { decoded throws(JWTError) in payload = decoded }
+        let (jws, payload) = try Self.parse(token, options: options)
         try self.init(jws: jws, payload: payload)
     }
 
-    /// The claims of an already parsed token (its payload was checked to be base64url).
-    init(jws: CompactJWS) throws(JWTError) {
-        try self.init(jws: jws, payload: jws.payloadSegment.decoded)
+    /// Parses a token and decodes its payload, once (so checking it is base64url is not a
+    /// second pass); its claims are read only when the caller says.
+    static func parse(_ token: some StringProtocol, options: JWSOptions) throws(JWTError) -> (CompactJWS, [UInt8]) {
+        var payload: [UInt8]? = []
+        let jws = try CompactJWS(token, options: options, payload: &payload)
+        return (jws, payload ?? [])
     }
 
-    private init(jws: CompactJWS, payload: [UInt8]) throws(JWTError) {
+    init(jws: CompactJWS, payload: [UInt8]) throws(JWTError) {
         header = jws.header
         claims = try JWTClaims(payload: payload)
         self.jws = jws
@@ -40,27 +42,29 @@ public struct JWT: Sendable {
     /// The signature is checked before the claims are parsed: a tampered payload is a
     /// bad signature, not a malformed token.
     public static func verify(_ token: some StringProtocol, keys: some JWTKeySource, options: JWTValidationOptions = JWTValidationOptions()) throws -> JWT {
-        try verified(CompactJWS(token, options: options.jws), keys: keys, options: options)
+        let (jws, payload) = try parse(token, options: options.jws)
+        try jws.verify(with: keys, options: options.jws)
+        return try validated(jws, payload: payload, options: options)
     }
 
     /// Verifies the signature with `key`, then the claims: the same as with any key
     /// source, without building a list of candidates.
     public static func verify(_ token: some StringProtocol, keys key: JWTKey, options: JWTValidationOptions = JWTValidationOptions()) throws -> JWT {
-        let jws = try CompactJWS(token, options: options.jws)
+        let (jws, payload) = try parse(token, options: options.jws)
         try jws.verify(with: key, options: options.jws)
-        return try validated(jws, options: options)
+        return try validated(jws, payload: payload, options: options)
     }
 
     /// Verifies a parsed token's signature, then its claims: the path every JWT
     /// verification through a key source (direct or through a `JWKSCache`) takes.
-    static func verified(_ jws: CompactJWS, keys: some JWTKeySource, options: JWTValidationOptions) throws -> JWT {
+    static func verified(_ jws: CompactJWS, payload: [UInt8], keys: some JWTKeySource, options: JWTValidationOptions) throws -> JWT {
         try jws.verify(with: keys, options: options.jws)
-        return try validated(jws, options: options)
+        return try validated(jws, payload: payload, options: options)
     }
 
     /// The claims of a token whose signature verified, checked against `options`.
-    private static func validated(_ jws: CompactJWS, options: JWTValidationOptions) throws -> JWT {
-        let jwt = try JWT(jws: jws)
+    private static func validated(_ jws: CompactJWS, payload: [UInt8], options: JWTValidationOptions) throws -> JWT {
+        let jwt = try JWT(jws: jws, payload: payload)
         try jwt.claims.validate(options)
         return jwt
     }

@@ -21,7 +21,13 @@ public struct JWTClaims: Sendable {
     public subscript(name: String) -> JSONValue? { object[name] }
 
     /// A registered claim.
-    func registered(_ claim: InternedNames.Registered) -> JSONValue? { storage.registered[claim] }
+    func registered(_ claim: InternedNames.Registered) -> JSONValue? { storage.value(claim) }
+
+    /// A registered claim as read, for validation (strings compared where they are).
+    func registeredValue(_ claim: InternedNames.Registered) -> RegisteredClaims.Value? { storage.registered[claim] }
+
+    /// Whether a string claim read in place has exactly the UTF-8 bytes of `string`.
+    func text(_ range: Range<Int>, is string: String) -> Bool { storage.text(range, is: string) }
 
     /// `iss`.
     public var issuer: String? { registered(.iss)?.stringValue }

@@ -45,40 +45,43 @@ extension JWTClaims {
     /// Checks the registered claims against `options`.
     public func validate(_ options: JWTValidationOptions) throws {
         // Types first: a registered claim of the wrong type is an error even when unchecked.
-        func number(_ claim: InternedNames.Registered) throws -> JSONValue? {
-            let value = registered(claim)
-            if let value, value.numberValue == nil { throw JWTError.invalidClaim(claim.name, "must be a number (seconds since 1970)") }
-            return value
-        }
-        func string(_ claim: InternedNames.Registered) throws -> JSONValue? {
-            let value = registered(claim)
-            if let value, value.stringValue == nil { throw JWTError.invalidClaim(claim.name, "must be a string") }
-            return value
-        }
-        let exp = try number(.exp), nbf = try number(.nbf), iat = try number(.iat)
-        let iss = try string(.iss)
-        _ = try string(.sub)
-        _ = try string(.jti)
-        let aud = registered(.aud)
-        if let aud {
-            switch aud {
-            case .string: break
-            case .array(let values) where values.allSatisfy({ $0.stringValue != nil }): break
-            default: throw JWTError.invalidClaim("aud", "must be a string or an array of strings")
+        func number(_ claim: InternedNames.Registered) throws -> Double? {
+            switch registeredValue(claim) {
+            case nil: return nil
+            case .number(let number): return number
+            case .parsed(let value) where value.numberValue != nil: return value.numberValue
+            default: throw JWTError.invalidClaim(claim.name, "must be a number (seconds since 1970)")
             }
+        }
+        func checkString(_ claim: InternedNames.Registered) throws {
+            switch registeredValue(claim) {
+            case nil, .text: return
+            case .parsed(let value) where value.stringValue != nil: return
+            default: throw JWTError.invalidClaim(claim.name, "must be a string")
+            }
+        }
+        let exp = try number(.exp), nbf = try number(.nbf), issuedAt = try number(.iat)
+        try checkString(.iss)
+        try checkString(.sub)
+        try checkString(.jti)
+        let aud = registeredValue(.aud)
+        switch aud {
+        case nil, .text: break
+        case .parsed(.string): break
+        case .parsed(.array(let values)) where values.allSatisfy({ $0.stringValue != nil }): break
+        default: throw JWTError.invalidClaim("aud", "must be a string or an array of strings")
         }
         for name in options.requiredClaims.sorted() where object[name] == nil {
             throw JWTError(.missingClaim, "required claim \"\(name)\" is missing")
         }
         let now = options.now().timeIntervalSince1970
         let leeway = options.leeway
-        if let exp = exp?.numberValue, now >= exp + leeway {
+        if let exp, now >= exp + leeway {
             throw JWTError(.expired, "expired at \(Date(timeIntervalSince1970: exp).utcText)")
         }
-        if let nbf = nbf?.numberValue, now + leeway < nbf {
+        if let nbf, now + leeway < nbf {
             throw JWTError(.notYetValid, "not valid before \(Date(timeIntervalSince1970: nbf).utcText)")
         }
-        let issuedAt = iat?.numberValue
         if let issuedAt, issuedAt > now + leeway {
             throw JWTError(.issuedAtInvalid, "issued in the future, at \(Date(timeIntervalSince1970: issuedAt).utcText)")
         }
@@ -89,8 +92,13 @@ extension JWTClaims {
             }
         }
         if let issuer = options.issuer {
-            guard let iss = iss?.stringValue else { throw JWTError(.missingClaim, "required claim \"iss\" is missing") }
-            guard sameCodeUnits(iss, issuer) else { throw JWTError(.wrongIssuer, "wrong issuer \"\(iss)\" (expected \"\(issuer)\")") }
+            let matches: Bool
+            switch registeredValue(.iss) {
+            case nil: throw JWTError(.missingClaim, "required claim \"iss\" is missing")
+            case .text(let range): matches = text(range, is: issuer)
+            default: matches = self.issuer.map { sameCodeUnits($0, issuer) } ?? false
+            }
+            guard matches else { throw JWTError(.wrongIssuer, "wrong issuer \"\(self.issuer ?? "")\" (expected \"\(issuer)\")") }
         }
         if options.audience != nil || !options.audiences.isEmpty {
             // Byte-wise, never `==`: canonically equivalent audiences are different audiences.
@@ -100,8 +108,10 @@ extension JWTClaims {
             }
             let contained: Bool
             switch aud {
-            case .string(let value): contained = allowed(value)
-            case .array(let values): contained = values.contains { $0.stringValue.map(allowed) ?? false }
+            case .text(let range):
+                contained = options.audience.map { text(range, is: $0) } == true || options.audiences.contains { text(range, is: $0) }
+            case .parsed(.string(let value)): contained = allowed(value)
+            case .parsed(.array(let values)): contained = values.contains { $0.stringValue.map(allowed) ?? false }
             default: throw JWTError(.missingClaim, "required claim \"aud\" is missing")
             }
             guard contained else {

@@ -1,13 +1,26 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import LatchkeyJSON
 
-/// The registered claims validation reads (RFC 7519 §4.1), each parsed on its own
-/// when the token is read; every other claim stays in the payload until asked for.
+/// The registered claims validation reads (RFC 7519 §4.1), read when the token is:
+/// numbers as numbers, strings without escapes as where they are in the payload (no
+/// copy until somebody asks for the `String`), anything else parsed. Every other claim
+/// stays in the payload until asked for.
 struct RegisteredClaims: Sendable {
-    private var iss, sub, aud, exp, nbf, iat, jti: JSONValue?
+    /// One claim as read.
+    enum Value: Sendable {
+        case number(Double)
+        /// A string without escapes: its bytes in the payload (between the quotes).
+        case text(Range<Int>)
+        case parsed(JSONValue)
+    }
+
+    private var iss, sub, aud, exp, nbf, iat, jti: Value?
 
     init() {}
 
-    subscript(claim: InternedNames.Registered) -> JSONValue? {
+    subscript(claim: InternedNames.Registered) -> Value? {
         get {
             switch claim {
             case .iss: iss
@@ -30,6 +43,19 @@ struct RegisteredClaims: Sendable {
             case .jti: jti = newValue
             }
         }
+    }
+
+    /// A value the scanner accepted, at `range` of `payload`.
+    @inline(__always)
+    static func read(_ payload: UnsafeRawBufferPointer, _ range: Range<Int>) -> Value? {
+        guard let base = payload.baseAddress, !range.isEmpty else { return nil }
+        let first = payload[range.lowerBound]
+        if first == UInt8(ascii: "\""), range.count >= 2, memchr(base + range.lowerBound, 0x5C, range.count) == nil {
+            return .text((range.lowerBound + 1)..<(range.upperBound - 1))
+        }
+        guard let value = JSONScannedValue.read(UnsafeRawBufferPointer(rebasing: payload[range])) else { return nil }
+        if case .number(let number) = value { return .number(number) }
+        return .parsed(value)
     }
 
     /// The scanner's slot for a top-level member name: the claim's `rawValue`, or -1.
