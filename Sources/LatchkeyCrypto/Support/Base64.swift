@@ -142,6 +142,16 @@ package enum Base64 {
         guard let base = input.baseAddress, let out = output.baseAddress, let t = tables.baseAddress else { return nil }
         var i = 0, o = 0
         var combined: UInt32 = 0
+        // Eight characters at a time while 8 output bytes fit: six bytes written with one
+        // 8-byte store (the two extra bytes are overwritten next, or by the tail).
+        let outCount = output.count
+        while i + 8 <= count && o + 8 <= outCount {
+            let high = quantum(base + i, tables: t), low = quantum(base + i + 4, tables: t)
+            combined |= high | low
+            let bits = (UInt64(high) << 40 | UInt64(low) << 16).bigEndian
+            out.storeBytes(of: bits, toByteOffset: o, as: UInt64.self)
+            i += 8; o += 6
+        }
         while i + 4 <= count {
             let v = quantum(base + i, tables: t)
             combined |= v
