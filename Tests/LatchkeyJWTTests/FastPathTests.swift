@@ -236,7 +236,9 @@ import Testing
         }
         #expect(scanned == parsed)
         #expect(scanned.object == (try JSONValue.parse(plain)).objectValue)
-        for (bad, message) in [(#"{"kid":"k"}"#, #"no "alg""#), (#"{"alg":1}"#, #""alg" must be a string"#),
+        for (bad, message) in [(#"{"kid":"k"}"#, #"no "alg""#), (#"{"kid":7,"typ":1}"#, #"no "alg""#),
+                               (#"{"alg":1,"kid":7}"#, #""alg" must be a string"#), (#"{"alg":"HS256","cty":1,"kid":7}"#, #""kid" must be a string"#),
+                               (#"{"alg":"HS256","cty":[]}"#, #""cty" must be a string"#), (#"{"alg":1}"#, #""alg" must be a string"#),
                                (#"{"alg":"HS256","kid":7}"#, #""kid" must be a string"#),
                                (#"{"alg":"HS256","typ":null}"#, #""typ" must be a string"#),
                                (#"{"alg":"HS256","alg":"none"}"#, "duplicate member name")] {

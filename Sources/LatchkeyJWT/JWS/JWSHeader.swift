@@ -9,10 +9,10 @@ public struct JWSHeader: Sendable, Hashable {
     public let algorithmName: String
     /// `kid`.
     public let keyID: String?
-    /// `typ`.
-    public let type: String?
-    /// `cty`.
-    public let contentType: String?
+    /// `typ` (read from the token's text when asked for).
+    public var type: String? { object["typ"]?.stringValue }
+    /// `cty` (read from the token's text when asked for).
+    public var contentType: String? { object["cty"]?.stringValue }
     /// `crit`: extensions the producer says must be understood.
     public let critical: [String]
     /// The header's text in the token (checked when the token was parsed).
@@ -25,17 +25,16 @@ public struct JWSHeader: Sendable, Hashable {
     }
 
     /// The members read from the header's text, checked as RFC 7515 §4.1 asks.
+    /// (`typ` and `cty` are only checked to be strings.)
     struct Members {
         var algorithmName: String
-        var keyID: String?, type: String?, contentType: String?
+        var keyID: String?
         var critical: [String] = []
     }
 
     init(_ members: Members, segment: TokenSegment) {
         algorithmName = members.algorithmName
         keyID = members.keyID
-        type = members.type
-        contentType = members.contentType
         critical = members.critical
         self.segment = segment
     }
@@ -57,7 +56,13 @@ public struct JWSHeader: Sendable, Hashable {
                 throw JWTError.malformed(segment: 1, "the header has no \"alg\"")
             }
             guard let alg = try? member(.alg) else { throw JWTError.malformed(segment: 1, "\"alg\" must be a string") }
-            return Members(algorithmName: alg, keyID: try member(.kid), type: try member(.typ), contentType: try member(.cty))
+            // `typ` and `cty` need only be strings: a value the scanner accepted that starts with a quote is one.
+            for member in [InternedNames.HeaderMember.kid, .typ, .cty] {
+                if let range = slots.range(of: member.rawValue), decoded[range.lowerBound] != UInt8(ascii: "\"") {
+                    throw JWTError.malformed(segment: 1, "\"\(member)\" must be a string")
+                }
+            }
+            return Members(algorithmName: alg, keyID: try member(.kid))
         }
         let parsed = Result { () throws(JSONError) in try JSONParser.parseRecordingSlots(decoded, names: InternedNames.header) }
         let value: JSONValue, slots: JSONMemberSlots
@@ -96,8 +101,7 @@ public struct JWSHeader: Sendable, Hashable {
             }
             critical = names.compactMap(\.stringValue)
         }
-        return Members(algorithmName: name, keyID: member(.kid)?.stringValue, type: member(.typ)?.stringValue,
-                       contentType: member(.cty)?.stringValue, critical: critical)
+        return Members(algorithmName: name, keyID: member(.kid)?.stringValue, critical: critical)
     }
 
     public static func == (lhs: JWSHeader, rhs: JWSHeader) -> Bool { lhs.object == rhs.object }
