@@ -4,7 +4,7 @@ public import LatchkeyJSON
 /// A JSON Web Token: a compact JWS whose payload is a JSON object of claims.
 public struct JWT: Sendable {
     /// The protected header.
-    public let header: JWSHeader
+    public var header: JWSHeader { jws.header }
     /// The claims.
     public let claims: JWTClaims
     /// The signature bytes.
@@ -27,7 +27,6 @@ public struct JWT: Sendable {
     }
 
     init(jws: CompactJWS, payload: [UInt8]) throws(JWTError) {
-        header = jws.header
         claims = try JWTClaims(payload: payload)
         self.jws = jws
     }

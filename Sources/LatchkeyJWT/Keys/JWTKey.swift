@@ -9,30 +9,48 @@ internal import LatchkeyCrypto
 /// verifying never decodes the key again. Immutable; safe to share between threads.
 public struct JWTKey: Sendable, CustomStringConvertible {
     /// The key's `kid`, if any.
-    public let keyID: String?
+    public var keyID: String? { storage.keyID }
     /// The algorithm the key is pinned to, if any.
-    public let algorithm: JWSAlgorithm?
+    public var algorithm: JWSAlgorithm? { storage.algorithm }
     /// The algorithms the key accepts, in preference order.
-    public let allowedAlgorithms: [JWSAlgorithm]
+    public var allowedAlgorithms: [JWSAlgorithm] { storage.allowedAlgorithms }
     /// Whether `use`/`key_ops` permit verification.
-    public let canVerify: Bool
+    public var canVerify: Bool { storage.canVerify }
     /// Whether the key has private material and `use`/`key_ops` permit signing.
-    public let canSign: Bool
+    public var canSign: Bool { storage.canSign }
 
     enum Material: Sendable {
         case secret([UInt8], macs: [HMACKey])
         case asymmetric(PublicKey, PrivateKey?, verifiers: [SignatureVerifier])
     }
 
-    let material: Material
+    var material: Material { storage.material }
+
+    /// Everything, immutable, behind one reference: a key is copied (into key sets,
+    /// candidate lists, results) with one retain, not one per member.
+    private final class Storage: Sendable {
+        let keyID: String?
+        let algorithm: JWSAlgorithm?
+        let allowedAlgorithms: [JWSAlgorithm]
+        let canVerify: Bool
+        let canSign: Bool
+        let material: Material
+
+        init(keyID: String?, algorithm: JWSAlgorithm?, allowedAlgorithms: [JWSAlgorithm], canVerify: Bool, canSign: Bool, material: Material) {
+            self.keyID = keyID
+            self.algorithm = algorithm
+            self.allowedAlgorithms = allowedAlgorithms
+            self.canVerify = canVerify
+            self.canSign = canSign
+            self.material = material
+        }
+    }
+
+    private let storage: Storage
 
     init(keyID: String?, algorithm: JWSAlgorithm?, material: Material, allowed: [JWSAlgorithm], canVerify: Bool, canSign: Bool) {
-        self.keyID = keyID
-        self.algorithm = algorithm
-        self.material = material
-        self.allowedAlgorithms = allowed
-        self.canVerify = canVerify
-        self.canSign = canSign
+        storage = Storage(keyID: keyID, algorithm: algorithm, allowedAlgorithms: allowed, canVerify: canVerify, canSign: canSign,
+                          material: material)
     }
 
     public var description: String {
@@ -164,9 +182,9 @@ public struct JWTKey: Sendable, CustomStringConvertible {
     /// Verifies `signature` over `signingInput` with `alg` (already checked by `accepts`).
     @inline(__always)
     func verify(_ alg: JWSAlgorithm, signature: UnsafeRawBufferPointer, signingInput: UnsafeRawBufferPointer) throws -> Bool {
-        guard let index = allowedAlgorithms.firstIndex(of: alg) else { return false }
+        guard let index = storage.allowedAlgorithms.firstIndex(of: alg) else { return false }
         do {
-            switch material {
+            switch storage.material {
             case .secret(_, let macs): return try macs[index].isValidAuthenticationCode(signature, for: signingInput)
             case .asymmetric(_, _, let verifiers): return try verifiers[index].verify(signature: signature, message: signingInput)
             }
