@@ -249,4 +249,16 @@ import Testing
             }
         }
     }
+
+    @Test func algorithmNamesMatchExactlyTheirBytes() {
+        for algorithm in JWSAlgorithm.allCases {
+            #expect(JWSAlgorithm(joseName: algorithm.rawValue) == algorithm)
+            #expect(JWSAlgorithm(joseName: algorithm.rawValue + "\u{0}") == nil)
+            #expect(JWSAlgorithm(joseName: algorithm.rawValue.lowercased()) == nil || algorithm == .none)
+            #expect(JWSAlgorithm(joseName: String(algorithm.rawValue.dropLast())) == nil)
+        }
+        for other in ["", "HS2560", "Ed25519x", "EdDSA ", "\u{FF28}S256", "none\u{0}\u{0}\u{0}\u{0}"] {
+            #expect(JWSAlgorithm(joseName: other) == nil, "\(other)")
+        }
+    }
 }

@@ -18,9 +18,25 @@ public enum JWSAlgorithm: String, Sendable, Hashable, CaseIterable, Codable {
     /// case-sensitive and code-unit exact; `init(rawValue:)` compares with `==`, which is
     /// Unicode canonical equivalence).
     init?(joseName name: String) {
-        guard let algorithm = JWSAlgorithm(rawValue: name), sameCodeUnits(algorithm.rawValue, name) else { return nil }
-        self = algorithm
+        // Every identifier is at most 7 bytes: compare them packed, with their length, into
+        // one integer (the length keeps "HS256" apart from "HS256\u{0}").
+        guard let packed = Self.packed(name), let found = Self.packedNames.first(where: { $0.packed == packed }) else { return nil }
+        self = found.algorithm
     }
+
+    /// Up to 7 UTF-8 bytes, little-endian, and their count in the top byte (nil for a
+    /// longer name).
+    private static func packed(_ name: String) -> UInt64? {
+        var packed: UInt64 = 0, shift: UInt64 = 0
+        for byte in name.utf8 {
+            guard shift < 56 else { return nil }
+            packed |= UInt64(byte) << shift
+            shift += 8
+        }
+        return packed | shift << 53
+    }
+
+    private static let packedNames: [(packed: UInt64, algorithm: JWSAlgorithm)] = allCases.map { (packed($0.rawValue)!, $0) }
 
     /// Every algorithm that carries a signature.
     public static let signing: [JWSAlgorithm] = allCases.filter { $0 != .none }

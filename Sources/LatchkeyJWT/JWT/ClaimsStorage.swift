@@ -48,11 +48,13 @@ final class ClaimsStorage: Sendable {
 
     /// Whether the string at `range` of the payload has exactly the UTF-8 bytes of `string`.
     func text(_ range: Range<Int>, is string: String) -> Bool {
-        var string = string
-        return string.withUTF8 { utf8 in
-            payload.withUnsafeBytes { bytes in
-                utf8.count == range.count && (range.isEmpty || memcmp(bytes.baseAddress! + range.lowerBound, utf8.baseAddress!, range.count) == 0)
-            }
+        let utf8 = string.utf8
+        guard utf8.count == range.count else { return false }
+        return payload.withUnsafeBytes { bytes in
+            let slice = UnsafeRawBufferPointer(rebasing: bytes[range])
+            return utf8.withContiguousStorageIfAvailable { theirs in
+                slice.isEmpty || memcmp(slice.baseAddress!, theirs.baseAddress!, slice.count) == 0
+            } ?? slice.elementsEqual(utf8)
         }
     }
 

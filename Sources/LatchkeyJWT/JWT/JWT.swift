@@ -56,13 +56,13 @@ public struct JWT: Sendable {
 
     /// Verifies a parsed token's signature, then its claims: the path every JWT
     /// verification through a key source (direct or through a `JWKSCache`) takes.
-    static func verified(_ jws: CompactJWS, payload: [UInt8], keys: some JWTKeySource, options: JWTValidationOptions) throws -> JWT {
+    static func verified(_ jws: consuming CompactJWS, payload: consuming [UInt8], keys: some JWTKeySource, options: JWTValidationOptions) throws -> JWT {
         try jws.verify(with: keys, options: options.jws)
         return try validated(jws, payload: payload, options: options)
     }
 
     /// The claims of a token whose signature verified, checked against `options`.
-    private static func validated(_ jws: CompactJWS, payload: [UInt8], options: JWTValidationOptions) throws -> JWT {
+    private static func validated(_ jws: consuming CompactJWS, payload: consuming [UInt8], options: JWTValidationOptions) throws -> JWT {
         let jwt = try JWT(jws: jws, payload: payload)
         try jwt.claims.validate(options)
         return jwt
