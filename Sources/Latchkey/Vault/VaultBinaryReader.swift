@@ -1,4 +1,5 @@
 internal import Foundation
+internal import Glibc
 internal import LatchkeyJSON
 
 /// Reads the fields of a binary vault record in order (see ``VaultRecord``'s format 2).
@@ -68,8 +69,16 @@ struct VaultBinaryReader: ~Copyable {
     }
 
     mutating func string() throws(VaultError) -> String {
-        let length = try length()
-        guard let string = String(validating: try span(length), as: UTF8.self) else { throw VaultError.malformed("invalid UTF-8") }
+        let bytes = try span(try length()).assumingMemoryBound(to: UInt8.self)
+        // `String(decoding:)` is the specialized fast path (`String(validating:)` is generic
+        // and looked up two metadata per call: ~650 instructions a string, callgrind). It
+        // copies valid UTF-8 unchanged and repairs invalid UTF-8 with U+FFFD, so the bytes
+        // come back unchanged exactly when they were valid.
+        var string = String(decoding: bytes, as: UTF8.self)
+        let unchanged = string.withUTF8 { utf8 in
+            utf8.count == bytes.count && (bytes.isEmpty || memcmp(utf8.baseAddress!, bytes.baseAddress!, bytes.count) == 0)
+        }
+        guard unchanged else { throw VaultError.malformed("invalid UTF-8") }
         return string
     }
 
@@ -99,13 +108,12 @@ struct VaultBinaryReader: ~Copyable {
         return strings
     }
 
-    /// Compact JSON bytes of an object (`{…}`) or array (`[…]`), kept unparsed.
+    /// Compact JSON text of an object (`{…}`) or array (`[…]`), kept unparsed.
     mutating func deferredJSON(_ kind: JSONKind) throws(VaultError) -> DeferredJSON {
-        let span = try span(try length())
-        guard span.count >= 2, span[0] == kind.open, span[span.count - 1] == kind.close else {
-            throw VaultError.malformed("invalid provider object")
-        }
-        return DeferredJSON(encoded: [UInt8](span), fallback: kind.empty)
+        let text = try string()
+        let utf8 = text.utf8
+        guard utf8.count >= 2, utf8.first == kind.open, utf8.last == kind.close else { throw VaultError.malformed("invalid provider object") }
+        return DeferredJSON(encoded: text, fallback: kind.empty)
     }
 
     /// The two kinds of provider JSON a record keeps.

@@ -43,11 +43,7 @@ struct VaultBinaryWriter {
         for value in values { string(value) }
     }
 
-    mutating func json(_ value: DeferredJSON) {
-        let encoded = value.compactBytes
-        length(encoded.count)
-        bytes.append(contentsOf: encoded)
-    }
+    mutating func json(_ value: DeferredJSON) { string(value.compactText) }
 
     /// Overwrites eight bytes at `offset` (a placeholder written earlier).
     mutating func patch(_ value: UInt64, at offset: Int) {

@@ -77,14 +77,18 @@ extension VaultRecord {
         let provider = try reader.string()
         guard provider == expectedProvider else { throw otherProvider(provider, expected: expectedProvider) }
         let tokens = try SessionTokens(vault: &reader)
-        var record = VaultRecord(provider: provider, authenticated: AuthenticatedSession(tokens: tokens), validatedAt: try reader.date())
+        let lastValidatedAt = try reader.date()
         let present = try reader.byte()
         guard present & ~Present.all == 0 else { throw VaultError.malformed("unknown object") }
-        if present & Present.session != 0 { record.session = try Session(vault: &reader) }
-        if present & Present.user != 0 { record.user = try User(vault: &reader) }
-        if present & Present.memberSession != 0 { record.memberSession = try MemberSession(vault: &reader) }
-        if present & Present.member != 0 { record.member = try Member(vault: &reader) }
-        if present & Present.organization != 0 { record.organization = try Organization(vault: &reader) }
+        // Built in one go: assigning the objects to a record one by one copied and
+        // destroyed each optional struct (~2.5k instructions a load, callgrind).
+        let session = present & Present.session != 0 ? try Session(vault: &reader) : nil
+        let user = present & Present.user != 0 ? try User(vault: &reader) : nil
+        let memberSession = present & Present.memberSession != 0 ? try MemberSession(vault: &reader) : nil
+        let member = present & Present.member != 0 ? try Member(vault: &reader) : nil
+        let organization = present & Present.organization != 0 ? try Organization(vault: &reader) : nil
+        let record = VaultRecord(provider: provider, tokens: tokens, session: session, user: user, memberSession: memberSession,
+                                 member: member, organization: organization, lastValidatedAt: lastValidatedAt)
         guard reader.isAtEnd else { throw VaultError.malformed("data after the record") }
         return record
     }
