@@ -86,6 +86,7 @@ import Testing
         let token: [UInt8] = [1, 0, 0, 0, 0x41]
         let noString: [UInt8] = [0xFF, 0xFF, 0xFF, 0xFF]
         let tokensWithoutAttributes = token + noString + noString + noString + [0, 0]
+        func block(_ text: String) -> [UInt8] { [UInt8(text.utf8.count), 0, 0, 0] + Array(text.utf8) }
         let cases: [(String, [UInt8])] = [
             ("a provider length near 4 GiB", [0xFE, 0xFF, 0xFF, 0xFF] + Array("stytch".utf8)),
             ("a token length past the end", provider + [0x00, 0x10, 0x00, 0x00, 0x41]),
@@ -97,17 +98,24 @@ import Testing
             ("an infinite time", provider + token + noString + noString + noString + [1] + [0, 0, 0, 0, 0, 0, 0xF0, 0x7F]),
             ("invalid UTF-8", provider + [2, 0, 0, 0, 0xC3, 0x28] + noString + noString + noString + [0, 0]),
             ("an unknown object", provider + tokensWithoutAttributes + [0, 0, 0, 0] + [0] + [0x20]),
-            ("a user whose raw is not an object", provider + tokensWithoutAttributes + [0, 0, 0, 0] + [0] + [0x02]
-                + [1, 0, 0, 0, 0x75] + noString + noString + noString + [2, 0, 0, 0] + Array("[]".utf8)),
-            ("a user whose raw length is near 4 GiB", provider + tokensWithoutAttributes + [0, 0, 0, 0] + [0] + [0x02]
-                + [1, 0, 0, 0, 0x75] + noString + noString + noString + [0xFF, 0xFF, 0xFF, 0xFE] + Array("{}".utf8)),
-            ("a role count near 4 GiB", provider + tokensWithoutAttributes + [0, 0, 0, 0] + [0] + [0x01]
-                + noString + [1, 0, 0, 0, 0x75] + [0, 0, 0] + [2, 0, 0, 0] + Array("[]".utf8) + [0xFF, 0xFF, 0xFF, 0xFF]),
+            ("a user whose raw is not an object", provider + tokensWithoutAttributes + [0, 0, 0, 0] + [0] + [0x02] + block("[]")
+                + [1, 0, 0, 0, 0x75] + noString + noString + noString + [0, 0, 0, 0, 2, 0, 0, 0]),
+            ("a user whose raw length is near 4 GiB", provider + tokensWithoutAttributes + [0, 0, 0, 0] + [0] + [0x02] + block("{}")
+                + [1, 0, 0, 0, 0x75] + noString + noString + noString + [0, 0, 0, 0, 0xFF, 0xFF, 0xFF, 0xFE]),
+            ("a user whose raw starts past the block", provider + tokensWithoutAttributes + [0, 0, 0, 0] + [0] + [0x02] + block("{}")
+                + [1, 0, 0, 0, 0x75] + noString + noString + noString + [0xFF, 0xFF, 0xFF, 0xFF, 2, 0, 0, 0]),
+            ("a user whose raw ends past the block", provider + tokensWithoutAttributes + [0, 0, 0, 0] + [0] + [0x02] + block("{}")
+                + [1, 0, 0, 0, 0x75] + noString + noString + noString + [1, 0, 0, 0, 2, 0, 0, 0]),
+            ("a user without a JSON block", provider + tokensWithoutAttributes + [0, 0, 0, 0] + [0] + [0x02] + block("")
+                + [1, 0, 0, 0, 0x75] + noString + noString + noString + [0, 0, 0, 0, 2, 0, 0, 0]),
+            ("a JSON block past the end", provider + tokensWithoutAttributes + [0, 0, 0, 0] + [0] + [0x02] + [0x40, 0, 0, 0] + Array("{}".utf8)),
+            ("a role count near 4 GiB", provider + tokensWithoutAttributes + [0, 0, 0, 0] + [0] + [0x01] + block("[]{}")
+                + noString + [1, 0, 0, 0, 0x75] + [0, 0, 0] + [0, 0, 0, 0, 2, 0, 0, 0] + [0xFF, 0xFF, 0xFF, 0xFF]),
         ]
         for (name, body) in cases { Self.expectMalformed(Self.sealed(body), Comment(rawValue: name)) }
         // The smallest valid body, to show the cases above fail for the reason they name.
-        let minimal = provider + tokensWithoutAttributes + [0, 0, 0, 0] + [0] + [0x02] + [1, 0, 0, 0, 0x75] + noString + noString + noString
-            + [2, 0, 0, 0] + Array("{}".utf8)
+        let minimal = provider + tokensWithoutAttributes + [0, 0, 0, 0] + [0] + [0x02] + block("{}") + [1, 0, 0, 0, 0x75] + noString
+            + noString + noString + [0, 0, 0, 0, 2, 0, 0, 0]
         #expect(throws: Never.self) { try VaultRecord.decode(Self.sealed(minimal), expectedProvider: "stytch") }
     }
 }

@@ -1,5 +1,6 @@
 /// The tokens and the five objects in the binary record (format 2), field by field in
-/// a fixed order; each `init(vault:)` reads exactly what `write(to:)` writes.
+/// a fixed order; each `init(vault:…)` reads exactly what `write(to:)` writes. The
+/// objects' provider JSON is a reference into the record's JSON block.
 extension SessionTokens {
     init(vault reader: inout VaultBinaryReader) throws(VaultError) {
         self.init(accessToken: try reader.string(), sessionToken: try reader.optionalString(), refreshToken: try reader.optionalString(),
@@ -32,10 +33,10 @@ extension SessionTokens {
 }
 
 extension Session {
-    init(vault reader: inout VaultBinaryReader) throws(VaultError) {
+    init(vault reader: inout VaultBinaryReader, json block: DeferredJSONBlock?) throws(VaultError) {
         self.init(id: try reader.optionalString(), userID: try reader.string(), startedAt: try reader.date(),
-                  lastAccessedAt: try reader.date(), expiresAt: try reader.date(), factorsJSON: try reader.deferredJSON(.array),
-                  roles: try reader.strings(), rawJSON: try reader.deferredJSON(.object))
+                  lastAccessedAt: try reader.date(), expiresAt: try reader.date(), factorsJSON: try reader.deferredJSON(.array, in: block),
+                  roles: try reader.strings(), rawJSON: try reader.deferredJSON(.object, in: block))
     }
 
     func write(to writer: inout VaultBinaryWriter) {
@@ -51,9 +52,9 @@ extension Session {
 }
 
 extension User {
-    init(vault reader: inout VaultBinaryReader) throws(VaultError) {
+    init(vault reader: inout VaultBinaryReader, json block: DeferredJSONBlock?) throws(VaultError) {
         self.init(id: try reader.string(), email: try reader.optionalString(), name: try reader.optionalString(),
-                  status: try reader.optionalString(), rawJSON: try reader.deferredJSON(.object))
+                  status: try reader.optionalString(), rawJSON: try reader.deferredJSON(.object, in: block))
     }
 
     func write(to writer: inout VaultBinaryWriter) {
@@ -66,11 +67,11 @@ extension User {
 }
 
 extension MemberSession {
-    init(vault reader: inout VaultBinaryReader) throws(VaultError) {
+    init(vault reader: inout VaultBinaryReader, json block: DeferredJSONBlock?) throws(VaultError) {
         self.init(id: try reader.string(), memberID: try reader.string(), organizationID: try reader.string(),
                   organizationSlug: try reader.optionalString(), startedAt: try reader.date(), lastAccessedAt: try reader.date(),
-                  expiresAt: try reader.date(), factorsJSON: try reader.deferredJSON(.array), roles: try reader.strings(),
-                  rawJSON: try reader.deferredJSON(.object))
+                  expiresAt: try reader.date(), factorsJSON: try reader.deferredJSON(.array, in: block), roles: try reader.strings(),
+                  rawJSON: try reader.deferredJSON(.object, in: block))
     }
 
     func write(to writer: inout VaultBinaryWriter) {
@@ -88,9 +89,9 @@ extension MemberSession {
 }
 
 extension Member {
-    init(vault reader: inout VaultBinaryReader) throws(VaultError) {
+    init(vault reader: inout VaultBinaryReader, json block: DeferredJSONBlock?) throws(VaultError) {
         self.init(id: try reader.string(), organizationID: try reader.string(), email: try reader.optionalString(),
-                  name: try reader.optionalString(), status: try reader.optionalString(), rawJSON: try reader.deferredJSON(.object))
+                  name: try reader.optionalString(), status: try reader.optionalString(), rawJSON: try reader.deferredJSON(.object, in: block))
     }
 
     func write(to writer: inout VaultBinaryWriter) {
@@ -104,9 +105,9 @@ extension Member {
 }
 
 extension Organization {
-    init(vault reader: inout VaultBinaryReader) throws(VaultError) {
+    init(vault reader: inout VaultBinaryReader, json block: DeferredJSONBlock?) throws(VaultError) {
         self.init(id: try reader.string(), name: try reader.optionalString(), slug: try reader.optionalString(),
-                  rawJSON: try reader.deferredJSON(.object))
+                  rawJSON: try reader.deferredJSON(.object, in: block))
     }
 
     func write(to writer: inout VaultBinaryWriter) {

@@ -10,6 +10,9 @@ internal import LatchkeyJSON
 struct VaultBinaryReader: ~Copyable {
     private let bytes: UnsafeRawBufferPointer
     private(set) var offset: Int
+    /// Where the JSON block's text is in `bytes`, once read.
+    private var blockStart = 0
+    private var blockCount = 0
 
     init(_ bytes: UnsafeRawBufferPointer, from offset: Int) {
         self.bytes = bytes
@@ -68,8 +71,10 @@ struct VaultBinaryReader: ~Copyable {
         return count
     }
 
-    mutating func string() throws(VaultError) -> String {
-        let bytes = try span(try length()).assumingMemoryBound(to: UInt8.self)
+    mutating func string() throws(VaultError) -> String { try string(length: try length()) }
+
+    private mutating func string(length: Int) throws(VaultError) -> String {
+        let bytes = try span(length).assumingMemoryBound(to: UInt8.self)
         // `String(decoding:)` is the specialized fast path (`String(validating:)` is generic
         // and looked up two metadata per call: ~650 instructions a string, callgrind). It
         // copies valid UTF-8 unchanged and repairs invalid UTF-8 with U+FFFD, so the bytes
@@ -108,12 +113,25 @@ struct VaultBinaryReader: ~Copyable {
         return strings
     }
 
-    /// Compact JSON text of an object (`{…}`) or array (`[…]`), kept unparsed.
-    mutating func deferredJSON(_ kind: JSONKind) throws(VaultError) -> DeferredJSON {
-        let text = try string()
-        let utf8 = text.utf8
-        guard utf8.count >= 2, utf8.first == kind.open, utf8.last == kind.close else { throw VaultError.malformed("invalid provider object") }
-        return DeferredJSON(encoded: text, fallback: kind.empty)
+    /// The record's block of provider JSON text (see ``DeferredJSONBlock``), which the
+    /// objects after it refer to; `nil` when empty.
+    mutating func jsonBlock() throws(VaultError) -> DeferredJSONBlock? {
+        let length = try length()
+        let start = offset
+        let text = try string(length: length)
+        blockStart = start
+        blockCount = length
+        return text.isEmpty ? nil : DeferredJSONBlock(text: text)
+    }
+
+    /// A reference into the JSON block — its start and length — to an object (`{…}`) or
+    /// an array (`[…]`), kept unparsed.
+    mutating func deferredJSON(_ kind: JSONKind, in block: DeferredJSONBlock?) throws(VaultError) -> DeferredJSON {
+        let start = try length(), count = try length()
+        guard let block, count >= 2, start <= blockCount, count <= blockCount - start,
+              bytes[blockStart + start] == kind.open, bytes[blockStart + start + count - 1] == kind.close
+        else { throw VaultError.malformed("invalid provider object") }
+        return DeferredJSON(block, start: start, count: count)
     }
 
     /// The two kinds of provider JSON a record keeps.
@@ -122,6 +140,5 @@ struct VaultBinaryReader: ~Copyable {
 
         var open: UInt8 { self == .object ? UInt8(ascii: "{") : UInt8(ascii: "[") }
         var close: UInt8 { self == .object ? UInt8(ascii: "}") : UInt8(ascii: "]") }
-        var empty: JSONValue { self == .object ? .object([:]) : .array([]) }
     }
 }

@@ -43,7 +43,19 @@ struct VaultBinaryWriter {
         for value in values { string(value) }
     }
 
-    mutating func json(_ value: DeferredJSON) { string(value.compactText) }
+    /// The provider JSON of the objects written so far, back to back: the record stores
+    /// it before the objects, which refer to it (see ``DeferredJSONBlock``).
+    private(set) var jsonBlock = ""
+
+    /// Appends the value's compact text to ``jsonBlock`` and writes where it is.
+    mutating func json(_ value: DeferredJSON) {
+        let text = value.compactText
+        length(jsonBlock.utf8.count)
+        length(text.utf8.count)
+        jsonBlock += text
+    }
+
+    mutating func append(_ other: VaultBinaryWriter) { bytes.append(contentsOf: other.bytes) }
 
     /// Overwrites eight bytes at `offset` (a placeholder written earlier).
     mutating func patch(_ value: UInt64, at offset: Int) {

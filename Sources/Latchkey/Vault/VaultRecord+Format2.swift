@@ -47,11 +47,14 @@ extension VaultRecord {
         if member != nil { present |= Present.member }
         if organization != nil { present |= Present.organization }
         writer.byte(present)
-        session?.write(to: &writer)
-        user?.write(to: &writer)
-        memberSession?.write(to: &writer)
-        member?.write(to: &writer)
-        organization?.write(to: &writer)
+        var objects = VaultBinaryWriter(capacity: 512)
+        session?.write(to: &objects)
+        user?.write(to: &objects)
+        memberSession?.write(to: &objects)
+        member?.write(to: &objects)
+        organization?.write(to: &objects)
+        writer.string(objects.jsonBlock)
+        writer.append(objects)
         let checksum = writer.bytes.withUnsafeBytes { VaultChecksum.of(UnsafeRawBufferPointer(rebasing: $0[BinaryHeader.bodyOffset...])) }
         writer.patch(checksum, at: BinaryHeader.checksumOffset)
         return writer.bytes
@@ -82,11 +85,12 @@ extension VaultRecord {
         guard present & ~Present.all == 0 else { throw VaultError.malformed("unknown object") }
         // Built in one go: assigning the objects to a record one by one copied and
         // destroyed each optional struct (~2.5k instructions a load, callgrind).
-        let session = present & Present.session != 0 ? try Session(vault: &reader) : nil
-        let user = present & Present.user != 0 ? try User(vault: &reader) : nil
-        let memberSession = present & Present.memberSession != 0 ? try MemberSession(vault: &reader) : nil
-        let member = present & Present.member != 0 ? try Member(vault: &reader) : nil
-        let organization = present & Present.organization != 0 ? try Organization(vault: &reader) : nil
+        let block = try reader.jsonBlock()
+        let session = present & Present.session != 0 ? try Session(vault: &reader, json: block) : nil
+        let user = present & Present.user != 0 ? try User(vault: &reader, json: block) : nil
+        let memberSession = present & Present.memberSession != 0 ? try MemberSession(vault: &reader, json: block) : nil
+        let member = present & Present.member != 0 ? try Member(vault: &reader, json: block) : nil
+        let organization = present & Present.organization != 0 ? try Organization(vault: &reader, json: block) : nil
         let record = VaultRecord(provider: provider, tokens: tokens, session: session, user: user, memberSession: memberSession,
                                  member: member, organization: organization, lastValidatedAt: lastValidatedAt)
         guard reader.isAtEnd else { throw VaultError.malformed("data after the record") }
