@@ -1,10 +1,17 @@
 /// The tokens and the five objects in the binary record (format 2), field by field in
 /// a fixed order; each `init(vault:…)` reads exactly what `write(to:)` writes. The
-/// objects' provider JSON is a reference into the record's JSON block.
+/// objects' provider JSON is a reference into the record's JSON block. Fields are
+/// assigned one by one, in reading order: delegating to the memberwise initializers
+/// copied and destroyed each model once more (callgrind).
 extension SessionTokens {
     init(vault reader: inout VaultBinaryReader) throws(VaultError) {
-        self.init(accessToken: try reader.string(), sessionToken: try reader.optionalString(), refreshToken: try reader.optionalString(),
-                  idToken: try reader.optionalString(), issuedAt: try reader.date(), expiresAt: try reader.date())
+        accessToken = try reader.string()
+        sessionToken = try reader.optionalString()
+        refreshToken = try reader.optionalString()
+        idToken = try reader.optionalString()
+        issuedAt = try reader.date()
+        expiresAt = try reader.date()
+        var attributes: [String: String] = [:]
         let count = try reader.count(minimumSize: 8)
         if count > 0 {
             attributes.reserveCapacity(count)
@@ -15,6 +22,7 @@ extension SessionTokens {
                 }
             }
         }
+        self.attributes = attributes
     }
 
     func write(to writer: inout VaultBinaryWriter) {
@@ -34,9 +42,14 @@ extension SessionTokens {
 
 extension Session {
     init(vault reader: inout VaultBinaryReader, json block: DeferredJSONBlock?) throws(VaultError) {
-        self.init(id: try reader.optionalString(), userID: try reader.string(), startedAt: try reader.date(),
-                  lastAccessedAt: try reader.date(), expiresAt: try reader.date(), factorsJSON: try reader.deferredJSON(.array, in: block),
-                  roles: try reader.strings(), rawJSON: try reader.deferredJSON(.object, in: block))
+        id = try reader.optionalString()
+        userID = try reader.string()
+        startedAt = try reader.date()
+        lastAccessedAt = try reader.date()
+        expiresAt = try reader.date()
+        factorsJSON = try reader.deferredJSON(.array, in: block)
+        roles = try reader.strings()
+        rawJSON = try reader.deferredJSON(.object, in: block)
     }
 
     func write(to writer: inout VaultBinaryWriter) {
@@ -53,8 +66,11 @@ extension Session {
 
 extension User {
     init(vault reader: inout VaultBinaryReader, json block: DeferredJSONBlock?) throws(VaultError) {
-        self.init(id: try reader.string(), email: try reader.optionalString(), name: try reader.optionalString(),
-                  status: try reader.optionalString(), rawJSON: try reader.deferredJSON(.object, in: block))
+        id = try reader.string()
+        email = try reader.optionalString()
+        name = try reader.optionalString()
+        status = try reader.optionalString()
+        rawJSON = try reader.deferredJSON(.object, in: block)
     }
 
     func write(to writer: inout VaultBinaryWriter) {
@@ -68,10 +84,16 @@ extension User {
 
 extension MemberSession {
     init(vault reader: inout VaultBinaryReader, json block: DeferredJSONBlock?) throws(VaultError) {
-        self.init(id: try reader.string(), memberID: try reader.string(), organizationID: try reader.string(),
-                  organizationSlug: try reader.optionalString(), startedAt: try reader.date(), lastAccessedAt: try reader.date(),
-                  expiresAt: try reader.date(), factorsJSON: try reader.deferredJSON(.array, in: block), roles: try reader.strings(),
-                  rawJSON: try reader.deferredJSON(.object, in: block))
+        id = try reader.string()
+        memberID = try reader.string()
+        organizationID = try reader.string()
+        organizationSlug = try reader.optionalString()
+        startedAt = try reader.date()
+        lastAccessedAt = try reader.date()
+        expiresAt = try reader.date()
+        factorsJSON = try reader.deferredJSON(.array, in: block)
+        roles = try reader.strings()
+        rawJSON = try reader.deferredJSON(.object, in: block)
     }
 
     func write(to writer: inout VaultBinaryWriter) {
@@ -90,8 +112,12 @@ extension MemberSession {
 
 extension Member {
     init(vault reader: inout VaultBinaryReader, json block: DeferredJSONBlock?) throws(VaultError) {
-        self.init(id: try reader.string(), organizationID: try reader.string(), email: try reader.optionalString(),
-                  name: try reader.optionalString(), status: try reader.optionalString(), rawJSON: try reader.deferredJSON(.object, in: block))
+        id = try reader.string()
+        organizationID = try reader.string()
+        email = try reader.optionalString()
+        name = try reader.optionalString()
+        status = try reader.optionalString()
+        rawJSON = try reader.deferredJSON(.object, in: block)
     }
 
     func write(to writer: inout VaultBinaryWriter) {
@@ -106,8 +132,10 @@ extension Member {
 
 extension Organization {
     init(vault reader: inout VaultBinaryReader, json block: DeferredJSONBlock?) throws(VaultError) {
-        self.init(id: try reader.string(), name: try reader.optionalString(), slug: try reader.optionalString(),
-                  rawJSON: try reader.deferredJSON(.object, in: block))
+        id = try reader.string()
+        name = try reader.optionalString()
+        slug = try reader.optionalString()
+        rawJSON = try reader.deferredJSON(.object, in: block)
     }
 
     func write(to writer: inout VaultBinaryWriter) {

@@ -65,35 +65,41 @@ extension VaultRecord {
         let format = Int(bytes[BinaryHeader.formatOffset]) | Int(bytes[BinaryHeader.formatOffset + 1]) << 8
         guard format <= currentFormat else { throw newerFormat(format) }
         guard format == 2 else { throw VaultError.malformed("format \(format) is not stored in binary") }
-        let result = bytes.withUnsafeBytes { raw -> Result<VaultRecord, VaultError> in
+        var failure = VaultError.malformed("checksum mismatch")
+        // Not a `Result`: taking the record out of one copied it (callgrind).
+        let record = bytes.withUnsafeBytes { raw -> VaultRecord? in
             let stored = UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: BinaryHeader.checksumOffset, as: UInt64.self))
-            guard VaultChecksum.of(UnsafeRawBufferPointer(rebasing: raw[BinaryHeader.bodyOffset...])) == stored else {
-                return .failure(VaultError.malformed("checksum mismatch"))
-            }
+            guard VaultChecksum.of(UnsafeRawBufferPointer(rebasing: raw[BinaryHeader.bodyOffset...])) == stored else { return nil }
             var reader = VaultBinaryReader(raw, from: BinaryHeader.bodyOffset)
-            return Result { () throws(VaultError) in try decodeBody(&reader, expectedProvider: expectedProvider) }
+            do throws(VaultError) { return try decodeBody(&reader, expectedProvider: expectedProvider) } catch {
+                failure = error
+                return nil
+            }
         }
-        return try result.get()
+        guard let record else { throw failure }
+        return record
     }
 
     private static func decodeBody(_ reader: inout VaultBinaryReader, expectedProvider: String) throws(VaultError) -> VaultRecord {
-        let provider = try reader.string()
-        guard provider == expectedProvider else { throw otherProvider(provider, expected: expectedProvider) }
-        let tokens = try SessionTokens(vault: &reader)
-        let lastValidatedAt = try reader.date()
-        let present = try reader.byte()
-        guard present & ~Present.all == 0 else { throw VaultError.malformed("unknown object") }
-        // Built in one go: assigning the objects to a record one by one copied and
-        // destroyed each optional struct (~2.5k instructions a load, callgrind).
-        let block = try reader.jsonBlock()
-        let session = present & Present.session != 0 ? try Session(vault: &reader, json: block) : nil
-        let user = present & Present.user != 0 ? try User(vault: &reader, json: block) : nil
-        let memberSession = present & Present.memberSession != 0 ? try MemberSession(vault: &reader, json: block) : nil
-        let member = present & Present.member != 0 ? try Member(vault: &reader, json: block) : nil
-        let organization = present & Present.organization != 0 ? try Organization(vault: &reader, json: block) : nil
-        let record = VaultRecord(provider: provider, tokens: tokens, session: session, user: user, memberSession: memberSession,
-                                 member: member, organization: organization, lastValidatedAt: lastValidatedAt)
+        let record = try VaultRecord(vault: &reader, expectedProvider: expectedProvider)
         guard reader.isAtEnd else { throw VaultError.malformed("data after the record") }
         return record
+    }
+
+    /// The body's fields, assigned in reading order (building the record from locals
+    /// copied each object once more: ~1k instructions a load, callgrind).
+    private init(vault reader: inout VaultBinaryReader, expectedProvider: String) throws(VaultError) {
+        provider = try reader.string()
+        guard provider == expectedProvider else { throw Self.otherProvider(provider, expected: expectedProvider) }
+        tokens = try SessionTokens(vault: &reader)
+        lastValidatedAt = try reader.date()
+        let present = try reader.byte()
+        guard present & ~Present.all == 0 else { throw VaultError.malformed("unknown object") }
+        let block = try reader.jsonBlock()
+        session = present & Present.session != 0 ? try Session(vault: &reader, json: block) : nil
+        user = present & Present.user != 0 ? try User(vault: &reader, json: block) : nil
+        memberSession = present & Present.memberSession != 0 ? try MemberSession(vault: &reader, json: block) : nil
+        member = present & Present.member != 0 ? try Member(vault: &reader, json: block) : nil
+        organization = present & Present.organization != 0 ? try Organization(vault: &reader, json: block) : nil
     }
 }
