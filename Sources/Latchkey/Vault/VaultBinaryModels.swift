@@ -1,25 +1,22 @@
 /// The tokens and the five objects in the binary record (format 2), field by field in
 /// a fixed order; each `init(vault:…)` reads exactly what `write(to:)` writes. The
 /// objects' provider JSON is a reference into the record's JSON block. Fields are
-/// assigned one by one, in reading order: delegating to the memberwise initializers
-/// copied and destroyed each model once more (callgrind).
+/// assigned one by one, in reading order; the caller checks `reader.failure`.
 extension SessionTokens {
-    init(vault reader: inout VaultBinaryReader) throws(VaultError) {
-        accessToken = try reader.string()
-        sessionToken = try reader.optionalString()
-        refreshToken = try reader.optionalString()
-        idToken = try reader.optionalString()
-        issuedAt = try reader.date()
-        expiresAt = try reader.date()
+    init(vault reader: inout VaultBinaryReader) {
+        accessToken = reader.string()
+        sessionToken = reader.optionalString()
+        refreshToken = reader.optionalString()
+        idToken = reader.optionalString()
+        issuedAt = reader.date()
+        expiresAt = reader.date()
         var attributes: [String: String] = [:]
-        let count = try reader.count(minimumSize: 8)
+        let count = reader.count(minimumSize: 8)
         if count > 0 {
             attributes.reserveCapacity(count)
             for _ in 0..<count {
-                let name = try reader.string()
-                guard attributes.updateValue(try reader.string(), forKey: name) == nil else {
-                    throw VaultError.malformed("token attribute \"\(name)\" appears twice")
-                }
+                let name = reader.string()
+                if attributes.updateValue(reader.string(), forKey: name) != nil { reader.fail("a token attribute appears twice") }
             }
         }
         self.attributes = attributes
@@ -41,15 +38,15 @@ extension SessionTokens {
 }
 
 extension Session {
-    init(vault reader: inout VaultBinaryReader, json block: DeferredJSONBlock?) throws(VaultError) {
-        id = try reader.optionalString()
-        userID = try reader.string()
-        startedAt = try reader.date()
-        lastAccessedAt = try reader.date()
-        expiresAt = try reader.date()
-        factorsJSON = try reader.deferredJSON(.array, in: block)
-        roles = try reader.strings()
-        rawJSON = try reader.deferredJSON(.object, in: block)
+    init(vault reader: inout VaultBinaryReader, json block: DeferredJSONBlock?) {
+        id = reader.optionalString()
+        userID = reader.string()
+        startedAt = reader.date()
+        lastAccessedAt = reader.date()
+        expiresAt = reader.date()
+        factorsJSON = reader.deferredJSON(.array, in: block)
+        roles = reader.strings()
+        rawJSON = reader.deferredJSON(.object, in: block)
     }
 
     func write(to writer: inout VaultBinaryWriter) {
@@ -65,12 +62,12 @@ extension Session {
 }
 
 extension User {
-    init(vault reader: inout VaultBinaryReader, json block: DeferredJSONBlock?) throws(VaultError) {
-        id = try reader.string()
-        email = try reader.optionalString()
-        name = try reader.optionalString()
-        status = try reader.optionalString()
-        rawJSON = try reader.deferredJSON(.object, in: block)
+    init(vault reader: inout VaultBinaryReader, json block: DeferredJSONBlock?) {
+        id = reader.string()
+        email = reader.optionalString()
+        name = reader.optionalString()
+        status = reader.optionalString()
+        rawJSON = reader.deferredJSON(.object, in: block)
     }
 
     func write(to writer: inout VaultBinaryWriter) {
@@ -83,17 +80,17 @@ extension User {
 }
 
 extension MemberSession {
-    init(vault reader: inout VaultBinaryReader, json block: DeferredJSONBlock?) throws(VaultError) {
-        id = try reader.string()
-        memberID = try reader.string()
-        organizationID = try reader.string()
-        organizationSlug = try reader.optionalString()
-        startedAt = try reader.date()
-        lastAccessedAt = try reader.date()
-        expiresAt = try reader.date()
-        factorsJSON = try reader.deferredJSON(.array, in: block)
-        roles = try reader.strings()
-        rawJSON = try reader.deferredJSON(.object, in: block)
+    init(vault reader: inout VaultBinaryReader, json block: DeferredJSONBlock?) {
+        id = reader.string()
+        memberID = reader.string()
+        organizationID = reader.string()
+        organizationSlug = reader.optionalString()
+        startedAt = reader.date()
+        lastAccessedAt = reader.date()
+        expiresAt = reader.date()
+        factorsJSON = reader.deferredJSON(.array, in: block)
+        roles = reader.strings()
+        rawJSON = reader.deferredJSON(.object, in: block)
     }
 
     func write(to writer: inout VaultBinaryWriter) {
@@ -111,13 +108,13 @@ extension MemberSession {
 }
 
 extension Member {
-    init(vault reader: inout VaultBinaryReader, json block: DeferredJSONBlock?) throws(VaultError) {
-        id = try reader.string()
-        organizationID = try reader.string()
-        email = try reader.optionalString()
-        name = try reader.optionalString()
-        status = try reader.optionalString()
-        rawJSON = try reader.deferredJSON(.object, in: block)
+    init(vault reader: inout VaultBinaryReader, json block: DeferredJSONBlock?) {
+        id = reader.string()
+        organizationID = reader.string()
+        email = reader.optionalString()
+        name = reader.optionalString()
+        status = reader.optionalString()
+        rawJSON = reader.deferredJSON(.object, in: block)
     }
 
     func write(to writer: inout VaultBinaryWriter) {
@@ -131,11 +128,11 @@ extension Member {
 }
 
 extension Organization {
-    init(vault reader: inout VaultBinaryReader, json block: DeferredJSONBlock?) throws(VaultError) {
-        id = try reader.string()
-        name = try reader.optionalString()
-        slug = try reader.optionalString()
-        rawJSON = try reader.deferredJSON(.object, in: block)
+    init(vault reader: inout VaultBinaryReader, json block: DeferredJSONBlock?) {
+        id = reader.string()
+        name = reader.optionalString()
+        slug = reader.optionalString()
+        rawJSON = reader.deferredJSON(.object, in: block)
     }
 
     func write(to writer: inout VaultBinaryWriter) {

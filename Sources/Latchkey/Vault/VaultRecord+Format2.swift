@@ -81,25 +81,28 @@ extension VaultRecord {
     }
 
     private static func decodeBody(_ reader: inout VaultBinaryReader, expectedProvider: String) throws(VaultError) -> VaultRecord {
-        let record = try VaultRecord(vault: &reader, expectedProvider: expectedProvider)
+        let provider = reader.string()
+        if let failure = reader.failure { throw failure }
+        guard provider == expectedProvider else { throw otherProvider(provider, expected: expectedProvider) }
+        let record = VaultRecord(vault: &reader, provider: provider)
+        if let failure = reader.failure { throw failure }
         guard reader.isAtEnd else { throw VaultError.malformed("data after the record") }
         return record
     }
 
-    /// The body's fields, assigned in reading order (building the record from locals
-    /// copied each object once more: ~1k instructions a load, callgrind).
-    private init(vault reader: inout VaultBinaryReader, expectedProvider: String) throws(VaultError) {
-        provider = try reader.string()
-        guard provider == expectedProvider else { throw Self.otherProvider(provider, expected: expectedProvider) }
-        tokens = try SessionTokens(vault: &reader)
-        lastValidatedAt = try reader.date()
-        let present = try reader.byte()
-        guard present & ~Present.all == 0 else { throw VaultError.malformed("unknown object") }
-        let block = try reader.jsonBlock()
-        session = present & Present.session != 0 ? try Session(vault: &reader, json: block) : nil
-        user = present & Present.user != 0 ? try User(vault: &reader, json: block) : nil
-        memberSession = present & Present.memberSession != 0 ? try MemberSession(vault: &reader, json: block) : nil
-        member = present & Present.member != 0 ? try Member(vault: &reader, json: block) : nil
-        organization = present & Present.organization != 0 ? try Organization(vault: &reader, json: block) : nil
+    /// The fields after the provider, assigned in reading order. The caller checks
+    /// `reader.failure`.
+    private init(vault reader: inout VaultBinaryReader, provider: String) {
+        self.provider = provider
+        tokens = SessionTokens(vault: &reader)
+        lastValidatedAt = reader.date()
+        let present = reader.byte()
+        if present & ~Present.all != 0 { reader.fail("unknown object") }
+        let block = reader.jsonBlock()
+        session = present & Present.session != 0 ? Session(vault: &reader, json: block) : nil
+        user = present & Present.user != 0 ? User(vault: &reader, json: block) : nil
+        memberSession = present & Present.memberSession != 0 ? MemberSession(vault: &reader, json: block) : nil
+        member = present & Present.member != 0 ? Member(vault: &reader, json: block) : nil
+        organization = present & Present.organization != 0 ? Organization(vault: &reader, json: block) : nil
     }
 }
