@@ -14,23 +14,32 @@ enum VaultChecksum {
     static func of(_ bytes: UnsafeRawBufferPointer) -> UInt64 {
         let count = bytes.count
         var lanes = (seeds.0 ^ UInt64(truncatingIfNeeded: count), seeds.1, seeds.0 ^ multiplier, seeds.1 ^ multiplier)
-        var offset = 0
-        while offset + 32 <= count {
-            lanes.0 = mix(lanes.0, word(bytes, offset))
-            lanes.1 = mix(lanes.1, word(bytes, offset + 8))
-            lanes.2 = mix(lanes.2, word(bytes, offset + 16))
-            lanes.3 = mix(lanes.3, word(bytes, offset + 24))
-            offset += 32
+        guard let base = bytes.baseAddress else { return finish(lanes) }
+        // Whole 32-byte blocks, then words, then the last bytes padded with zeros (the
+        // length is in the seed, so padding cannot alias a longer body).
+        let blocks = count / 32, words = count % 32 / 8
+        var pointer = base
+        for _ in 0..<blocks {
+            lanes.0 = mix(lanes.0, word(pointer))
+            lanes.1 = mix(lanes.1, word(pointer + 8))
+            lanes.2 = mix(lanes.2, word(pointer + 16))
+            lanes.3 = mix(lanes.3, word(pointer + 24))
+            pointer += 32
         }
-        while offset + 8 <= count {
-            lanes.0 = mix(lanes.0, word(bytes, offset))
-            offset += 8
+        for _ in 0..<words {
+            lanes.0 = mix(lanes.0, word(pointer))
+            pointer += 8
         }
-        if offset < count {
+        let tail = count % 8
+        if tail > 0 {
             var last: UInt64 = 0
-            for index in 0..<(count - offset) { last |= UInt64(bytes.load(fromByteOffset: offset + index, as: UInt8.self)) << UInt64(8 * index) }
+            for index in 0..<tail { last |= UInt64(pointer.load(fromByteOffset: index, as: UInt8.self)) << UInt64(8 * index) }
             lanes.0 = mix(lanes.0, last)
         }
+        return finish(lanes)
+    }
+
+    private static func finish(_ lanes: (UInt64, UInt64, UInt64, UInt64)) -> UInt64 {
         var h = mix(mix(mix(lanes.0, lanes.1), lanes.2), lanes.3)
         h ^= h >> 33
         h = h &* 0xFF51_AFD7_ED55_8CCD
@@ -39,8 +48,8 @@ enum VaultChecksum {
     }
 
     @inline(__always)
-    private static func word(_ bytes: UnsafeRawBufferPointer, _ offset: Int) -> UInt64 {
-        UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: offset, as: UInt64.self))
+    private static func word(_ pointer: UnsafeRawPointer) -> UInt64 {
+        UInt64(littleEndian: pointer.loadUnaligned(as: UInt64.self))
     }
 
     @inline(__always)
