@@ -6,10 +6,13 @@ internal import Foundation
 /// Stored formats (the first bytes tell them apart):
 /// - **2** (written since issue 18): binary — the magic `89 4C 4B 56` ("\x89LKV"), the
 ///   format as a little-endian `UInt16`, a 64-bit ``VaultChecksum`` of the body, then the
-///   body's fields in a fixed order (``encoded()``): strings as a `UInt32` length and
-///   their UTF-8 bytes, times as the bits of a `Double` (seconds since 1970), and the
-///   provider's own objects (`raw`, authentication factors) as their compact JSON,
-///   parsed only when the app reads them (``DeferredJSON``).
+///   body (``encoded()``): provider, tokens, last validation, a byte of which objects
+///   follow, the JSON block, the objects. Strings are a little-endian `UInt32` length
+///   (`UInt32.max`: absent) and their UTF-8 bytes, times a flag and the bits of a
+///   `Double` (seconds since 1970). The provider's own objects (`raw`, authentication
+///   factors) are compact JSON texts, back to back in the JSON block, which the objects
+///   refer to by offset and length; they are parsed only when the app reads them
+///   (``DeferredJSON``).
 /// - **1**: a JSON object with a `"format": 1` member; still read, never written.
 ///
 /// A record of a newer format, or of another provider, is refused and left in place.
