@@ -44,6 +44,7 @@ struct VaultBinaryReader: ~Copyable {
         return false
     }
 
+    @inline(__always)
     mutating func byte() -> UInt8 {
         guard has(1) else { return 0 }
         defer { offset += 1 }
@@ -51,6 +52,7 @@ struct VaultBinaryReader: ~Copyable {
     }
 
     /// A flag stored as 0 or 1.
+    @inline(__always)
     mutating func flag() -> Bool {
         switch byte() {
         case 0: return false
@@ -59,12 +61,14 @@ struct VaultBinaryReader: ~Copyable {
         }
     }
 
+    @inline(__always)
     private mutating func uint32() -> UInt32 {
         guard has(4) else { return 0 }
         defer { offset += 4 }
         return UInt32(littleEndian: bytes.loadUnaligned(fromByteOffset: offset, as: UInt32.self))
     }
 
+    @inline(__always)
     private mutating func uint64() -> UInt64 {
         guard has(8) else { return 0 }
         defer { offset += 8 }
@@ -72,6 +76,7 @@ struct VaultBinaryReader: ~Copyable {
     }
 
     /// A length or count: a 32-bit value, which fits in `Int` on every platform Latchkey builds for.
+    @inline(__always)
     private mutating func length() -> Int { Int(truncatingIfNeeded: uint32()) }
 
     /// A count of elements each taking at least `minimumSize` bytes, so a damaged count
