@@ -84,25 +84,25 @@ extension VaultRecord {
         let provider = reader.string()
         if let failure = reader.failure { throw failure }
         guard provider == expectedProvider else { throw otherProvider(provider, expected: expectedProvider) }
-        let record = VaultRecord(vault: &reader, provider: provider)
+        var record = VaultRecord(provider: provider, tokens: SessionTokens(vault: &reader), session: nil, user: nil, memberSession: nil,
+                                 member: nil, organization: nil, lastValidatedAt: reader.date())
+        record.readObjects(&reader)
         if let failure = reader.failure { throw failure }
         guard reader.isAtEnd else { throw VaultError.malformed("data after the record") }
         return record
     }
 
-    /// The fields after the provider, assigned in reading order. The caller checks
-    /// `reader.failure`.
-    private init(vault reader: inout VaultBinaryReader, provider: String) {
-        self.provider = provider
-        tokens = SessionTokens(vault: &reader)
-        lastValidatedAt = reader.date()
+    /// The objects, after the tokens and the last validation, in reading order; the
+    /// caller checks `reader.failure`. (Assigned into the record: an initializer reading
+    /// all fields built the record aside and copied it out, ~1k instructions a load.)
+    private mutating func readObjects(_ reader: inout VaultBinaryReader) {
         let present = reader.byte()
         if present & ~Present.all != 0 { reader.fail("unknown object") }
         let block = reader.jsonBlock()
-        session = present & Present.session != 0 ? Session(vault: &reader, json: block) : nil
-        user = present & Present.user != 0 ? User(vault: &reader, json: block) : nil
-        memberSession = present & Present.memberSession != 0 ? MemberSession(vault: &reader, json: block) : nil
-        member = present & Present.member != 0 ? Member(vault: &reader, json: block) : nil
-        organization = present & Present.organization != 0 ? Organization(vault: &reader, json: block) : nil
+        if present & Present.session != 0 { session = Session(vault: &reader, json: block) }
+        if present & Present.user != 0 { user = User(vault: &reader, json: block) }
+        if present & Present.memberSession != 0 { memberSession = MemberSession(vault: &reader, json: block) }
+        if present & Present.member != 0 { member = Member(vault: &reader, json: block) }
+        if present & Present.organization != 0 { organization = Organization(vault: &reader, json: block) }
     }
 }
