@@ -1,6 +1,6 @@
 import Foundation
 import Glibc
-import Latchkey
+@_spi(Benchmarks) import Latchkey
 import LatchkeyJSON
 import LatchkeySecrets
 import Testing
@@ -159,13 +159,12 @@ struct FileCountingProvider: AuthProvider {
             child.waitUntilExit()
 
             let raw = try #require(try await setup.store().get("session"), "round \(round): the vault is gone")
-            guard case .object(let record)? = try? JSONValue.parse(bytes: raw),
-                  case .object(let tokens)? = record["tokens"],
-                  case .string(let access)? = tokens["access_token"],
-                  case .string(let refresh)? = tokens["refresh_token"] else {
+            guard let tokens = try? StoredSessionRecord(decoding: raw, provider: "crossproc").tokens,
+                  let refresh = tokens.refreshToken else {
                 Issue.record("round \(round): the vault does not decode")
                 continue
             }
+            let access = tokens.accessToken
             #expect(access.dropFirst("access-".count) == refresh.dropFirst("refresh-".count),
                     "round \(round): a mixed token set \(access) / \(refresh)")
             accessTokens.insert(access)

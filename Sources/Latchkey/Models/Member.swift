@@ -14,7 +14,12 @@ public struct Member: Sendable, Hashable {
     /// The provider's status of the member (e.g. `active`).
     public var status: String?
     /// The provider's own JSON object for the member.
-    public var raw: JSONObject
+    public var raw: JSONObject {
+        get { rawJSON.object }
+        set { rawJSON = DeferredJSON(.object(newValue)) }
+    }
+    /// ``raw``, kept as stored JSON until first read when the member comes from the vault.
+    var rawJSON: DeferredJSON
 
     /// Creates a member.
     public init(id: String, organizationID: String, email: String? = nil, name: String? = nil, status: String? = nil,
@@ -24,7 +29,16 @@ public struct Member: Sendable, Hashable {
         self.email = email
         self.name = name
         self.status = status
-        self.raw = raw
+        rawJSON = DeferredJSON(.object(raw))
+    }
+
+    init(id: String, organizationID: String, email: String?, name: String?, status: String?, rawJSON: DeferredJSON) {
+        self.id = id
+        self.organizationID = organizationID
+        self.email = email
+        self.name = name
+        self.status = status
+        self.rawJSON = rawJSON
     }
 }
 
@@ -33,14 +47,5 @@ extension Member: VaultRecordCodable {
         self.init(id: try object.requiredString("id"), organizationID: try object.requiredString("organization_id"),
                   email: try object.string("email"), name: try object.string("name"), status: try object.string("status"),
                   raw: try object.object("raw") ?? [:])
-    }
-
-    var vaultObject: JSONObject {
-        var object: JSONObject = ["id": .string(id), "organization_id": .string(organizationID)]
-        object.set("email", email)
-        object.set("name", name)
-        object.set("status", status)
-        object["raw"] = .object(raw)
-        return object
     }
 }

@@ -18,16 +18,32 @@ public struct MemberSession: Sendable, Hashable {
     /// When the session ends unless it is extended.
     public var expiresAt: Date?
     /// How the member authenticated, as the provider reports it.
-    public var authenticationFactors: [JSONValue]
+    public var authenticationFactors: [JSONValue] {
+        get { factorsJSON.array }
+        set { factorsJSON = DeferredJSON(.array(newValue)) }
+    }
     /// Roles granted in this session.
     public var roles: [String]
     /// The provider's own JSON object for the session.
-    public var raw: JSONObject
+    public var raw: JSONObject {
+        get { rawJSON.object }
+        set { rawJSON = DeferredJSON(.object(newValue)) }
+    }
+    /// ``authenticationFactors`` and ``raw``, kept as stored JSON until first read when the session comes from the vault.
+    var factorsJSON: DeferredJSON
+    var rawJSON: DeferredJSON
 
     /// Creates a member session.
     public init(id: String, memberID: String, organizationID: String, organizationSlug: String? = nil,
                 startedAt: Date? = nil, lastAccessedAt: Date? = nil, expiresAt: Date? = nil,
                 authenticationFactors: [JSONValue] = [], roles: [String] = [], raw: JSONObject = [:]) {
+        self.init(id: id, memberID: memberID, organizationID: organizationID, organizationSlug: organizationSlug,
+                  startedAt: startedAt, lastAccessedAt: lastAccessedAt, expiresAt: expiresAt,
+                  factorsJSON: DeferredJSON(.array(authenticationFactors)), roles: roles, rawJSON: DeferredJSON(.object(raw)))
+    }
+
+    init(id: String, memberID: String, organizationID: String, organizationSlug: String?, startedAt: Date?, lastAccessedAt: Date?,
+         expiresAt: Date?, factorsJSON: DeferredJSON, roles: [String], rawJSON: DeferredJSON) {
         self.id = id
         self.memberID = memberID
         self.organizationID = organizationID
@@ -35,9 +51,9 @@ public struct MemberSession: Sendable, Hashable {
         self.startedAt = startedAt
         self.lastAccessedAt = lastAccessedAt
         self.expiresAt = expiresAt
-        self.authenticationFactors = authenticationFactors
+        self.factorsJSON = factorsJSON
         self.roles = roles
-        self.raw = raw
+        self.rawJSON = rawJSON
     }
 }
 
@@ -48,17 +64,5 @@ extension MemberSession: VaultRecordCodable {
                   startedAt: try object.date("started_at"), lastAccessedAt: try object.date("last_accessed_at"),
                   expiresAt: try object.date("expires_at"), authenticationFactors: try object.array("authentication_factors"),
                   roles: try object.strings("roles"), raw: try object.object("raw") ?? [:])
-    }
-
-    var vaultObject: JSONObject {
-        var object: JSONObject = ["id": .string(id), "member_id": .string(memberID), "organization_id": .string(organizationID)]
-        object.set("organization_slug", organizationSlug)
-        object.set("started_at", startedAt)
-        object.set("last_accessed_at", lastAccessedAt)
-        object.set("expires_at", expiresAt)
-        object["authentication_factors"] = .array(authenticationFactors)
-        object.set("roles", roles)
-        object["raw"] = .object(raw)
-        return object
     }
 }

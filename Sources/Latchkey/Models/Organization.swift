@@ -10,14 +10,26 @@ public struct Organization: Sendable, Hashable {
     /// The organization's slug.
     public var slug: String?
     /// The provider's own JSON object for the organization.
-    public var raw: JSONObject
+    public var raw: JSONObject {
+        get { rawJSON.object }
+        set { rawJSON = DeferredJSON(.object(newValue)) }
+    }
+    /// ``raw``, kept as stored JSON until first read when the organization comes from the vault.
+    var rawJSON: DeferredJSON
 
     /// Creates an organization.
     public init(id: String, name: String? = nil, slug: String? = nil, raw: JSONObject = [:]) {
         self.id = id
         self.name = name
         self.slug = slug
-        self.raw = raw
+        rawJSON = DeferredJSON(.object(raw))
+    }
+
+    init(id: String, name: String?, slug: String?, rawJSON: DeferredJSON) {
+        self.id = id
+        self.name = name
+        self.slug = slug
+        self.rawJSON = rawJSON
     }
 }
 
@@ -25,13 +37,5 @@ extension Organization: VaultRecordCodable {
     init(vaultObject object: JSONObject) throws(VaultError) {
         self.init(id: try object.requiredString("id"), name: try object.string("name"), slug: try object.string("slug"),
                   raw: try object.object("raw") ?? [:])
-    }
-
-    var vaultObject: JSONObject {
-        var object: JSONObject = ["id": .string(id)]
-        object.set("name", name)
-        object.set("slug", slug)
-        object["raw"] = .object(raw)
-        return object
     }
 }

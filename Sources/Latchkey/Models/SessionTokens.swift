@@ -101,19 +101,4 @@ extension SessionTokens: VaultRecordCodable {
                   refreshToken: try object.string("refresh_token"), idToken: try object.string("id_token"),
                   issuedAt: try object.date("issued_at"), expiresAt: try object.date("expires_at"), attributes: attributes)
     }
-
-    var vaultObject: JSONObject {
-        var object: JSONObject = ["access_token": .string(accessToken)]
-        object.set("session_token", sessionToken)
-        object.set("refresh_token", refreshToken)
-        object.set("id_token", idToken)
-        object.set("issued_at", issuedAt)
-        object.set("expires_at", expiresAt)
-        if !attributes.isEmpty {
-            var attributeObject = JSONObject()
-            for key in attributes.keys.sorted() { attributeObject[key] = attributes[key].map(JSONValue.string) }
-            object["attributes"] = .object(attributeObject)
-        }
-        return object
-    }
 }

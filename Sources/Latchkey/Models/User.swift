@@ -16,7 +16,12 @@ public struct User: Sendable, Hashable {
     /// The provider's status of the account (e.g. Stytch `active`), when it reports one.
     public var status: String?
     /// The provider's own JSON object for the user.
-    public var raw: JSONObject
+    public var raw: JSONObject {
+        get { rawJSON.object }
+        set { rawJSON = DeferredJSON(.object(newValue)) }
+    }
+    /// ``raw``, kept as stored JSON until first read when the user comes from the vault.
+    var rawJSON: DeferredJSON
 
     /// Creates a user.
     public init(id: String, email: String? = nil, name: String? = nil, status: String? = nil, raw: JSONObject = [:]) {
@@ -24,7 +29,15 @@ public struct User: Sendable, Hashable {
         self.email = email
         self.name = name
         self.status = status
-        self.raw = raw
+        rawJSON = DeferredJSON(.object(raw))
+    }
+
+    init(id: String, email: String?, name: String?, status: String?, rawJSON: DeferredJSON) {
+        self.id = id
+        self.email = email
+        self.name = name
+        self.status = status
+        self.rawJSON = rawJSON
     }
 }
 
@@ -32,14 +45,5 @@ extension User: VaultRecordCodable {
     init(vaultObject object: JSONObject) throws(VaultError) {
         self.init(id: try object.requiredString("id"), email: try object.string("email"), name: try object.string("name"),
                   status: try object.string("status"), raw: try object.object("raw") ?? [:])
-    }
-
-    var vaultObject: JSONObject {
-        var object: JSONObject = ["id": .string(id)]
-        object.set("email", email)
-        object.set("name", name)
-        object.set("status", status)
-        object["raw"] = .object(raw)
-        return object
     }
 }

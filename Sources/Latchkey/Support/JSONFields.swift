@@ -1,11 +1,8 @@
 internal import Foundation
 internal import LatchkeyJSON
 
-/// Typed reads and writes of the vault's JSON records.
-///
-/// The models persist themselves as JSON objects through these helpers, so the vault
-/// is parsed by LatchkeyJSON's strict parser (a few microseconds for a session record)
-/// rather than by Foundation's decoder.
+/// Typed reads of the vault's format-1 (JSON) records, which builds before format 2
+/// wrote and which are still read (see ``VaultRecord``).
 extension JSONObject {
     /// The string member `name`, or `nil` when absent or `null`.
     ///
@@ -60,27 +57,10 @@ extension JSONObject {
         }
         return result
     }
-
-    /// Sets `name` to `value`, or removes it when `value` is `nil`.
-    mutating func set(_ name: String, _ value: String?) {
-        self[name] = value.map(JSONValue.string)
-    }
-
-    /// Sets `name` to `date` in seconds since 1970, or removes it when `date` is `nil`.
-    mutating func set(_ name: String, _ date: Date?) {
-        self[name] = date.map { .number($0.timeIntervalSince1970) }
-    }
-
-    /// Sets `name` to an array of strings.
-    mutating func set(_ name: String, _ strings: [String]) {
-        self[name] = .array(strings.map(JSONValue.string))
-    }
 }
 
-/// A model the vault persists as a JSON object.
+/// A model the vault's format-1 (JSON) records hold.
 protocol VaultRecordCodable {
-    /// Decodes a model from its vault form.
+    /// Decodes a model from its format-1 form.
     init(vaultObject: JSONObject) throws(VaultError)
-    /// The model's vault form.
-    var vaultObject: JSONObject { get }
 }

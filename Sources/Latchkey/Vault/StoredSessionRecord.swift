@@ -21,4 +21,8 @@ public import Foundation
 
     /// The bytes the client stores.
     public func encoded() -> [UInt8] { record.encoded() }
+
+    /// The record's tokens: for tests and harnesses that check what a process left in
+    /// the store (the stored bytes are binary since format 2, not JSON to pick apart).
+    public var tokens: SessionTokens { record.tokens }
 }

@@ -1,13 +1,25 @@
 internal import Foundation
-internal import LatchkeyJSON
 
 /// Everything persisted about a session: tokens, the five objects, when it was last
-/// validated, and which provider and format wrote it.
+/// validated, and which provider wrote it.
+///
+/// Stored formats (the first bytes tell them apart):
+/// - **2** (written since issue 18): binary — the magic `89 4C 4B 56` ("\x89LKV"), the
+///   format as a little-endian `UInt16`, a 64-bit ``VaultChecksum`` of the body, then the
+///   body (``encoded()``): provider, tokens, last validation, a byte of which objects
+///   follow, the JSON block, the objects. Strings are a little-endian `UInt32` length
+///   (`UInt32.max`: absent) and their UTF-8 bytes, times a flag and the bits of a
+///   `Double` (seconds since 1970). The provider's own objects (`raw`, authentication
+///   factors) are compact JSON texts, back to back in the JSON block, which the objects
+///   refer to by offset and length; they are parsed only when the app reads them
+///   (``DeferredJSON``).
+/// - **1**: a JSON object with a `"format": 1` member; still read, never written.
+///
+/// A record of a newer format, or of another provider, is refused and left in place.
 struct VaultRecord: Sendable, Hashable {
     /// The format this build writes. A record with a higher number is refused.
-    static let currentFormat = 1
+    static let currentFormat = 2
 
-    var format: Int = VaultRecord.currentFormat
     var provider: String
     var tokens: SessionTokens
     var session: Session?
@@ -27,6 +39,19 @@ struct VaultRecord: Sendable, Hashable {
         member = authenticated.member
         organization = authenticated.organization
         lastValidatedAt = validatedAt
+    }
+
+    /// A record of these parts.
+    init(provider: String, tokens: SessionTokens, session: Session?, user: User?, memberSession: MemberSession?, member: Member?,
+         organization: Organization?, lastValidatedAt: Date?) {
+        self.provider = provider
+        self.tokens = tokens
+        self.session = session
+        self.user = user
+        self.memberSession = memberSession
+        self.member = member
+        self.organization = organization
+        self.lastValidatedAt = lastValidatedAt
     }
 
     /// This record updated with a validation or renewal report: its tokens (their
@@ -54,49 +79,23 @@ struct VaultRecord: Sendable, Hashable {
                              organization: organization)
     }
 
-    // MARK: Encoding
+    // MARK: Decoding
 
-    /// The record as compact JSON bytes.
-    func encoded() -> [UInt8] {
-        var object: JSONObject = ["format": .number(Double(format)), "provider": .string(provider), "tokens": .object(tokens.vaultObject)]
-        if let session { object["session"] = .object(session.vaultObject) }
-        if let user { object["user"] = .object(user.vaultObject) }
-        if let memberSession { object["member_session"] = .object(memberSession.vaultObject) }
-        if let member { object["member"] = .object(member.vaultObject) }
-        if let organization { object["organization"] = .object(organization.vaultObject) }
-        object.set("last_validated_at", lastValidatedAt)
-        return JSONValue.object(object).jsonBytes
-    }
-
-    /// Decodes a record written by provider `expectedProvider`.
+    /// Decodes a record written by provider `expectedProvider`, in any format up to
+    /// ``currentFormat``.
     ///
     /// - Throws: ``VaultError`` for a record of another provider, a newer format, or
-    ///   one that does not decode.
+    ///   one that does not decode (truncated, damaged, not a record).
     static func decode(_ bytes: [UInt8], expectedProvider: String) throws(VaultError) -> VaultRecord {
-        let value: JSONValue
-        do { value = try JSONValue.parse(bytes: bytes) } catch {
-            throw VaultError.malformed("not JSON")
-        }
-        guard case .object(let object) = value else { throw VaultError.malformed("not a JSON object") }
-        guard case .number(let formatNumber)? = object["format"], let format = Int(exactly: formatNumber), format >= 1 else {
-            throw VaultError.malformed("no format version")
-        }
-        guard format <= currentFormat else {
-            throw VaultError(description: "the stored session has format \(format), newer than this build's \(currentFormat); it was left untouched")
-        }
-        let provider = try object.requiredString("provider")
-        guard provider == expectedProvider else {
-            throw VaultError(description: "the stored session belongs to provider \"\(provider)\", not \"\(expectedProvider)\"; it was left untouched")
-        }
-        guard let tokensObject = try object.object("tokens") else { throw VaultError.malformed("no tokens") }
-        var record = VaultRecord(provider: provider, authenticated: AuthenticatedSession(tokens: try SessionTokens(vaultObject: tokensObject)),
-                                 validatedAt: try object.date("last_validated_at"))
-        record.format = format
-        record.session = try object.object("session").map { (o) throws(VaultError) in try Session(vaultObject: o) }
-        record.user = try object.object("user").map { (o) throws(VaultError) in try User(vaultObject: o) }
-        record.memberSession = try object.object("member_session").map { (o) throws(VaultError) in try MemberSession(vaultObject: o) }
-        record.member = try object.object("member").map { (o) throws(VaultError) in try Member(vaultObject: o) }
-        record.organization = try object.object("organization").map { (o) throws(VaultError) in try Organization(vaultObject: o) }
-        return record
+        if BinaryHeader.hasMagic(bytes) { return try decodeBinary(bytes, expectedProvider: expectedProvider) }
+        return try decodeJSON(bytes, expectedProvider: expectedProvider)
+    }
+
+    static func newerFormat(_ format: Int) -> VaultError {
+        VaultError(description: "the stored session has format \(format), newer than this build's \(currentFormat); it was left untouched")
+    }
+
+    static func otherProvider(_ provider: String, expected: String) -> VaultError {
+        VaultError(description: "the stored session belongs to provider \"\(provider)\", not \"\(expected)\"; it was left untouched")
     }
 }

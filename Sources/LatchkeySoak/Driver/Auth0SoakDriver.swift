@@ -1,5 +1,5 @@
 internal import Foundation
-internal import Latchkey
+@_spi(Benchmarks) internal import Latchkey
 internal import LatchkeyAuth0
 internal import LatchkeyEmulator
 internal import LatchkeyJSON
@@ -133,8 +133,8 @@ struct Auth0SoakDriver: SoakDriver {
     }
 
     func refreshToken(inVault bytes: [UInt8]) -> String? {
-        guard let record = try? JSONValue.parse(bytes: bytes) else { return nil }
-        return record["tokens"]?["refresh_token"]?.stringValue
+        // The client's own codec: the record is binary since vault format 2.
+        (try? StoredSessionRecord(decoding: bytes, provider: providerID))?.tokens.refreshToken
     }
 
     func judgeStoredSession(_ vault: [UInt8], of user: SoakUser, ledger: [RefreshLedger.Entry], control: EmulatorControl) async -> StoredSessionVerdict {

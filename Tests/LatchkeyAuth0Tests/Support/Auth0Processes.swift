@@ -66,13 +66,12 @@ struct StoredAuth0Session: Sendable {
 
     static func read(_ setup: Auth0ProcessSetup) async throws -> StoredAuth0Session? {
         guard let bytes = try await setup.store().get(SessionOptions().vaultEntryName) else { return nil }
-        _ = try StoredSessionRecord(decoding: bytes, provider: "auth0")
-        guard case .object(let record) = try JSONValue.parse(bytes: bytes), case .object(let tokens)? = record["tokens"],
-              let access = tokens["access_token"]?.stringValue, let refresh = tokens["refresh_token"]?.stringValue else {
-            Issue.record("the stored session has no access or refresh token")
+        let tokens = try StoredSessionRecord(decoding: bytes, provider: "auth0").tokens
+        guard let refresh = tokens.refreshToken else {
+            Issue.record("the stored session has no refresh token")
             return nil
         }
-        return StoredAuth0Session(accessToken: access, refreshToken: refresh)
+        return StoredAuth0Session(accessToken: tokens.accessToken, refreshToken: refresh)
     }
 }
 
