@@ -1,5 +1,5 @@
 import Foundation
-import Latchkey
+@_spi(Benchmarks) import Latchkey
 import LatchkeyAuth0
 import LatchkeyEmulator
 import LatchkeySecrets
@@ -66,15 +66,10 @@ struct Auth0Harness {
 
     /// Every secret the session holds now, for the log checks.
     func secrets() async throws -> [String] {
-        guard let text = try await store.string(SessionOptions().vaultEntryName) else { return [] }
-        var found: [String] = []
-        for key in ["access_token", "refresh_token", "id_token"] {
-            if let range = text.range(of: "\"\(key)\":\"") {
-                let rest = text[range.upperBound...]
-                if let end = rest.firstIndex(of: "\"") { found.append(String(rest[..<end])) }
-            }
-        }
-        return found
+        guard let bytes = try await store.get(SessionOptions().vaultEntryName) else { return [] }
+        // Decoded as the client decodes it (the record is binary since format 2).
+        let tokens = try StoredSessionRecord(decoding: bytes, provider: "auth0").tokens
+        return [tokens.accessToken, tokens.refreshToken, tokens.idToken].compactMap { $0 }
     }
 }
 

@@ -43,7 +43,7 @@ struct Harness {
         try await client.login(ScriptedCredentials(user: "user-1", password: "correct horse"))
     }
 
-    /// The vault's raw JSON, or nil.
+    /// The vault record's bytes read as text (tokens are stored as plain UTF-8 in it), or nil.
     func storedRecord() async throws -> String? {
         try await store.string(SessionOptions().vaultEntryName)
     }
