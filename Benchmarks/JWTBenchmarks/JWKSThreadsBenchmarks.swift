@@ -11,6 +11,9 @@ import LatchkeyJWT
 
 let tokensPerWorker = 100
 
+/// The threads every multi-worker sample runs on (see `WorkerThreads`), one per core.
+let workerThreads = WorkerThreads(count: 2)
+
 func registerJWKSThreads(_ fixture: JWTFixture) {
     let alg = fixture.algorithm.rawValue
     let token = fixture.token
@@ -38,14 +41,14 @@ func registerJWKSThreads(_ fixture: JWTFixture) {
 }
 
 extension Benchmark {
-    /// One sample: `workers` child tasks on the global executor run `body` at once; the
-    /// sample counts `workers × tokensPerWorker` operations.
+    /// One sample: `workers` child tasks on the benchmark's own threads run `body` at
+    /// once; the sample counts `workers × tokensPerWorker` operations.
     func measureConcurrently(workers: Int, _ body: @escaping @Sendable () async throws -> Void) async throws {
         for _ in scaledIterations {
             let cpu = Suite.processCPUNanoseconds()
             startMeasurement()
             try await withThrowingTaskGroup(of: Void.self) { group in
-                for _ in 0..<workers { group.addTask(operation: body) }
+                for _ in 0..<workers { group.addTask(executorPreference: workerThreads, operation: body) }
                 try await group.waitForAll()
             }
             stopMeasurement()
