@@ -42,6 +42,7 @@ struct FileCountingProvider: AuthProvider {
     @Test func helper() async throws {
         let environment = ProcessInfo.processInfo.environment
         guard let mode = environment["LATCHKEY_CORE_CHILD"] else { return }
+        exitWhenOrphaned()
         let configuration = SecretStoreConfiguration(dataDirectory: environment["LATCHKEY_DATA_DIR"], configDirectory: environment["LATCHKEY_CONFIG_DIR"])
         let output = environment["LATCHKEY_OUTPUT"] ?? "/dev/null"
         var status: Int32 = 0

@@ -176,6 +176,7 @@ func contents(_ path: String) -> String { (try? String(contentsOfFile: path, enc
     @Test func helper() async throws {
         let environment = ProcessInfo.processInfo.environment
         guard let mode = environment["LATCHKEY_AUTH0_CHILD"] else { return }
+        exitWhenOrphaned()
         let output = environment["LATCHKEY_OUTPUT"] ?? "/dev/null"
         var status: Int32 = 0
         do {
