@@ -200,7 +200,7 @@ let package = Package(
         ),
         .testTarget(
             name: "LatchkeyJSONTests",
-            dependencies: ["LatchkeyJSON"],
+            dependencies: ["LatchkeyJSON", "LatchkeyCrypto"],
             swiftSettings: swiftSettings
         ),
         .testTarget(
@@ -220,6 +220,7 @@ let package = Package(
                 "Latchkey",
                 "LatchkeySecrets",
                 "LatchkeyJSON",
+                "LatchkeyCrypto",
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings

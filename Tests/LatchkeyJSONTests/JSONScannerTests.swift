@@ -1,5 +1,6 @@
 import Foundation
 import LatchkeyJSON
+import LatchkeyCrypto
 import Testing
 
 /// The scanner answers "valid" only for what the parser accepts, and finds the members
@@ -162,18 +163,5 @@ import Testing
             for _ in 0..<(1 + generator.next() % 4) { bytes.append(UInt8(0x70 + generator.next() % 0x60)) }
             same(bytes)
         }
-    }
-}
-
-/// A small deterministic generator (SplitMix64), so failures repeat.
-struct SplitMix64 {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }

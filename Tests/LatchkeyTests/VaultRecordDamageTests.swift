@@ -1,5 +1,6 @@
 import Foundation
 @testable import Latchkey
+import LatchkeyCrypto
 import Testing
 
 /// Truncated, damaged and forged format-2 records are refused with an error — never a
@@ -117,18 +118,5 @@ import Testing
         let minimal = provider + tokensWithoutAttributes + [0, 0, 0, 0] + [0] + [0x02] + block("{}") + [1, 0, 0, 0, 0x75] + noString
             + noString + noString + [0, 0, 0, 0, 2, 0, 0, 0]
         #expect(throws: Never.self) { try VaultRecord.decode(Self.sealed(minimal), expectedProvider: "stytch") }
-    }
-}
-
-/// A seeded generator, so a failure names a case that can be replayed.
-struct SplitMix64: RandomNumberGenerator {
-    private var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }

@@ -84,8 +84,9 @@ extension VaultRecord {
         let provider = reader.string()
         if let failure = reader.failure { throw failure }
         guard provider == expectedProvider else { throw otherProvider(provider, expected: expectedProvider) }
-        var record = VaultRecord(provider: provider, tokens: SessionTokens(vault: &reader), session: nil, user: nil, memberSession: nil,
-                                 member: nil, organization: nil, lastValidatedAt: reader.date())
+        // Arguments are read in order: the tokens, then the last validation.
+        var record = VaultRecord(provider: provider, authenticated: AuthenticatedSession(tokens: SessionTokens(vault: &reader)),
+                                 validatedAt: reader.date())
         record.readObjects(&reader)
         if let failure = reader.failure { throw failure }
         guard reader.isAtEnd else { throw VaultError.malformed("data after the record") }

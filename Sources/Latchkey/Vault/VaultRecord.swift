@@ -41,19 +41,6 @@ struct VaultRecord: Sendable, Hashable {
         lastValidatedAt = validatedAt
     }
 
-    /// A record of these parts.
-    init(provider: String, tokens: SessionTokens, session: Session?, user: User?, memberSession: MemberSession?, member: Member?,
-         organization: Organization?, lastValidatedAt: Date?) {
-        self.provider = provider
-        self.tokens = tokens
-        self.session = session
-        self.user = user
-        self.memberSession = memberSession
-        self.member = member
-        self.organization = organization
-        self.lastValidatedAt = lastValidatedAt
-    }
-
     /// This record updated with a validation or renewal report: its tokens (their
     /// attributes merged key by key, new over old), and the objects it reports (those it
     /// leaves `nil` are kept) — the one rule of ``AuthenticatedSession``.

@@ -1,9 +1,11 @@
+internal import LatchkeyCrypto
+
 /// The faults waiting for requests, consumed in the order they were added.
 actor FaultInjector {
     private struct Armed {
         var fault: EmulatorFault
         var remaining: Int?
-        var generator: SeededGenerator
+        var generator: SplitMix64
     }
 
     private var armed: [Armed] = []
@@ -18,7 +20,7 @@ actor FaultInjector {
         added += 1
         var remaining: Int?
         if case .next(let count) = fault.trigger { remaining = max(0, count) }
-        armed.append(Armed(fault: fault, remaining: remaining, generator: SeededGenerator(seed: seed ^ (added &* 0xD1B5_4A32_D192_ED03))))
+        armed.append(Armed(fault: fault, remaining: remaining, generator: SplitMix64(seed: seed ^ (added &* 0xD1B5_4A32_D192_ED03))))
     }
 
     /// Removes every fault (of one route, when given).

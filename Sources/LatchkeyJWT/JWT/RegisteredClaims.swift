@@ -64,9 +64,7 @@ struct RegisteredClaims: Sendable {
     @inline(__always)
     static func slot(_ name: UnsafeRawPointer, _ count: Int) -> Int {
         guard count == 3 else { return -1 }
-        let packed = UInt32(name.load(as: UInt8.self)) | UInt32(name.load(fromByteOffset: 1, as: UInt8.self)) << 8
-            | UInt32(name.load(fromByteOffset: 2, as: UInt8.self)) << 16
-        switch packed {
+        switch InternedNames.packed3(name) {
         case 0x73_7369: return InternedNames.Registered.iss.rawValue // "iss"
         case 0x62_7573: return InternedNames.Registered.sub.rawValue // "sub"
         case 0x64_7561: return InternedNames.Registered.aud.rawValue // "aud"

@@ -1,0 +1,21 @@
+/// SplitMix64: a small, fast generator whose sequence is fixed by its seed — for what
+/// must repeat from run to run (the emulator's probabilistic faults, the soak's
+/// decisions, seeded test inputs). Not for secrets: `SecureRandom` is.
+package struct SplitMix64: RandomNumberGenerator, Sendable {
+    private var state: UInt64
+
+    package init(seed: UInt64) { state = seed }
+
+    package mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+
+    /// A uniform value in [0, 1).
+    package mutating func nextUnit() -> Double {
+        Double(next() >> 11) / Double(UInt64(1) << 53)
+    }
+}
