@@ -85,8 +85,7 @@ extension VaultRecord {
         if let failure = reader.failure { throw failure }
         guard provider == expectedProvider else { throw otherProvider(provider, expected: expectedProvider) }
         // Arguments are read in order: the tokens, then the last validation.
-        var record = VaultRecord(provider: provider, authenticated: AuthenticatedSession(tokens: SessionTokens(vault: &reader)),
-                                 validatedAt: reader.date())
+        var record = VaultRecord(provider: provider, tokens: SessionTokens(vault: &reader), lastValidatedAt: reader.date())
         record.readObjects(&reader)
         if let failure = reader.failure { throw failure }
         guard reader.isAtEnd else { throw VaultError.malformed("data after the record") }
