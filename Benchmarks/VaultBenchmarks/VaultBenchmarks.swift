@@ -21,7 +21,8 @@ let benchmarks: @Sendable () -> Void = {
     let fixture = VaultFixture()
     let setup: Benchmark.BenchmarkSetupHook = { try await fixture.prepare() }
     let limit = Suite.Role.limit("open+read+AES-GCM")
-    let config = Suite.configuration()
+    // Both sides of each row in samples of 1,000 calls (see `Suite.asyncConfiguration`).
+    let config = Suite.asyncConfiguration(microseconds: 5)
 
     Benchmark(Suite.name("Vault", ["load", "2KB"], .latchkey), configuration: config, closure: { benchmark in
         let store = fixture.store!
