@@ -19,13 +19,16 @@ package struct JSONScanner {
     package static var maxTopLevelMembers: Int { 64 }
 
     /// The top-level members the caller asked for: a slot (0..<8) → the value's byte
-    /// range, packed as `start << 32 | end`, 0 when absent.
+    /// range, packed as `start << 32 | end` (documents are under 2 GiB, so bit 63 is
+    /// free), with bit 63 set for a string without escapes; 0 when absent.
     package struct Slots {
         private var ranges = InlineArray<8, UInt64>(repeating: 0)
+        private static var plainFlag: UInt64 { 1 << 63 }
 
         @inline(__always)
-        mutating func record(_ slot: Int, _ range: Range<Int>) {
+        mutating func record(_ slot: Int, _ range: Range<Int>, plainString: Bool) {
             ranges[slot] = UInt64(truncatingIfNeeded: range.lowerBound) << 32 | UInt64(truncatingIfNeeded: range.upperBound)
+                | (plainString ? Self.plainFlag : 0)
         }
 
         /// The value's bytes for `slot`, if the object has that member.
@@ -33,13 +36,20 @@ package struct JSONScanner {
         package func range(of slot: Int) -> Range<Int>? {
             let packed = ranges[slot]
             guard packed != 0 else { return nil }
-            return Int(truncatingIfNeeded: packed >> 32)..<Int(truncatingIfNeeded: packed & 0xFFFF_FFFF)
+            return Int(truncatingIfNeeded: (packed & ~Self.plainFlag) >> 32)..<Int(truncatingIfNeeded: packed & 0xFFFF_FFFF)
         }
+
+        /// Whether the value for `slot` is a string without escapes (its bytes between
+        /// the quotes are then its text, already checked to be UTF-8).
+        @inline(__always)
+        package func isPlainString(_ slot: Int) -> Bool { ranges[slot] & Self.plainFlag != 0 }
     }
 
     private let base: UnsafePointer<UInt8>
     private let count: Int
     private var index = 0
+    /// Whether the last string scanned had no escapes.
+    private var lastStringPlain = false
 
     private init(_ base: UnsafePointer<UInt8>, count: Int) {
         self.base = base
@@ -51,9 +61,9 @@ package struct JSONScanner {
     ///
     /// - Returns: the slots' value ranges when the document is valid and within the
     ///   scanner's shapes; `nil` when the parser must decide (it may be invalid, or
-    ///   merely unusual). Documents up to 4 GiB.
+    ///   merely unusual). Documents under 2 GiB.
     package static func scanObject(_ bytes: UnsafeRawBufferPointer, slot: (UnsafeRawPointer, Int) -> Int) -> Slots? {
-        guard let raw = bytes.baseAddress, bytes.count < Int(UInt32.max) else { return nil }
+        guard let raw = bytes.baseAddress, bytes.count < Int(Int32.max) else { return nil }
         var scanner = JSONScanner(raw.assumingMemoryBound(to: UInt8.self), count: bytes.count)
         scanner.skipWhitespace()
         guard scanner.peek == UInt8(ascii: "{") else { return nil }
@@ -83,9 +93,12 @@ package struct JSONScanner {
         withUnsafeTemporaryAllocation(of: UInt64.self, capacity: 2 * Self.maxTopLevelMembers) { seen in
             members(seen: seen) { scanner, nameStart, nameCount in
                 let start = scanner.index
+                scanner.lastStringPlain = false
                 guard scanner.value(depth: 1) else { return false }
                 let slotIndex = slot(UnsafeRawPointer(scanner.base + nameStart), nameCount)
-                if slotIndex >= 0 && slotIndex < 8 { slots.record(slotIndex, start..<scanner.index) }
+                if slotIndex >= 0 && slotIndex < 8 {
+                    slots.record(slotIndex, start..<scanner.index, plainString: scanner.lastStringPlain && scanner.base[start] == UInt8(ascii: "\""))
+                }
                 return true
             }
         }
@@ -108,6 +121,9 @@ package struct JSONScanner {
         guard let pairs = seen.baseAddress else { return false }
         let capacity = seen.count / 2
         var found = 0
+        // One bit per key seen (of 64, by the key's top bits): a name whose bit is clear
+        // cannot equal an earlier one, so the earlier names are searched only on a hit.
+        var keyBits: UInt64 = 0
         index += 1
         skipWhitespace()
         if peek == UInt8(ascii: "}") { index += 1; return true }
@@ -122,15 +138,19 @@ package struct JSONScanner {
             // Equal names have equal keys; equal keys are then compared byte for byte.
             let key = nameKey(at: nameStart, count: nameCount)
             let position = UInt64(truncatingIfNeeded: nameStart) << 32 | UInt64(truncatingIfNeeded: nameCount)
-            var earlier = 0
-            while earlier < found {
-                if pairs[2 * earlier] == key {
-                    let packed = pairs[2 * earlier + 1]
-                    if Int(truncatingIfNeeded: packed & 0xFFFF_FFFF) == nameCount,
-                       memcmp(base + Int(truncatingIfNeeded: packed >> 32), base + nameStart, nameCount) == 0 { return false }
+            let keyBit: UInt64 = 1 << ((key &* 0x9E37_79B9_7F4A_7C15) >> 58)
+            if keyBits & keyBit != 0 {
+                var earlier = 0
+                while earlier < found {
+                    if pairs[2 * earlier] == key {
+                        let packed = pairs[2 * earlier + 1]
+                        if Int(truncatingIfNeeded: packed & 0xFFFF_FFFF) == nameCount,
+                           memcmp(base + Int(truncatingIfNeeded: packed >> 32), base + nameStart, nameCount) == 0 { return false }
+                    }
+                    earlier += 1
                 }
-                earlier += 1
             }
+            keyBits |= keyBit
             pairs[2 * found] = key
             pairs[2 * found + 1] = position
             found += 1
@@ -242,6 +262,7 @@ package struct JSONScanner {
         if let (end, ascii) = plainString(from: start) {
             guard ascii || Self.isValidUTF8(base + start, count: end - start) else { return false }
             index = end + 1
+            lastStringPlain = true
             return true
         }
         return escapedString(from: start)
@@ -345,10 +366,29 @@ package struct JSONScanner {
         return nil
     }
 
+    /// Whether `count` bytes are all ASCII: 16 bytes at a time (SSE2 or NEON), any
+    /// byte's high bit gathered by OR.
+    @inline(__always)
+    package static func isASCII(_ bytes: UnsafePointer<UInt8>, count: Int) -> Bool {
+        let raw = UnsafeRawPointer(bytes)
+        var i = 0
+        var high = SIMD16<UInt8>()
+        while i + 16 <= count {
+            high |= raw.loadUnaligned(fromByteOffset: i, as: SIMD16<UInt8>.self)
+            i += 16
+        }
+        var tail: UInt8 = 0
+        while i < count {
+            tail |= bytes[i]
+            i += 1
+        }
+        return (high.max() | tail) < 0x80
+    }
+
     /// Whether `count` bytes are well-formed UTF-8 (Unicode 15 Table 3-7: no overlong
     /// forms, no surrogates, nothing above U+10FFFF) — the check `String(validating:)` makes.
     package static func isValidUTF8(_ bytes: UnsafePointer<UInt8>, count: Int) -> Bool {
-        var i = 0
+        var i = isASCII(bytes, count: count) ? count : 0
         while i < count {
             let lead = bytes[i]
             if lead < 0x80 { i += 1; continue }
@@ -390,10 +430,14 @@ package enum JSONScannedValue {
     /// registered claims and header members nearly always are) is read directly,
     /// anything else by the parser. `bytes` must be a value the scanner accepted (its
     /// UTF-8 is then valid); nil only if it is not.
+    /// `plainString` says the scanner found a string without escapes (``JSONScanner/Slots/isPlainString(_:)``).
     @inline(__always)
-    package static func read(_ bytes: UnsafeRawBufferPointer) -> JSONValue? {
+    package static func read(_ bytes: UnsafeRawBufferPointer, plainString: Bool = false) -> JSONValue? {
         guard let base = bytes.baseAddress, bytes.count >= 1 else { return nil }
         let count = bytes.count
+        if plainString, count >= 2 {
+            return .string(String(decoding: UnsafeRawBufferPointer(start: base + 1, count: count - 2), as: UTF8.self))
+        }
         let first = base.load(as: UInt8.self)
         if first == UInt8(ascii: "\""), count >= 2, memchr(base, 0x5C, count) == nil {
             return .string(String(decoding: UnsafeRawBufferPointer(start: base + 1, count: count - 2), as: UTF8.self))

@@ -1,5 +1,9 @@
+internal import CLatchkeyBase64
+
 /// Strict base64 and base64url (RFC 4648) without Foundation: the JWT hot path decodes
-/// every segment with it, and PEM armour uses the standard alphabet.
+/// every segment with it, and PEM armour uses the standard alphabet. base64url's bulk
+/// goes 32 characters at a time through `CLatchkeyBase64` (AVX2, where the CPU has it);
+/// the loops here do the rest, and the standard alphabet.
 package enum Base64 {
     package enum Alphabet: Sendable { case standard, url }
 
@@ -63,7 +67,14 @@ package enum Base64 {
     /// characters, an impossible length (4n+1) and non-zero trailing bits.
     /// Returns nil on any violation.
     package static func decodeURL(_ input: UnsafeRawBufferPointer) -> [UInt8]? {
-        decode(input, tables: urlTables, padded: false)
+        guard let count = decodedCountURL(input.count) else { return nil }
+        if count == 0 { return input.isEmpty ? [] : nil }
+        var failed = false
+        let result = [UInt8](unsafeUninitializedCapacity: count) { out, initialized in
+            initialized = decodeURL(input, into: UnsafeMutableRawBufferPointer(out)) ?? 0
+            failed = initialized != count
+        }
+        return failed ? nil : result
     }
 
     package static func decodeURL(_ text: some StringProtocol) -> [UInt8]? {
@@ -83,16 +94,38 @@ package enum Base64 {
     /// Returns the number of bytes written, or nil on any violation.
     package static func decodeURL(_ input: UnsafeRawBufferPointer, into output: UnsafeMutableRawBufferPointer) -> Int? {
         guard let needed = decodedCountURL(input.count), output.count >= needed else { return nil }
-        return urlTables.entries.withUnsafeBufferPointer { decode(input, count: input.count, tables: $0, into: output) }
+        return decodeURLBlocks(input, into: output) { input, output in
+            urlTables.entries.withUnsafeBufferPointer { decode(input, count: input.count, tables: $0, into: output) }
+        }
+    }
+
+    /// Decodes `input`'s whole 32-character blocks with `CLatchkeyBase64`, then the rest
+    /// with `rest` (which returns the bytes it wrote, or nil when the text is not strict
+    /// base64url); the total written, or nil.
+    @inline(__always)
+    private static func decodeURLBlocks(_ input: UnsafeRawBufferPointer, into output: UnsafeMutableRawBufferPointer,
+                                        rest: (UnsafeRawBufferPointer, UnsafeMutableRawBufferPointer) -> Int?) -> Int? {
+        guard input.count >= 32, let base = input.baseAddress, let out = output.baseAddress else { return rest(input, output) }
+        var consumed = 0, produced = 0
+        guard latchkey_base64url_decode_blocks(base.assumingMemoryBound(to: UInt8.self), input.count, 0,
+                                               out.assumingMemoryBound(to: UInt8.self), output.count,
+                                               &consumed, &produced) == 1 else { return nil }
+        guard let written = rest(UnsafeRawBufferPointer(rebasing: input[consumed...]),
+                                 UnsafeMutableRawBufferPointer(rebasing: output[produced...])) else { return nil }
+        return produced + written
     }
 
     /// Whether `input` is strict base64url without padding, checked without decoding it
     /// anywhere.
     package static func isValidURL(_ input: UnsafeRawBufferPointer) -> Bool {
         guard decodedCountURL(input.count) != nil, let base = input.baseAddress else { return input.isEmpty }
+        var checked = 0
+        if input.count >= 32 {
+            guard latchkey_base64url_check_blocks(base.assumingMemoryBound(to: UInt8.self), input.count, 0, &checked) == 1 else { return false }
+        }
         return urlTables.entries.withUnsafeBufferPointer { tables in
             let t = tables.baseAddress!
-            var i = 0
+            var i = checked
             var combined: UInt32 = 0
             let count = input.count
             while i + 4 <= count {

@@ -4,10 +4,10 @@ internal import COpenSSL
 ///
 /// This is the package's only `@unchecked Sendable` type. It is sound because every
 /// object it wraps is either immutable after construction (parsed keys, fetched
-/// algorithms, prepared template contexts that are only ever *copied from*) and
-/// OpenSSL documents such objects as safe for concurrent read-only use, or the box is
-/// confined to one call at a time: never shared, or only reached under a lock (the
-/// pooled HMAC contexts of `HMACKey`, the cached context of ``AESGCMOpeningKey``).
+/// algorithms, prepared template contexts and `HMACKey`'s hashed pads, which are only
+/// ever *copied from*) and OpenSSL documents such objects as safe for concurrent
+/// read-only use, or the box is confined to one call at a time: never shared, or only
+/// reached under a lock (the cached context of ``AESGCMOpeningKey``).
 /// The pointer is lent out only inside
 /// `withPointer`, so it cannot outlive its owner.
 package final class OpenSSLObject: @unchecked Sendable {
@@ -38,7 +38,4 @@ extension OpenSSLObject {
         OpenSSLObject(taking: pointer) { EVP_MD_CTX_free($0) }
     }
 
-    static func macContext(_ pointer: OpaquePointer) -> OpenSSLObject {
-        OpenSSLObject(taking: pointer) { EVP_MAC_CTX_free($0) }
-    }
 }

@@ -33,14 +33,14 @@ public struct CompactJWS: Sendable {
     /// whitespace or foreign characters, a header that is a JSON object without
     /// duplicate members, and at most `options.maxTokenSize` bytes (checked first).
     public init(_ token: some StringProtocol, options: JWSOptions = JWSOptions()) throws {
-        var unused: [UInt8]? = nil
+        var unused: ClaimsPayload? = nil
         try self.init(token, options: options, payload: &unused)
     }
 
     /// Parses a token. When `payload` is non-nil (empty), the payload is decoded into it
     /// (once, which also checks it); when nil, it is only checked to be strict base64url.
     /// The segments are checked in order: header, payload, signature.
-    init(_ token: some StringProtocol, options: JWSOptions, payload: inout [UInt8]?) throws(JWTError) {
+    init(_ token: some StringProtocol, options: JWSOptions, payload: inout ClaimsPayload?) throws(JWTError) {
         var text = String(token)
         var failure: JWTError?
         var parsed: (header: JWSHeader.Members, firstDot: Int, secondDot: Int)?
@@ -59,7 +59,7 @@ public struct CompactJWS: Sendable {
     }
 
     private static func parse(_ bytes: UnsafeRawBufferPointer, options: JWSOptions,
-                              payload: inout [UInt8]?) throws(JWTError) -> (header: JWSHeader.Members, firstDot: Int, secondDot: Int) {
+                              payload: inout ClaimsPayload?) throws(JWTError) -> (header: JWSHeader.Members, firstDot: Int, secondDot: Int) {
         guard bytes.count <= options.maxTokenSize else {
             throw JWTError(.tooLarge, "token of \(bytes.count) bytes exceeds the \(options.maxTokenSize)-byte limit")
         }
@@ -80,7 +80,7 @@ public struct CompactJWS: Sendable {
         }
         let payloadSegment = UnsafeRawBufferPointer(rebasing: bytes[(firstDot + 1)..<secondDot])
         if payload != nil {
-            guard let decoded = LatchkeyBase64.decodeURL(payloadSegment) else { throw JWTError.malformed(segment: 2, "not base64url without padding") }
+            guard let decoded = ClaimsPayload.decode(payloadSegment) else { throw JWTError.malformed(segment: 2, "not base64url without padding") }
             payload = decoded
         } else {
             guard LatchkeyBase64.isValidURL(payloadSegment) else { throw JWTError.malformed(segment: 2, "not base64url without padding") }

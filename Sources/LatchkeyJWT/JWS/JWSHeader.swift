@@ -44,25 +44,14 @@ public struct JWSHeader: Sendable, Hashable {
     static func read(_ decoded: UnsafeRawBufferPointer) throws(JWTError) -> Members {
         if let slots = JSONScanner.scanObject(decoded, slot: InternedNames.HeaderMember.slot),
            slots.range(of: InternedNames.HeaderMember.crit.rawValue) == nil {
-            func member(_ member: InternedNames.HeaderMember) throws(JWTError) -> String? {
-                guard let range = slots.range(of: member.rawValue) else { return nil }
-                guard let value = JSONScannedValue.read(UnsafeRawBufferPointer(rebasing: decoded[range])) else {
-                    throw JWTError.malformed(segment: 1, "the header could not be read")
-                }
-                guard let string = value.stringValue else { throw JWTError.malformed(segment: 1, "\"\(member)\" must be a string") }
-                return string
-            }
-            guard slots.range(of: InternedNames.HeaderMember.alg.rawValue) != nil else {
+            guard let alg = try scannedString(.alg, slots, decoded) else {
                 throw JWTError.malformed(segment: 1, "the header has no \"alg\"")
             }
-            guard let alg = try? member(.alg) else { throw JWTError.malformed(segment: 1, "\"alg\" must be a string") }
+            let keyID = try scannedString(.kid, slots, decoded)
             // `typ` and `cty` need only be strings: a value the scanner accepted that starts with a quote is one.
-            for member in [InternedNames.HeaderMember.kid, .typ, .cty] {
-                if let range = slots.range(of: member.rawValue), decoded[range.lowerBound] != UInt8(ascii: "\"") {
-                    throw JWTError.malformed(segment: 1, "\"\(member)\" must be a string")
-                }
-            }
-            return Members(algorithmName: alg, keyID: try member(.kid))
+            try checkScannedString(.typ, slots, decoded)
+            try checkScannedString(.cty, slots, decoded)
+            return Members(algorithmName: alg, keyID: keyID)
         }
         let parsed = Result { () throws(JSONError) in try JSONParser.parseRecordingSlots(decoded, names: InternedNames.header) }
         let value: JSONValue, slots: JSONMemberSlots
@@ -72,6 +61,28 @@ public struct JWSHeader: Sendable, Hashable {
         }
         guard case .object(let object) = value else { throw JWTError.malformed(segment: 1, "the header is not a JSON object") }
         return try members(of: object, slots: slots)
+    }
+
+    /// A member the scanner found, as a string; nil when absent.
+    @inline(__always)
+    private static func scannedString(_ member: InternedNames.HeaderMember, _ slots: JSONScanner.Slots,
+                                      _ decoded: UnsafeRawBufferPointer) throws(JWTError) -> String? {
+        guard let range = slots.range(of: member.rawValue) else { return nil }
+        let bytes = UnsafeRawBufferPointer(rebasing: decoded[range])
+        guard let value = JSONScannedValue.read(bytes, plainString: slots.isPlainString(member.rawValue)) else {
+            throw JWTError.malformed(segment: 1, "the header could not be read")
+        }
+        guard case .string(let string) = value else { throw JWTError.malformed(segment: 1, "\"\(member)\" must be a string") }
+        return string
+    }
+
+    /// Throws unless a member the scanner found, if present, is a string.
+    @inline(__always)
+    private static func checkScannedString(_ member: InternedNames.HeaderMember, _ slots: JSONScanner.Slots,
+                                           _ decoded: UnsafeRawBufferPointer) throws(JWTError) {
+        if let range = slots.range(of: member.rawValue), decoded[range.lowerBound] != UInt8(ascii: "\"") {
+            throw JWTError.malformed(segment: 1, "\"\(member)\" must be a string")
+        }
     }
 
     /// The members of a parsed header, checked.

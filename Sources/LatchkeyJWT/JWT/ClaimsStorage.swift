@@ -7,12 +7,16 @@ import Synchronization
 /// A token's decoded payload, its registered claims, and the whole claims object once
 /// somebody reads it: verifying a token parses only what validation needs.
 final class ClaimsStorage: Sendable {
-    let payload: [UInt8]
+    /// Written once before this storage exists, only read after (see `ClaimsPayload`).
+    private nonisolated(unsafe) let bytes: ClaimsPayload
     let registered: RegisteredClaims
     private let parsed: Mutex<JSONObject?>
 
-    private init(payload: [UInt8], registered: RegisteredClaims, object: JSONObject?) {
-        self.payload = payload
+    /// The payload's bytes (copied out).
+    var payload: [UInt8] { bytes.array }
+
+    private init(payload: ClaimsPayload, registered: RegisteredClaims, object: JSONObject?) {
+        bytes = payload
         self.registered = registered
         parsed = Mutex(object)
     }
@@ -22,7 +26,7 @@ final class ClaimsStorage: Sendable {
     var object: JSONObject {
         if let object = parsed.withLock({ $0 }) { return object }
         let object: JSONObject
-        if case .object(let parsedObject)? = try? JSONParser.parse(payload, names: InternedNames.claims) {
+        if case .object(let parsedObject)? = bytes.withBytes({ try? JSONParser.parse($0, names: InternedNames.claims) }) {
             object = parsedObject
         } else {
             object = [:]
@@ -43,14 +47,14 @@ final class ClaimsStorage: Sendable {
 
     /// The string at `range` of the payload (valid UTF-8: the scanner checked it).
     func text(_ range: Range<Int>) -> String {
-        payload.withUnsafeBytes { String(decoding: UnsafeRawBufferPointer(rebasing: $0[range]), as: UTF8.self) }
+        bytes.withBytes { String(decoding: UnsafeRawBufferPointer(rebasing: $0[range]), as: UTF8.self) }
     }
 
     /// Whether the string at `range` of the payload has exactly the UTF-8 bytes of `string`.
     func text(_ range: Range<Int>, is string: String) -> Bool {
         let utf8 = string.utf8
         guard utf8.count == range.count else { return false }
-        return payload.withUnsafeBytes { bytes in
+        return bytes.withBytes { bytes in
             let slice = UnsafeRawBufferPointer(rebasing: bytes[range])
             return utf8.withContiguousStorageIfAvailable { theirs in
                 slice.isEmpty || memcmp(slice.baseAddress!, theirs.baseAddress!, slice.count) == 0
@@ -61,11 +65,11 @@ final class ClaimsStorage: Sendable {
     /// Reads a decoded payload as a claims set: a JSON object, as strictly as the parser
     /// reads it. The common shapes are checked by `JSONScanner` and only the registered
     /// claims parsed; anything else is parsed whole (and refused with the parser's error).
-    static func read(_ payload: [UInt8]) throws(JWTError) -> ClaimsStorage {
-        if let fast = payload.withUnsafeBytes({ readScanning($0) }) {
+    static func read(_ payload: ClaimsPayload) throws(JWTError) -> ClaimsStorage {
+        if let fast = payload.withBytes({ readScanning($0) }) {
             return ClaimsStorage(payload: payload, registered: fast, object: nil)
         }
-        let parsed = payload.withUnsafeBytes { bytes in
+        let parsed = payload.withBytes { bytes in
             Result { () throws(JSONError) in try JSONParser.parseRecordingSlots(bytes, names: InternedNames.claims) }
         }
         let value: JSONValue, slots: JSONMemberSlots
@@ -91,7 +95,7 @@ final class ClaimsStorage: Sendable {
         var registered = RegisteredClaims()
         for claim in InternedNames.Registered.allCases {
             guard let range = slots.range(of: claim.rawValue) else { continue }
-            guard let value = RegisteredClaims.read(bytes, range) else { return nil }
+            guard let value = RegisteredClaims.read(bytes, range, plainString: slots.isPlainString(claim.rawValue)) else { return nil }
             registered[claim] = value
         }
         return registered

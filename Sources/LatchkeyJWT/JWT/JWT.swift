@@ -20,13 +20,13 @@ public struct JWT: Sendable {
 
     /// Parses a token and decodes its payload, once (so checking it is base64url is not a
     /// second pass); its claims are read only when the caller says.
-    static func parse(_ token: some StringProtocol, options: JWSOptions) throws(JWTError) -> (CompactJWS, [UInt8]) {
-        var payload: [UInt8]? = []
+    static func parse(_ token: some StringProtocol, options: JWSOptions) throws(JWTError) -> (CompactJWS, ClaimsPayload) {
+        var payload: ClaimsPayload? = .empty()
         let jws = try CompactJWS(token, options: options, payload: &payload)
-        return (jws, payload ?? [])
+        return (jws, payload ?? .empty())
     }
 
-    init(jws: CompactJWS, payload: [UInt8]) throws(JWTError) {
+    init(jws: CompactJWS, payload: ClaimsPayload) throws(JWTError) {
         claims = try JWTClaims(payload: payload)
         self.jws = jws
     }
@@ -56,13 +56,13 @@ public struct JWT: Sendable {
 
     /// Verifies a parsed token's signature, then its claims: the path every JWT
     /// verification through a key source (direct or through a `JWKSCache`) takes.
-    static func verified(_ jws: consuming CompactJWS, payload: consuming [UInt8], keys: some JWTKeySource, options: JWTValidationOptions) throws -> JWT {
+    static func verified(_ jws: consuming CompactJWS, payload: consuming ClaimsPayload, keys: some JWTKeySource, options: JWTValidationOptions) throws -> JWT {
         try jws.verify(with: keys, options: options.jws)
         return try validated(jws, payload: payload, options: options)
     }
 
     /// The claims of a token whose signature verified, checked against `options`.
-    private static func validated(_ jws: consuming CompactJWS, payload: consuming [UInt8], options: JWTValidationOptions) throws -> JWT {
+    private static func validated(_ jws: consuming CompactJWS, payload: consuming ClaimsPayload, options: JWTValidationOptions) throws -> JWT {
         let jwt = try JWT(jws: jws, payload: payload)
         try jwt.claims.validate(options)
         return jwt

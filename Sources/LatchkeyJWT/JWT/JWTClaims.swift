@@ -13,7 +13,7 @@ public struct JWTClaims: Sendable {
     private let storage: ClaimsStorage
 
     /// Reads a decoded payload as a claims set.
-    init(payload: [UInt8]) throws(JWTError) {
+    init(payload: ClaimsPayload) throws(JWTError) {
         storage = try ClaimsStorage.read(payload)
     }
 
