@@ -62,7 +62,9 @@ import Testing
             let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
             let typecheck = try Self.run(swiftc, ["-typecheck", "-I", build.appendingPathComponent("Modules").path,
                                                   "-I", root.appendingPathComponent("Sources/COpenSSL").path,
-                                                  "-I", root.appendingPathComponent("Sources/CKeyutils").path, output.path])
+                                                  "-I", root.appendingPathComponent("Sources/CKeyutils").path,
+                                                  "-I", root.appendingPathComponent("Sources/CLatchkeyHMAC/include").path,
+                                                  "-I", root.appendingPathComponent("Sources/CLatchkeyBase64/include").path, output.path])
             #expect(typecheck.status == 0, "\(typecheck.stderr)")
         }
     }

@@ -55,7 +55,7 @@ public final class JWTFixture {
             guard let signature = Base64URL.decode(token[token.index(after: lastDot)...]) else { fixtureFailure("signature") }
             switch algorithm {
             case .hs256:
-                hmac = RawHMAC(digest: "SHA256", key: Array(IDToken.hmacSecret.utf8))
+                hmac = RawHMAC(key: Array(IDToken.hmacSecret.utf8))
                 verifier = nil
                 rawSignature = signature
             default:

@@ -71,8 +71,10 @@ extension JWTClaims {
         case .parsed(.array(let values)) where values.allSatisfy({ $0.stringValue != nil }): break
         default: throw JWTError.invalidClaim("aud", "must be a string or an array of strings")
         }
-        for name in options.requiredClaims.sorted() where object[name] == nil {
-            throw JWTError(.missingClaim, "required claim \"\(name)\" is missing")
+        if !options.requiredClaims.isEmpty {
+            for name in options.requiredClaims.sorted() where object[name] == nil {
+                throw JWTError(.missingClaim, "required claim \"\(name)\" is missing")
+            }
         }
         let now = options.now().timeIntervalSince1970
         let leeway = options.leeway
