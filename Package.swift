@@ -201,6 +201,14 @@ let package = Package(
         ),
 
         // MARK: Tests
+        // What the client and adapter test suites share: captured logs, waiting for
+        // background work, caught errors, orphaned child processes.
+        .target(
+            name: "LatchkeyTestSupport",
+            dependencies: [.product(name: "Logging", package: "swift-log")],
+            path: "Tests/LatchkeyTestSupport",
+            swiftSettings: swiftSettings
+        ),
         .testTarget(
             name: "LatchkeyCryptoTests",
             dependencies: ["LatchkeyCrypto"],
@@ -229,6 +237,7 @@ let package = Package(
                 "LatchkeySecrets",
                 "LatchkeyJSON",
                 "LatchkeyCrypto",
+                "LatchkeyTestSupport",
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings
@@ -260,6 +269,7 @@ let package = Package(
                 "LatchkeyEmulator",
                 "LatchkeyJWT",
                 "LatchkeySecrets",
+                "LatchkeyTestSupport",
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings
@@ -272,6 +282,7 @@ let package = Package(
                 "LatchkeyJWT",
                 "LatchkeySecrets",
                 "LatchkeyEmulator",
+                "LatchkeyTestSupport",
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings
@@ -285,6 +296,7 @@ let package = Package(
                 "LatchkeySecrets",
                 "LatchkeyEmulator",
                 "LatchkeyCrypto",
+                "LatchkeyTestSupport",
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings
@@ -309,3 +321,4 @@ let package = Package(
         ),
     ]
 )
+

@@ -3,6 +3,7 @@ import Glibc
 @_spi(Benchmarks) import Latchkey
 import LatchkeyJSON
 import LatchkeySecrets
+import LatchkeyTestSupport
 import Testing
 
 /// A provider whose "server" is a file shared by processes: every renewal appends a line

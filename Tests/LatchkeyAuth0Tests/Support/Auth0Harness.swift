@@ -5,6 +5,8 @@ import LatchkeyEmulator
 import LatchkeySecrets
 import Logging
 import Synchronization
+// Every file of the suite uses the shared support (logs, settle, errors).
+@_exported import LatchkeyTestSupport
 import Testing
 
 /// The emulator's Auth0 tenant, a client on a manual clock in step with the emulator's
@@ -76,55 +78,12 @@ struct Auth0Harness {
 let tokenRoute = EmulatorRoute(.auth0, "POST", "/oauth/token")
 let userInfoRoute = EmulatorRoute(.auth0, "GET", "/userinfo")
 
-/// Collects every log line (message and metadata) in memory.
-final class LogCapture: Sendable {
-    private let lines = Mutex<[String]>([])
-
-    var logger: Logger {
-        var logger = Logger(label: "test") { _ in Handler(capture: self) }
-        logger.logLevel = .trace
-        return logger
-    }
-
-    var all: [String] { lines.withLock { $0 } }
-
-    func append(_ line: String) { lines.withLock { $0.append(line) } }
-
-    struct Handler: LogHandler {
-        let capture: LogCapture
-        var metadata: Logger.Metadata = [:]
-        var logLevel: Logger.Level = .trace
-
-        subscript(metadataKey key: String) -> Logger.Metadata.Value? {
-            get { metadata[key] }
-            set { metadata[key] = newValue }
-        }
-
-        func log(event: LogEvent) {
-            let merged = metadata.merging(event.metadata ?? [:]) { _, new in new }
-            capture.append("\(event.level) \(event.message) \(merged.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " "))")
-        }
-    }
-}
-
-/// Waits, yielding, until `condition` holds; fails the test after many rounds.
+/// Waits, with the `.emulator` patience of LatchkeyTestSupport, until `condition` holds.
 func settle(_ what: Comment, _ condition: () async -> Bool, sourceLocation: SourceLocation = #_sourceLocation) async {
-    for round in 0..<400_000 {
-        if await condition() { return }
-        if round % 64 == 63 { try? await Task.sleep(for: .microseconds(200)) } else { await Task.yield() }
-    }
-    Issue.record("never settled: \(what)", sourceLocation: sourceLocation)
+    await settle(what, patience: .emulator, sourceLocation: sourceLocation, condition)
 }
 
 /// Runs `body` and returns the AuthError it threw, or nil.
 func authError(_ body: () async throws -> Void) async -> AuthError? {
-    do {
-        try await body()
-        return nil
-    } catch let error as AuthError {
-        return error
-    } catch {
-        Issue.record("expected an AuthError, got \(error)")
-        return nil
-    }
+    await thrownError(AuthError.self, body)
 }

@@ -5,6 +5,7 @@ import LatchkeyAuth0
 import LatchkeyEmulator
 import LatchkeyJSON
 import LatchkeySecrets
+import LatchkeyTestSupport
 import Testing
 
 /// What a process needs to open the shared session: the tenant, the encrypted-file

@@ -7,6 +7,8 @@ import LatchkeySecrets
 import LatchkeySocialPlus
 import Logging
 import Synchronization
+// Every file of the suite uses the shared support (logs, settle, errors).
+@_exported import LatchkeyTestSupport
 import Testing
 
 /// An emulated social.plus network on loopback, and a client talking to it over real
@@ -128,37 +130,6 @@ final class RecordingTransport: HTTPTransport {
     }
 }
 
-/// Collects every log line (message and metadata) in memory.
-final class LogCapture: Sendable {
-    private let lines = Mutex<[String]>([])
-
-    var logger: Logger {
-        var logger = Logger(label: "test") { _ in Handler(capture: self) }
-        logger.logLevel = .trace
-        return logger
-    }
-
-    var all: [String] { lines.withLock { $0 } }
-
-    func append(_ line: String) { lines.withLock { $0.append(line) } }
-
-    struct Handler: LogHandler {
-        let capture: LogCapture
-        var metadata: Logger.Metadata = [:]
-        var logLevel: Logger.Level = .trace
-
-        subscript(metadataKey key: String) -> Logger.Metadata.Value? {
-            get { metadata[key] }
-            set { metadata[key] = newValue }
-        }
-
-        func log(event: LogEvent) {
-            let merged = metadata.merging(event.metadata ?? [:]) { _, new in new }
-            capture.append("\(event.level) \(event.message) \(merged.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " "))")
-        }
-    }
-}
-
 /// Collects a client's state changes.
 final class StateRecorder: Sendable {
     private final class Box: Sendable {
@@ -181,28 +152,14 @@ final class StateRecorder: Sendable {
     deinit { task.cancel() }
 }
 
-/// Waits, yielding (and sleeping a little in real time: loopback HTTP is real), until
-/// `condition` holds; fails the test after about 10 seconds.
+/// Waits, with the `.sleeping` patience of LatchkeyTestSupport, until `condition` holds.
 func settle(_ what: Comment, _ condition: () async -> Bool, sourceLocation: SourceLocation = #_sourceLocation) async {
-    let deadline = ContinuousClock.now.advanced(by: .seconds(10))
-    while ContinuousClock.now < deadline {
-        if await condition() { return }
-        try? await Task.sleep(for: .milliseconds(2))
-    }
-    Issue.record("never settled: \(what)", sourceLocation: sourceLocation)
+    await settle(what, patience: .sleeping, sourceLocation: sourceLocation, condition)
 }
 
 /// Runs `body` and returns the AuthError it threw, or nil.
 func authError(_ body: () async throws -> Void) async -> AuthError? {
-    do {
-        try await body()
-        return nil
-    } catch let error as AuthError {
-        return error
-    } catch {
-        Issue.record("expected an AuthError, got \(error)")
-        return nil
-    }
+    await thrownError(AuthError.self, body)
 }
 
 /// A session handler answering from a script, counting its calls; may run a hook first.

@@ -4,7 +4,7 @@ import Foundation
 /// a loop (`renew-loop`) is meant to be killed by its parent; if the parent crashes
 /// first, the child would otherwise spin on, re-parented, until the machine restarts —
 /// and skew whatever runs next (the benchmarks).
-func exitWhenOrphaned() {
+public func exitWhenOrphaned() {
     let parent = getppid()
     Thread.detachNewThread {
         while getppid() == parent { usleep(200_000) }
