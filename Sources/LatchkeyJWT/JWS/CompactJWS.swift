@@ -34,19 +34,19 @@ public struct CompactJWS: Sendable {
     /// duplicate members, and at most `options.maxTokenSize` bytes (checked first).
     public init(_ token: some StringProtocol, options: JWSOptions = JWSOptions()) throws {
         var unused: ClaimsPayload? = nil
-        try self.init(token, options: options, payload: &unused)
+        try self.init(token, options: options, decodingPayload: false, payload: &unused)
     }
 
-    /// Parses a token. When `payload` is non-nil (empty), the payload is decoded into it
-    /// (once, which also checks it); when nil, it is only checked to be strict base64url.
+    /// Parses a token. When `decodingPayload`, the payload is decoded into `payload`
+    /// (once, which also checks it); otherwise it is only checked to be strict base64url.
     /// The segments are checked in order: header, payload, signature.
-    init(_ token: some StringProtocol, options: JWSOptions, payload: inout ClaimsPayload?) throws(JWTError) {
+    init(_ token: some StringProtocol, options: JWSOptions, decodingPayload: Bool, payload: inout ClaimsPayload?) throws(JWTError) {
         var text = String(token)
         var failure: JWTError?
         var parsed: (header: JWSHeader.Members, firstDot: Int, secondDot: Int)?
         text.withUTF8 { utf8 in
             do throws(JWTError) {
-                parsed = try Self.parse(UnsafeRawBufferPointer(utf8), options: options, payload: &payload)
+                parsed = try Self.parse(UnsafeRawBufferPointer(utf8), options: options, decodingPayload: decodingPayload, payload: &payload)
             } catch {
                 failure = error
             }
@@ -58,7 +58,7 @@ public struct CompactJWS: Sendable {
         secondDot = parsed.secondDot
     }
 
-    private static func parse(_ bytes: UnsafeRawBufferPointer, options: JWSOptions,
+    private static func parse(_ bytes: UnsafeRawBufferPointer, options: JWSOptions, decodingPayload: Bool,
                               payload: inout ClaimsPayload?) throws(JWTError) -> (header: JWSHeader.Members, firstDot: Int, secondDot: Int) {
         guard bytes.count <= options.maxTokenSize else {
             throw JWTError(.tooLarge, "token of \(bytes.count) bytes exceeds the \(options.maxTokenSize)-byte limit")
@@ -79,7 +79,7 @@ public struct CompactJWS: Sendable {
             return try JWSHeader.read(decoded)
         }
         let payloadSegment = UnsafeRawBufferPointer(rebasing: bytes[(firstDot + 1)..<secondDot])
-        if payload != nil {
+        if decodingPayload {
             guard let decoded = ClaimsPayload.decode(payloadSegment) else { throw JWTError.malformed(segment: 2, "not base64url without padding") }
             payload = decoded
         } else {

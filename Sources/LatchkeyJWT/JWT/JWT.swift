@@ -21,8 +21,9 @@ public struct JWT: Sendable {
     /// Parses a token and decodes its payload, once (so checking it is base64url is not a
     /// second pass); its claims are read only when the caller says.
     static func parse(_ token: some StringProtocol, options: JWSOptions) throws(JWTError) -> (CompactJWS, ClaimsPayload) {
-        var payload: ClaimsPayload? = .empty()
-        let jws = try CompactJWS(token, options: options, payload: &payload)
+        var payload: ClaimsPayload?
+        let jws = try CompactJWS(token, options: options, decodingPayload: true, payload: &payload)
+        // Decoding either sets the payload or throws; the empty one is never built.
         return (jws, payload ?? .empty())
     }
 
