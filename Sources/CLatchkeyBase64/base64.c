@@ -32,7 +32,7 @@ static inline __m256i invalid_mask(__m256i chars, __m256i *hi_out) {
 }
 
 __attribute__((target("avx2")))
-static int decode_avx2(const uint8_t *input, size_t length, size_t keep, uint8_t *output, size_t capacity,
+static int decode_avx2(const uint8_t *input, size_t length, uint8_t *output, size_t capacity,
                        size_t *consumed, size_t *produced) {
     const __m256i offset_table = _mm256_setr_epi8(OFFSET_ROW, OFFSET_ROW);
     const __m256i underscore = _mm256_set1_epi8('_');
@@ -45,7 +45,7 @@ static int decode_avx2(const uint8_t *input, size_t length, size_t keep, uint8_t
     const __m256i join = _mm256_setr_epi32(0, 1, 2, 4, 5, 6, 7, 7);
     __m256i errors = _mm256_setzero_si256();
     size_t i = 0, o = 0;
-    while (i + 32 + keep <= length && o + 32 <= capacity) {
+    while (i + 32 <= length && o + 32 <= capacity) {
         __m256i chars = _mm256_loadu_si256((const __m256i *)(input + i));
         __m256i hi;
         errors = _mm256_or_si256(errors, invalid_mask(chars, &hi));
@@ -65,10 +65,10 @@ static int decode_avx2(const uint8_t *input, size_t length, size_t keep, uint8_t
 }
 
 __attribute__((target("avx2")))
-static int check_avx2(const uint8_t *input, size_t length, size_t keep, size_t *consumed) {
+static int check_avx2(const uint8_t *input, size_t length, size_t *consumed) {
     __m256i errors = _mm256_setzero_si256();
     size_t i = 0;
-    while (i + 32 + keep <= length) {
+    while (i + 32 <= length) {
         __m256i hi;
         errors = _mm256_or_si256(errors, invalid_mask(_mm256_loadu_si256((const __m256i *)(input + i)), &hi));
         i += 32;
@@ -89,24 +89,24 @@ static int has_avx2(void) {
 }
 #endif
 
-int latchkey_base64url_decode_blocks(const uint8_t *input, size_t length, size_t keep, uint8_t *output,
+int latchkey_base64url_decode_blocks(const uint8_t *input, size_t length, uint8_t *output,
                                      size_t capacity, size_t *consumed, size_t *produced) {
     *consumed = 0;
     *produced = 0;
 #if defined(__x86_64__)
-    if (has_avx2()) return decode_avx2(input, length, keep, output, capacity, consumed, produced);
+    if (has_avx2()) return decode_avx2(input, length, output, capacity, consumed, produced);
 #else
-    (void)input; (void)length; (void)keep; (void)output; (void)capacity;
+    (void)input; (void)length; (void)output; (void)capacity;
 #endif
     return 1;
 }
 
-int latchkey_base64url_check_blocks(const uint8_t *input, size_t length, size_t keep, size_t *consumed) {
+int latchkey_base64url_check_blocks(const uint8_t *input, size_t length, size_t *consumed) {
     *consumed = 0;
 #if defined(__x86_64__)
-    if (has_avx2()) return check_avx2(input, length, keep, consumed);
+    if (has_avx2()) return check_avx2(input, length, consumed);
 #else
-    (void)input; (void)length; (void)keep;
+    (void)input; (void)length;
 #endif
     return 1;
 }

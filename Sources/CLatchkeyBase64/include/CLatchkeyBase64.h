@@ -12,16 +12,16 @@
 #include <stdint.h>
 
 /// Decodes whole 32-character blocks of `input` while the output has room for a
-/// 32-byte store, stopping before the last `keep` characters (so the caller's loop
-/// decodes the end of the text, with its trailing-bits check). Sets `*consumed` and
-/// `*produced` to the characters read and the bytes written (both 0 without AVX2).
-/// Returns 0 if any character read is outside the base64url alphabet, 1 otherwise.
-int latchkey_base64url_decode_blocks(const uint8_t *input, size_t length, size_t keep, uint8_t *output,
-                                     size_t capacity, size_t *consumed, size_t *produced);
+/// 32-byte store; the caller's loop decodes what is left (the end of the text, with its
+/// trailing-bits check). Sets `*consumed` and `*produced` to the characters read and the
+/// bytes written (both 0 without AVX2). Returns 0 if any character read is outside the
+/// base64url alphabet, 1 otherwise.
+int latchkey_base64url_decode_blocks(const uint8_t *input, size_t length, uint8_t *output, size_t capacity,
+                                     size_t *consumed, size_t *produced);
 
-/// Checks whole 32-character blocks of `input` against the alphabet, stopping before
-/// the last `keep` characters. Sets `*consumed` (0 without AVX2). Returns 0 if any
-/// character checked is outside the base64url alphabet, 1 otherwise.
-int latchkey_base64url_check_blocks(const uint8_t *input, size_t length, size_t keep, size_t *consumed);
+/// Checks whole 32-character blocks of `input` against the alphabet. Sets `*consumed`
+/// (0 without AVX2). Returns 0 if any character checked is outside the base64url
+/// alphabet, 1 otherwise.
+int latchkey_base64url_check_blocks(const uint8_t *input, size_t length, size_t *consumed);
 
 #endif

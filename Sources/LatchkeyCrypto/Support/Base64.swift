@@ -94,24 +94,17 @@ package enum Base64 {
     /// Returns the number of bytes written, or nil on any violation.
     package static func decodeURL(_ input: UnsafeRawBufferPointer, into output: UnsafeMutableRawBufferPointer) -> Int? {
         guard let needed = decodedCountURL(input.count), output.count >= needed else { return nil }
-        return decodeURLBlocks(input, into: output) { input, output in
-            urlTables.entries.withUnsafeBufferPointer { decode(input, count: input.count, tables: $0, into: output) }
-        }
-    }
-
-    /// Decodes `input`'s whole 32-character blocks with `CLatchkeyBase64`, then the rest
-    /// with `rest` (which returns the bytes it wrote, or nil when the text is not strict
-    /// base64url); the total written, or nil.
-    @inline(__always)
-    private static func decodeURLBlocks(_ input: UnsafeRawBufferPointer, into output: UnsafeMutableRawBufferPointer,
-                                        rest: (UnsafeRawBufferPointer, UnsafeMutableRawBufferPointer) -> Int?) -> Int? {
-        guard input.count >= 32, let base = input.baseAddress, let out = output.baseAddress else { return rest(input, output) }
+        // Whole 32-character blocks with AVX2 (CLatchkeyBase64), the rest here.
         var consumed = 0, produced = 0
-        guard latchkey_base64url_decode_blocks(base.assumingMemoryBound(to: UInt8.self), input.count, 0,
-                                               out.assumingMemoryBound(to: UInt8.self), output.count,
-                                               &consumed, &produced) == 1 else { return nil }
-        guard let written = rest(UnsafeRawBufferPointer(rebasing: input[consumed...]),
-                                 UnsafeMutableRawBufferPointer(rebasing: output[produced...])) else { return nil }
+        if input.count >= 32, let base = input.baseAddress, let out = output.baseAddress {
+            guard latchkey_base64url_decode_blocks(base.assumingMemoryBound(to: UInt8.self), input.count,
+                                                   out.assumingMemoryBound(to: UInt8.self), output.count,
+                                                   &consumed, &produced) == 1 else { return nil }
+        }
+        let rest = UnsafeRawBufferPointer(rebasing: input[consumed...])
+        guard let written = urlTables.entries.withUnsafeBufferPointer({
+            decode(rest, count: rest.count, tables: $0, into: UnsafeMutableRawBufferPointer(rebasing: output[produced...]))
+        }) else { return nil }
         return produced + written
     }
 
@@ -121,7 +114,7 @@ package enum Base64 {
         guard decodedCountURL(input.count) != nil, let base = input.baseAddress else { return input.isEmpty }
         var checked = 0
         if input.count >= 32 {
-            guard latchkey_base64url_check_blocks(base.assumingMemoryBound(to: UInt8.self), input.count, 0, &checked) == 1 else { return false }
+            guard latchkey_base64url_check_blocks(base.assumingMemoryBound(to: UInt8.self), input.count, &checked) == 1 else { return false }
         }
         return urlTables.entries.withUnsafeBufferPointer { tables in
             let t = tables.baseAddress!
