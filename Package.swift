@@ -321,4 +321,3 @@ let package = Package(
         ),
     ]
 )
-

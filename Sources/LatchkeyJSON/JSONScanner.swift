@@ -22,8 +22,8 @@ package struct JSONScanner {
     /// range, packed as `start << 32 | end` (documents are under 2 GiB, so bit 63 is
     /// free), with bit 63 set for a string without escapes; 0 when absent.
     package struct Slots {
-        @usableFromInline var ranges = InlineArray<8, UInt64>(repeating: 0)
-        @usableFromInline static var plainFlag: UInt64 { 1 << 63 }
+        private var ranges = InlineArray<8, UInt64>(repeating: 0)
+        private static var plainFlag: UInt64 { 1 << 63 }
 
         @inline(__always)
         mutating func record(_ slot: Int, _ range: Range<Int>, plainString: Bool) {
@@ -32,7 +32,7 @@ package struct JSONScanner {
         }
 
         /// The value's bytes for `slot`, if the object has that member.
-        @inlinable @inline(__always)
+        @inline(__always)
         package func range(of slot: Int) -> Range<Int>? {
             let packed = ranges[slot]
             guard packed != 0 else { return nil }
@@ -41,7 +41,7 @@ package struct JSONScanner {
 
         /// Whether the value for `slot` is a string without escapes (its bytes between
         /// the quotes are then its text, already checked to be UTF-8).
-        @inlinable @inline(__always)
+        @inline(__always)
         package func isPlainString(_ slot: Int) -> Bool { ranges[slot] & Self.plainFlag != 0 }
     }
 
@@ -101,7 +101,7 @@ package struct JSONScanner {
                 guard scanned else { return false }
                 let slotIndex = slot(UnsafeRawPointer(scanner.base + nameStart), nameCount)
                 if slotIndex >= 0 && slotIndex < 8 {
-                    slots.record(slotIndex, start..<scanner.index, plainString: scanner.lastStringPlain && scanner.base[start] == UInt8(ascii: "\""))
+                    slots.record(slotIndex, start..<scanner.index, plainString: first == UInt8(ascii: "\"") && scanner.lastStringPlain)
                 }
                 return true
             }

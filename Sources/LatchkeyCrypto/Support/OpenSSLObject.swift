@@ -37,5 +37,4 @@ extension OpenSSLObject {
     static func mdContext(_ pointer: OpaquePointer) -> OpenSSLObject {
         OpenSSLObject(taking: pointer) { EVP_MD_CTX_free($0) }
     }
-
 }
