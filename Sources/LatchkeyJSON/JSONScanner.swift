@@ -21,28 +21,64 @@ package struct JSONScanner {
     /// The top-level members the caller asked for: a slot (0..<8) → the value's byte
     /// range, packed as `start << 32 | end` (documents are under 2 GiB, so bit 63 is
     /// free), with bit 63 set for a string without escapes; 0 when absent.
+    ///
+    /// A hot caller reads ``packed`` itself: the readers below are not inlined across
+    /// the module boundary (not even when `@inlinable`), and as calls they cost about
+    /// 3 ns each, 11 per token.
     package struct Slots {
-        private var ranges = InlineArray<8, UInt64>(repeating: 0)
-        private static var plainFlag: UInt64 { 1 << 63 }
+        /// Per slot, the packed range and flag described above.
+        package private(set) var packed = InlineArray<8, UInt64>(repeating: 0)
+        /// The flag of a string without escapes.
+        package static var plainFlag: UInt64 { 1 << 63 }
 
         @inline(__always)
         mutating func record(_ slot: Int, _ range: Range<Int>, plainString: Bool) {
-            ranges[slot] = UInt64(truncatingIfNeeded: range.lowerBound) << 32 | UInt64(truncatingIfNeeded: range.upperBound)
+            packed[slot] = UInt64(truncatingIfNeeded: range.lowerBound) << 32 | UInt64(truncatingIfNeeded: range.upperBound)
                 | (plainString ? Self.plainFlag : 0)
         }
 
         /// The value's bytes for `slot`, if the object has that member.
         @inline(__always)
         package func range(of slot: Int) -> Range<Int>? {
-            let packed = ranges[slot]
-            guard packed != 0 else { return nil }
-            return Int(truncatingIfNeeded: (packed & ~Self.plainFlag) >> 32)..<Int(truncatingIfNeeded: packed & 0xFFFF_FFFF)
+            let bits = packed[slot]
+            guard bits != 0 else { return nil }
+            return Int(truncatingIfNeeded: (bits & ~Self.plainFlag) >> 32)..<Int(truncatingIfNeeded: bits & 0xFFFF_FFFF)
         }
 
         /// Whether the value for `slot` is a string without escapes (its bytes between
         /// the quotes are then its text, already checked to be UTF-8).
         @inline(__always)
-        package func isPlainString(_ slot: Int) -> Bool { ranges[slot] & Self.plainFlag != 0 }
+        package func isPlainString(_ slot: Int) -> Bool { packed[slot] & Self.plainFlag != 0 }
+    }
+
+    /// The top-level member names a caller wants, each in a slot (its index), matched by
+    /// the key the scanner computes for every name anyway: for a name of 1 to 7 bytes
+    /// that key is its bytes and its length, so equal keys are equal names, and finding
+    /// a member's slot is a few integer compares — no call per member, no name compared.
+    /// (Every name a token's reader needs is that short: `iss`, `kid`, `crit`.)
+    package struct WantedNames: Sendable {
+        /// Per slot, the name's key; 0 (no name of 1 to 7 bytes has it) for none.
+        fileprivate var keys = InlineArray<8, UInt64>(repeating: 0)
+
+        /// Up to 8 names, each of 1 to 7 UTF-8 bytes as they appear unescaped in the
+        /// document; a longer or empty name, or one past the eighth, is never found.
+        package init(_ names: [String]) {
+            for (slot, name) in names.prefix(8).enumerated() {
+                let utf8 = Array(name.utf8)
+                guard (1...7).contains(utf8.count) else { continue }
+                var word: UInt64 = 0
+                for (offset, byte) in utf8.enumerated() { word |= UInt64(byte) << (8 * UInt64(offset)) }
+                keys[slot] = word | UInt64(utf8.count) << 56
+            }
+        }
+
+        /// The slot of the name with `key` and `count` bytes, or -1.
+        @inline(__always)
+        fileprivate func slot(key: UInt64, count: Int) -> Int {
+            guard count &- 1 < 7 else { return -1 }
+            for slot in 0..<8 where keys[slot] == key { return slot }
+            return -1
+        }
     }
 
     private let base: UnsafePointer<UInt8>
@@ -56,13 +92,26 @@ package struct JSONScanner {
         self.count = count
     }
 
-    /// Scans a document that must be a JSON object. `slot` maps a top-level member name
-    /// (its unescaped bytes) to a slot 0..<8, or -1 for a member the caller does not need.
+    /// Scans a document that must be a JSON object, noting where the `wanted` top-level
+    /// members' values are.
     ///
     /// - Returns: the slots' value ranges when the document is valid and within the
     ///   scanner's shapes; `nil` when the parser must decide (it may be invalid, or
     ///   merely unusual). Documents under 2 GiB.
+    package static func scanObject(_ bytes: UnsafeRawBufferPointer, wanted: WantedNames) -> Slots? {
+        scanObject(bytes) { key, _, count in wanted.slot(key: key, count: count) }
+    }
+
+    /// Scans a document that must be a JSON object. `slot` maps a top-level member name
+    /// (its unescaped bytes) to a slot 0..<8, or -1 for a member the caller does not need.
+    /// (A call per member: ``scanObject(_:wanted:)`` is the fast path.)
     package static func scanObject(_ bytes: UnsafeRawBufferPointer, slot: (UnsafeRawPointer, Int) -> Int) -> Slots? {
+        scanObject(bytes) { _, name, count in slot(name, count) }
+    }
+
+    /// The scan, with `slot` given a member name's key, bytes and length.
+    @inline(__always)
+    private static func scanObject(_ bytes: UnsafeRawBufferPointer, slot: (UInt64, UnsafeRawPointer, Int) -> Int) -> Slots? {
         guard let raw = bytes.baseAddress, bytes.count < Int(Int32.max) else { return nil }
         var scanner = JSONScanner(raw.assumingMemoryBound(to: UInt8.self), count: bytes.count)
         scanner.skipWhitespace()
@@ -89,9 +138,10 @@ package struct JSONScanner {
     // MARK: Objects and arrays
 
     /// The top-level object, noting the slotted members' value ranges.
-    private mutating func topLevelObject(into slots: inout Slots, slot: (UnsafeRawPointer, Int) -> Int) -> Bool {
+    @inline(__always)
+    private mutating func topLevelObject(into slots: inout Slots, slot: (UInt64, UnsafeRawPointer, Int) -> Int) -> Bool {
         withUnsafeTemporaryAllocation(of: UInt64.self, capacity: 2 * Self.maxTopLevelMembers) { seen in
-            members(seen: seen) { scanner, nameStart, nameCount in
+            members(seen: seen) { scanner, nameKey, nameStart, nameCount in
                 let start = scanner.index
                 scanner.lastStringPlain = false
                 // Strings and numbers, nearly every top-level value, without the general dispatch.
@@ -99,7 +149,7 @@ package struct JSONScanner {
                 let scanned = first == UInt8(ascii: "\"") ? scanner.string()
                     : Self.isDigit(first) || first == UInt8(ascii: "-") ? scanner.number() : scanner.value(depth: 1)
                 guard scanned else { return false }
-                let slotIndex = slot(UnsafeRawPointer(scanner.base + nameStart), nameCount)
+                let slotIndex = slot(nameKey, UnsafeRawPointer(scanner.base + nameStart), nameCount)
                 if slotIndex >= 0 && slotIndex < 8 {
                     slots.record(slotIndex, start..<scanner.index, plainString: first == UInt8(ascii: "\"") && scanner.lastStringPlain)
                 }
@@ -112,16 +162,17 @@ package struct JSONScanner {
     private mutating func object(depth: Int) -> Bool {
         guard depth <= JSONParser.maxDepth else { return false }
         return withUnsafeTemporaryAllocation(of: UInt64.self, capacity: 2 * 16) { seen in
-            members(seen: seen) { scanner, _, _ in scanner.value(depth: depth) }
+            members(seen: seen) { scanner, _, _, _ in scanner.value(depth: depth) }
         }
     }
 
     /// The members of an object whose `{` is at `index`, each name checked against the
-    /// earlier ones; `value` scans each value (from `index`, after the colon). `seen`
+    /// earlier ones; `value` scans each value (from `index`, after the colon), given the
+    /// name's key, start and length. `seen`
     /// (uninitialized; half its capacity is the most members tracked) keeps pairs: a
     /// name's `JSONNameKey`-like key, then `start << 32 | count`.
     @inline(__always)
-    private mutating func members(seen: UnsafeMutableBufferPointer<UInt64>, value: (inout JSONScanner, Int, Int) -> Bool) -> Bool {
+    private mutating func members(seen: UnsafeMutableBufferPointer<UInt64>, value: (inout JSONScanner, UInt64, Int, Int) -> Bool) -> Bool {
         guard let pairs = seen.baseAddress else { return false }
         let capacity = seen.count / 2
         var found = 0
@@ -163,7 +214,7 @@ package struct JSONScanner {
             guard peek == UInt8(ascii: ":") else { return false }
             index += 1
             skipWhitespace()
-            guard value(&self, nameStart, nameCount) else { return false }
+            guard value(&self, key, nameStart, nameCount) else { return false }
             skipWhitespace()
             switch peek {
             case UInt8(ascii: ","): index += 1

@@ -158,21 +158,52 @@ import Testing
         #expect(try JWT.verify(slice, keys: key).claims.payload == Array(payload.utf8))
     }
 
-    @Test func theScannersSlotsAreTheRegisteredNames() {
+    @Test func theScannersSlotsAreTheRegisteredNames() throws {
+        // Each name alone in an object: the scanner finds it in the enum's slot, and no other.
+        func slots(_ name: String, _ wanted: JSONScanner.WantedNames) throws -> [Int] {
+            let slots = try #require(Array("{\"\(name)\":1}".utf8).withUnsafeBytes { JSONScanner.scanObject($0, wanted: wanted) })
+            return (0..<8).filter { slots.range(of: $0) != nil }
+        }
         for claim in InternedNames.Registered.allCases {
-            let slot = Array(claim.name.utf8).withUnsafeBytes { RegisteredClaims.slot($0.baseAddress!, $0.count) }
-            #expect(slot == claim.rawValue, "\(claim.name)")
+            #expect(try slots(claim.name, RegisteredClaims.wanted) == [claim.rawValue], "\(claim.name)")
         }
         for member in InternedNames.HeaderMember.allCases {
-            let slot = Array("\(member)".utf8).withUnsafeBytes { InternedNames.HeaderMember.slot($0.baseAddress!, $0.count) }
-            #expect(slot == member.rawValue, "\(member)")
+            #expect(try slots("\(member)", InternedNames.HeaderMember.wanted) == [member.rawValue], "\(member)")
         }
-        for other in ["al", "algo", "Kid", "jku", "cri", "crit\u{0}", "x5t#S256"] {
-            #expect(Array(other.utf8).withUnsafeBytes { InternedNames.HeaderMember.slot($0.baseAddress!, $0.count) } == -1, "\(other)")
+        for other in ["al", "algo", "Kid", "jku", "cri", "crit0", "x5t#S256", "kid_long_name"] {
+            #expect(try slots(other, InternedNames.HeaderMember.wanted).isEmpty, "\(other)")
         }
-        for other in ["is", "isss", "Iss", "email", "nonce", "azp", "ex\u{0}"] {
-            #expect(Array(other.utf8).withUnsafeBytes { RegisteredClaims.slot($0.baseAddress!, $0.count) } == -1, "\(other)")
+        for other in ["is", "isss", "Iss", "email", "nonce", "azp", "ex", "expexpexp"] {
+            #expect(try slots(other, RegisteredClaims.wanted).isEmpty, "\(other)")
         }
+    }
+
+    /// Integer claims of every length the fast path reads (1 to 15 digits), and past it,
+    /// read as the parser reads them; eight digits at once checked on every byte value.
+    @Test(arguments: 1...17) func integerClaimsOfEveryLength(digits: Int) throws {
+        var generator = SystemRandomNumberGenerator()
+        let text = String(Int.random(in: 1...9, using: &generator)) + String((1..<digits).map { _ in "0123456789".randomElement(using: &generator)! })
+        let key = try JWTKey.hmac(Array("a-secret-of-at-least-thirty-two-bytes!!".utf8), algorithm: .hs256)
+        let token = try JWS.sign(payload: Array("{\"iat\":\(text),\"nbf\":0,\"exp\":\(text)7}".utf8), key: key)
+        let claims = try JWT.decode(token).claims
+        #expect(claims.issuedAt == Date(timeIntervalSince1970: Double(text)!))
+        #expect(claims.expiresAt == Date(timeIntervalSince1970: Double(text + "7")!))
+        #expect(claims.notBefore == Date(timeIntervalSince1970: 0))
+        #expect(claims.issuedAt == (claims.object["iat"]?.numberValue).map { Date(timeIntervalSince1970: $0) })
+    }
+
+    @Test func eightDigitsAtOnce() {
+        let digits = Array("0123456789".utf8)
+        for position in 0..<8 {
+            for byte in UInt8.min...UInt8.max {
+                var bytes = Array("12345678".utf8)
+                bytes[position] = byte
+                let word = bytes.withUnsafeBytes { $0.loadUnaligned(as: UInt64.self) }
+                let expected = digits.contains(byte) ? UInt64(String(decoding: bytes, as: UTF8.self)) : nil
+                #expect(RegisteredClaims.eightDigits(UInt64(littleEndian: word)) == expected, "\(bytes)")
+            }
+        }
+        #expect(RegisteredClaims.eightDigits(UInt64(littleEndian: Array("99999999".utf8).withUnsafeBytes { $0.loadUnaligned(as: UInt64.self) })) == 99_999_999)
     }
 
     /// The scanned path (registered claims parsed alone, the object on first read) and

@@ -74,9 +74,11 @@ public struct CompactJWS: Sendable {
         }
         let headerSegment = UnsafeRawBufferPointer(rebasing: bytes[0..<firstDot])
         guard !headerSegment.isEmpty else { throw JWTError.malformed(segment: 1, "empty") }
-        let header = try TokenSegment.withDecoded(headerSegment) { decoded throws(JWTError) -> JWSHeader.Members in
-            guard let decoded else { throw JWTError.malformed(segment: 1, "not base64url without padding") }
-            return try JWSHeader.read(decoded)
+        let header = try HeaderCache.members(for: headerSegment) { () throws(JWTError) -> JWSHeader.Members in
+            try TokenSegment.withDecoded(headerSegment) { decoded throws(JWTError) -> JWSHeader.Members in
+                guard let decoded else { throw JWTError.malformed(segment: 1, "not base64url without padding") }
+                return try JWSHeader.read(decoded)
+            }
         }
         let payloadSegment = UnsafeRawBufferPointer(rebasing: bytes[(firstDot + 1)..<secondDot])
         if decodingPayload {

@@ -38,6 +38,17 @@ public enum JWSAlgorithm: String, Sendable, Hashable, CaseIterable, Codable {
 
     private static let packedNames: [(packed: UInt64, algorithm: JWSAlgorithm)] = allCases.map { (packed($0.rawValue)!, $0) }
 
+    /// The algorithm whose identifier is exactly `bytes` (UTF-8, compared packed as above),
+    /// read from a decoded header without making a `String` first.
+    @inline(__always)
+    init?(joseBytes bytes: UnsafeRawBufferPointer) {
+        guard bytes.count < 8, let base = bytes.baseAddress else { return nil }
+        var packed = UInt64(bytes.count) << 56
+        for offset in 0..<bytes.count { packed |= UInt64(base.load(fromByteOffset: offset, as: UInt8.self)) << (8 * UInt64(offset)) }
+        guard let found = Self.packedNames.first(where: { $0.packed == packed }) else { return nil }
+        self = found.algorithm
+    }
+
     /// Every algorithm that carries a signature.
     public static let signing: [JWSAlgorithm] = allCases.filter { $0 != .none }
 

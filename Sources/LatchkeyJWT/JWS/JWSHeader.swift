@@ -7,6 +7,8 @@ public import LatchkeyJSON
 public struct JWSHeader: Sendable, Hashable {
     /// `alg`, as written (it may name an algorithm Latchkey does not implement).
     public let algorithmName: String
+    /// The algorithm, if Latchkey implements it (matched by the name's exact bytes).
+    public let algorithm: JWSAlgorithm?
     /// `kid`.
     public let keyID: String?
     /// `typ` (read from the token's text when asked for).
@@ -26,14 +28,16 @@ public struct JWSHeader: Sendable, Hashable {
 
     /// The members read from the header's text, checked as RFC 7515 §4.1 asks.
     /// (`typ` and `cty` are only checked to be strings.)
-    struct Members {
+    struct Members: Sendable {
         var algorithmName: String
+        var algorithm: JWSAlgorithm?
         var keyID: String?
         var critical: [String] = []
     }
 
     init(_ members: Members, segment: TokenSegment) {
         algorithmName = members.algorithmName
+        algorithm = members.algorithm
         keyID = members.keyID
         critical = members.critical
         self.segment = segment
@@ -42,8 +46,16 @@ public struct JWSHeader: Sendable, Hashable {
     /// Reads a decoded header: the scanner and the members alone when it can, the
     /// parser otherwise (and always for `crit`, which is checked against the others).
     static func read(_ decoded: UnsafeRawBufferPointer) throws(JWTError) -> Members {
-        if let slots = JSONScanner.scanObject(decoded, slot: InternedNames.HeaderMember.slot),
-           slots.range(of: InternedNames.HeaderMember.crit.rawValue) == nil {
+        if let slots = JSONScanner.scanObject(decoded, wanted: InternedNames.HeaderMember.wanted),
+           slots.packed[InternedNames.HeaderMember.crit.rawValue] == 0 {
+            // A plain `alg` naming an algorithm Latchkey implements (nearly every header)
+            // needs no `String` made: the algorithm's own name is the same bytes.
+            if let text = plainText(.alg, slots, decoded), let algorithm = JWSAlgorithm(joseBytes: text) {
+                let keyID = try scannedString(.kid, slots, decoded)
+                try checkScannedString(.typ, slots, decoded)
+                try checkScannedString(.cty, slots, decoded)
+                return Members(algorithmName: algorithm.rawValue, algorithm: algorithm, keyID: keyID)
+            }
             guard let alg = try scannedString(.alg, slots, decoded) else {
                 throw JWTError.malformed(segment: 1, "the header has no \"alg\"")
             }
@@ -51,7 +63,7 @@ public struct JWSHeader: Sendable, Hashable {
             // `typ` and `cty` need only be strings: a value the scanner accepted that starts with a quote is one.
             try checkScannedString(.typ, slots, decoded)
             try checkScannedString(.cty, slots, decoded)
-            return Members(algorithmName: alg, keyID: keyID)
+            return Members(algorithmName: alg, algorithm: JWSAlgorithm(joseName: alg), keyID: keyID)
         }
         let parsed = Result { () throws(JSONError) in try JSONParser.parseRecordingSlots(decoded, names: InternedNames.header) }
         let value: JSONValue, slots: JSONMemberSlots
@@ -63,24 +75,43 @@ public struct JWSHeader: Sendable, Hashable {
         return try members(of: object, slots: slots)
     }
 
-    /// A member the scanner found, as a string; nil when absent.
+    /// A member the scanner found, as a string; nil when absent. (Read from the slots'
+    /// packed bits here: the scanner's readers are not inlined across modules.)
     @inline(__always)
     private static func scannedString(_ member: InternedNames.HeaderMember, _ slots: JSONScanner.Slots,
                                       _ decoded: UnsafeRawBufferPointer) throws(JWTError) -> String? {
-        guard let range = slots.range(of: member.rawValue) else { return nil }
-        let bytes = UnsafeRawBufferPointer(rebasing: decoded[range])
-        guard let value = JSONScannedValue.read(bytes, plainString: slots.isPlainString(member.rawValue)) else {
+        let packed = slots.packed[member.rawValue]
+        guard packed != 0 else { return nil }
+        let start = Int(truncatingIfNeeded: (packed & ~JSONScanner.Slots.plainFlag) >> 32)
+        let end = Int(truncatingIfNeeded: packed & 0xFFFF_FFFF)
+        if packed & JSONScanner.Slots.plainFlag != 0 {
+            // Between the quotes, UTF-8 the scanner checked.
+            return String(decoding: UnsafeRawBufferPointer(rebasing: decoded[(start + 1)..<(end - 1)]), as: UTF8.self)
+        }
+        guard decoded[start] == UInt8(ascii: "\"") else { throw JWTError.malformed(segment: 1, "\"\(member)\" must be a string") }
+        guard case .string(let string)? = JSONScannedValue.read(UnsafeRawBufferPointer(rebasing: decoded[start..<end])) else {
             throw JWTError.malformed(segment: 1, "the header could not be read")
         }
-        guard case .string(let string) = value else { throw JWTError.malformed(segment: 1, "\"\(member)\" must be a string") }
         return string
+    }
+
+    /// The text of a member the scanner found as a string without escapes (between the
+    /// quotes); nil when it is absent or not such a string.
+    @inline(__always)
+    private static func plainText(_ member: InternedNames.HeaderMember, _ slots: JSONScanner.Slots,
+                                  _ decoded: UnsafeRawBufferPointer) -> UnsafeRawBufferPointer? {
+        let packed = slots.packed[member.rawValue]
+        guard packed & JSONScanner.Slots.plainFlag != 0 else { return nil }
+        let start = Int(truncatingIfNeeded: (packed & ~JSONScanner.Slots.plainFlag) >> 32)
+        return UnsafeRawBufferPointer(rebasing: decoded[(start + 1)..<(Int(truncatingIfNeeded: packed & 0xFFFF_FFFF) - 1)])
     }
 
     /// Throws unless a member the scanner found, if present, is a string.
     @inline(__always)
     private static func checkScannedString(_ member: InternedNames.HeaderMember, _ slots: JSONScanner.Slots,
                                            _ decoded: UnsafeRawBufferPointer) throws(JWTError) {
-        if let range = slots.range(of: member.rawValue), decoded[range.lowerBound] != UInt8(ascii: "\"") {
+        let packed = slots.packed[member.rawValue]
+        if packed != 0, decoded[Int(truncatingIfNeeded: (packed & ~JSONScanner.Slots.plainFlag) >> 32)] != UInt8(ascii: "\"") {
             throw JWTError.malformed(segment: 1, "\"\(member)\" must be a string")
         }
     }
@@ -112,7 +143,7 @@ public struct JWSHeader: Sendable, Hashable {
             }
             critical = names.compactMap(\.stringValue)
         }
-        return Members(algorithmName: name, keyID: member(.kid)?.stringValue, critical: critical)
+        return Members(algorithmName: name, algorithm: JWSAlgorithm(joseName: name), keyID: member(.kid)?.stringValue, critical: critical)
     }
 
     public static func == (lhs: JWSHeader, rhs: JWSHeader) -> Bool { lhs.object == rhs.object }
@@ -124,8 +155,6 @@ public struct JWSHeader: Sendable, Hashable {
     /// Whether `name` is a header parameter RFC 7515 §4.1 registers (compared by bytes).
     private static func isRegistered(_ name: String) -> Bool { registeredNames.contains { sameCodeUnits($0, name) } }
 
-    /// The algorithm, if Latchkey implements it (matched by the name's exact bytes).
-    public var algorithm: JWSAlgorithm? { JWSAlgorithm(joseName: algorithmName) }
     /// Any member by name (`jku`, `x5u` and `jwk` are readable but never fetched or trusted).
     public subscript(name: String) -> JSONValue? { object[name] }
 }

@@ -91,14 +91,8 @@ final class ClaimsStorage: Sendable {
 
     /// The registered claims of a payload the scanner accepts, or nil for the parser.
     private static func readScanning(_ bytes: UnsafeRawBufferPointer) -> RegisteredClaims? {
-        guard let slots = JSONScanner.scanObject(bytes, slot: RegisteredClaims.slot) else { return nil }
-        var registered = RegisteredClaims()
-        for claim in InternedNames.Registered.allCases {
-            guard let range = slots.range(of: claim.rawValue) else { continue }
-            guard let value = RegisteredClaims.read(bytes, range, plainString: slots.isPlainString(claim.rawValue)) else { return nil }
-            registered[claim] = value
-        }
-        return registered
+        guard let slots = JSONScanner.scanObject(bytes, wanted: RegisteredClaims.wanted) else { return nil }
+        return RegisteredClaims(scanned: slots, in: bytes)
     }
 
 }

@@ -71,34 +71,8 @@ extension InternedNames.Registered {
     }
 }
 
-extension InternedNames {
-    /// A three-byte name's bytes, little-endian, in one integer: what the scanner's slot
-    /// functions switch on (every registered claim and most header members are three bytes).
-    @inline(__always)
-    static func packed3(_ name: UnsafeRawPointer) -> UInt32 {
-        UInt32(name.load(as: UInt8.self)) | UInt32(name.load(fromByteOffset: 1, as: UInt8.self)) << 8
-            | UInt32(name.load(fromByteOffset: 2, as: UInt8.self)) << 16
-    }
-}
-
 extension InternedNames.HeaderMember {
-    /// The scanner's slot for a top-level header member name: the member's `rawValue`,
-    /// or -1. (`FastPathTests` checks the packing against the names.)
-    @inline(__always)
-    static func slot(_ name: UnsafeRawPointer, _ count: Int) -> Int {
-        switch count {
-        case 3:
-            switch InternedNames.packed3(name) {
-            case 0x67_6C61: return Self.alg.rawValue // "alg"
-            case 0x64_696B: return Self.kid.rawValue // "kid"
-            case 0x70_7974: return Self.typ.rawValue // "typ"
-            case 0x79_7463: return Self.cty.rawValue // "cty"
-            default: return -1
-            }
-        case 4:
-            return UInt32(littleEndian: name.loadUnaligned(as: UInt32.self)) == 0x7469_7263 ? Self.crit.rawValue : -1 // "crit"
-        default:
-            return -1
-        }
-    }
+    /// The members for the scanner, each in its slot (`rawValue`; `FastPathTests` checks
+    /// the order against the enum).
+    static let wanted = JSONScanner.WantedNames(["alg", "kid", "typ", "cty", "crit"])
 }
