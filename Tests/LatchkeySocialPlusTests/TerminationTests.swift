@@ -6,7 +6,8 @@ import Testing
 
 /// What ends a social.plus session, and what does not: a global ban (`400312`, the
 /// `isGlobalBanned` flag), a deleted user (`isDeleted`), `400100` from the session
-/// endpoint — and never a `400100` from any other endpoint.
+/// endpoint — and never a `400100` from any other endpoint, nor the refusal of a token a
+/// renewal had already replaced.
 @Suite struct TerminationTests {
     @Test func aBannedUserCannotLogIn() async throws {
         try await SocialPlusHarness.run { harness in
@@ -122,6 +123,52 @@ import Testing
             #expect(harness.client.state == .established)
             #expect(harness.client.currentUser?.id == "alice")
             await harness.emulator.control.clearFaults()
+            let response = try await harness.client.send(harness.userRequest("bob"))
+            #expect(response.status == 200)
+        }
+    }
+
+    /// The fault soak's wrongful logout (seed 8): the heartbeat's check of the old token
+    /// meets a 503 and waits on the clock to send it again; meanwhile a renewal replaces
+    /// the token, and then every token of the user expires at the provider. The old
+    /// token's 401 says nothing about the new one, which has never been checked: it gets
+    /// its own renewal (a third login) and check, and the session lives on. Before the fix,
+    /// the new token's 401 counted as the refusal after the renewal, and the user was
+    /// logged out without any login after it.
+    @Test func aRefusalOfATokenARenewalHadAlreadyReplacedEndsNothing() async throws {
+        let options = SessionOptions(heartbeatInterval: .seconds(180))
+        let retries = RetryPolicy(maxAttempts: 2, baseDelay: .seconds(1), jitter: 0)
+        try await SocialPlusHarness.run(options: options, retries: retries) { harness in
+            let control = harness.emulator.control
+            try await harness.client.start()
+            try await harness.login()
+            let first = try await harness.client.accessToken()
+            await harness.clock.waitForSleepers(3)
+            await control.inject(EmulatorFault(route: SocialPlusHarness.userRoute, kind: .status(503), trigger: .next(1)))
+            await harness.advance(by: 180)
+            await settle("the check waits to retry") {
+                await control.count(SocialPlusHarness.userRoute) == 1
+                    && harness.clock.nextDeadline == SocialPlusHarness.start.addingTimeInterval(181)
+            }
+            try await harness.client.renew()
+            let second = try await harness.client.accessToken()
+            #expect(second != first)
+            #expect(try await control.expireSessions(of: "alice", provider: .socialPlus) == 2)
+
+            await harness.advance(by: 1)
+            // 503, then 401 for the old token, 401 for the renewed one, 200 after a new login;
+            // then the heartbeat sleeps until its next round.
+            await settle("checked") {
+                harness.client.state != .established
+                    || harness.clock.nextDeadline == SocialPlusHarness.start.addingTimeInterval(361)
+            }
+            #expect(harness.client.state == .established)
+            #expect(harness.client.currentUser?.id == "alice")
+            #expect(await harness.logins() == 3)
+            #expect(await control.count(SocialPlusHarness.userRoute) == 4)
+            let third = try await harness.client.accessToken()
+            #expect(third != first && third != second)
+            #expect(!harness.logs.all.contains { $0.contains("refused the session again") })
             let response = try await harness.client.send(harness.userRequest("bob"))
             #expect(response.status == 200)
         }

@@ -7,26 +7,65 @@ extension AuthClient {
     /// access token has already expired, renews it (a renewal validates too). A
     /// ``AuthError/Code/renewAndRecheck`` answer renews once and checks again; a second
     /// one is unrecoverable.
-    func checkSession(_ current: VaultRecord) async throws {
+    ///
+    /// A refusal counts only against the token it refused. When a renewal replaced that
+    /// token while the check was on the wire (a slow answer, a retried request), the
+    /// refusal says nothing about the newer token, which has never been checked — and
+    /// "renewing" would hand back that same unchecked token, so its first refusal would
+    /// end the session without any renewal after it. The newer token is checked in turn,
+    /// from the start (a few times at most; then the check is transient, the session is
+    /// kept and checked again later).
+    func checkSession(_ current: VaultRecord, staleRefusals: Int = 0) async throws {
         if isExpired {
             _ = try await renewShared(RenewalRequest(reason: .expiring))
             return
         }
         do {
-            let report = try await validate(current)
-            try await commitValidation(report, basedOn: current.tokens)
+            try await check(current)
         } catch let error as AuthError where error.code == .renewAndRecheck {
+            if let newer = try replacement(of: current, refusal: error, staleRefusals: staleRefusals) {
+                try await checkSession(newer, staleRefusals: staleRefusals + 1)
+                return
+            }
             logger.notice("the provider refused the access token; renewing once and checking again", metadata: ["error": "\(error)"])
             _ = try await renewShared(RenewalRequest(reason: .rejected), replacing: current.tokens.accessToken)
             guard let renewed = record else { throw notSignedInError() }
             do {
-                let report = try await validate(renewed)
-                try await commitValidation(report, basedOn: renewed.tokens)
+                try await check(renewed)
             } catch let again as AuthError where again.code == .renewAndRecheck {
+                if let newer = try replacement(of: renewed, refusal: again, staleRefusals: staleRefusals) {
+                    try await checkSession(newer, staleRefusals: staleRefusals + 1)
+                    return
+                }
                 throw AuthError(.unrecoverable, "the provider refused the session again after it was renewed: \(again.message)",
                                 providerCode: again.providerCode, httpStatus: again.httpStatus, underlying: again)
             }
         }
+    }
+
+    /// How many refusals of already-replaced tokens one check follows up.
+    static let staleRefusalLimit = 2
+
+    /// The session's record when a renewal has replaced `checked`'s token since its check
+    /// began; `nil` when the refusal is of the current token.
+    ///
+    /// - Throws: `notLoggedIn` when the session is gone; ``AuthError/Code/transient`` when
+    ///   the tokens kept changing under ``staleRefusalLimit`` checks.
+    private func replacement(of checked: VaultRecord, refusal: AuthError, staleRefusals: Int) throws(AuthError) -> VaultRecord? {
+        guard let latest = record else { throw notSignedInError() }
+        guard !latest.tokens.hasSameCredentials(as: checked.tokens) else { return nil }
+        guard staleRefusals < Self.staleRefusalLimit else {
+            throw AuthError(.transient, "the access token kept changing while it was being checked; checking again later",
+                            providerCode: refusal.providerCode, httpStatus: refusal.httpStatus, underlying: refusal)
+        }
+        logger.info("the provider refused an access token a renewal had already replaced; checking the current one")
+        return latest
+    }
+
+    /// One validation, persisted.
+    private func check(_ record: VaultRecord) async throws {
+        let report = try await validate(record)
+        try await commitValidation(report, basedOn: record.tokens)
     }
 
     private func validate(_ record: VaultRecord) async throws(AuthError) -> AuthenticatedSession {

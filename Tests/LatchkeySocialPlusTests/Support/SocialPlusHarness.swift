@@ -23,6 +23,9 @@ struct SocialPlusHarness {
     let logs: LogCapture
     let transport: RecordingTransport
     let options: SessionOptions
+    /// Retries of idempotent requests on the manual clock (`RetryingTransport`), as an app's
+    /// default transport does; `nil`: every request is sent once.
+    let retries: RetryPolicy?
     let client: AuthClient
 
     /// The routes of the emulated API.
@@ -38,14 +41,15 @@ struct SocialPlusHarness {
     static func run(secure: Bool = false, lifetime: Int = 3600, reportsFlags: Bool = false,
                     options: SessionOptions = SessionOptions(heartbeatInterval: nil),
                     dependencies: ProviderDependencies = ProviderDependencies(), timeout: Duration = .seconds(2),
-                    _ body: (SocialPlusHarness) async throws -> Void) async throws {
+                    retries: RetryPolicy? = nil, _ body: (SocialPlusHarness) async throws -> Void) async throws {
         var seed = SocialPlusSeed.standard
         seed.secureMode = secure
         seed.accessTokenLifetime = lifetime
         seed.reportsFlagsAtLogin = reportsFlags
         let emulator = try await Emulator.start(EmulatorOptions(providers: [.socialPlus], seed: EmulatorSeed(socialPlus: seed), clockStart: start))
         do {
-            let harness = try SocialPlusHarness(emulator: emulator, options: options, dependencies: dependencies, timeout: timeout)
+            let harness = try SocialPlusHarness(emulator: emulator, options: options, dependencies: dependencies, timeout: timeout,
+                                                retries: retries)
             try await body(harness)
             await harness.client.shutdown()
         } catch {
@@ -55,7 +59,8 @@ struct SocialPlusHarness {
         await emulator.stop()
     }
 
-    private init(emulator: Emulator, options: SessionOptions, dependencies: ProviderDependencies, timeout: Duration) throws {
+    private init(emulator: Emulator, options: SessionOptions, dependencies: ProviderDependencies, timeout: Duration,
+                 retries: RetryPolicy?) throws {
         self.emulator = emulator
         endpoint = try #require(emulator.socialPlus)
         clock = ManualClock(now: Self.start)
@@ -63,24 +68,27 @@ struct SocialPlusHarness {
         logs = LogCapture()
         transport = RecordingTransport(URLSessionTransport(defaultTimeout: timeout))
         self.options = options
-        client = try Self.makeClient(endpoint: endpoint, store: store, transport: transport, clock: clock, logs: logs,
+        self.retries = retries
+        client = try Self.makeClient(endpoint: endpoint, store: store, transport: transport, retries: retries, clock: clock, logs: logs,
                                      options: options, dependencies: dependencies)
     }
 
     /// Another client on the same store, as after a restart.
     func restarted(dependencies: ProviderDependencies = ProviderDependencies(), store: (any SecretStore)? = nil) throws -> AuthClient {
-        try Self.makeClient(endpoint: endpoint, store: store ?? self.store, transport: transport, clock: clock, logs: logs,
-                            options: options, dependencies: dependencies)
+        try Self.makeClient(endpoint: endpoint, store: store ?? self.store, transport: transport, retries: retries, clock: clock,
+                            logs: logs, options: options, dependencies: dependencies)
     }
 
-    private static func makeClient(endpoint: SocialPlusEndpoint, store: any SecretStore, transport: RecordingTransport, clock: ManualClock,
-                                   logs: LogCapture, options: SessionOptions, dependencies: ProviderDependencies) throws -> AuthClient {
+    private static func makeClient(endpoint: SocialPlusEndpoint, store: any SecretStore, transport: RecordingTransport, retries: RetryPolicy?,
+                                   clock: ManualClock, logs: LogCapture, options: SessionOptions,
+                                   dependencies: ProviderDependencies) throws -> AuthClient {
         let registry = ProviderRegistry()
         registry.register(SocialPlusProvider.factory)
         let configuration = LatchkeyConfiguration(provider: "socialplus",
                                                   settings: ["api_key": endpoint.apiKey, "base_url": endpoint.baseURL.absoluteString],
                                                   session: options)
-        return try registry.makeClient(configuration, store: store, dependencies: dependencies, transport: transport, clock: clock,
+        let wire: any HTTPTransport = retries.map { RetryingTransport(transport, policy: $0, clock: clock) } ?? transport
+        return try registry.makeClient(configuration, store: store, dependencies: dependencies, transport: wire, clock: clock,
                                        logger: logs.logger)
     }
 
