@@ -64,16 +64,20 @@ struct SoakCommand: AsyncParsableCommand {
         runner.progress = { line in FileHandle.standardError.write(Data("soak: \(line)\n".utf8)) }
         let report = try await runner.run()
         if directory == nil { try? FileManager.default.removeItem(atPath: settings.directory) }
-        print(report.table())
+        var output = report.table() + "\n"
         for driver in report.drivers where !driver.samples.isEmpty {
-            print("\n\(driver.driver): first findings")
-            for sample in driver.samples { print("  - \(sample)") }
+            output += "\n\(driver.driver): first findings\n"
+            for sample in driver.samples { output += "  - \(sample)\n" }
         }
         if json {
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.sortedKeys]
-            print(String(decoding: try encoder.encode(report), as: UTF8.self))
+            output += String(decoding: try encoder.encode(report), as: UTF8.self) + "\n"
         }
+        // One unbuffered write, done before the exit: `print` into a pipe keeps the tail of a
+        // report longer than stdio's 4 KiB buffer until the exit flushes it, and a process
+        // that dies on the way out then leaves a JSON line cut short for `--json` readers.
+        try FileHandle.standardOutput.write(contentsOf: Data(output.utf8))
         if report.violations > 0 { throw ExitCode(1) }
     }
 }

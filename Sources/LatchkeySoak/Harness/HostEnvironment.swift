@@ -16,6 +16,9 @@ struct HostEnvironment: Sendable {
     /// One URLSession for the whole process (its own timeout long: the soak's short
     /// deadline is ``SoakTransport``'s), with ``connections`` connections per host.
     let wire: URLSessionTransport
+    /// The session under ``wire``, invalidated when the host finishes: its idle keep-alive
+    /// connections would otherwise hold the emulator's graceful shutdown open.
+    let session: URLSession
     /// As many permits as the session has connections: a request waits here, before its
     /// deadline starts, so the deadline times the exchange with the emulator and not the
     /// queue of a process hosting hundreds of apps (all of whose renewal timers fire at once
@@ -38,7 +41,8 @@ struct HostEnvironment: Sendable {
         configuration.urlCache = nil
         configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
         configuration.httpMaximumConnectionsPerHost = Self.connections
-        wire = URLSessionTransport(session: URLSession(configuration: configuration), defaultTimeout: .seconds(5))
+        session = URLSession(configuration: configuration)
+        wire = URLSessionTransport(session: session, defaultTimeout: .seconds(5))
         wireGate = Gate(permits: Self.connections)
         self.processIncarnation = processIncarnation
     }

@@ -48,7 +48,19 @@ struct SoakRunner {
         var providers: [EmulatorProvider] = []
         for driver in drivers where !providers.contains(driver.provider) { providers.append(driver.provider) }
         let emulator = try await Emulator.start(EmulatorOptions(providers: providers, seed: seed, faultSeed: settings.seed, clockStart: Self.start))
-        defer { Task { await emulator.stop() } }
+        // Stopped before the report is returned, not by a task left running: the command
+        // prints the report and exits next, and the process would exit in the middle of
+        // the servers' graceful shutdown, their threads still at work.
+        let report: SoakReport
+        do { report = try await run(on: emulator, began: began) } catch {
+            await emulator.stop()
+            throw error
+        }
+        await emulator.stop()
+        return report
+    }
+
+    private func run(on emulator: Emulator, began: ContinuousClock.Instant) async throws -> SoakReport {
         let control = emulator.control
 
         var populations: [Population] = []

@@ -40,6 +40,7 @@ actor UserHost {
         await withTaskGroup(of: Void.self) { group in
             for user in users { group.addTask { await user.finish() } }
         }
+        environment.session.invalidateAndCancel()
         return report(step: step)
     }
 
