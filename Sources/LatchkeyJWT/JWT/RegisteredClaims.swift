@@ -74,26 +74,35 @@ struct RegisteredClaims: Sendable {
     /// `nbf` are) read here, from the scanner's packed slots: no call per claim.
     @inline(__always)
     init?(scanned slots: JSONScanner.Slots, in payload: UnsafeRawBufferPointer) {
+        // Built in locals and stored once: assigning `bits[index]` in the loop copied the
+        // whole array in and out of `self` on every claim.
         let plain = JSONScanner.Slots.plainFlag
-        for index in bits.indices {
-            let packed = slots.packed[index]
+        let packedSlots = slots.packed
+        var values = InlineArray<7, UInt64>(repeating: 0)
+        var kinds: UInt16 = 0
+        var others: [(InternedNames.Registered, Value)] = []
+        for index in values.indices {
+            let packed = packedSlots[index]
             guard packed != 0 else { continue }
             if packed & plain != 0 {
                 // The text between the quotes: start + 1, end - 1 (the scanner saw both quotes).
-                bits[index] = (packed & ~plain) &+ (1 << 32) &- 1
+                values[index] = (packed & ~plain) &+ (1 << 32) &- 1
                 kinds |= 2 << UInt16(2 * index)
                 continue
             }
             let start = Int(truncatingIfNeeded: packed >> 32), end = Int(truncatingIfNeeded: packed & 0xFFFF_FFFF)
             if let integer = Self.integer(payload, start, end) {
-                bits[index] = Double(integer).bitPattern
+                values[index] = Double(integer).bitPattern
                 kinds |= 1 << UInt16(2 * index)
                 continue
             }
             guard let claim = InternedNames.Registered(rawValue: index),
                   let value = JSONScannedValue.read(UnsafeRawBufferPointer(rebasing: payload[start..<end])) else { return nil }
-            if case .number(let number) = value { self[claim] = .number(number) } else { self[claim] = .parsed(value) }
+            if case .number(let number) = value { others.append((claim, .number(number))) } else { others.append((claim, .parsed(value))) }
         }
+        bits = values
+        self.kinds = kinds
+        for (claim, value) in others { self[claim] = value }
     }
 
     /// The value of the digits at `start..<end` when they are 1 to 15 digits and nothing
