@@ -27,15 +27,9 @@ package struct JSONScanner {
     /// 3 ns each, 11 per token.
     package struct Slots {
         /// Per slot, the packed range and flag described above.
-        package private(set) var packed = InlineArray<8, UInt64>(repeating: 0)
+        package fileprivate(set) var packed = InlineArray<8, UInt64>(repeating: 0)
         /// The flag of a string without escapes.
         package static var plainFlag: UInt64 { 1 << 63 }
-
-        @inline(__always)
-        mutating func record(_ slot: Int, _ range: Range<Int>, plainString: Bool) {
-            packed[slot] = UInt64(truncatingIfNeeded: range.lowerBound) << 32 | UInt64(truncatingIfNeeded: range.upperBound)
-                | (plainString ? Self.plainFlag : 0)
-        }
 
         /// The value's bytes for `slot`, if the object has that member.
         @inline(__always)
@@ -99,27 +93,47 @@ package struct JSONScanner {
     ///   scanner's shapes; `nil` when the parser must decide (it may be invalid, or
     ///   merely unusual). Documents under 2 GiB.
     package static func scanObject(_ bytes: UnsafeRawBufferPointer, wanted: WantedNames) -> Slots? {
-        scanObject(bytes) { key, _, count in wanted.slot(key: key, count: count) }
+        slots { scanObject(bytes, wanted: wanted, into: $0) }
+    }
+
+    /// The same scan, writing the slots' packed ranges (see ``Slots``) into `slots`, 8
+    /// words (0 for a member that is absent): a hot caller reads them word by word, where
+    /// a `Slots` value is copied whole at every step (its 64 bytes written 8 at a time
+    /// and read 16 at a time, a stalled load each). Returns whether the document is valid
+    /// and within the scanner's shapes.
+    package static func scanObject(_ bytes: UnsafeRawBufferPointer, wanted: WantedNames, into slots: UnsafeMutablePointer<UInt64>) -> Bool {
+        scanObject(bytes, into: slots) { key, _, count in wanted.slot(key: key, count: count) }
     }
 
     /// Scans a document that must be a JSON object. `slot` maps a top-level member name
     /// (its unescaped bytes) to a slot 0..<8, or -1 for a member the caller does not need.
     /// (A call per member: ``scanObject(_:wanted:)`` is the fast path.)
     package static func scanObject(_ bytes: UnsafeRawBufferPointer, slot: (UnsafeRawPointer, Int) -> Int) -> Slots? {
-        scanObject(bytes) { _, name, count in slot(name, count) }
+        slots { scanObject(bytes, into: $0) { _, name, count in slot(name, count) } }
+    }
+
+    /// The slots a scan into a buffer wrote, or nil when it failed.
+    private static func slots(_ scan: (UnsafeMutablePointer<UInt64>) -> Bool) -> Slots? {
+        withUnsafeTemporaryAllocation(of: UInt64.self, capacity: 8) { buffer -> Slots? in
+            guard let words = buffer.baseAddress, scan(words) else { return nil }
+            var slots = Slots()
+            for index in 0..<8 { slots.packed[index] = words[index] }
+            return slots
+        }
     }
 
     /// The scan, with `slot` given a member name's key, bytes and length.
     @inline(__always)
-    private static func scanObject(_ bytes: UnsafeRawBufferPointer, slot: (UInt64, UnsafeRawPointer, Int) -> Int) -> Slots? {
-        guard let raw = bytes.baseAddress, bytes.count < Int(Int32.max) else { return nil }
+    private static func scanObject(_ bytes: UnsafeRawBufferPointer, into slots: UnsafeMutablePointer<UInt64>,
+                                   slot: (UInt64, UnsafeRawPointer, Int) -> Int) -> Bool {
+        slots.initialize(repeating: 0, count: 8)
+        guard let raw = bytes.baseAddress, bytes.count < Int(Int32.max) else { return false }
         var scanner = JSONScanner(raw.assumingMemoryBound(to: UInt8.self), count: bytes.count)
         scanner.skipWhitespace()
-        guard scanner.peek == UInt8(ascii: "{") else { return nil }
-        var slots = Slots()
-        guard scanner.topLevelObject(into: &slots, slot: slot) else { return nil }
+        guard scanner.peek == UInt8(ascii: "{") else { return false }
+        guard scanner.topLevelObject(into: slots, slot: slot) else { return false }
         scanner.skipWhitespace()
-        return scanner.index == scanner.count ? slots : nil
+        return scanner.index == scanner.count
     }
 
     /// The byte at `index`, or 0 at the end (0 is never valid where it is checked).
@@ -139,7 +153,7 @@ package struct JSONScanner {
 
     /// The top-level object, noting the slotted members' value ranges.
     @inline(__always)
-    private mutating func topLevelObject(into slots: inout Slots, slot: (UInt64, UnsafeRawPointer, Int) -> Int) -> Bool {
+    private mutating func topLevelObject(into slots: UnsafeMutablePointer<UInt64>, slot: (UInt64, UnsafeRawPointer, Int) -> Int) -> Bool {
         withUnsafeTemporaryAllocation(of: UInt64.self, capacity: 2 * Self.maxTopLevelMembers) { seen in
             members(seen: seen) { scanner, nameKey, nameStart, nameCount in
                 let start = scanner.index
@@ -151,7 +165,8 @@ package struct JSONScanner {
                 guard scanned else { return false }
                 let slotIndex = slot(nameKey, UnsafeRawPointer(scanner.base + nameStart), nameCount)
                 if slotIndex >= 0 && slotIndex < 8 {
-                    slots.record(slotIndex, start..<scanner.index, plainString: first == UInt8(ascii: "\"") && scanner.lastStringPlain)
+                    slots[slotIndex] = UInt64(truncatingIfNeeded: start) << 32 | UInt64(truncatingIfNeeded: scanner.index)
+                        | (first == UInt8(ascii: "\"") && scanner.lastStringPlain ? Slots.plainFlag : 0)
                 }
                 return true
             }

@@ -91,8 +91,10 @@ final class ClaimsStorage: Sendable {
 
     /// The registered claims of a payload the scanner accepts, or nil for the parser.
     private static func readScanning(_ bytes: UnsafeRawBufferPointer) -> RegisteredClaims? {
-        guard let slots = JSONScanner.scanObject(bytes, wanted: RegisteredClaims.wanted) else { return nil }
-        return RegisteredClaims(scanned: slots, in: bytes)
+        withUnsafeTemporaryAllocation(of: UInt64.self, capacity: 8) { slots -> RegisteredClaims? in
+            guard let words = slots.baseAddress, JSONScanner.scanObject(bytes, wanted: RegisteredClaims.wanted, into: words) else { return nil }
+            return RegisteredClaims(scanned: words, in: bytes)
+        }
     }
 
 }

@@ -23,8 +23,8 @@ public struct JWTClaims: Sendable {
     /// A registered claim.
     func registered(_ claim: InternedNames.Registered) -> JSONValue? { storage.value(claim) }
 
-    /// A registered claim as read, for validation (strings compared where they are).
-    func registeredValue(_ claim: InternedNames.Registered) -> RegisteredClaims.Value? { storage.registered[claim] }
+    /// The registered claims as read (validation reads them all, from one copy).
+    var registeredClaims: RegisteredClaims { storage.registered }
 
     /// Whether a string claim read in place has exactly the UTF-8 bytes of `string`.
     func text(_ range: Range<Int>, is string: String) -> Bool { storage.text(range, is: string) }

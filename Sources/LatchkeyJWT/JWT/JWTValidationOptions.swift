@@ -45,26 +45,33 @@ extension JWTClaims {
     /// Checks the registered claims against `options`.
     public func validate(_ options: JWTValidationOptions) throws {
         // Types first: a registered claim of the wrong type is an error even when unchecked.
+        // The kinds and bits are read from one copy of the registered claims; only a
+        // claim the parser read (an `aud` array, a string with escapes) builds its value.
+        let registered = registeredClaims
         func number(_ claim: InternedNames.Registered) throws -> Double? {
-            switch registeredValue(claim) {
-            case nil: return nil
-            case .number(let number): return number
-            case .parsed(let value) where value.numberValue != nil: return value.numberValue
-            default: throw JWTError.invalidClaim(claim.name, "must be a number (seconds since 1970)")
+            switch registered.kind(claim) {
+            case .absent: return nil
+            case .number: return registered.number(claim)
+            case .parsed:
+                if case .parsed(let value)? = registered[claim], let number = value.numberValue { return number }
+            case .text: break
             }
+            throw JWTError.invalidClaim(claim.name, "must be a number (seconds since 1970)")
         }
         func checkString(_ claim: InternedNames.Registered) throws {
-            switch registeredValue(claim) {
-            case nil, .text: return
-            case .parsed(let value) where value.stringValue != nil: return
-            default: throw JWTError.invalidClaim(claim.name, "must be a string")
+            switch registered.kind(claim) {
+            case .absent, .text: return
+            case .parsed: if case .parsed(.string)? = registered[claim] { return }
+            case .number: break
             }
+            throw JWTError.invalidClaim(claim.name, "must be a string")
         }
         let exp = try number(.exp), nbf = try number(.nbf), issuedAt = try number(.iat)
         try checkString(.iss)
         try checkString(.sub)
         try checkString(.jti)
-        let aud = registeredValue(.aud)
+        let audienceKind = registered.kind(.aud)
+        let aud: RegisteredClaims.Value? = audienceKind == .text ? .text(registered.textRange(.aud)) : audienceKind == .absent ? nil : registered[.aud]
         switch aud {
         case nil, .text: break
         case .parsed(.string): break
@@ -95,9 +102,9 @@ extension JWTClaims {
         }
         if let issuer = options.issuer {
             let matches: Bool
-            switch registeredValue(.iss) {
-            case nil: throw JWTError(.missingClaim, "required claim \"iss\" is missing")
-            case .text(let range): matches = text(range, is: issuer)
+            switch registered.kind(.iss) {
+            case .absent: throw JWTError(.missingClaim, "required claim \"iss\" is missing")
+            case .text: matches = text(registered.textRange(.iss), is: issuer)
             default: matches = self.issuer.map { sameCodeUnits($0, issuer) } ?? false
             }
             guard matches else { throw JWTError(.wrongIssuer, "wrong issuer \"\(self.issuer ?? "")\" (expected \"\(issuer)\")") }

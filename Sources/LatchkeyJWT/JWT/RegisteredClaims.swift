@@ -34,6 +34,31 @@ struct RegisteredClaims: Sendable {
 
     init() {}
 
+    /// How a claim was read: validation's hot path switches on this and reads the bits,
+    /// instead of building a `Value` per claim.
+    enum Kind { case absent, number, text, parsed }
+
+    @inline(__always)
+    func kind(_ claim: InternedNames.Registered) -> Kind {
+        switch kinds >> UInt16(2 * claim.rawValue) & 3 {
+        case 0: .absent
+        case 1: .number
+        case 2: .text
+        default: .parsed
+        }
+    }
+
+    /// A claim of kind `.number`.
+    @inline(__always)
+    func number(_ claim: InternedNames.Registered) -> Double { Double(bitPattern: bits[claim.rawValue]) }
+
+    /// A claim of kind `.text`: its bytes in the payload.
+    @inline(__always)
+    func textRange(_ claim: InternedNames.Registered) -> Range<Int> {
+        let packed = bits[claim.rawValue]
+        return Int(truncatingIfNeeded: packed >> 32)..<Int(truncatingIfNeeded: packed & 0xFFFF_FFFF)
+    }
+
     subscript(claim: InternedNames.Registered) -> Value? {
         get {
             let index = claim.rawValue
@@ -68,21 +93,21 @@ struct RegisteredClaims: Sendable {
         }
     }
 
-    /// The claims the scanner found in `payload` (its slots are the claims' raw values),
+    /// The claims the scanner found in `payload` (`slots`: its 8 packed words, in which the
+    /// claims' raw values are the slots),
     /// or nil when one must be read by the parser. A string without escapes is kept as
     /// its place in the payload and an integer of up to 15 digits (what `exp`, `iat` and
     /// `nbf` are) read here, from the scanner's packed slots: no call per claim.
     @inline(__always)
-    init?(scanned slots: JSONScanner.Slots, in payload: UnsafeRawBufferPointer) {
+    init?(scanned slots: UnsafePointer<UInt64>, in payload: UnsafeRawBufferPointer) {
         // Built in locals and stored once: assigning `bits[index]` in the loop copied the
         // whole array in and out of `self` on every claim.
         let plain = JSONScanner.Slots.plainFlag
-        let packedSlots = slots.packed
         var values = InlineArray<7, UInt64>(repeating: 0)
         var kinds: UInt16 = 0
         var others: [(InternedNames.Registered, Value)] = []
         for index in values.indices {
-            let packed = packedSlots[index]
+            let packed = slots[index]
             guard packed != 0 else { continue }
             if packed & plain != 0 {
                 // The text between the quotes: start + 1, end - 1 (the scanner saw both quotes).
@@ -92,7 +117,9 @@ struct RegisteredClaims: Sendable {
             }
             let start = Int(truncatingIfNeeded: packed >> 32), end = Int(truncatingIfNeeded: packed & 0xFFFF_FFFF)
             if let integer = Self.integer(payload, start, end) {
-                values[index] = Double(integer).bitPattern
+                // Through Int64 (at most 15 digits fit): one conversion instruction, where
+                // an unsigned one is a sequence of four.
+                values[index] = Double(Int64(truncatingIfNeeded: integer)).bitPattern
                 kinds |= 1 << UInt16(2 * index)
                 continue
             }
