@@ -174,6 +174,30 @@ import Testing
         }
     }
 
+    /// The fault soak's other wrongful logout (seed 17): the user check refuses the token,
+    /// the renewal (a login at the session endpoint) succeeds, and the check refuses the new
+    /// token too (its tokens expired again while the check was retried). The user check is
+    /// not a session endpoint: the session is kept and checked again later.
+    @Test func aRenewedTokenTheUserCheckRefusesTooEndsNothing() async throws {
+        let options = SessionOptions(heartbeatInterval: .seconds(180))
+        try await SocialPlusHarness.run(options: options) { harness in
+            let control = harness.emulator.control
+            try await harness.client.start()
+            try await harness.login()
+            await harness.clock.waitForSleepers(3)
+            await control.inject(EmulatorFault(route: SocialPlusHarness.userRoute, kind: .status(401, error: "400100"), trigger: .next(2)))
+            await harness.advance(by: 180)
+            await settle("refused twice") { harness.logs.all.contains { $0.contains("refused the renewed access token too") } }
+            #expect(harness.client.state == .established)
+            #expect(harness.client.currentUser?.id == "alice")
+            #expect(await harness.logins() == 2)
+            #expect(await control.count(SocialPlusHarness.userRoute) == 2)
+            #expect(!harness.logs.all.contains { $0.contains("refused the session again") })
+            let response = try await harness.client.send(harness.userRequest("bob"))
+            #expect(response.status == 200)
+        }
+    }
+
     @Test func aBanAtRestoreLandsInTerminated() async throws {
         try await SocialPlusHarness.run { harness in
             try await harness.client.start()

@@ -6,7 +6,8 @@ extension AuthClient {
     /// Validates the session with the provider without extending it — or, when the
     /// access token has already expired, renews it (a renewal validates too). A
     /// ``AuthError/Code/renewAndRecheck`` answer renews once and checks again; a second
-    /// one is unrecoverable.
+    /// one is unrecoverable, or transient when the refusal says it does not end the session
+    /// (``AuthError/repeatedRefusalEndsSession``).
     ///
     /// A refusal counts only against the token it refused. When a renewal replaced that
     /// token while the check was on the wire (a slow answer, a retried request), the
@@ -36,6 +37,11 @@ extension AuthClient {
                 if let newer = try replacement(of: renewed, refusal: again, staleRefusals: staleRefusals) {
                     try await checkSession(newer, staleRefusals: staleRefusals + 1)
                     return
+                }
+                guard again.repeatedRefusalEndsSession else {
+                    logger.warning("the provider refused the renewed access token too, where a refusal does not end the session; keeping it and checking again later")
+                    throw AuthError(.transient, "the provider refused the renewed access token too: \(again.message)",
+                                    providerCode: again.providerCode, httpStatus: again.httpStatus, underlying: again)
                 }
                 throw AuthError(.unrecoverable, "the provider refused the session again after it was renewed: \(again.message)",
                                 providerCode: again.providerCode, httpStatus: again.httpStatus, underlying: again)

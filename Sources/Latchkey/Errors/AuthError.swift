@@ -11,7 +11,7 @@ public import LatchkeyJSON
 /// |---|---|
 /// | ``Code/unrecoverable`` | clears the session (`notLoggedIn`) |
 /// | ``Code/terminated`` | ends it with the reason (`terminated`) |
-/// | ``Code/renewAndRecheck`` | renews once and checks again; a second refusal is unrecoverable |
+/// | ``Code/renewAndRecheck`` | renews once and checks again; a second refusal is unrecoverable (transient when ``repeatedRefusalEndsSession`` is `false`) |
 /// | ``Code/needsUserAction`` | keeps the session, stops background retries, `needsUserAction` |
 /// | ``Code/rateLimited`` | keeps everything, waits ``retryAfter`` |
 /// | ``Code/transient`` | keeps everything, backs off |
@@ -93,6 +93,12 @@ public struct AuthError: Error, Sendable, CustomStringConvertible, LocalizedErro
     public var httpStatus: Int?
     /// The underlying error, when there is one.
     public var underlying: (any Error)?
+    /// For ``Code/renewAndRecheck``: whether a refusal of the renewed token too ends the
+    /// session (`true`, the default). An adapter sets `false` where the refusing endpoint
+    /// is not the provider's word on the session (social.plus's user check: only its
+    /// session endpoints end a session, and the renewal — a new login there — succeeded);
+    /// a second refusal is then transient: the session is kept and checked again later.
+    public var repeatedRefusalEndsSession = true
 
     /// Creates an error.
     public init(_ code: Code, _ message: String, providerCode: String? = nil, httpStatus: Int? = nil,

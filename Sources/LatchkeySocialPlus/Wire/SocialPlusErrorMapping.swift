@@ -46,8 +46,16 @@ enum SocialPlusErrorMapping {
             if status == 400 { return AuthError(.invalidArgument, message, providerCode: code, httpStatus: status) }
         case .sessionCheck:
             if code == globalBanCode { return .terminated(.globalBan, message, providerCode: code, httpStatus: status) }
-            // An expired or replaced token: renew once and check again (a second refusal ends it).
-            if status == 401 { return AuthError(.renewAndRecheck, message, providerCode: code, httpStatus: status) }
+            // An expired or replaced token: renew once and check again. The user check is not
+            // a session endpoint (providers.md: only their answers end a session), and the
+            // renewal is a login at one: when it succeeded, a refusal of the new token here
+            // too — its tokens expired again while the check was retried, say — keeps the
+            // session, to be checked (and renewed) again later.
+            if status == 401 {
+                var error = AuthError(.renewAndRecheck, message, providerCode: code, httpStatus: status)
+                error.repeatedRefusalEndsSession = false
+                return error
+            }
         case .sessionRevocation:
             break
         case .authTokenMinting:
