@@ -14,7 +14,9 @@ public protocol LoginCredentials: Sendable {}
 /// - ``AuthError/Code/unrecoverable``: the session is cleared (`notLoggedIn`);
 /// - ``AuthError/Code/terminated``: the session ends with the reason (`terminated`);
 /// - ``AuthError/Code/renewAndRecheck``: the provider refused this access token — the
-///   core renews once and checks again; only a second refusal ends the session;
+///   core renews once and checks again; only a second refusal ends the session, and not
+///   even that when the refusal's ``AuthError/repeatedRefusalEndsSession`` is `false`
+///   (then the check is transient);
 /// - ``AuthError/Code/needsUserAction``: the user must act (MFA); background retries stop
 ///   and the state becomes ``SessionState/needsUserAction(_:)``; nothing is cleared;
 /// - ``AuthError/Code/rateLimited`` and ``AuthError/Code/transient``: everything is
