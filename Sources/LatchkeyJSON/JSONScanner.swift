@@ -38,11 +38,6 @@ package struct JSONScanner {
             guard bits != 0 else { return nil }
             return Int(truncatingIfNeeded: (bits & ~Self.plainFlag) >> 32)..<Int(truncatingIfNeeded: bits & 0xFFFF_FFFF)
         }
-
-        /// Whether the value for `slot` is a string without escapes (its bytes between
-        /// the quotes are then its text, already checked to be UTF-8).
-        @inline(__always)
-        package func isPlainString(_ slot: Int) -> Bool { packed[slot] & Self.plainFlag != 0 }
     }
 
     /// The top-level member names a caller wants, each in a slot (its index), matched by
@@ -491,38 +486,5 @@ package struct JSONScanner {
     /// or left to the parser).
     public static func accepts(_ bytes: [UInt8]) -> Bool {
         bytes.withUnsafeBytes { JSONScanner.scanObject($0) { _, _ in -1 } != nil }
-    }
-}
-
-/// Reading one value whose bytes ``JSONScanner`` accepted.
-package enum JSONScannedValue {
-    /// A string without escapes or an integer of up to 15 digits (what a token's
-    /// registered claims and header members nearly always are) is read directly,
-    /// anything else by the parser. `bytes` must be a value the scanner accepted (its
-    /// UTF-8 is then valid); nil only if it is not.
-    /// `plainString` says the scanner found a string without escapes (``JSONScanner/Slots/isPlainString(_:)``).
-    @inline(__always)
-    package static func read(_ bytes: UnsafeRawBufferPointer, plainString: Bool = false) -> JSONValue? {
-        guard let base = bytes.baseAddress, bytes.count >= 1 else { return nil }
-        let count = bytes.count
-        if plainString, count >= 2 {
-            return .string(String(decoding: UnsafeRawBufferPointer(start: base + 1, count: count - 2), as: UTF8.self))
-        }
-        let first = base.load(as: UInt8.self)
-        if first == UInt8(ascii: "\""), count >= 2, memchr(base, 0x5C, count) == nil {
-            return .string(String(decoding: UnsafeRawBufferPointer(start: base + 1, count: count - 2), as: UTF8.self))
-        }
-        if count <= 15 {
-            var integer: UInt64 = 0
-            var offset = 0
-            while offset < count {
-                let digit = base.load(fromByteOffset: offset, as: UInt8.self) &- UInt8(ascii: "0")
-                guard digit < 10 else { break }
-                integer = integer &* 10 &+ UInt64(digit)
-                offset += 1
-            }
-            if offset == count { return .number(Double(integer)) }
-        }
-        return try? JSONParser.parse(bytes)
     }
 }
