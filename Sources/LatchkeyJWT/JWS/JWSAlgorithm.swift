@@ -18,35 +18,33 @@ public enum JWSAlgorithm: String, Sendable, Hashable, CaseIterable, Codable {
     /// case-sensitive and code-unit exact; `init(rawValue:)` compares with `==`, which is
     /// Unicode canonical equivalence).
     init?(joseName name: String) {
-        // Every identifier is at most 7 bytes: compare them packed, with their length, into
-        // one integer (the length keeps "HS256" apart from "HS256\u{0}").
-        guard let packed = Self.packed(name), let found = Self.packedNames.first(where: { $0.packed == packed }) else { return nil }
-        self = found.algorithm
+        var name = name
+        guard let algorithm = name.withUTF8({ JWSAlgorithm(joseBytes: UnsafeRawBufferPointer($0)) }) else { return nil }
+        self = algorithm
     }
 
-    /// Up to 7 UTF-8 bytes, little-endian, and their count in the top byte (nil for a
-    /// longer name).
-    private static func packed(_ name: String) -> UInt64? {
-        var packed: UInt64 = 0, shift: UInt64 = 0
-        for byte in name.utf8 {
-            guard shift < 56 else { return nil }
-            packed |= UInt64(byte) << shift
-            shift += 8
-        }
-        return packed | shift << 53
-    }
-
-    private static let packedNames: [(packed: UInt64, algorithm: JWSAlgorithm)] = allCases.map { (packed($0.rawValue)!, $0) }
-
-    /// The algorithm whose identifier is exactly `bytes` (UTF-8, compared packed as above),
-    /// read from a decoded header without making a `String` first.
+    /// The algorithm whose identifier is exactly `bytes`, read from a decoded header
+    /// without making a `String` first. Every identifier is at most 7 bytes: they are
+    /// compared packed, with their length, into one integer (the length keeps "HS256"
+    /// apart from "HS256\u{0}").
     @inline(__always)
     init?(joseBytes bytes: UnsafeRawBufferPointer) {
-        guard bytes.count < 8, let base = bytes.baseAddress else { return nil }
-        var packed = UInt64(bytes.count) << 56
-        for offset in 0..<bytes.count { packed |= UInt64(base.load(fromByteOffset: offset, as: UInt8.self)) << (8 * UInt64(offset)) }
-        guard let found = Self.packedNames.first(where: { $0.packed == packed }) else { return nil }
+        guard let packed = Self.packed(bytes), let found = Self.packedNames.first(where: { $0.packed == packed }) else { return nil }
         self = found.algorithm
+    }
+
+    /// Up to 7 bytes, little-endian, and their count in the top byte (nil for a longer name).
+    @inline(__always)
+    private static func packed(_ bytes: UnsafeRawBufferPointer) -> UInt64? {
+        guard bytes.count < 8 else { return nil }
+        var packed = UInt64(bytes.count) << 56
+        for (offset, byte) in bytes.enumerated() { packed |= UInt64(byte) << (8 * UInt64(offset)) }
+        return packed
+    }
+
+    private static let packedNames: [(packed: UInt64, algorithm: JWSAlgorithm)] = allCases.map { algorithm in
+        var name = algorithm.rawValue
+        return (name.withUTF8 { packed(UnsafeRawBufferPointer($0)) } ?? 0, algorithm)
     }
 
     /// Every algorithm that carries a signature.

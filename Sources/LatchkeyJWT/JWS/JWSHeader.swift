@@ -75,21 +75,14 @@ public struct JWSHeader: Sendable, Hashable {
         return try members(of: object, slots: slots)
     }
 
-    /// A member the scanner found, as a string; nil when absent. (Read from the slots'
-    /// packed bits here: the scanner's readers are not inlined across modules.)
+    /// A member the scanner found, as a string; nil when absent.
     @inline(__always)
     private static func scannedString(_ member: InternedNames.HeaderMember, _ slots: JSONScanner.Slots,
                                       _ decoded: UnsafeRawBufferPointer) throws(JWTError) -> String? {
-        let packed = slots.packed[member.rawValue]
-        guard packed != 0 else { return nil }
-        let start = Int(truncatingIfNeeded: (packed & ~JSONScanner.Slots.plainFlag) >> 32)
-        let end = Int(truncatingIfNeeded: packed & 0xFFFF_FFFF)
-        if packed & JSONScanner.Slots.plainFlag != 0 {
-            // Between the quotes, UTF-8 the scanner checked.
-            return String(decoding: UnsafeRawBufferPointer(rebasing: decoded[(start + 1)..<(end - 1)]), as: UTF8.self)
-        }
-        guard decoded[start] == UInt8(ascii: "\"") else { throw JWTError.malformed(segment: 1, "\"\(member)\" must be a string") }
-        guard case .string(let string)? = JSONScannedValue.read(UnsafeRawBufferPointer(rebasing: decoded[start..<end])) else {
+        guard let found = ScannedMember(slots.packed[member.rawValue]) else { return nil }
+        if found.isPlainString { return String(decoding: UnsafeRawBufferPointer(rebasing: decoded[found.text]), as: UTF8.self) }
+        guard decoded[found.start] == UInt8(ascii: "\"") else { throw JWTError.malformed(segment: 1, "\"\(member)\" must be a string") }
+        guard case .string(let string)? = JSONScannedValue.read(UnsafeRawBufferPointer(rebasing: decoded[found.range])) else {
             throw JWTError.malformed(segment: 1, "the header could not be read")
         }
         return string
@@ -100,18 +93,15 @@ public struct JWSHeader: Sendable, Hashable {
     @inline(__always)
     private static func plainText(_ member: InternedNames.HeaderMember, _ slots: JSONScanner.Slots,
                                   _ decoded: UnsafeRawBufferPointer) -> UnsafeRawBufferPointer? {
-        let packed = slots.packed[member.rawValue]
-        guard packed & JSONScanner.Slots.plainFlag != 0 else { return nil }
-        let start = Int(truncatingIfNeeded: (packed & ~JSONScanner.Slots.plainFlag) >> 32)
-        return UnsafeRawBufferPointer(rebasing: decoded[(start + 1)..<(Int(truncatingIfNeeded: packed & 0xFFFF_FFFF) - 1)])
+        guard let found = ScannedMember(slots.packed[member.rawValue]), found.isPlainString else { return nil }
+        return UnsafeRawBufferPointer(rebasing: decoded[found.text])
     }
 
     /// Throws unless a member the scanner found, if present, is a string.
     @inline(__always)
     private static func checkScannedString(_ member: InternedNames.HeaderMember, _ slots: JSONScanner.Slots,
                                            _ decoded: UnsafeRawBufferPointer) throws(JWTError) {
-        let packed = slots.packed[member.rawValue]
-        if packed != 0, decoded[Int(truncatingIfNeeded: (packed & ~JSONScanner.Slots.plainFlag) >> 32)] != UInt8(ascii: "\"") {
+        if let found = ScannedMember(slots.packed[member.rawValue]), decoded[found.start] != UInt8(ascii: "\"") {
             throw JWTError.malformed(segment: 1, "\"\(member)\" must be a string")
         }
     }

@@ -70,8 +70,7 @@ extension JWTClaims {
         try checkString(.iss)
         try checkString(.sub)
         try checkString(.jti)
-        let audienceKind = registered.kind(.aud)
-        let aud: RegisteredClaims.Value? = audienceKind == .text ? .text(registered.textRange(.aud)) : audienceKind == .absent ? nil : registered[.aud]
+        let aud = registered[.aud]
         switch aud {
         case nil, .text: break
         case .parsed(.string): break

@@ -60,7 +60,7 @@ struct RegisteredClaims: Sendable {
     }
 
     subscript(claim: InternedNames.Registered) -> Value? {
-        get {
+        @inline(__always) get {
             let index = claim.rawValue
             switch kinds >> UInt16(2 * index) & 3 {
             case 0: return nil
@@ -93,30 +93,25 @@ struct RegisteredClaims: Sendable {
         }
     }
 
-    /// The claims the scanner found in `payload` (`slots`: its 8 packed words, in which the
-    /// claims' raw values are the slots),
-    /// or nil when one must be read by the parser. A string without escapes is kept as
-    /// its place in the payload and an integer of up to 15 digits (what `exp`, `iat` and
-    /// `nbf` are) read here, from the scanner's packed slots: no call per claim.
+    /// The claims the scanner found in `payload` (`slots`: its 8 packed words, the claims'
+    /// raw values their slots), or nil when one must be read by the parser. A string
+    /// without escapes is kept as its place in the payload and an integer of up to 15
+    /// digits (what `exp`, `iat` and `nbf` are) read here: no call per claim.
     @inline(__always)
     init?(scanned slots: UnsafePointer<UInt64>, in payload: UnsafeRawBufferPointer) {
         // Built in locals and stored once: assigning `bits[index]` in the loop copied the
         // whole array in and out of `self` on every claim.
-        let plain = JSONScanner.Slots.plainFlag
         var values = InlineArray<7, UInt64>(repeating: 0)
         var kinds: UInt16 = 0
         var others: [(InternedNames.Registered, Value)] = []
         for index in values.indices {
-            let packed = slots[index]
-            guard packed != 0 else { continue }
-            if packed & plain != 0 {
-                // The text between the quotes: start + 1, end - 1 (the scanner saw both quotes).
-                values[index] = (packed & ~plain) &+ (1 << 32) &- 1
+            guard let found = ScannedMember(slots[index]) else { continue }
+            if found.isPlainString {
+                values[index] = UInt64(truncatingIfNeeded: found.text.lowerBound) << 32 | UInt64(truncatingIfNeeded: found.text.upperBound)
                 kinds |= 2 << UInt16(2 * index)
                 continue
             }
-            let start = Int(truncatingIfNeeded: packed >> 32), end = Int(truncatingIfNeeded: packed & 0xFFFF_FFFF)
-            if let integer = Self.integer(payload, start, end) {
+            if let integer = Self.integer(payload, found.start, found.end) {
                 // Through Int64 (at most 15 digits fit): one conversion instruction, where
                 // an unsigned one is a sequence of four.
                 values[index] = Double(Int64(truncatingIfNeeded: integer)).bitPattern
@@ -124,7 +119,7 @@ struct RegisteredClaims: Sendable {
                 continue
             }
             guard let claim = InternedNames.Registered(rawValue: index),
-                  let value = JSONScannedValue.read(UnsafeRawBufferPointer(rebasing: payload[start..<end])) else { return nil }
+                  let value = JSONScannedValue.read(UnsafeRawBufferPointer(rebasing: payload[found.range])) else { return nil }
             if case .number(let number) = value { others.append((claim, .number(number))) } else { others.append((claim, .parsed(value))) }
         }
         bits = values
