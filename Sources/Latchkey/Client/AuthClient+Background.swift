@@ -178,6 +178,7 @@ extension AuthClient {
         expiryTimer = nil
         actionTimer?.cancel()
         actionTimer = nil
+        detachedRenewals += renewals
         renewals = []
     }
 

@@ -136,7 +136,10 @@ extension AuthClient {
         nextRenewalID += 1
         let task = Task { try await self.performRenewal(request) }
         renewals.append(InFlightRenewal(id: id, request: request, task: task))
-        defer { renewals.removeAll { $0.id == id } }
+        defer {
+            renewals.removeAll { $0.id == id }
+            detachedRenewals.removeAll { $0.id == id }
+        }
         return try await task.value
     }
 
@@ -204,6 +207,9 @@ extension AuthClient {
             throw classified
         }
         guard generation == self.generation else {
+            if case .unsaved(let renewed, let base, let error) = outcome {
+                await keepOutlivedRenewal(renewed, base: base, renewedFrom: current.tokens, saveError: error)
+            }
             throw AuthError(.cancelled, "the session changed while it was being renewed")
         }
         switch outcome {
@@ -227,6 +233,32 @@ extension AuthClient {
             if unsaved == nil { unsaved = UnsavedRecord(base: base) }
             adopt(renewed)
             return renewed.tokens
+        }
+    }
+
+    /// A renewal that finished after its generation ended (a shutdown, a step the user
+    /// must take, a logout or another login) with rotated tokens the store refused: the
+    /// provider has spent the refresh token they replaced, so they must not be forgotten.
+    /// While memory still holds the session they renew, they become its record, marked
+    /// unsaved (a shutdown saves them before it returns; a kept session retries the save
+    /// as always). A session that was ended or replaced gets them in the vault only if the
+    /// vault still holds the tokens they replaced: never a logged-out session brought back.
+    private func keepOutlivedRenewal(_ renewed: VaultRecord, base: SessionTokens, renewedFrom: SessionTokens, saveError: AuthError) async {
+        if let memory = record, memory.tokens.hasSameCredentials(as: base) || memory.tokens.hasSameCredentials(as: renewedFrom) {
+            logger.error("renewed tokens could not be persisted after the session's background work stopped; keeping them in memory to save", metadata: ["error": "\(saveError)"])
+            if unsaved == nil { unsaved = UnsavedRecord(base: base) }
+            record = renewed
+            plan = provider.renewalPlan(for: renewed.tokens)
+            return
+        }
+        let vault = self.vault
+        do {
+            try await vault.withLock {
+                guard let stored = try await vault.load(), stored.tokens.hasSameCredentials(as: base) else { return }
+                try await vault.save(renewed)
+            }
+        } catch {
+            logger.error("tokens renewed for a session that has since ended could not be saved", metadata: ["error": "\(AuthError.classifying(error))"])
         }
     }
 

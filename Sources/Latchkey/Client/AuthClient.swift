@@ -56,6 +56,9 @@ public actor AuthClient {
     /// older generation must not apply its result.
     var generation = 0
     var renewals: [InFlightRenewal] = []
+    /// Renewals still on the wire that stopping the background work hid from new callers
+    /// (they renew a generation that has ended): ``shutdown()`` waits for them too.
+    var detachedRenewals: [InFlightRenewal] = []
     var nextRenewalID = 0
     var heartbeatTask: Task<Void, Never>?
     var renewalTimer: Task<Void, Never>?
@@ -159,17 +162,21 @@ public actor AuthClient {
 
     // MARK: Shutdown
 
-    /// Stops the heartbeat and background renewal, saves renewed tokens a failed save
-    /// left in memory only (a few tries: the next start must not present a spent refresh
-    /// token), and finishes every stream. The stored session stays for the next start.
-    /// Later calls throw ``AuthError/Code/cancelled``.
+    /// Stops the heartbeat and background renewal, waits for renewals under way, saves
+    /// renewed tokens a failed save left in memory only (a few tries: the next start must
+    /// not present a spent refresh token), and finishes every stream. The stored session
+    /// stays for the next start. Later calls throw ``AuthError/Code/cancelled``.
     public func shutdown() async {
         guard lifecycle != .shutDown else { return }
         lifecycle = .shutDown
+        // A renewal on the wire may rotate the refresh token: its answer is awaited (and
+        // kept, when its save fails) before the stored session is left for the next start.
+        let inFlight = (renewals + detachedRenewals).map(\.task)
         stopBackgroundWork()
         restoreTask?.cancel()
         restoreTask = nil
         establishingTask?.cancel()
+        for renewal in inFlight { _ = try? await renewal.value }
         for _ in 0..<Self.shutdownSaveAttempts where unsaved != nil { await flushUnsaved() }
         if unsaved != nil {
             logger.error("renewed tokens could not be saved before shutdown; the next start reads the older ones")

@@ -100,6 +100,7 @@ final class ScriptedProvider: AuthProvider {
     }
 
     var validAccessToken: String? { state.withLock { $0.validAccessToken } }
+    var validRefreshToken: String? { state.withLock { $0.validRefreshToken } }
 
     /// A token set as the server would issue it now.
     func issueTokens(lifetime: TimeInterval? = nil) -> SessionTokens {

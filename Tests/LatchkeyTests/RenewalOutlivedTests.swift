@@ -1,0 +1,142 @@
+import Foundation
+import Latchkey
+import LatchkeySecrets
+import Testing
+
+/// A renewal still on the wire when the client's background work stops (a shutdown, a
+/// logout) has the provider rotate the refresh token all the same: what it brings back
+/// must be kept for the session it renewed, and never bring back a session that ended.
+@Suite(.noSecretLeaks) struct RenewalOutlivedTests {
+    /// Found by the soak (Auth0, seed 8): an in-process restart shut the client down while
+    /// its timer renewal was on the wire; the rotated tokens' save failed, the renewal saw
+    /// its generation gone and dropped them, and the next client presented the spent
+    /// refresh token — reuse detection logged the user out.
+    @Test(arguments: [false, true])
+    func shutdownKeepsTheTokensOfARenewalOnTheWire(timerRenewal: Bool) async throws {
+        let store = try FlakyStore()
+        let options = SessionOptions(heartbeatInterval: nil, renewsProactively: timerRenewal)
+        let harness = try Harness(store: store, lifetime: 300, options: options)
+        try await harness.login()
+        let gate = Gate()
+        harness.provider.gateRenewals { await gate.wait() }
+        let renewal: Task<Void, Never>? = timerRenewal ? nil : Task { _ = try? await harness.client.renew() }
+        if timerRenewal { harness.clock.advance(by: .seconds(290)) }
+        await settle("the renewal is on the wire, holding the store's lock") { harness.provider.counts.renew == 1 }
+        store.failWrites.store(1, ordering: .relaxed)
+        let shutdown = Task { await harness.client.shutdown() }
+        try await Task.sleep(for: .milliseconds(50))
+        gate.open()
+        await shutdown.value
+        await renewal?.value
+        let rotated = try #require(harness.provider.validAccessToken)
+        #expect(store.failWrites.load(ordering: .relaxed) == 0, "the renewal's own save failed")
+        #expect(try await store.base.string("session")?.contains(rotated) == true, "shutdown saved the rotated tokens")
+
+        harness.clock.advance(by: .seconds(301))
+        let restarted = harness.restarted(options: SessionOptions(heartbeatInterval: nil, renewsProactively: false))
+        try await restarted.start()
+        _ = try await restarted.accessToken()
+        #expect(restarted.state == .established, "the next client presented the newest refresh token")
+        #expect(harness.provider.counts.renew == 2)
+        await restarted.shutdown()
+    }
+
+    /// The heartbeat finds a step the user must take while a renewal is on the wire: the
+    /// renewal no longer serves callers, but a shutdown still waits for it and saves what
+    /// it brought back.
+    @Test func shutdownWaitsForARenewalAPendingUserActionDetached() async throws {
+        let store = try FlakyStore()
+        let harness = try Harness(store: store, lifetime: 3600, options: SessionOptions(heartbeatInterval: .seconds(180), renewsProactively: false))
+        try await harness.login()
+        let gate = Gate()
+        harness.provider.gateRenewals { await gate.wait() }
+        let renewal = Task { _ = try? await harness.client.renew() }
+        await settle("the renewal is on the wire") { harness.provider.counts.renew == 1 }
+        harness.provider.script(validate: [.fail(AuthError.needsUserAction(UserAction(kind: "mfa"), "step up"))])
+        harness.clock.advance(by: .seconds(180))
+        await settle("the heartbeat asks for the user") { harness.client.pendingUserAction != nil }
+        store.failWrites.store(1, ordering: .relaxed)
+        let shutdown = Task { await harness.client.shutdown() }
+        try await Task.sleep(for: .milliseconds(50))
+        gate.open()
+        await shutdown.value
+        await renewal.value
+        let rotated = try #require(harness.provider.validRefreshToken)
+        #expect(try await store.base.string("session")?.contains(rotated) == true, "shutdown saved the rotated tokens")
+    }
+
+    /// A store that refuses every try at shutdown too: the tokens stay unsaved (logged),
+    /// and shutdown still returns.
+    @Test func shutdownReturnsWhenTheStoreRefusesEveryTry() async throws {
+        let store = try FlakyStore()
+        let harness = try Harness(store: store, lifetime: 300, options: SessionOptions(heartbeatInterval: nil, renewsProactively: false))
+        try await harness.login()
+        let gate = Gate()
+        harness.provider.gateRenewals { await gate.wait() }
+        let renewal = Task { _ = try? await harness.client.renew() }
+        await settle("the renewal is on the wire") { harness.provider.counts.renew == 1 }
+        store.failWrites.store(1_000, ordering: .relaxed)
+        let shutdown = Task { await harness.client.shutdown() }
+        try await Task.sleep(for: .milliseconds(50))
+        gate.open()
+        await shutdown.value
+        await renewal.value
+        #expect(harness.logs.all.contains { $0.contains("could not be saved before shutdown") })
+        #expect(harness.client.state == .established, "shutdown is not a logout")
+    }
+
+    /// A logout while a renewal is on the wire: the renewal's tokens (saved or not) never
+    /// bring the session back into the store.
+    @Test(arguments: [0, 1])
+    func aLogoutDuringARenewalStaysALogout(failedWrites: Int) async throws {
+        let store = try FlakyStore()
+        let harness = try Harness(store: store, lifetime: 300, options: SessionOptions(heartbeatInterval: nil, renewsProactively: false))
+        try await harness.login()
+        let gate = Gate()
+        harness.provider.gateRenewals { await gate.wait() }
+        let renewal = Task { await authError { try await harness.client.renew() } }
+        await settle("the renewal is on the wire") { harness.provider.counts.renew == 1 }
+        store.failWrites.store(failedWrites, ordering: .relaxed)
+        let logout = Task { try await harness.client.logout() }
+        try await Task.sleep(for: .milliseconds(50))
+        gate.open()
+        try await logout.value
+        #expect(await renewal.value?.code == .cancelled)
+        try await Task.sleep(for: .milliseconds(50))
+        #expect(try await store.base.string("session") == nil, "the store stays empty")
+        #expect(harness.client.state == .notLoggedIn)
+        #expect(!(await harness.client.hasUnsavedTokens))
+        await harness.client.shutdown()
+    }
+
+    /// A login tried from `tokenExpired` while a renewal is on the wire: the login clears
+    /// memory, the renewal's save fails, and then the login fails (a wrong password keeps
+    /// the stored session). The session that comes back must carry the rotated tokens,
+    /// not the spent ones memory held before.
+    @Test func aFailedLoginDuringARenewalKeepsTheRotatedTokens() async throws {
+        let store = try FlakyStore()
+        let harness = try Harness(store: store, lifetime: 300, options: SessionOptions(heartbeatInterval: nil, renewsProactively: false))
+        try await harness.login()
+        harness.clock.advance(by: .seconds(301))
+        await settle("the token expired") { harness.client.state == .tokenExpired }
+        let renewalGate = Gate()
+        harness.provider.gateRenewals { await renewalGate.wait() }
+        let renewal = Task { await authError { try await harness.client.renew() } }
+        await settle("the renewal is on the wire") { harness.provider.counts.renew == 1 }
+        let loginGate = Gate()
+        harness.provider.state.withLock { $0.loginGate = { await loginGate.wait() } }
+        let login = Task { await authError { try await harness.client.login(ScriptedCredentials(user: "user-1", password: "wrong")) } }
+        await settle("the login is on the wire") { harness.provider.counts.login == 2 }
+        store.failWrites.store(1, ordering: .relaxed)
+        renewalGate.open()
+        #expect(await renewal.value?.code == .cancelled, "the login overtook the renewal")
+        let rotated = try #require(harness.provider.validRefreshToken)
+        await settle("the rotated tokens reached the store") { (try? await store.base.string("session")?.contains(rotated)) == true }
+        loginGate.open()
+        #expect(await login.value != nil, "wrong password")
+        #expect(harness.client.state == .tokenExpired, "a failed login keeps the stored session")
+        _ = try await harness.client.accessToken()
+        #expect(harness.client.state == .established, "renewed from the rotated tokens, not the spent ones")
+        await harness.client.shutdown()
+    }
+}
