@@ -63,20 +63,20 @@ package struct JSONScanner {
 
         /// The slot of the name with `key` and `count` bytes, or -1.
         @inline(__always)
-        fileprivate func slot(key: UInt64, count: Int) -> Int {
+        func slot(key: UInt64, count: Int) -> Int {
             guard count &- 1 < 7 else { return -1 }
             for slot in 0..<8 where keys[slot] == key { return slot }
             return -1
         }
     }
 
-    private let base: UnsafePointer<UInt8>
-    private let count: Int
-    private var index = 0
+    let base: UnsafePointer<UInt8>
+    let count: Int
+    var index = 0
     /// Whether the last string scanned had no escapes.
-    private var lastStringPlain = false
+    var lastStringPlain = false
 
-    private init(_ base: UnsafePointer<UInt8>, count: Int) {
+    init(_ base: UnsafePointer<UInt8>, count: Int) {
         self.base = base
         self.count = count
     }
@@ -117,25 +117,26 @@ package struct JSONScanner {
         }
     }
 
-    /// The scan, with `slot` given a member name's key, bytes and length.
+    /// The scan, with `slot` given a member name's key, bytes and length; the top-level
+    /// names are recorded in `shape`, when given, once they are checked.
     @inline(__always)
-    private static func scanObject(_ bytes: UnsafeRawBufferPointer, into slots: UnsafeMutablePointer<UInt64>,
-                                   slot: (UInt64, UnsafeRawPointer, Int) -> Int) -> Bool {
+    static func scanObject(_ bytes: UnsafeRawBufferPointer, into slots: UnsafeMutablePointer<UInt64>,
+                           recording shape: JSONShape? = nil, slot: (UInt64, UnsafeRawPointer, Int) -> Int) -> Bool {
         slots.initialize(repeating: 0, count: 8)
         guard let raw = bytes.baseAddress, bytes.count < Int(Int32.max) else { return false }
         var scanner = JSONScanner(raw.assumingMemoryBound(to: UInt8.self), count: bytes.count)
         scanner.skipWhitespace()
         guard scanner.peek == UInt8(ascii: "{") else { return false }
-        guard scanner.topLevelObject(into: slots, slot: slot) else { return false }
+        guard scanner.topLevelObject(into: slots, recording: shape, slot: slot) else { return false }
         scanner.skipWhitespace()
         return scanner.index == scanner.count
     }
 
     /// The byte at `index`, or 0 at the end (0 is never valid where it is checked).
-    private var peek: UInt8 { index < count ? base[index] : 0 }
+    var peek: UInt8 { index < count ? base[index] : 0 }
 
     @inline(__always)
-    private mutating func skipWhitespace() {
+    mutating func skipWhitespace() {
         while index < count {
             switch base[index] {
             case 0x20, 0x0A, 0x0D, 0x09: index += 1
@@ -148,9 +149,11 @@ package struct JSONScanner {
 
     /// The top-level object, noting the slotted members' value ranges.
     @inline(__always)
-    private mutating func topLevelObject(into slots: UnsafeMutablePointer<UInt64>, slot: (UInt64, UnsafeRawPointer, Int) -> Int) -> Bool {
+    private mutating func topLevelObject(into slots: UnsafeMutablePointer<UInt64>, recording shape: JSONShape?,
+                                         slot: (UInt64, UnsafeRawPointer, Int) -> Int) -> Bool {
         withUnsafeTemporaryAllocation(of: UInt64.self, capacity: 2 * Self.maxTopLevelMembers) { seen in
-            members(seen: seen) { scanner, nameKey, nameStart, nameCount in
+            var found = 0
+            let read = members(seen: seen, found: &found) { scanner, nameKey, nameStart, nameCount in
                 let start = scanner.index
                 scanner.lastStringPlain = false
                 // Strings and numbers, nearly every top-level value, without the general dispatch.
@@ -165,6 +168,9 @@ package struct JSONScanner {
                 }
                 return true
             }
+            // The names are distinct, plain and valid UTF-8 now, whatever follows them.
+            if read, let shape, let pairs = seen.baseAddress { shape.record(pairs, count: found, in: base, slot: slot) }
+            return read
         }
     }
 
@@ -172,7 +178,8 @@ package struct JSONScanner {
     private mutating func object(depth: Int) -> Bool {
         guard depth <= JSONParser.maxDepth else { return false }
         return withUnsafeTemporaryAllocation(of: UInt64.self, capacity: 2 * 16) { seen in
-            members(seen: seen) { scanner, _, _, _ in scanner.value(depth: depth) }
+            var found = 0
+            return members(seen: seen, found: &found) { scanner, _, _, _ in scanner.value(depth: depth) }
         }
     }
 
@@ -180,12 +187,12 @@ package struct JSONScanner {
     /// earlier ones; `value` scans each value (from `index`, after the colon), given the
     /// name's key, start and length. `seen`
     /// (uninitialized; half its capacity is the most members tracked) keeps pairs: a
-    /// name's `JSONNameKey`-like key, then `start << 32 | count`.
+    /// name's `JSONNameKey`-like key, then `start << 32 | count`; `found` counts them.
     @inline(__always)
-    private mutating func members(seen: UnsafeMutableBufferPointer<UInt64>, value: (inout JSONScanner, UInt64, Int, Int) -> Bool) -> Bool {
+    private mutating func members(seen: UnsafeMutableBufferPointer<UInt64>, found: inout Int,
+                                  value: (inout JSONScanner, UInt64, Int, Int) -> Bool) -> Bool {
         guard let pairs = seen.baseAddress else { return false }
         let capacity = seen.count / 2
-        var found = 0
         // One bit per key seen (of 64, by the key's top bits): a name whose bit is clear
         // cannot equal an earlier one, so the earlier names are searched only on a hit.
         var keyBits: UInt64 = 0
@@ -273,7 +280,7 @@ package struct JSONScanner {
     }
 
     /// One value at `index`, in a container at `depth`.
-    private mutating func value(depth: Int) -> Bool {
+    mutating func value(depth: Int) -> Bool {
         switch peek {
         case UInt8(ascii: "{"): return object(depth: depth + 1)
         case UInt8(ascii: "["): return array(depth: depth + 1)
@@ -297,7 +304,7 @@ package struct JSONScanner {
 
     /// A number the parser reads without converting text: up to 15 integer digits, an
     /// optional fraction, no exponent (so always finite). Others go to the parser.
-    private mutating func number() -> Bool {
+    mutating func number() -> Bool {
         if peek == UInt8(ascii: "-") { index += 1 }
         guard Self.isDigit(peek) else { return false }
         let digitsStart = index
@@ -317,12 +324,12 @@ package struct JSONScanner {
     }
 
     @inline(__always)
-    private static func isDigit(_ byte: UInt8) -> Bool { byte &- UInt8(ascii: "0") < 10 }
+    static func isDigit(_ byte: UInt8) -> Bool { byte &- UInt8(ascii: "0") < 10 }
 
     // MARK: Strings
 
     /// A string value at `index` (its opening quote): escapes checked, UTF-8 validated.
-    private mutating func string() -> Bool {
+    mutating func string() -> Bool {
         let start = index + 1
         if let (end, ascii) = plainString(from: start) {
             guard ascii || Self.isValidUTF8(base + start, count: end - start) else { return false }

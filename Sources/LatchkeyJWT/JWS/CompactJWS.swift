@@ -43,7 +43,7 @@ public struct CompactJWS: Sendable {
     init(_ token: some StringProtocol, options: JWSOptions, decodingPayload: Bool, payload: inout ClaimsPayload?) throws(JWTError) {
         var text = String(token)
         var failure: JWTError?
-        var parsed: (header: JWSHeader.Members, firstDot: Int, secondDot: Int)?
+        var parsed: (header: JWSHeader.Storage, firstDot: Int, secondDot: Int)?
         text.withUTF8 { utf8 in
             do throws(JWTError) {
                 parsed = try Self.parse(UnsafeRawBufferPointer(utf8), options: options, decodingPayload: decodingPayload, payload: &payload)
@@ -52,14 +52,14 @@ public struct CompactJWS: Sendable {
             }
         }
         guard let parsed else { throw failure ?? JWTError.malformed("the token could not be read") }
-        header = JWSHeader(parsed.header, segment: TokenSegment(token: text, range: 0..<parsed.firstDot))
+        header = JWSHeader(parsed.header)
         self.token = text
         firstDot = parsed.firstDot
         secondDot = parsed.secondDot
     }
 
     private static func parse(_ bytes: UnsafeRawBufferPointer, options: JWSOptions, decodingPayload: Bool,
-                              payload: inout ClaimsPayload?) throws(JWTError) -> (header: JWSHeader.Members, firstDot: Int, secondDot: Int) {
+                              payload: inout ClaimsPayload?) throws(JWTError) -> (header: JWSHeader.Storage, firstDot: Int, secondDot: Int) {
         guard bytes.count <= options.maxTokenSize else {
             throw JWTError(.tooLarge, "token of \(bytes.count) bytes exceeds the \(options.maxTokenSize)-byte limit")
         }
@@ -74,7 +74,7 @@ public struct CompactJWS: Sendable {
         }
         let headerSegment = UnsafeRawBufferPointer(rebasing: bytes[0..<firstDot])
         guard !headerSegment.isEmpty else { throw JWTError.malformed(segment: 1, "empty") }
-        let header = try HeaderCache.members(for: headerSegment) { () throws(JWTError) -> JWSHeader.Members in
+        let header = try HeaderCache.storage(for: headerSegment) { () throws(JWTError) -> JWSHeader.Members in
             try TokenSegment.withDecoded(headerSegment) { decoded throws(JWTError) -> JWSHeader.Members in
                 guard let decoded else { throw JWTError.malformed(segment: 1, "not base64url without padding") }
                 return try JWSHeader.read(decoded)

@@ -6,24 +6,25 @@ public import LatchkeyJSON
 /// token is parsed; the whole ``object`` is parsed from the token's text when asked for.
 public struct JWSHeader: Sendable, Hashable {
     /// `alg`, as written (it may name an algorithm Latchkey does not implement).
-    public let algorithmName: String
+    public var algorithmName: String { storage.members.algorithmName }
     /// The algorithm, if Latchkey implements it (matched by the name's exact bytes).
-    public let algorithm: JWSAlgorithm?
+    public var algorithm: JWSAlgorithm? { storage.members.algorithm }
     /// `kid`.
-    public let keyID: String?
-    /// `typ` (read from the token's text when asked for).
+    public var keyID: String? { storage.members.keyID }
+    /// `typ` (read from the header's text when asked for).
     public var type: String? { object["typ"]?.stringValue }
-    /// `cty` (read from the token's text when asked for).
+    /// `cty` (read from the header's text when asked for).
     public var contentType: String? { object["cty"]?.stringValue }
     /// `crit`: extensions the producer says must be understood.
-    public let critical: [String]
-    /// The header's text in the token (checked when the token was parsed).
-    private let segment: TokenSegment
+    public var critical: [String] { storage.members.critical }
+    private let storage: Storage
 
-    /// Every header member, parsed from the token each time it is read (the members
-    /// above are kept; this is for inspection).
+    /// Every header member, parsed from the header's text each time it is read (the
+    /// members above are kept; this is for inspection).
     public var object: JSONObject {
-        segment.withDecoded { try? JSONParser.parse($0, names: InternedNames.header) }?.objectValue ?? [:]
+        storage.segment.withUnsafeBytes { segment in
+            TokenSegment.withDecoded(segment) { decoded in decoded.flatMap { try? JSONParser.parse($0, names: InternedNames.header) } }
+        }?.objectValue ?? [:]
     }
 
     /// The members read from the header's text, checked as RFC 7515 §4.1 asks.
@@ -35,12 +36,22 @@ public struct JWSHeader: Sendable, Hashable {
         var critical: [String] = []
     }
 
-    init(_ members: Members, segment: TokenSegment) {
-        algorithmName = members.algorithmName
-        algorithm = members.algorithm
-        keyID = members.keyID
-        critical = members.critical
-        self.segment = segment
+    /// A header's base64url text and what was read from it, never changed: the tokens
+    /// that share one header text share one storage (``HeaderCache``), so a token holds
+    /// the header by one reference, not by each of its strings.
+    final class Storage: Sendable {
+        /// The header segment as it is in the token (base64url).
+        let segment: [UInt8]
+        let members: Members
+
+        init(segment: [UInt8], members: Members) {
+            self.segment = segment
+            self.members = members
+        }
+    }
+
+    init(_ storage: Storage) {
+        self.storage = storage
     }
 
     /// Reads a decoded header: the scanner and the members alone when it can, the

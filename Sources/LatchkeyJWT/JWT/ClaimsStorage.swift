@@ -92,7 +92,13 @@ final class ClaimsStorage: Sendable {
     /// The registered claims of a payload the scanner accepts, or nil for the parser.
     private static func readScanning(_ bytes: UnsafeRawBufferPointer) -> RegisteredClaims? {
         withUnsafeTemporaryAllocation(of: UInt64.self, capacity: 8) { slots -> RegisteredClaims? in
-            guard let words = slots.baseAddress, JSONScanner.scanObject(bytes, wanted: RegisteredClaims.wanted, into: words) else { return nil }
+            guard let words = slots.baseAddress else { return nil }
+            let accepted = if let shape = ClaimsShapeCache.shape() {
+                JSONScanner.scanObject(bytes, wanted: RegisteredClaims.wanted, into: words, shape: shape)
+            } else {
+                JSONScanner.scanObject(bytes, wanted: RegisteredClaims.wanted, into: words)
+            }
+            guard accepted else { return nil }
             return RegisteredClaims(scanned: words, in: bytes)
         }
     }
