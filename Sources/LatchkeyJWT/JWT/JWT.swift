@@ -12,17 +12,11 @@ public struct JWT: Sendable {
     /// The parsed token, which keeps the text the signature and payload are read from.
     let jws: CompactJWS
 
-    /// Parses a token, reading its claims from the payload decoded once.
-    init(_ token: some StringProtocol, options: JWSOptions) throws(JWTError) {
-        let (jws, payload) = try Self.parse(token, options: options)
-        try self.init(jws: jws, payload: payload)
-    }
-
     /// Parses a token and decodes its payload, once (so checking it is base64url is not a
     /// second pass); its claims are read only when the caller says.
-    static func parse(_ token: some StringProtocol, options: JWSOptions) throws(JWTError) -> (CompactJWS, ClaimsPayload) {
+    static func parse(_ token: String, options: JWSOptions) throws(JWTError) -> (CompactJWS, ClaimsPayload) {
         var payload: ClaimsPayload?
-        let jws = try CompactJWS(token, options: options, decodingPayload: true, payload: &payload)
+        let jws = try CompactJWS(text: token, options: options, decodingPayload: true, payload: &payload)
         // Decoding either sets the payload or throws; the empty one is never built.
         return (jws, payload ?? .empty())
     }
@@ -34,25 +28,42 @@ public struct JWT: Sendable {
 
     /// Decodes a token **without verifying** its signature or claims: for inspection
     /// only. The parsing is as strict as verification's.
+    public static func decode(_ token: String, options: JWSOptions = JWSOptions()) throws -> JWT {
+        let (jws, payload) = try parse(token, options: options)
+        return try JWT(jws: jws, payload: payload)
+    }
+
+    /// Decodes a token given as any string (a `Substring` of a header, say), as the
+    /// `String` overload does.
     public static func decode(_ token: some StringProtocol, options: JWSOptions = JWSOptions()) throws -> JWT {
-        try JWT(token, options: options)
+        try decode(String(token), options: options)
     }
 
     /// Verifies the signature with `keys`, then the claims against `options`.
     /// The signature is checked before the claims are parsed: a tampered payload is a
     /// bad signature, not a malformed token.
-    public static func verify(_ token: some StringProtocol, keys: some JWTKeySource, options: JWTValidationOptions = JWTValidationOptions()) throws -> JWT {
+    public static func verify(_ token: String, keys: some JWTKeySource, options: JWTValidationOptions = JWTValidationOptions()) throws -> JWT {
         let (jws, payload) = try parse(token, options: options.jws)
         try jws.verify(with: keys, options: options.jws)
         return try validated(jws, payload: payload, options: options)
     }
 
+    /// Verifies a token given as any string, as the `String` overload does.
+    public static func verify(_ token: some StringProtocol, keys: some JWTKeySource, options: JWTValidationOptions = JWTValidationOptions()) throws -> JWT {
+        try verify(String(token), keys: keys, options: options)
+    }
+
     /// Verifies the signature with `key`, then the claims: the same as with any key
     /// source, without building a list of candidates.
-    public static func verify(_ token: some StringProtocol, keys key: JWTKey, options: JWTValidationOptions = JWTValidationOptions()) throws -> JWT {
+    public static func verify(_ token: String, keys key: JWTKey, options: JWTValidationOptions = JWTValidationOptions()) throws -> JWT {
         let (jws, payload) = try parse(token, options: options.jws)
         try jws.verify(with: key, options: options.jws)
         return try validated(jws, payload: payload, options: options)
+    }
+
+    /// Verifies a token given as any string with `key`, as the `String` overload does.
+    public static func verify(_ token: some StringProtocol, keys key: JWTKey, options: JWTValidationOptions = JWTValidationOptions()) throws -> JWT {
+        try verify(String(token), keys: key, options: options)
     }
 
     /// Verifies a parsed token's signature, then its claims: the path every JWT
