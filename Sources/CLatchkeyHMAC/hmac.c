@@ -71,7 +71,7 @@ latchkey_hmac_pads *latchkey_hmac_prepare(int bits, const uint8_t *key, size_t k
         ctx = pads->outer.FIELD;                               \
         UPDATE(&ctx, inner, SIZE);                             \
         FINAL(out, &ctx);                                      \
-        OPENSSL_cleanse(&ctx, sizeof ctx);                     \
+        explicit_bzero(&ctx, sizeof ctx);                      \
         size = SIZE;                                           \
     }
 
@@ -83,8 +83,26 @@ size_t latchkey_hmac_compute(const latchkey_hmac_pads *pads, const uint8_t *mess
     case 384: LATCHKEY_HMAC_WITH(SHA512_CTX, sha512, SHA384_Update, SHA384_Final, SHA384_DIGEST_LENGTH) break;
     default: LATCHKEY_HMAC_WITH(SHA512_CTX, sha512, SHA512_Update, SHA512_Final, SHA512_DIGEST_LENGTH) break;
     }
-    OPENSSL_cleanse(inner, sizeof inner);
+    explicit_bzero(inner, sizeof inner);
     return size;
+}
+
+int latchkey_hmac_verify(const latchkey_hmac_pads *pads, const uint8_t *message, size_t length,
+                         const uint8_t *code, size_t code_length) {
+    uint8_t mac[SHA512_DIGEST_LENGTH];
+    size_t size = latchkey_hmac_compute(pads, message, length, mac);
+    uint64_t difference = code_length != size;
+    if (code_length == size) {
+        // Every size is a multiple of 8; each word of both is read, whatever they hold.
+        for (size_t i = 0; i < size; i += 8) {
+            uint64_t ours, theirs;
+            memcpy(&ours, mac + i, 8);
+            memcpy(&theirs, code + i, 8);
+            difference |= ours ^ theirs;
+        }
+    }
+    explicit_bzero(mac, sizeof mac);
+    return difference == 0;
 }
 
 void latchkey_hmac_free(latchkey_hmac_pads *pads) {

@@ -58,18 +58,27 @@ import Testing
         #expect(results.allSatisfy { $0 })
     }
 
-    @Test func aWrongCodeIsRefused() throws {
-        let hmac = try HMACKey(algorithm: .sha256, key: Array("Jefe".utf8))
+    /// A flipped bit anywhere in the code (each word of the comparison), a code one byte
+    /// short or long, or an empty one: refused, for every size of MAC.
+    @Test(arguments: [HashAlgorithm.sha256, .sha384, .sha512])
+    func aWrongCodeIsRefused(algorithm: HashAlgorithm) throws {
+        let hmac = try HMACKey(algorithm: algorithm, key: Array("Jefe".utf8))
         let message = Array("what do ya want for nothing?".utf8)
-        var code = try hmac.authenticationCode(for: message)
-        for index in [0, 31] {
-            code[index] ^= 1
-            let valid = try code.withUnsafeBytes { code in try message.withUnsafeBytes { try hmac.isValidAuthenticationCode(code, for: $0) } }
-            #expect(!valid)
-            code[index] ^= 1
+        func valid(_ code: [UInt8]) throws -> Bool {
+            try code.withUnsafeBytes { code in try message.withUnsafeBytes { try hmac.isValidAuthenticationCode(code, for: $0) } }
         }
-        let valid = try code.withUnsafeBytes { code in try message.withUnsafeBytes { try hmac.isValidAuthenticationCode(code, for: $0) } }
-        #expect(valid)
+        var code = try hmac.authenticationCode(for: message)
+        for index in code.indices {
+            for bit in [0, 7] as [UInt8] {
+                code[index] ^= 1 << bit
+                #expect(try !valid(code), "byte \(index), bit \(bit)")
+                code[index] ^= 1 << bit
+            }
+        }
+        #expect(try valid(code))
+        #expect(try !valid(Array(code.dropLast())))
+        #expect(try !valid(code + [0]))
+        #expect(try !valid([]))
     }
 }
 

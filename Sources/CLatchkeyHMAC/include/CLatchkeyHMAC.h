@@ -23,6 +23,11 @@ latchkey_hmac_pads *latchkey_hmac_prepare(int bits, const uint8_t *key, size_t k
 /// or 64). Safe to call from several threads at once with the same pads.
 size_t latchkey_hmac_compute(const latchkey_hmac_pads *pads, const uint8_t *message, size_t length, uint8_t *out);
 
+/// Whether `code` is the MAC of `message`, compared in time that depends only on the
+/// lengths (a word-wise OR of differences, no early exit). Returns 1 or 0.
+int latchkey_hmac_verify(const latchkey_hmac_pads *pads, const uint8_t *message, size_t length,
+                         const uint8_t *code, size_t code_length);
+
 /// Wipes and frees the pads (NULL is ignored).
 void latchkey_hmac_free(latchkey_hmac_pads *pads);
 

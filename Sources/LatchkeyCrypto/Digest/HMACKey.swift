@@ -43,9 +43,9 @@ package struct HMACKey: Sendable {
     /// Checks `code` against the MAC of `message` in constant time.
     package func isValidAuthenticationCode(_ code: UnsafeRawBufferPointer, for message: UnsafeRawBufferPointer) throws -> Bool {
         guard code.count == algorithm.byteCount else { return false }
-        return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 64) { buffer in
-            let written = compute(message, into: buffer)
-            return constantTimeEquals(UnsafeRawBufferPointer(UnsafeMutableBufferPointer(rebasing: buffer[..<written])), code)
+        return pads.withPointer { pads in
+            latchkey_hmac_verify(pads, message.baseAddress?.assumingMemoryBound(to: UInt8.self), message.count,
+                                 code.baseAddress?.assumingMemoryBound(to: UInt8.self), code.count) == 1
         }
     }
 
