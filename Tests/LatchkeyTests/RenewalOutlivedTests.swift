@@ -65,6 +65,24 @@ import Testing
         #expect(try await store.base.string("session")?.contains(rotated) == true, "shutdown saved the rotated tokens")
     }
 
+    /// A renewal still in its preparation — an app handler that has not answered (a
+    /// prompt, a slow backend) — has not reached the provider: shutdown does not wait for
+    /// it, and once the handler answers the renewal stops there.
+    @Test(.timeLimit(.minutes(1)))
+    func shutdownDoesNotWaitForAnAppHandlerAndTheRenewalStopsAfterIt() async throws {
+        let harness = try Harness(lifetime: 300, options: SessionOptions(heartbeatInterval: nil, renewsProactively: false))
+        try await harness.login()
+        let handler = Gate()
+        harness.provider.state.withLock { $0.prepareHandler = { _ in await handler.wait(); return RenewalPreparation() } }
+        let renewal = Task { await authError { try await harness.client.renew() } }
+        try await Task.sleep(for: .milliseconds(50))
+        await harness.client.shutdown()
+        #expect(harness.provider.counts.renew == 0)
+        handler.open()
+        #expect(await renewal.value?.code == .cancelled)
+        #expect(harness.provider.counts.renew == 0, "no renewal after the shutdown")
+    }
+
     /// A store that refuses every try at shutdown too: the tokens stay unsaved (logged),
     /// and shutdown still returns.
     @Test func shutdownReturnsWhenTheStoreRefusesEveryTry() async throws {

@@ -134,7 +134,7 @@ extension AuthClient {
         if let used, current.tokens.accessToken != used { return current.tokens }
         let id = nextRenewalID
         nextRenewalID += 1
-        let task = Task { try await self.performRenewal(request) }
+        let task = Task { try await self.performRenewal(request, id: id) }
         renewals.append(InFlightRenewal(id: id, request: request, task: task))
         defer {
             renewals.removeAll { $0.id == id }
@@ -157,7 +157,7 @@ extension AuthClient {
     /// process may have renewed already), the provider renews, and the renewed record
     /// is persisted before anyone sees its tokens. A failed save keeps the record marked
     /// unsaved and retried, never forgotten.
-    private func performRenewal(_ request: RenewalRequest) async throws -> SessionTokens {
+    private func performRenewal(_ request: RenewalRequest, id: Int) async throws -> SessionTokens {
         let generation = self.generation
         guard let current = record else { throw notSignedInError() }
         let provider = self.provider
@@ -177,6 +177,9 @@ extension AuthClient {
         guard generation == self.generation, record != nil else {
             throw AuthError(.cancelled, "the session changed while it was being renewed")
         }
+        // From here the provider may rotate the refresh token: shutdown waits for this.
+        renewingIDs.insert(id)
+        defer { renewingIDs.remove(id) }
         let (vault, clock) = (self.vault, self.clock)
         let outcome: LockedOutcome
         do {

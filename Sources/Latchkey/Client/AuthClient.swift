@@ -59,6 +59,11 @@ public actor AuthClient {
     /// Renewals still on the wire that stopping the background work hid from new callers
     /// (they renew a generation that has ended): ``shutdown()`` waits for them too.
     var detachedRenewals: [InFlightRenewal] = []
+    /// The renewals past their preparation (the app's handlers), which may have the
+    /// provider rotate the refresh token: the ones ``shutdown()`` waits for. One still
+    /// preparing never renews once its generation has ended, and app code it waits on
+    /// may take any time.
+    var renewingIDs: Set<Int> = []
     var nextRenewalID = 0
     var heartbeatTask: Task<Void, Never>?
     var renewalTimer: Task<Void, Never>?
@@ -162,7 +167,7 @@ public actor AuthClient {
 
     // MARK: Shutdown
 
-    /// Stops the heartbeat and background renewal, waits for renewals under way, saves
+    /// Stops the heartbeat and background renewal, waits for renewals on the wire, saves
     /// renewed tokens a failed save left in memory only (a few tries: the next start must
     /// not present a spent refresh token), and finishes every stream. The stored session
     /// stays for the next start. Later calls throw ``AuthError/Code/cancelled``.
@@ -171,7 +176,7 @@ public actor AuthClient {
         lifecycle = .shutDown
         // A renewal on the wire may rotate the refresh token: its answer is awaited (and
         // kept, when its save fails) before the stored session is left for the next start.
-        let inFlight = (renewals + detachedRenewals).map(\.task)
+        let inFlight = (renewals + detachedRenewals).filter { renewingIDs.contains($0.id) }.map(\.task)
         stopBackgroundWork()
         restoreTask?.cancel()
         restoreTask = nil
