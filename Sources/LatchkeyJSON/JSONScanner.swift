@@ -154,24 +154,30 @@ package struct JSONScanner {
         withUnsafeTemporaryAllocation(of: UInt64.self, capacity: 2 * Self.maxTopLevelMembers) { seen in
             var found = 0
             let read = members(seen: seen, found: &found) { scanner, nameKey, nameStart, nameCount in
-                let start = scanner.index
-                scanner.lastStringPlain = false
-                // Strings and numbers, nearly every top-level value, without the general dispatch.
-                let first = scanner.peek
-                let scanned = first == UInt8(ascii: "\"") ? scanner.string()
-                    : Self.isDigit(first) || first == UInt8(ascii: "-") ? scanner.number() : scanner.value(depth: 1)
-                guard scanned else { return false }
+                guard let packed = scanner.topLevelValue() else { return false }
                 let slotIndex = slot(nameKey, UnsafeRawPointer(scanner.base + nameStart), nameCount)
-                if slotIndex >= 0 && slotIndex < 8 {
-                    slots[slotIndex] = UInt64(truncatingIfNeeded: start) << 32 | UInt64(truncatingIfNeeded: scanner.index)
-                        | (first == UInt8(ascii: "\"") && scanner.lastStringPlain ? Slots.plainFlag : 0)
-                }
+                if slotIndex >= 0 && slotIndex < 8 { slots[slotIndex] = packed }
                 return true
             }
             // The names are distinct, plain and valid UTF-8 now, whatever follows them.
             if read, let shape, let pairs = seen.baseAddress { shape.record(pairs, count: found, in: base, slot: slot) }
             return read
         }
+    }
+
+    /// A top-level member's value at `index`, as its slot word (see ``Slots``: its range,
+    /// and the flag of a string without escapes); nil when it is invalid or left to the
+    /// parser. Strings and numbers, nearly every top-level value, skip the general dispatch.
+    @inline(__always)
+    mutating func topLevelValue() -> UInt64? {
+        let start = index
+        lastStringPlain = false
+        let first = peek
+        let scanned = first == UInt8(ascii: "\"") ? string()
+            : Self.isDigit(first) || first == UInt8(ascii: "-") ? number() : value(depth: 1)
+        guard scanned else { return nil }
+        return UInt64(truncatingIfNeeded: start) << 32 | UInt64(truncatingIfNeeded: index)
+            | (first == UInt8(ascii: "\"") && lastStringPlain ? Slots.plainFlag : 0)
     }
 
     /// A nested object (depth ≥ 2): at most 16 members tracked, else the parser decides.

@@ -121,17 +121,9 @@ extension JSONScanner {
             guard peek == UInt8(ascii: ":") else { return false }
             index += 1
             skipWhitespace()
-            let start = index
-            lastStringPlain = false
-            let first = peek
-            let scanned = first == UInt8(ascii: "\"") ? string()
-                : Self.isDigit(first) || first == UInt8(ascii: "-") ? number() : value(depth: 1)
-            guard scanned else { return false }
+            guard let packed = topLevelValue() else { return false }
             let slot = Int(truncatingIfNeeded: (meta >> 16) & 0xFF) &- 1
-            if slot >= 0 {
-                slots[slot] = UInt64(truncatingIfNeeded: start) << 32 | UInt64(truncatingIfNeeded: index)
-                    | (first == UInt8(ascii: "\"") && lastStringPlain ? Slots.plainFlag : 0)
-            }
+            if slot >= 0 { slots[slot] = packed }
             member += 1
             skipWhitespace()
             switch peek {
