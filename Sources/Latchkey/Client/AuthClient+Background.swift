@@ -178,8 +178,6 @@ extension AuthClient {
         expiryTimer = nil
         actionTimer?.cancel()
         actionTimer = nil
-        detachedRenewals += renewals
-        renewals = []
     }
 
     /// The renewal timer (at the plan's renewal time, when renewing proactively) and

@@ -127,7 +127,8 @@ extension AuthClient {
     /// One renewal per ask: joins a renewal in flight that gives the caller what it
     /// asks, returns tokens that already replaced `used`, or starts a renewal.
     func renewShared(_ request: RenewalRequest, replacing used: String? = nil) async throws -> SessionTokens {
-        if let joinable = renewals.first(where: { request.isSatisfied(by: $0.request) }) {
+        // Only a renewal of this generation serves callers; older ones stay listed for shutdown.
+        if let joinable = renewals.first(where: { $0.generation == generation && request.isSatisfied(by: $0.request) }) {
             return try await joinable.task.value
         }
         guard let current = record, isSignedIn || isAwaitingRenewalAction else { throw notSignedInError() }
@@ -135,11 +136,8 @@ extension AuthClient {
         let id = nextRenewalID
         nextRenewalID += 1
         let task = Task { try await self.performRenewal(request, id: id) }
-        renewals.append(InFlightRenewal(id: id, request: request, task: task))
-        defer {
-            renewals.removeAll { $0.id == id }
-            detachedRenewals.removeAll { $0.id == id }
-        }
+        renewals.append(InFlightRenewal(id: id, generation: generation, request: request, task: task))
+        defer { renewals.removeAll { $0.id == id } }
         return try await task.value
     }
 

@@ -55,10 +55,9 @@ public actor AuthClient {
     /// Bumped whenever the session is replaced or ended; work that started under an
     /// older generation must not apply its result.
     var generation = 0
+    /// Every renewal in flight, of any generation: callers join only the current
+    /// generation's; ``shutdown()`` waits for those on the wire, whatever their generation.
     var renewals: [InFlightRenewal] = []
-    /// Renewals still on the wire that stopping the background work hid from new callers
-    /// (they renew a generation that has ended): ``shutdown()`` waits for them too.
-    var detachedRenewals: [InFlightRenewal] = []
     /// The renewals past their preparation (the app's handlers), which may have the
     /// provider rotate the refresh token: the ones ``shutdown()`` waits for. One still
     /// preparing never renews once its generation has ended, and app code it waits on
@@ -176,7 +175,7 @@ public actor AuthClient {
         lifecycle = .shutDown
         // A renewal on the wire may rotate the refresh token: its answer is awaited (and
         // kept, when its save fails) before the stored session is left for the next start.
-        let inFlight = (renewals + detachedRenewals).filter { renewingIDs.contains($0.id) }.map(\.task)
+        let inFlight = renewals.filter { renewingIDs.contains($0.id) }.map(\.task)
         stopBackgroundWork()
         restoreTask?.cancel()
         restoreTask = nil
@@ -200,6 +199,8 @@ public actor AuthClient {
 /// A renewal in flight, and what it was asked.
 struct InFlightRenewal: Sendable {
     let id: Int
+    /// The client's generation when it started: a renewal of an ended one serves nobody new.
+    let generation: Int
     let request: RenewalRequest
     let task: Task<SessionTokens, any Error>
 }
