@@ -7,6 +7,15 @@ import Testing
 /// logout) has the provider rotate the refresh token all the same: what it brings back
 /// must be kept for the session it renewed, and never bring back a session that ended.
 @Suite(.noSecretLeaks) struct RenewalOutlivedTests {
+    /// Shuts `client` down while `gate` holds a renewal on the wire, then lets the
+    /// renewal answer; returns once the shutdown has.
+    static func shutDown(_ client: AuthClient, releasing gate: Gate) async throws {
+        let shutdown = Task { await client.shutdown() }
+        try await Task.sleep(for: .milliseconds(50))
+        gate.open()
+        await shutdown.value
+    }
+
     /// Found by the soak (Auth0, seed 8): an in-process restart shut the client down while
     /// its timer renewal was on the wire; the rotated tokens' save failed, the renewal saw
     /// its generation gone and dropped them, and the next client presented the spent
@@ -23,10 +32,7 @@ import Testing
         if timerRenewal { harness.clock.advance(by: .seconds(290)) }
         await settle("the renewal is on the wire, holding the store's lock") { harness.provider.counts.renew == 1 }
         store.failWrites.store(1, ordering: .relaxed)
-        let shutdown = Task { await harness.client.shutdown() }
-        try await Task.sleep(for: .milliseconds(50))
-        gate.open()
-        await shutdown.value
+        try await Self.shutDown(harness.client, releasing: gate)
         await renewal?.value
         let rotated = try #require(harness.provider.validAccessToken)
         #expect(store.failWrites.load(ordering: .relaxed) == 0, "the renewal's own save failed")
@@ -56,10 +62,7 @@ import Testing
         harness.clock.advance(by: .seconds(180))
         await settle("the heartbeat asks for the user") { harness.client.pendingUserAction != nil }
         store.failWrites.store(1, ordering: .relaxed)
-        let shutdown = Task { await harness.client.shutdown() }
-        try await Task.sleep(for: .milliseconds(50))
-        gate.open()
-        await shutdown.value
+        try await Self.shutDown(harness.client, releasing: gate)
         await renewal.value
         let rotated = try #require(harness.provider.validRefreshToken)
         #expect(try await store.base.string("session")?.contains(rotated) == true, "shutdown saved the rotated tokens")
@@ -94,10 +97,7 @@ import Testing
         let renewal = Task { _ = try? await harness.client.renew() }
         await settle("the renewal is on the wire") { harness.provider.counts.renew == 1 }
         store.failWrites.store(1_000, ordering: .relaxed)
-        let shutdown = Task { await harness.client.shutdown() }
-        try await Task.sleep(for: .milliseconds(50))
-        gate.open()
-        await shutdown.value
+        try await Self.shutDown(harness.client, releasing: gate)
         await renewal.value
         #expect(harness.logs.all.contains { $0.contains("could not be saved before shutdown") })
         #expect(harness.client.state == .established, "shutdown is not a logout")
