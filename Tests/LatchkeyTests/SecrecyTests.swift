@@ -21,6 +21,14 @@ import Testing
         await settle("beat") { harness.provider.counts.validate == 1 }
         harness.clock.advance(by: .seconds(200))
         await settle("proactive renewal") { harness.provider.counts.renew >= 1 }
+        // The renewal is counted when it reaches the provider; wait until the client holds
+        // its tokens, or the revocation below could hit them while the client still sends
+        // the old ones, and the one retry after renewing would meet a revoked token.
+        await settle("proactive renewal stored") {
+            guard let valid = harness.provider.validAccessToken else { return false }
+            let held = try? await harness.client.accessToken()
+            return held == valid
+        }
         try await record()
         harness.provider.revokeAccessTokenAtServer()
         _ = try await harness.client.send(HTTPRequest(url: URL(string: "https://api.example.com/?token=query-secret")!))
