@@ -34,6 +34,13 @@ for group in "${groups[@]}"; do
   # The failures and the summary; the whole log when the run itself broke.
   grep -E "^✘|Test run with|error:|Fatal error|Crash" "$log" | head -n 200
   [ "$status" = 0 ] || grep -qE "Test run with" "$log" || tail -n 60 "$log"
+  # A failed group also shows what its failures said past their first line (an issue's
+  # comments, a child's report): CI's output is all there is to diagnose a rare failure.
+  if [ "$status" != 0 ]; then
+    echo "-- details of the failures:"
+    grep -vE "^(◇|✔)|^\s*$| started\.$| passed after |^Test Suite |Executed [0-9]+ tests|^↳ (Testing Library|Target Platform)" "$log" \
+      | grep -vE "^✘ (Suite|Test run)" | head -n 400
+  fi
   rm -f "$log"
   echo "   ($(( $(date +%s) - start )) s, exit $status)"
   [ "$status" = 0 ] || failed+=("$group")

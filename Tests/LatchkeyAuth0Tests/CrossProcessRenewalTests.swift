@@ -114,7 +114,7 @@ struct CrossProcessRenewalTests {
             _ = await waitForExit(child)
             #expect(await processes.refreshGrants() == grants, "\(moment): nothing reached Auth0")
         case .atTheEmulator:
-            await control.inject(EmulatorFault(route: tokenRoute, grant: "refresh_token", kind: .delay(milliseconds: 1_000)))
+            await control.inject(EmulatorFault(route: tokenRoute, grant: "refresh_token", kind: .delay(milliseconds: 5_000)))
             let child = processes.child("renew", setup: setup, output: output)
             try child.run()
             // The fault is taken when the request arrives: from then on it is at Auth0.
@@ -199,7 +199,7 @@ struct CrossProcessRenewalTests {
         let processes = try await Auth0Processes.start(seed: seed)
         defer { Task { await processes.stop() } }
         let (setup, old) = try await processes.loggedInStore("overlap")
-        await processes.control.inject(EmulatorFault(route: tokenRoute, grant: "refresh_token", kind: .delay(milliseconds: 500)))
+        await processes.control.inject(EmulatorFault(route: tokenRoute, grant: "refresh_token", kind: .delay(milliseconds: 5_000)))
         let output = processes.directory + "/overlap"
         let child = processes.child("renew", setup: setup, output: output)
         try child.run()

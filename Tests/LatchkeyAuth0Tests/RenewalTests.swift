@@ -72,7 +72,7 @@ struct RenewalTests {
         defer { Task { await harness.stop() } }
         try await harness.loginAlice()
         try await harness.emulator.control.expireSessions(of: "auth0|alice", provider: .auth0)
-        await harness.clock.waitForSleepers(1)
+        await harness.clock.waitForSleepers(3) // the heartbeat, the renewal and expiry timers
         harness.advance(by: 180)
         await settle("the heartbeat renewed and rechecked") { await harness.count("GET", "/userinfo") == 2 }
         #expect(await harness.refreshGrants() == 1)

@@ -24,10 +24,10 @@ import Testing
         }
     }
 
-    @Test(arguments: [EmulatorFault.Kind.status(500), .status(503), .status(429), .dropConnection, .malformedBody, .delay(milliseconds: 2500),
+    @Test(arguments: [EmulatorFault.Kind.status(500), .status(503), .status(429), .dropConnection, .malformedBody, SocialPlusHarness.slowAnswer,
                       .status(403, error: "400300")])
     func aFailedSecureLogoutThrowsAndKeepsTheSession(fault: EmulatorFault.Kind) async throws {
-        try await SocialPlusHarness.run { harness in
+        try await SocialPlusHarness.run(timeout: SocialPlusHarness.timeout(for: fault)) { harness in
             try await harness.client.start()
             try await harness.login()
             let token = try await harness.client.accessToken()
@@ -89,9 +89,9 @@ import Testing
         }
     }
 
-    @Test(arguments: [EmulatorFault.Kind.status(500), .status(429), .dropConnection, .malformedBody, .delay(milliseconds: 2500)])
+    @Test(arguments: [EmulatorFault.Kind.status(500), .status(429), .dropConnection, .malformedBody, SocialPlusHarness.slowAnswer])
     func aRestoreThatCannotReachSocialPlusKeepsTheSession(fault: EmulatorFault.Kind) async throws {
-        try await SocialPlusHarness.run { harness in
+        try await SocialPlusHarness.run(timeout: SocialPlusHarness.timeout(for: fault)) { harness in
             try await harness.client.start()
             try await harness.login()
             await harness.client.shutdown()

@@ -182,10 +182,10 @@ import Testing
 
     @Test(arguments: [
         EmulatorFault.Kind.status(500), .status(503), .status(429), .status(400), .status(404), .malformedBody, .dropConnection,
-        .delay(milliseconds: 2500), .status(401, error: "400300"),
+        SocialPlusHarness.slowAnswer, .status(401, error: "400300"),
     ])
     func aFailedRenewalKeepsTheSessionAndIsRetried(fault: EmulatorFault.Kind) async throws {
-        try await SocialPlusHarness.run { harness in
+        try await SocialPlusHarness.run(timeout: SocialPlusHarness.timeout(for: fault)) { harness in
             try await harness.client.start()
             try await harness.login()
             let first = try await harness.client.accessToken()

@@ -13,7 +13,7 @@ import Testing
         try await StytchHarness.with(options: SessionOptions(heartbeatInterval: .seconds(180), renewsProactively: true)) { harness in
             try await harness.loginAlice()
             secrets.insert(try await harness.client.accessToken())
-            await harness.clock.waitForSleepers(2)
+            await harness.clock.waitForSleepers(3) // the heartbeat, the renewal and expiry timers
             await harness.inject("sessions/authenticate", .dropConnection)
             harness.advance(by: 180)
             await settle("tick") { await harness.count("sessions/authenticate") == 1 }

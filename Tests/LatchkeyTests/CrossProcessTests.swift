@@ -149,11 +149,13 @@ struct FileCountingProvider: AuthProvider {
             let child = setup.child("renew-loop", output: marker)
             try child.run()
             let deadline = ContinuousClock.now + .seconds(20)
-            // Wait until the child has started and renewed at least once in this round, so
-            // every kill lands in a renewal loop that is really running, however slowly a
-            // loaded machine starts processes; then kill it at a random point.
+            // Wait until the child has started and finished a renewal in this round (its
+            // second has begun: the loop renews one after another, and a renewal is counted
+            // as it starts, before its save), so every kill lands in a renewal loop that is
+            // really running and the vault has moved on, however slowly a loaded machine
+            // starts processes and syncs files; then kill it at a random point.
             let before = setup.renewals
-            while access(marker, F_OK) != 0 || setup.renewals == before, child.isRunning, ContinuousClock.now < deadline {
+            while access(marker, F_OK) != 0 || setup.renewals < before + 2, child.isRunning, ContinuousClock.now < deadline {
                 try await Task.sleep(for: .microseconds(200))
             }
             try await Task.sleep(for: .microseconds(Int.random(in: 0...5_000)))
@@ -171,7 +173,7 @@ struct FileCountingProvider: AuthProvider {
                     "round \(round): a mixed token set \(access) / \(refresh)")
             accessTokens.insert(access)
         }
-        #expect(setup.renewals >= 100, "the children were renewing when killed")
+        #expect(setup.renewals >= 200, "the children were renewing when killed")
         #expect(accessTokens.count > 50, "the vault moved on between kills")
         // And the client itself restores from it.
         let client = AuthClient(provider: FileCountingProvider(counterFile: setup.counter, renewDelay: .zero), store: try setup.store(),

@@ -46,7 +46,7 @@ import Testing
         #expect(try await harness.storedRecord() == storedBefore)
         #expect(try await harness.client.accessToken() == token)
         #expect(harness.client.currentUser?.id == "user-1")
-        await harness.clock.waitForSleepers(1)
+        await harness.clock.waitForSleepers(3) // the heartbeat, the renewal and expiry timers
         harness.clock.advance(by: .seconds(180))
         await settle("heartbeat still running") { harness.provider.counts.validate == 1 }
         await harness.client.shutdown()

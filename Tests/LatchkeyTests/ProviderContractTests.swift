@@ -11,7 +11,7 @@ import Testing
     @Test func renewAndRecheckRenewsOnceAndChecksAgain() async throws {
         let harness = try Harness(options: SessionOptions(heartbeatInterval: .seconds(180), renewsProactively: false))
         try await harness.login()
-        await harness.clock.waitForSleepers(1)
+        await harness.clock.waitForSleepers(2) // the heartbeat and the expiry timer
         harness.provider.script(validate: [.fail(AuthError(.renewAndRecheck, "userinfo said 401", httpStatus: 401))])
         harness.clock.advance(by: .seconds(180))
         await settle("rechecked") { harness.provider.counts.validate == 2 }

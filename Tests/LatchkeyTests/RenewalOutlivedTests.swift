@@ -116,7 +116,9 @@ import Testing
         await settle("the renewal is on the wire") { harness.provider.counts.renew == 1 }
         store.failWrites.store(failedWrites, ordering: .relaxed)
         let logout = Task { try await harness.client.logout() }
-        try await Task.sleep(for: .milliseconds(50))
+        // The logout has ended the generation (it drops the record before it waits for
+        // the store) before the renewal may answer.
+        await settle("the logout began") { await harness.client.lastValidatedAt == nil }
         gate.open()
         try await logout.value
         #expect(await renewal.value?.code == .cancelled)

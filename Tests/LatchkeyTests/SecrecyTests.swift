@@ -16,7 +16,7 @@ import Testing
         // Heartbeats, failures, proactive and forced renewals, a 401 retry, a second 401,
         // a terminated session and a logout: every code path that logs.
         harness.provider.script(validate: [.failTransport])
-        await harness.clock.waitForSleepers(2)
+        await harness.clock.waitForSleepers(3) // the heartbeat, the renewal and expiry timers
         harness.clock.advance(by: .seconds(60))
         await settle("beat") { harness.provider.counts.validate == 1 }
         harness.clock.advance(by: .seconds(200))

@@ -37,10 +37,22 @@ struct SocialPlusHarness {
         get throws { try #require(client.provider as? SocialPlusProvider) }
     }
 
+    /// The transport timeout for a test that injects `fault`: short where the fault is
+    /// seen only by timing out — a delayed answer (``slowAnswer``), and a dropped
+    /// connection, which FoundationNetworking does not report: the request waits out its
+    /// timeout (measured: no answer and no error within 30 s) — and long for every other
+    /// fault, so that the test's other requests never time out on a loaded machine.
+    static func timeout(for fault: EmulatorFault.Kind) -> Duration {
+        fault == slowAnswer || fault == .dropConnection ? .seconds(4) : .seconds(30)
+    }
+
+    /// An answer slower than ``timeout(for:)`` allows.
+    static let slowAnswer = EmulatorFault.Kind.delay(milliseconds: 6_000)
+
     /// Runs `body` with a started emulator and a client (not started), and stops both.
     static func run(secure: Bool = false, lifetime: Int = 3600, reportsFlags: Bool = false,
                     options: SessionOptions = SessionOptions(heartbeatInterval: nil),
-                    dependencies: ProviderDependencies = ProviderDependencies(), timeout: Duration = .seconds(2),
+                    dependencies: ProviderDependencies = ProviderDependencies(), timeout: Duration = .seconds(30),
                     retries: RetryPolicy? = nil, _ body: (SocialPlusHarness) async throws -> Void) async throws {
         var seed = SocialPlusSeed.standard
         seed.secureMode = secure
