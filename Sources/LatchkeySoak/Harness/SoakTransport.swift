@@ -35,12 +35,21 @@ struct SoakTransport: HTTPTransport {
         if issuing {
             descriptor = open(lockPath, O_CREAT | O_RDWR | O_CLOEXEC, 0o600)
             if descriptor >= 0, flock(descriptor, LOCK_EX | LOCK_NB) != 0 {
-                probe.violation(.renewalOverlap, user: user, "\(request) sent while another session-issuing request of this user was in flight")
+                let other = Self.holder(descriptor).map { " (\($0))" } ?? ""
+                probe.violation(.renewalOverlap, user: user,
+                                "\(request) sent while another session-issuing request of this user was in flight\(other)")
                 close(descriptor)
                 descriptor = -1
+            } else if descriptor >= 0 {
+                Self.record(request, holder: descriptor)
             }
         }
-        defer { if descriptor >= 0 { close(descriptor) } }
+        defer {
+            if descriptor >= 0 {
+                _ = ftruncate(descriptor, 0)
+                close(descriptor)
+            }
+        }
         if let ledgerPath { RefreshLedger.append(driver.ledgerBeforeSending(request), to: ledgerPath) }
         do {
             let response = try await withDeadline(request)
@@ -64,6 +73,21 @@ struct SoakTransport: HTTPTransport {
             }
             throw error
         }
+    }
+
+    /// Writes what holds the user's lock into the lock file, for the report of an overlap.
+    private static func record(_ request: HTTPRequest, holder descriptor: Int32) {
+        let text = "\(request) from process \(getpid())"
+        _ = ftruncate(descriptor, 0)
+        _ = text.withCString { pwrite(descriptor, $0, strlen($0), 0) }
+    }
+
+    /// What the lock file says holds the lock (read without the lock: a hint for the report).
+    private static func holder(_ descriptor: Int32) -> String? {
+        var buffer = [UInt8](repeating: 0, count: 512)
+        let count = pread(descriptor, &buffer, buffer.count, 0)
+        guard count > 0 else { return nil }
+        return String(decoding: buffer[..<count], as: UTF8.self)
     }
 
     /// The response, or `timedOut` after ``deadline`` (counted once the request has a
