@@ -211,7 +211,7 @@ let package = Package(
         ),
         .testTarget(
             name: "LatchkeyCryptoTests",
-            dependencies: ["LatchkeyCrypto"],
+            dependencies: ["LatchkeyCrypto", "LatchkeyTestSupport"],
             swiftSettings: swiftSettings
         ),
         .testTarget(
@@ -221,7 +221,7 @@ let package = Package(
         ),
         .testTarget(
             name: "LatchkeyJWTTests",
-            dependencies: ["LatchkeyJWT", "LatchkeyJSON", "LatchkeyCrypto"],
+            dependencies: ["LatchkeyJWT", "LatchkeyJSON", "LatchkeyCrypto", "LatchkeyTestSupport"],
             resources: [.copy("Vectors")],
             swiftSettings: swiftSettings
         ),

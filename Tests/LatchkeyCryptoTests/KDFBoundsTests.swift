@@ -1,4 +1,4 @@
-import Glibc
+import LatchkeyTestSupport
 import Testing
 @testable import LatchkeyCrypto
 
@@ -23,21 +23,14 @@ import Testing
 
     @Test(arguments: refused)
     func outOfBoundParametersAreRefusedAtOnce(_ parameters: (n: UInt64, r: UInt32, p: UInt32, why: String)) {
-        let start = Self.threadCPUTime()
+        let start = threadCPUTime()
         #expect(throws: CryptoError.self, "\(parameters.why)") {
             try KeyDerivation.scrypt(password: Array("pw".utf8), salt: [UInt8](repeating: 1, count: 16),
                                      n: parameters.n, r: parameters.r, p: parameters.p, outputByteCount: 32)
         }
         // The calling thread's CPU time, not wall time: scrypt runs on it, and a busy
         // machine's preemption does not count.
-        #expect(Self.threadCPUTime() - start < .milliseconds(200), "\(parameters.why): refused without running scrypt")
-    }
-
-    /// CPU time this thread has used.
-    static func threadCPUTime() -> Duration {
-        var now = timespec()
-        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &now)
-        return .seconds(now.tv_sec) + .nanoseconds(now.tv_nsec)
+        #expect(threadCPUTime() - start < .milliseconds(200), "\(parameters.why): refused without running scrypt")
     }
 
     @Test func theMemoryLimitIsTheCallersAndSitsExactlyAtTheBound() throws {
