@@ -102,6 +102,7 @@ extension AuthClient {
         establishingTask?.cancel()
         establishingTask = nil
         stopBackgroundWork()
+        let ended = record?.tokens ?? vault.lastKnown?.tokens
         record = nil
         plan = .none
         unsaved = nil
@@ -110,7 +111,7 @@ extension AuthClient {
         restoreTask?.cancel()
         restoreTask = nil
         var failure: AuthError?
-        do { try await clearVault() } catch { failure = error }
+        do { try await clearEndedSession(ended) } catch { failure = error }
         move(to: .notLoggedIn)
         publish()
         if let failure { throw failure }
@@ -167,6 +168,7 @@ extension AuthClient {
         guard generation == self.generation else { throw AuthError(.cancelled, "the login was overtaken by a logout or another login") }
         establishingTask = nil
         unsaved = nil
+        forgetUncleared()
         renewalBackoff.reset()
         adopt(fresh, publishing: false)
         move(to: .established)
@@ -201,7 +203,7 @@ extension AuthClient {
             if machine.isSignedIn { startBackgroundWork() }
             return
         }
-        if previous.record != nil { try? await clearVault() }
+        if let ended = previous.record?.tokens { try? await clearEndedSession(ended) }
         guard generation == self.generation, machine.state == .establishing else { return }
         move(to: .notLoggedIn)
         publish()

@@ -19,14 +19,15 @@ extension AuthClient {
     /// `terminated(reason)` for a termination, `notLoggedIn` otherwise.
     func endSession(_ error: AuthError, clear: Bool = true) async {
         stopBackgroundWork()
+        let ended = record?.tokens ?? vault.lastKnown?.tokens
         record = nil
         plan = .none
         unsaved = nil
         revalidationPending = false
         lastEndError = error.code == .notLoggedIn ? nil : error
         if clear {
-            do { try await clearVault() } catch {
-                logger.error("cannot clear the stored session", metadata: ["error": "\(error)"])
+            do { try await clearEndedSession(ended) } catch {
+                logger.error("cannot clear the stored session; retrying", metadata: ["error": "\(error)"])
             }
         }
         if error.code == .terminated, let reason = error.terminationReason {

@@ -75,6 +75,11 @@ public actor AuthClient {
     /// The in-memory record holds tokens the vault does not (a save failed): retried
     /// before the next renewal, on the next call and on every heartbeat.
     var unsaved: UnsavedRecord?
+    /// The tokens of an ended session the store still holds (removing it failed):
+    /// removed by retries with back-off and by ``shutdown()``, unless a new session
+    /// replaced it first.
+    var uncleared: SessionTokens?
+    var clearRetryTask: Task<Void, Never>?
     var lastRestoreError: AuthError?
     /// The access token of a renewal that came back shorter-lived than a caller's minTTL.
     var tooShortLived: String?
@@ -168,8 +173,9 @@ public actor AuthClient {
 
     /// Stops the heartbeat and background renewal, waits for renewals on the wire, saves
     /// renewed tokens a failed save left in memory only (a few tries: the next start must
-    /// not present a spent refresh token), and finishes every stream. The stored session
-    /// stays for the next start. Later calls throw ``AuthError/Code/cancelled``.
+    /// not present a spent refresh token), removes an ended session a failed removal left
+    /// in the store (a few tries: it must not come back at the next start), and finishes
+    /// every stream. A live stored session stays for the next start. Later calls throw ``AuthError/Code/cancelled``.
     public func shutdown() async {
         guard lifecycle != .shutDown else { return }
         lifecycle = .shutDown
@@ -184,6 +190,12 @@ public actor AuthClient {
         for _ in 0..<Self.shutdownSaveAttempts where unsaved != nil { await flushUnsaved() }
         if unsaved != nil {
             logger.error("renewed tokens could not be saved before shutdown; the next start reads the older ones")
+        }
+        clearRetryTask?.cancel()
+        clearRetryTask = nil
+        for _ in 0..<Self.shutdownSaveAttempts where uncleared != nil { await removeUncleared() }
+        if uncleared != nil {
+            logger.error("the ended session could not be removed before shutdown; the next start finds it and asks the provider")
         }
         broadcasters.finish()
     }

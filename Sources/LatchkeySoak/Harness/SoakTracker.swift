@@ -19,6 +19,11 @@ struct SoakTracker {
     private var lostLogout: Set<String> = []
     /// Users whose logout may have been lost with a killed worker.
     private var mayHaveLoggedOut: Set<String> = []
+    /// The event that ended the user's last session, until the user logs in again. A
+    /// restarted client may find that session back in the store — its removal failed and
+    /// the worker was killed (or the shutdown's tries failed too) before a retry removed
+    /// it: the event then explains the provider's refusal of it, once per restart.
+    private var lastEnd: [String: SoakEvent] = [:]
     /// Session ends nothing the tracker knows explains, waiting for the driver's word
     /// (``SoakDriver/explainEnd(of:ledger:control:)``).
     private(set) var unexplained: [UnexplainedEnd] = []
@@ -123,7 +128,14 @@ struct SoakTracker {
         // A new session: an event before it no longer explains an end.
         if from == "establishing", to == "established" {
             pendingEnd[transition.user] = nil
+            lastEnd[transition.user] = nil
             lostLogout.remove(transition.user)
+        }
+        // A session that ended, read back from the store by a restarted client.
+        if from == "start", to == "established" || to == "tokenExpired", let event = lastEnd[transition.user],
+           pendingEnd[transition.user] == nil, ended[transition.user] == nil {
+            summary.resurrectedEnds += 1
+            pendingEnd[transition.user] = event
         }
         guard to == "notLoggedIn" || to.hasPrefix("terminated") else { return }
         // A failed login, or a logout acknowledging a termination: no session was lost.
@@ -131,6 +143,7 @@ struct SoakTracker {
         if transition.cause == "logout" { return }
         let when = "at \(Int(transition.simulatedTime))"
         if let event = ended[transition.user] ?? pendingEnd.removeValue(forKey: transition.user) {
+            lastEnd[transition.user] = event
             summary.legitimateEnds += 1
             summary.endsByCause["\(event) → \(to)", default: 0] += 1
             return

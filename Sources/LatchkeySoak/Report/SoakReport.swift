@@ -44,6 +44,9 @@ struct DriverSummary: Codable, Sendable {
     var revocations = 0
     var expirations = 0
     var legitimateEnds = 0
+    /// Ended sessions a restarted client read back from the store: the removal failed
+    /// and the worker was killed (or every shutdown try failed) before a retry removed it.
+    var resurrectedEnds = 0
     /// Sessions ended because a rotation never reached the client or its store (a kill,
     /// or an answer that came after the client gave up): counted apart, not as wrongful.
     var endsByLostRotation = 0
@@ -91,6 +94,7 @@ struct SoakReport: Codable, Sendable {
         row("logouts") { "\($0.counters.logouts)" }
         row("bans / deletions / revocations / expiries") { "\($0.bans) / \($0.deletions) / \($0.revocations) / \($0.expirations)" }
         row("sessions ended by an event") { "\($0.legitimateEnds)" }
+        row("ended sessions read back at a restart") { "\($0.resurrectedEnds)" }
         row("stores read after kills and at the end") { "\($0.storesChecked)" }
         row("stored refresh tokens judged") { $0.tracksRefreshTokens ? "\($0.refreshTokensJudged)" : "-" }
         row("rotations lost: to a kill / in transit") { s in

@@ -7,6 +7,7 @@ final class FlakyStore: SecretStore {
     let base: MemorySecretStore
     let failReads = Atomic<Int>(0)
     let failWrites = Atomic<Int>(0)
+    let failRemoves = Atomic<Int>(0)
     let writes = Atomic<Int>(0)
     /// The next `slowUnlocks` holders of the lock return this late after releasing it:
     /// another waiter runs its locked section first, as a busy executor may let it.
@@ -40,7 +41,10 @@ final class FlakyStore: SecretStore {
         try await base.set(name, value)
     }
 
-    nonisolated(nonsending) func remove(_ name: String) async throws -> Bool { try await base.remove(name) }
+    nonisolated(nonsending) func remove(_ name: String) async throws -> Bool {
+        if Self.take(failRemoves) { throw Refused() }
+        return try await base.remove(name)
+    }
     nonisolated(nonsending) func removeAll() async throws { try await base.removeAll() }
     nonisolated(nonsending) func names() async throws -> [String] { try await base.names() }
 
