@@ -17,10 +17,10 @@ import Testing
         try await harness.login()
         await harness.clock.waitForSleepers(2) // the heartbeat and the expiry timer
         harness.provider.script(validate: [.fail(Self.expired)])
-        store.failRemoves.store(1, ordering: .relaxed)
+        store.failRemoves.store(2, ordering: .relaxed) // the removal and its immediate second try
         harness.clock.advance(by: .seconds(180))
         await settle("the heartbeat ended the session") { harness.client.state == .notLoggedIn }
-        #expect(try await harness.storedRecord() != nil, "the first removal failed")
+        #expect(try await harness.storedRecord() != nil, "both tries failed")
         #expect(harness.logs.all.contains { $0.contains("cannot clear the stored session; retrying") })
 
         await harness.clock.waitForSleepers(1) // the removal's retry, alone: nothing else runs for an ended session
@@ -42,8 +42,8 @@ import Testing
         let store = try FlakyStore()
         let harness = try Harness(store: store, options: SessionOptions(heartbeatInterval: nil))
         try await harness.login()
-        // The logout's removal and the shutdown's first two tries fail; the third succeeds.
-        store.failRemoves.store(3, ordering: .relaxed)
+        // The logout's two tries and the shutdown's first two fail; its third succeeds.
+        store.failRemoves.store(4, ordering: .relaxed)
         let error = await authError { try await harness.client.logout() }
         #expect(error?.code == .storage)
         #expect(harness.client.state == .notLoggedIn, "memory and streams are cleared anyway")
@@ -62,7 +62,7 @@ import Testing
         let store = try FlakyStore()
         let harness = try Harness(store: store, options: SessionOptions(heartbeatInterval: nil, renewsProactively: false))
         try await harness.login()
-        store.failRemoves.store(1, ordering: .relaxed)
+        store.failRemoves.store(2, ordering: .relaxed)
         #expect(await authError { try await harness.client.logout() }?.code == .storage)
         await harness.clock.waitForSleepers(1) // the removal's retry
         try await harness.client.login(ScriptedCredentials(user: "user-1", password: "correct horse"))
@@ -83,7 +83,7 @@ import Testing
         let store = try FlakyStore()
         let harness = try Harness(store: store, options: SessionOptions(heartbeatInterval: nil, renewsProactively: false))
         try await harness.login()
-        store.failRemoves.store(1, ordering: .relaxed)
+        store.failRemoves.store(2, ordering: .relaxed)
         #expect(await authError { try await harness.client.logout() }?.code == .storage)
         await harness.clock.waitForSleepers(1) // the removal's retry
 
@@ -102,5 +102,19 @@ import Testing
         #expect(try await harness.storedRecord()?.contains(token) == true, "and the shutdown leaves it too")
         #expect(other.state == .established)
         await other.shutdown()
+    }
+}
+
+extension EndedSessionClearTests {
+    /// One refusal is retried at once: nothing is left for a killed process to leave behind.
+    @Test func aSingleRefusedRemovalIsTriedAgainAtOnce() async throws {
+        let store = try FlakyStore()
+        let harness = try Harness(store: store, options: SessionOptions(heartbeatInterval: nil))
+        try await harness.login()
+        store.failRemoves.store(1, ordering: .relaxed)
+        try await harness.client.logout()
+        #expect(try await harness.storedRecord() == nil)
+        #expect(harness.clock.sleeperCount == 0, "no retry left to run")
+        await harness.client.shutdown()
     }
 }

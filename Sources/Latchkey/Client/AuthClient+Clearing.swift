@@ -2,15 +2,17 @@ internal import Foundation
 
 extension AuthClient {
     /// Removes the stored session after it ended (a logout, the provider's verdict). When
-    /// the store refuses, the ended session's tokens are remembered and removal is retried
-    /// with back-off, and by ``shutdown()``: a session that ended must not come back at
-    /// the next start.
+    /// the store refuses twice in a row, the ended session's tokens are remembered and
+    /// removal is retried with back-off, and by ``shutdown()``: a session that ended must
+    /// not come back at the next start.
     ///
     /// - Parameter ended: the tokens of the session that ended (memory's record, else
     ///   what this process last read or wrote); without them nothing can be retried safely.
     func clearEndedSession(_ ended: SessionTokens?) async throws(AuthError) {
         do {
-            try await clearVault()
+            // A second try at once: a passing failure (a busy disk, a contended lock) is
+            // over, and a process killed before the first retry would leave the session.
+            do { try await clearVault() } catch { try await clearVault() }
             uncleared = nil
             clearRetryTask?.cancel()
             clearRetryTask = nil
