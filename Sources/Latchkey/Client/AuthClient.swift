@@ -175,7 +175,8 @@ public actor AuthClient {
     /// renewed tokens a failed save left in memory only (a few tries: the next start must
     /// not present a spent refresh token), removes an ended session a failed removal left
     /// in the store (a few tries: it must not come back at the next start), and finishes
-    /// every stream. A live stored session stays for the next start. Later calls throw ``AuthError/Code/cancelled``.
+    /// every stream. A live stored session stays for the next start. Later calls throw
+    /// ``AuthError/Code/cancelled``.
     public func shutdown() async {
         guard lifecycle != .shutDown else { return }
         lifecycle = .shutDown
