@@ -17,6 +17,7 @@ extension AuthClient {
     /// from the start (a few times at most; then the check is transient, the session is
     /// kept and checked again later).
     func checkSession(_ current: VaultRecord, staleRefusals: Int = 0) async throws {
+        let generation = self.generation
         if isExpired {
             _ = try await renewShared(RenewalRequest(reason: .expiring))
             return
@@ -24,6 +25,7 @@ extension AuthClient {
         do {
             try await check(current)
         } catch let error as AuthError where error.code == .renewAndRecheck {
+            try stillChecking(generation)
             if let newer = try replacement(of: current, refusal: error, staleRefusals: staleRefusals) {
                 try await checkSession(newer, staleRefusals: staleRefusals + 1)
                 return
@@ -51,6 +53,16 @@ extension AuthClient {
 
     /// How many refusals of already-replaced tokens one check follows up.
     static let staleRefusalLimit = 2
+
+    /// A check whose answer came back after the session's background work stopped (a
+    /// shutdown, a logout, a login, a step the user must take) renews nothing: a shut-down
+    /// client's renewal would rotate a refresh token no one saves — the next start would
+    /// present the spent one.
+    private func stillChecking(_ generation: Int) throws(AuthError) {
+        if generation == self.generation, lifecycle == .running { return }
+        logger.notice("the session's background work stopped while it was being checked; not renewing")
+        throw AuthError(.cancelled, "the session changed while it was being checked")
+    }
 
     /// The session's record when a renewal has replaced `checked`'s token since its check
     /// began; `nil` when the refusal is of the current token.

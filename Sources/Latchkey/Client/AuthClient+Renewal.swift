@@ -127,6 +127,9 @@ extension AuthClient {
     /// One renewal per ask: joins a renewal in flight that gives the caller what it
     /// asks, returns tokens that already replaced `used`, or starts a renewal.
     func renewShared(_ request: RenewalRequest, replacing used: String? = nil) async throws -> SessionTokens {
+        // A caller that began before the shutdown (an app request's 401, a check on the
+        // wire) starts no renewal after it: no one would save what it rotates.
+        try checkNotShutDown()
         // Only a renewal of this generation serves callers; older ones stay listed for shutdown.
         if let joinable = renewals.first(where: { $0.generation == generation && request.isSatisfied(by: $0.request) }) {
             return try await joinable.task.value

@@ -24,11 +24,19 @@ final class ClientRecorder: Sendable {
     let user: String
     private let clock: any SessionClock
     private let state = Mutex(State())
+    /// Where each line goes the moment it is logged (`--keep-logs`): a worker killed in
+    /// the middle of a step still leaves what it did up to the kill.
+    private let logPath: String?
 
-    init(user: String, clock: any SessionClock, priorState: String?) {
+    init(user: String, clock: any SessionClock, priorState: String?, logPath: String? = nil) {
         self.user = user
         self.clock = clock
+        self.logPath = logPath
         state.withLock { $0.priorState = priorState }
+    }
+
+    private func keep(_ line: String) {
+        if let logPath { RefreshLedger.appendText(line + "\n", to: logPath) }
     }
 
     /// A logger that records into this recorder.
@@ -45,7 +53,10 @@ final class ClientRecorder: Sendable {
     func setLoggingOut(_ value: Bool) { state.withLock { $0.loggingOut = value } }
 
     /// A line the harness itself would log (an error a call threw), scanned like the rest.
-    func note(_ line: String) { state.withLock { $0.lines.append(line) } }
+    func note(_ line: String) {
+        state.withLock { $0.lines.append(line) }
+        keep(line)
+    }
 
     func record(_ event: LogEvent, metadata: Logger.Metadata) {
         var merged = metadata
@@ -54,6 +65,7 @@ final class ClientRecorder: Sendable {
         let rendered = merged.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " ")
         let now = clock.now.timeIntervalSince1970
         let line = "\(Int(now)) \(event.level) \(message) \(rendered)"
+        keep(line)
         state.withLock { state in
             state.lines.append(line)
             if let error = merged["error"] { state.lastError = "\(message): \(error)" }

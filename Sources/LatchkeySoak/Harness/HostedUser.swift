@@ -160,7 +160,9 @@ final class HostedUser: Sendable {
             state.made += 1
             return state.made
         }
-        let recorder = ClientRecorder(user: user.id, clock: environment.clock, priorState: prior)
+        let logPath = environment.settings.keepLogs
+            ? SoakPaths.logs(environment.settings.directory) + "/\(type(of: driver).name).\(user.id).log" : nil
+        let recorder = ClientRecorder(user: user.id, clock: environment.clock, priorState: prior, logPath: logPath)
         let storeSettings = environment.storeSettings(for: user)
         let ledgerPath = environment.ledgerPath(for: user)
         var vaultWritten: (@Sendable ([UInt8], Bool) -> Void)?

@@ -77,16 +77,11 @@ actor UserHost {
         var states: [String: String] = [:]
         var transitions: [ObservedTransition] = []
         var lines: [String] = []
-        let logDirectory = environment.settings.keepLogs ? SoakPaths.logs(environment.settings.directory) : nil
         for user in users {
             states[user.user.id] = user.sessionState?.description ?? "none"
             let drained = user.drain()
             transitions += drained.transitions
             lines += drained.lines.map { "\(user.user.id)\t\($0)" }
-            if let logDirectory, !drained.lines.isEmpty {
-                let path = logDirectory + "/\(type(of: environment.driver).name).\(user.user.id).log"
-                RefreshLedger.appendText(drained.lines.map { $0 + "\n" }.joined(), to: path)
-            }
         }
         let ledger = environment.ledger
         for line in lines where ledger.leaks(in: line) {

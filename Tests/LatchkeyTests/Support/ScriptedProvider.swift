@@ -39,6 +39,7 @@ final class ScriptedProvider: AuthProvider {
         var defaultValidate: Behaviour = .succeed
         var defaultRenew: Behaviour = .succeed
         var renewGate: (@Sendable () async -> Void)?
+        var validateGate: (@Sendable () async -> Void)?
         var loginPending: [UserAction?] = []
         var loginGate: (@Sendable () async -> Void)?
         var renewRequests: [RenewalRequest] = []
@@ -88,6 +89,11 @@ final class ScriptedProvider: AuthProvider {
     /// Makes every renewal wait for `gate` before answering.
     func gateRenewals(_ gate: (@Sendable () async -> Void)?) {
         state.withLock { $0.renewGate = gate }
+    }
+
+    /// Makes every validation wait for `gate` (counted on arrival) before answering.
+    func gateValidations(_ gate: (@Sendable () async -> Void)?) {
+        state.withLock { $0.validateGate = gate }
     }
 
     /// Invalidates the current access token at the "server" (requests with it get 401).
@@ -165,7 +171,11 @@ final class ScriptedProvider: AuthProvider {
     }
 
     func validate(_ current: AuthenticatedSession) async throws -> AuthenticatedSession {
-        state.withLock { $0.validateCalls += 1 }
+        let gate = state.withLock { state in
+            state.validateCalls += 1
+            return state.validateGate
+        }
+        if let gate { await gate() }
         try perform(next(\.validate, default: \.defaultValidate))
         return report(current.tokens)
     }

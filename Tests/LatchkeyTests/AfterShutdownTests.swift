@@ -1,0 +1,42 @@
+import Foundation
+import Latchkey
+import Testing
+
+/// Nothing renews once the client has shut down: a check still on the wire when the
+/// shutdown began may answer afterwards, but its refusal starts no renewal. Found by the
+/// soak (Auth0, seed 33): an in-process restart shut the client down while its heartbeat
+/// check was on the wire; the check's 401 came back after the shutdown, the shut-down
+/// client renewed (rotating the refresh token) and its save failed, so the new client
+/// read the spent refresh token, presented it, and reuse detection logged the user out.
+@Suite(.noSecretLeaks, .timeLimit(.minutes(1))) struct AfterShutdownTests {
+    @Test func aCheckThatAnswersAfterTheShutdownStartsNoRenewal() async throws {
+        let store = try FlakyStore()
+        let options = SessionOptions(heartbeatInterval: .seconds(180), renewsProactively: false)
+        let harness = try Harness(store: store, options: options)
+        try await harness.login()
+        let stored = try await harness.storedRecord()
+        let gate = Gate()
+        harness.provider.gateValidations { await gate.wait() }
+        harness.provider.script(validate: [.fail(AuthError(.renewAndRecheck, "userinfo said 401", httpStatus: 401))])
+        await harness.clock.waitForSleepers(2) // the heartbeat and the expiry timer
+        harness.clock.advance(by: .seconds(180))
+        await settle("the heartbeat's check is on the wire") { harness.provider.counts.validate == 1 }
+
+        await harness.client.shutdown()
+        store.failWrites.store(1, ordering: .relaxed) // a renewal's save would fail, and its tokens be lost
+        gate.open()
+        await settle("the check's refusal was dropped") {
+            harness.logs.all.contains { $0.contains("the session's background work stopped while it was being checked") }
+        }
+        #expect(harness.provider.counts.renew == 0, "a shut-down client renews nothing")
+        #expect(try await harness.storedRecord() == stored)
+
+        // The next client renews from the stored refresh token: it is not spent.
+        harness.provider.gateValidations(nil)
+        let restarted = harness.restarted(options: SessionOptions(heartbeatInterval: nil, renewsProactively: false))
+        try await restarted.start()
+        try await restarted.renew()
+        #expect(restarted.state == .established)
+        await restarted.shutdown()
+    }
+}
