@@ -116,7 +116,9 @@ struct SoakTracker {
             } else if state == "notLoggedIn" || state.hasPrefix("terminated") {
                 signedIn[user] = false
             }
-            mayHaveLoggedOut.remove(user)
+            // `restoring` says nothing yet (the store could not be read): a logout lost
+            // with a kill may still be what the client finds once it reads.
+            if state != "restoring" { mayHaveLoggedOut.remove(user) }
         }
     }
 
