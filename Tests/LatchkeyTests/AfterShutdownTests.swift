@@ -39,4 +39,23 @@ import Testing
         #expect(restarted.state == .established)
         await restarted.shutdown()
     }
+
+    /// A check that succeeds after the shutdown writes nothing: the next start owns the store.
+    @Test func aCheckThatAnswersAfterTheShutdownWritesNothing() async throws {
+        let store = try FlakyStore()
+        let harness = try Harness(store: store, options: SessionOptions(heartbeatInterval: .seconds(180), renewsProactively: false))
+        try await harness.login()
+        let gate = Gate()
+        harness.provider.gateValidations { await gate.wait() }
+        await harness.clock.waitForSleepers(2) // the heartbeat and the expiry timer
+        harness.clock.advance(by: .seconds(180))
+        await settle("the heartbeat's check is on the wire") { harness.provider.counts.validate == 1 }
+
+        await harness.client.shutdown()
+        let writes = store.writes.load(ordering: .relaxed)
+        gate.open()
+        try await Task.sleep(for: .milliseconds(100)) // the answer is dropped: nothing to wait for
+        #expect(store.writes.load(ordering: .relaxed) == writes, "the late answer wrote nothing")
+        #expect(harness.provider.counts.renew == 0)
+    }
 }

@@ -80,10 +80,12 @@ extension AuthClient {
         return latest
     }
 
-    /// One validation, persisted.
+    /// One validation, persisted — unless the session's background work stopped while it
+    /// was on the wire (a shutdown, a logout, a login): its answer is then dropped.
     private func check(_ record: VaultRecord) async throws {
+        let generation = self.generation
         let report = try await validate(record)
-        try await commitValidation(report, basedOn: record.tokens)
+        try await commitValidation(report, basedOn: record.tokens, generation: generation)
     }
 
     private func validate(_ record: VaultRecord) async throws(AuthError) -> AuthenticatedSession {
@@ -95,8 +97,8 @@ extension AuthClient {
     /// Persists a validation report under the lock. Its tokens are taken only when the
     /// stored ones are still those that were validated; otherwise a renewal happened in
     /// the meantime and its tokens win.
-    private func commitValidation(_ report: AuthenticatedSession, basedOn tokens: SessionTokens) async throws {
-        let generation = self.generation
+    private func commitValidation(_ report: AuthenticatedSession, basedOn tokens: SessionTokens, generation: Int) async throws {
+        guard generation == self.generation else { throw AuthError(.cancelled, "the session changed while it was being validated") }
         let (vault, now) = (self.vault, clock.now)
         let (outcome, memory): (LockedOutcome, MemorySnapshot) = try await vault.withLock {
             // Memory as it is now, not before waiting for the lock: a renewal may have
