@@ -176,7 +176,8 @@ public actor AuthClient {
     /// not present a spent refresh token), removes an ended session a failed removal left
     /// in the store (a few tries: it must not come back at the next start), and finishes
     /// every stream. A live stored session stays for the next start. Later calls throw
-    /// ``AuthError/Code/cancelled``.
+    /// ``AuthError/Code/cancelled``; a check or app request still on the wire renews
+    /// nothing and writes nothing once it answers.
     public func shutdown() async {
         guard lifecycle != .shutDown else { return }
         lifecycle = .shutDown
