@@ -58,4 +58,32 @@ import Testing
         #expect(store.writes.load(ordering: .relaxed) == writes, "the late answer wrote nothing")
         #expect(harness.provider.counts.renew == 0)
     }
+
+    /// Found by the soak (social.plus, seed 80): an app restart shut the client down while
+    /// its retry of an unreadable store was reading; the read answered afterwards and the
+    /// client moved to `notLoggedIn` — a state change its finished streams never delivered.
+    @Test func aRestoreRetryThatReadsAfterTheShutdownChangesNoState() async throws {
+        let store = try FlakyStore()
+        let harness = try Harness(store: store, options: SessionOptions(heartbeatInterval: nil))
+        store.failReads.store(1, ordering: .relaxed)
+        try await harness.client.start()
+        #expect(harness.client.state == .restoring)
+        var states = harness.client.stateChanges.makeAsyncIterator()
+
+        let gate = Gate()
+        store.readGate.withLock { $0 = { await gate.wait() } }
+        await harness.clock.waitForSleepers(1) // the restore's retry
+        harness.clock.advance(by: .seconds(5))
+        await settle("the retry is reading the store") { gate.waiting == 1 }
+        await harness.client.shutdown()
+        gate.open()
+        try await Task.sleep(for: .milliseconds(100)) // the retry's read has answered by now
+
+        #expect(!harness.logs.all.contains { $0.contains("session state changed") && $0.contains("from=restoring") },
+                "no state change after the shutdown")
+        #expect(await states.next() == .restoring)
+        #expect(await states.next() == nil, "the stream finished at the last state the client took")
+        #expect(harness.client.state == .restoring)
+    }
 }
+

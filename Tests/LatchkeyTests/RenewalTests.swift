@@ -229,6 +229,9 @@ final class Gate: Sendable {
         }
     }
 
+    /// How many wait at the gate now.
+    var waiting: Int { state.withLock { $0.waiters.count } }
+
     func open() {
         let waiters = state.withLock { state -> [CheckedContinuation<Void, Never>] in
             state.open = true

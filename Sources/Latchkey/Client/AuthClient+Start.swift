@@ -30,9 +30,14 @@ extension AuthClient {
 
     /// One attempt to read and check the stored session.
     func restore(validating: Bool = true) async {
+        let loaded: Result<VaultRecord?, AuthError>
+        do { loaded = .success(try await vault.load()) } catch { loaded = .failure(error) }
+        // Shut down while the store was read: the streams have finished, and a state
+        // they can no longer deliver must not be taken.
+        guard lifecycle == .running else { return }
         let stored: VaultRecord?
         do {
-            stored = try await vault.load()
+            stored = try loaded.get()
         } catch where error.code == .vaultIncompatible {
             logger.warning("stored session not used", metadata: ["reason": "\(error.message)"])
             stored = nil

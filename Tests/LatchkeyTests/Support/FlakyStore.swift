@@ -30,7 +30,11 @@ final class FlakyStore: SecretStore {
         }
     }
 
+    /// Every read waits for this first, while it is set.
+    let readGate = Mutex<(@Sendable () async -> Void)?>(nil)
+
     nonisolated(nonsending) func get(_ name: String) async throws -> [UInt8]? {
+        if let gate = readGate.withLock({ $0 }) { await gate() }
         if Self.take(failReads) { throw Refused() }
         return try await base.get(name)
     }
