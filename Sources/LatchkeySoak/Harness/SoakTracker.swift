@@ -68,12 +68,21 @@ struct SoakTracker {
     mutating func killed(intents: [String: SoakIntent], outcome: WorkerSlot.Outcome) {
         summary.kills += 1
         summary.workerRestarts += 1
-        for (user, intent) in intents where intent == .logout {
-            // The logout may have revoked the session at the provider and died before it
-            // cleared the store: the restarted client may find the session gone at start,
-            // or later (a check that failed at start, retried).
-            mayHaveLoggedOut.insert(user)
-            lostLogout.insert(user)
+        for (user, intent) in intents {
+            switch intent {
+            case .logout:
+                // The logout may have revoked the session at the provider and died before it
+                // cleared the store: the restarted client may find the session gone at start,
+                // or later (a check that failed at start, retried).
+                mayHaveLoggedOut.insert(user)
+                lostLogout.insert(user)
+            case .login, .use:
+                // A login may have happened and its report died with the worker: a session
+                // the restarted client finds may be that new one, not an ended one read back.
+                lastEnd[user] = nil
+            case .idle, .token, .restart:
+                break
+            }
         }
         inspected(outcome.findings)
     }
