@@ -232,36 +232,7 @@ package struct JSONParser {
     @inline(__always)
     private func scanPlainString(from start: Int) -> (end: Int, ascii: Bool)? {
         guard let base = bytes.baseAddress else { return nil }
-        let count = bytes.count
-        let ones: UInt64 = 0x0101_0101_0101_0101
-        let highs: UInt64 = 0x8080_8080_8080_8080
-        var i = start
-        var seen: UInt64 = 0
-        while i + 8 <= count {
-            let word = UInt64(littleEndian: base.loadUnaligned(fromByteOffset: i, as: UInt64.self))
-            let quote = word ^ (ones &* 0x22)
-            let backslash = word ^ (ones &* 0x5C)
-            let special = ((quote &- ones) & ~quote) | ((backslash &- ones) & ~backslash) | ((word &- ones &* 0x20) & ~word)
-            let flagged = special & highs
-            if flagged != 0 {
-                // The lowest flagged byte is exact (a borrow only reaches higher bytes):
-                // the first quote, backslash or control character.
-                let offset = flagged.trailingZeroBitCount >> 3
-                seen |= word & ((1 << UInt64(offset << 3)) &- 1)
-                let byte = UInt8(truncatingIfNeeded: word >> UInt64(offset << 3))
-                return byte == 0x22 ? (i + offset, seen & highs == 0) : nil
-            }
-            seen |= word
-            i += 8
-        }
-        while i < count {
-            let byte = base.load(fromByteOffset: i, as: UInt8.self)
-            if byte == 0x22 { return (i, seen & highs == 0) }
-            if byte == 0x5C || byte < 0x20 { return nil }
-            seen |= UInt64(byte)
-            i += 1
-        }
-        return nil
+        return JSONScanner.plainString(in: base, count: bytes.count, from: start)
     }
 
     /// Any string, from `start` (just after the opening quote): escapes decoded, every

@@ -79,13 +79,19 @@ extension JSONScanner {
     /// the string does not end. Eight bytes at a time.
     @inline(__always)
     func plainString(from start: Int) -> (end: Int, ascii: Bool)? {
+        Self.plainString(in: UnsafeRawPointer(base), count: count, from: start)
+    }
+
+    /// The plain-string scan over `count` bytes at `base`, shared by the scanner and
+    /// ``JSONParser``: eight bytes at a time, then the tail byte by byte.
+    @inline(__always)
+    static func plainString(in base: UnsafeRawPointer, count: Int, from start: Int) -> (end: Int, ascii: Bool)? {
         let ones: UInt64 = 0x0101_0101_0101_0101
         let highs: UInt64 = 0x8080_8080_8080_8080
-        let raw = UnsafeRawPointer(base)
         var i = start
         var seen: UInt64 = 0
         while i + 8 <= count {
-            let word = UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: i, as: UInt64.self))
+            let word = UInt64(littleEndian: base.loadUnaligned(fromByteOffset: i, as: UInt64.self))
             let quote = word ^ (ones &* 0x22)
             let backslash = word ^ (ones &* 0x5C)
             let special = ((quote &- ones) & ~quote) | ((backslash &- ones) & ~backslash) | ((word &- ones &* 0x20) & ~word)
@@ -102,7 +108,7 @@ extension JSONScanner {
             i += 8
         }
         while i < count {
-            let byte = base[i]
+            let byte = base.load(fromByteOffset: i, as: UInt8.self)
             if byte == 0x22 { return (i, seen & highs == 0) }
             if byte == 0x5C || byte < 0x20 { return nil }
             seen |= UInt64(byte)
