@@ -29,22 +29,28 @@ extension AuthClient {
     /// gone, replaced (a login, another process) or the client shuts down.
     func scheduleClearRetry() {
         guard clearRetryTask == nil else { return }
+        clearRetryTask = retryingWithBackoff { await $0.retryClear() }
+    }
+
+    /// - Returns: whether to try again later.
+    private func retryClear() async -> Bool {
+        guard lifecycle == .running else { return false }
+        let done = await removeUncleared()
+        if done { clearRetryTask = nil }
+        return !done
+    }
+
+    /// Runs `attempt` after each wait of a ``Backoff`` on the client's clock, for as long
+    /// as it asks to try again (the restore's and the removal's retries).
+    func retryingWithBackoff(_ attempt: @escaping @Sendable (AuthClient) async -> Bool) -> Task<Void, Never> {
         let clock = self.clock
-        clearRetryTask = Task {
+        return Task {
             var backoff = Backoff()
             while true {
                 do { try await clock.sleep(for: backoff.next()) } catch { return }
-                if await self.retryClear() { return }
+                guard await attempt(self) else { return }
             }
         }
-    }
-
-    /// - Returns: whether retrying is over.
-    private func retryClear() async -> Bool {
-        guard lifecycle == .running else { return true }
-        let done = await removeUncleared()
-        if done { clearRetryTask = nil }
-        return done
     }
 
     /// One try at removing the ended session: only while the store still holds exactly its

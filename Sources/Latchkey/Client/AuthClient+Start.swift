@@ -84,14 +84,7 @@ extension AuthClient {
     /// happened to the session (a login meanwhile stops it).
     func scheduleRestoreRetry() {
         guard restoreTask == nil else { return }
-        let clock = self.clock
-        restoreTask = Task {
-            var backoff = Backoff()
-            while true {
-                do { try await clock.sleep(for: backoff.next()) } catch { return }
-                guard await self.retryRestore() else { return }
-            }
-        }
+        restoreTask = retryingWithBackoff { await $0.retryRestore() }
     }
 
     /// - Returns: whether to try again later.
