@@ -58,13 +58,20 @@ import Testing
         await restarted.shutdown()
     }
 
-    @Test func aLoginAfterAFailedRemovalIsNeverRemovedByTheRetry() async throws {
+    /// A signed-in client whose logout could not remove the session: the logout threw
+    /// `storage`, and the removal's retry sleeps on the clock.
+    private func loggedOutWithTheRemovalRefused() async throws -> Harness {
         let store = try FlakyStore()
         let harness = try Harness(store: store, options: SessionOptions(heartbeatInterval: nil, renewsProactively: false))
         try await harness.login()
         store.failRemoves.store(2, ordering: .relaxed)
         #expect(await authError { try await harness.client.logout() }?.code == .storage)
         await harness.clock.waitForSleepers(1) // the removal's retry
+        return harness
+    }
+
+    @Test func aLoginAfterAFailedRemovalIsNeverRemovedByTheRetry() async throws {
+        let harness = try await loggedOutWithTheRemovalRefused()
         try await harness.client.login(ScriptedCredentials(user: "user-1", password: "correct horse"))
         let token = try #require(harness.provider.validAccessToken)
 
@@ -80,12 +87,7 @@ import Testing
     }
 
     @Test func aSessionAnotherProcessSavedIsNeverRemovedByTheRetry() async throws {
-        let store = try FlakyStore()
-        let harness = try Harness(store: store, options: SessionOptions(heartbeatInterval: nil, renewsProactively: false))
-        try await harness.login()
-        store.failRemoves.store(2, ordering: .relaxed)
-        #expect(await authError { try await harness.client.logout() }?.code == .storage)
-        await harness.clock.waitForSleepers(1) // the removal's retry
+        let harness = try await loggedOutWithTheRemovalRefused()
 
         // Another client on the same store signs in before the retry runs.
         let other = harness.restarted(options: SessionOptions(heartbeatInterval: nil, renewsProactively: false))
