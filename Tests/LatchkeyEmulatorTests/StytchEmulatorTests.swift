@@ -298,7 +298,8 @@ import Testing
             let userID = emulator.seed.stytch.users[0].userID
             let token = try #require(try await login(stytch)[path: "data.session_token"]?.stringValue)
             try await emulator.control.banUser(userID, provider: .stytch)
-            #expect(try await post(stytch, "sessions/authenticate", session: token).status == 401)
+            // Ended on the project's side: Stytch's documented 404 `session_not_found`.
+            #expect(try await post(stytch, "sessions/authenticate", session: token).status == 404)
             #expect(try await post(stytch, "passwords/authenticate", ["email": "alice@example.com", "password": "alice-password-1"]).status == 401)
             try await emulator.control.unbanUser(userID, provider: .stytch)
             let again = try #require(try await login(stytch)[path: "data.session_token"]?.stringValue)
@@ -335,6 +336,25 @@ import Testing
             #expect(try await http.send("GET", app, headers: ["Authorization": "Bearer \(fresh)"]).status == 200)
             try await emulator.control.revokeSessions(of: emulator.seed.stytch.users[0].userID, provider: .stytch)
             #expect(try await http.send("GET", app, headers: ["Authorization": "Bearer \(fresh)"]).status == 401)
+        }
+    }
+
+    @Test func aSessionEndedByTheProjectIsSessionNotFound() async throws {
+        try await withStytch { emulator, stytch in
+            let token = try #require(try await login(stytch)[path: "data.session_token"]?.stringValue)
+            try await emulator.control.revokeSessions(of: emulator.seed.stytch.users[0].userID, provider: .stytch)
+            for path in ["sessions/authenticate", "sessions/revoke"] {
+                let gone = try await post(stytch, path, session: token)
+                #expect(gone.status == 404, "\(path)")
+                #expect(try gone.json()["error_type"] == "session_not_found")
+            }
+            // A token Stytch never issued, or one its own revoke ended, stays a 401.
+            #expect(try await post(stytch, "sessions/authenticate", session: "never-issued").status == 401)
+            let other = try #require(try await login(stytch)[path: "data.session_token"]?.stringValue)
+            #expect(try await post(stytch, "sessions/revoke", session: other).status == 200)
+            let revoked = try await post(stytch, "sessions/authenticate", session: other)
+            #expect(revoked.status == 401)
+            #expect(try revoked.json()["error_type"] == "unauthorized_credentials")
         }
     }
 
