@@ -358,6 +358,48 @@ import Testing
         }
     }
 
+    @Test func anUnauthorizedAppIdentifierIsRefusedOnEveryRequest() async throws {
+        try await withStytch { _, stytch in
+            func client(_ identifier: String) -> String {
+                Data(JSONValue.object(["app": .object(["identifier": .string(identifier)]), "sdk": .object(["identifier": "t"])]).jsonBytes)
+                    .base64EncodedString()
+            }
+            let body: JSONObject = ["email": "alice@example.com", "password": "alice-password-1"]
+            var headers = basic(stytch)
+            headers["X-SDK-Client"] = client("latchkey-app")
+            for path in ["passwords/authenticate", "sessions/authenticate", "b2b/sessions/authenticate"] {
+                let refused = try await http.send("POST", stytch.sdkBaseURL.appending(path: path), headers: headers, json: body)
+                #expect(refused.status == 400, "\(path)")
+                #expect(try refused.json()["error_type"] == "invalid_mobile_identifier")
+            }
+            let bootstrap = try await http.send("GET", stytch.sdkBaseURL.appending(path: "projects/bootstrap/\(stytch.publicToken)"),
+                                                headers: headers)
+            #expect(bootstrap.status == 400)
+            headers["X-SDK-Client"] = "not base64 JSON"
+            #expect(try await http.send("POST", stytch.sdkBaseURL.appending(path: "passwords/authenticate"), headers: headers, json: body).status == 400)
+            headers["X-SDK-Client"] = client(stytch.appIdentifier)
+            #expect(stytch.appIdentifier == StytchSeed.defaultAppIdentifier)
+            #expect(try await http.send("POST", stytch.sdkBaseURL.appending(path: "passwords/authenticate"), headers: headers, json: body).status == 200)
+        }
+    }
+
+    @Test func theAuthorizedIdentifiersAreSeeded() async throws {
+        var seed = StytchSeed.standard
+        seed.authorizedAppIdentifiers = ["com.example.one", "com.example.two"]
+        let decoded = try JSONDecoder().decode(StytchSeed.self, from: Data(#"{"authorizedAppIdentifiers": ["com.example.three"]}"#.utf8))
+        #expect(decoded.authorizedAppIdentifiers == ["com.example.three"])
+        #expect(try JSONDecoder().decode(StytchSeed.self, from: Data("{}".utf8)).authorizedAppIdentifiers == [StytchSeed.defaultAppIdentifier])
+        let emulator = try await Emulator.start(EmulatorOptions(providers: [.stytch], seed: EmulatorSeed(stytch: seed), clockStart: Self.start))
+        let stytch = try #require(emulator.stytch)
+        #expect(stytch.appIdentifier == "com.example.one")
+        var headers = basic(stytch)
+        headers["X-SDK-Client"] = Data(#"{"app":{"identifier":"com.example.two"}}"#.utf8).base64EncodedString()
+        let reply = try await http.send("POST", stytch.sdkBaseURL.appending(path: "passwords/authenticate"), headers: headers,
+                                        json: ["email": "alice@example.com", "password": "alice-password-1"])
+        await emulator.stop()
+        #expect(reply.status == 200)
+    }
+
     @Test func unknownRoutesAre404InStytchShape() async throws {
         try await withStytch { _, stytch in
             for (method, path) in [("POST", "sdk/v1/nope"), ("GET", "sdk/v1/sessions/authenticate"), ("GET", "")] {

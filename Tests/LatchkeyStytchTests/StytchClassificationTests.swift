@@ -113,7 +113,7 @@ import Testing
 
     @Test func aRateLimitCarriesRetryAfterWhenStytchSendsIt() async throws {
         let body = Data(#"{"status_code":429,"request_id":"r","error_type":"too_many_requests","error_message":"Slow down."}"#.utf8)
-        let provider = StytchProvider(settings: try StytchSettings(publicToken: "public-token-test-1"),
+        let provider = StytchProvider(settings: try StytchSettings(publicToken: "public-token-test-1", appIdentifier: "dev.latchkey.example"),
                                       transport: FixedTransport(response: HTTPResponse(status: 429, headers: ["Retry-After": "12"], body: body)))
         let error = await authError {
             _ = try await provider.validate(AuthenticatedSession(tokens: SessionTokens(accessToken: "j", sessionToken: "s")))

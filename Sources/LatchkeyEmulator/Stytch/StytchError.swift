@@ -21,6 +21,11 @@ struct StytchError: Error, Sendable {
     /// `sessions/authenticate`.
     static let sessionNotFound = StytchError(status: 404, type: "session_not_found", message: "Session could not be found.")
 
+    /// The SDK's `X-SDK-Client` names an app the project has not authorized.
+    static let invalidMobileIdentifier = StytchError(
+        status: 400, type: "invalid_mobile_identifier",
+        message: "The mobile identifier (bundle ID or package name) is not one of the project's Authorized environments.")
+
     static func badRequest(_ message: String) -> StytchError {
         StytchError(status: 400, type: "bad_request", message: message)
     }

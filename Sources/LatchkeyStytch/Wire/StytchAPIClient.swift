@@ -60,6 +60,8 @@ struct StytchAPIClient: Sendable {
     }
 
     /// What a failed answer means, by endpoint:
+    /// - `invalid_mobile_identifier`: ``AuthError/Code/configuration``, saying where to
+    ///   register the app identifier;
     /// - 429: ``AuthError/Code/rateLimited`` (with `Retry-After` when sent);
     /// - 5xx, and a body that is not JSON: ``AuthError/Code/transient``;
     /// - a 401 whose `error_type` is one of the four unrecoverable ones, or a 404
@@ -73,7 +75,12 @@ struct StytchAPIClient: Sendable {
         let message = decoded.errorMessage ?? (decoded.isStytchError ? "Stytch refused \(path.rawValue)"
             : "Stytch answered \(path.rawValue) with HTTP \(status) and a body that is not JSON")
         var error: AuthError
-        if status == 429 {
+        if decoded.errorType == "invalid_mobile_identifier" {
+            // Refused for every request until the dashboard or the setting changes: never
+            // a verdict on a session, and no retry helps.
+            error = AuthError(.configuration, "\(message) (the app identifier is not authorized for this Stytch project: \(StytchSettings.appIdentifierHelp))",
+                              providerCode: decoded.errorType, httpStatus: status)
+        } else if status == 429 {
             error = AuthError.rateLimited(retryAfter: retryAfter, message, providerCode: decoded.errorType, httpStatus: status)
         } else if status >= 500 || !decoded.isStytchError {
             error = AuthError(.transient, message, providerCode: decoded.errorType, httpStatus: status)
