@@ -21,6 +21,7 @@ func signInWithStytch(email: String, password: String) async throws {
     ProviderRegistry.shared.register(StytchProvider.factory)
     let configuration = LatchkeyConfiguration(provider: "stytch", settings: [
         "public_token": "public-token-test-…", "project_id": "project-test-…",
+        "app_identifier": "com.example.app",                   // an Authorized environment
     ])
     let client = try ProviderRegistry.shared.makeClient(configuration)
     try await client.start()                                   // restores and checks a stored session

@@ -33,7 +33,7 @@ import Testing
     private func socialLogin(_ emulator: Emulator) async throws -> EmulatorHTTP.Reply {
         let endpoint = try #require(emulator.socialPlus)
         return try await http.send("POST", endpoint.baseURL.appending(path: "api/v5/sessions"), headers: ["X-API-Key": endpoint.apiKey],
-                                   json: ["userId": "alice", "deviceId": "d", "deviceInfo": .object(["kind": "linux"])])
+                                   json: ["userId": "alice", "deviceId": "d", "deviceInfo": .object(["kind": "web"])])
     }
 
     private func stytchLogin(_ emulator: Emulator) async throws -> EmulatorHTTP.Reply {

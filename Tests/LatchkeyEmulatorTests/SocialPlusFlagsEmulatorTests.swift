@@ -16,7 +16,7 @@ import Testing
         for (userID, flag) in [("alice", "isGlobalBanned"), ("bob", "isDeleted")] {
             let reply = try await EmulatorHTTP.shared.send(
                 "POST", endpoint.baseURL.appending(path: "api/v5/sessions"), headers: ["X-API-Key": endpoint.apiKey],
-                json: ["userId": .string(userID), "deviceId": "device-1", "deviceInfo": .object(["kind": "node", "sdkVersion": "test"])])
+                json: ["userId": .string(userID), "deviceId": "device-1", "deviceInfo": .object(["kind": "web", "sdkVersion": "test"])])
             #expect(reply.status == 200, "\(reply.text)")
             #expect(try reply.json()[path: "users"]?.arrayValue?.first?[flag] == true)
         }

@@ -298,7 +298,8 @@ import Testing
             let userID = emulator.seed.stytch.users[0].userID
             let token = try #require(try await login(stytch)[path: "data.session_token"]?.stringValue)
             try await emulator.control.banUser(userID, provider: .stytch)
-            #expect(try await post(stytch, "sessions/authenticate", session: token).status == 401)
+            // Ended on the project's side: Stytch's documented 404 `session_not_found`.
+            #expect(try await post(stytch, "sessions/authenticate", session: token).status == 404)
             #expect(try await post(stytch, "passwords/authenticate", ["email": "alice@example.com", "password": "alice-password-1"]).status == 401)
             try await emulator.control.unbanUser(userID, provider: .stytch)
             let again = try #require(try await login(stytch)[path: "data.session_token"]?.stringValue)
@@ -336,6 +337,67 @@ import Testing
             try await emulator.control.revokeSessions(of: emulator.seed.stytch.users[0].userID, provider: .stytch)
             #expect(try await http.send("GET", app, headers: ["Authorization": "Bearer \(fresh)"]).status == 401)
         }
+    }
+
+    @Test func aSessionEndedByTheProjectIsSessionNotFound() async throws {
+        try await withStytch { emulator, stytch in
+            let token = try #require(try await login(stytch)[path: "data.session_token"]?.stringValue)
+            try await emulator.control.revokeSessions(of: emulator.seed.stytch.users[0].userID, provider: .stytch)
+            for path in ["sessions/authenticate", "sessions/revoke"] {
+                let gone = try await post(stytch, path, session: token)
+                #expect(gone.status == 404, "\(path)")
+                #expect(try gone.json()["error_type"] == "session_not_found")
+            }
+            // A token Stytch never issued, or one its own revoke ended, stays a 401.
+            #expect(try await post(stytch, "sessions/authenticate", session: "never-issued").status == 401)
+            let other = try #require(try await login(stytch)[path: "data.session_token"]?.stringValue)
+            #expect(try await post(stytch, "sessions/revoke", session: other).status == 200)
+            let revoked = try await post(stytch, "sessions/authenticate", session: other)
+            #expect(revoked.status == 401)
+            #expect(try revoked.json()["error_type"] == "unauthorized_credentials")
+        }
+    }
+
+    @Test func anUnauthorizedAppIdentifierIsRefusedOnEveryRequest() async throws {
+        try await withStytch { _, stytch in
+            func client(_ identifier: String) -> String {
+                Data(JSONValue.object(["app": .object(["identifier": .string(identifier)]), "sdk": .object(["identifier": "t"])]).jsonBytes)
+                    .base64EncodedString()
+            }
+            let body: JSONObject = ["email": "alice@example.com", "password": "alice-password-1"]
+            var headers = basic(stytch)
+            headers["X-SDK-Client"] = client("latchkey-app")
+            for path in ["passwords/authenticate", "sessions/authenticate", "b2b/sessions/authenticate"] {
+                let refused = try await http.send("POST", stytch.sdkBaseURL.appending(path: path), headers: headers, json: body)
+                #expect(refused.status == 400, "\(path)")
+                #expect(try refused.json()["error_type"] == "invalid_mobile_identifier")
+            }
+            let bootstrap = try await http.send("GET", stytch.sdkBaseURL.appending(path: "projects/bootstrap/\(stytch.publicToken)"),
+                                                headers: headers)
+            #expect(bootstrap.status == 400)
+            headers["X-SDK-Client"] = "not base64 JSON"
+            #expect(try await http.send("POST", stytch.sdkBaseURL.appending(path: "passwords/authenticate"), headers: headers, json: body).status == 400)
+            headers["X-SDK-Client"] = client(stytch.appIdentifier)
+            #expect(stytch.appIdentifier == StytchSeed.defaultAppIdentifier)
+            #expect(try await http.send("POST", stytch.sdkBaseURL.appending(path: "passwords/authenticate"), headers: headers, json: body).status == 200)
+        }
+    }
+
+    @Test func theAuthorizedIdentifiersAreSeeded() async throws {
+        var seed = StytchSeed.standard
+        seed.authorizedAppIdentifiers = ["com.example.one", "com.example.two"]
+        let decoded = try JSONDecoder().decode(StytchSeed.self, from: Data(#"{"authorizedAppIdentifiers": ["com.example.three"]}"#.utf8))
+        #expect(decoded.authorizedAppIdentifiers == ["com.example.three"])
+        #expect(try JSONDecoder().decode(StytchSeed.self, from: Data("{}".utf8)).authorizedAppIdentifiers == [StytchSeed.defaultAppIdentifier])
+        let emulator = try await Emulator.start(EmulatorOptions(providers: [.stytch], seed: EmulatorSeed(stytch: seed), clockStart: Self.start))
+        let stytch = try #require(emulator.stytch)
+        #expect(stytch.appIdentifier == "com.example.one")
+        var headers = basic(stytch)
+        headers["X-SDK-Client"] = Data(#"{"app":{"identifier":"com.example.two"}}"#.utf8).base64EncodedString()
+        let reply = try await http.send("POST", stytch.sdkBaseURL.appending(path: "passwords/authenticate"), headers: headers,
+                                        json: ["email": "alice@example.com", "password": "alice-password-1"])
+        await emulator.stop()
+        #expect(reply.status == 200)
     }
 
     @Test func unknownRoutesAre404InStytchShape() async throws {

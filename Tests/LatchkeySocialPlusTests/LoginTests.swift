@@ -28,7 +28,7 @@ import Testing
             let body = try #require(harness.loginBodies().first)
             #expect(body.names == ["userId", "displayName", "deviceId", "deviceInfo"])
             #expect(body["userId"] == "alice")
-            #expect(body["deviceInfo"] == .object(["kind": "node", "model": "linux", "sdkVersion": "latchkey-swift/0.1"]))
+            #expect(body["deviceInfo"] == .object(["kind": "web", "model": "linux", "sdkVersion": "latchkey-swift/0.1"]))
             let deviceID = try #require(body["deviceId"]?.stringValue)
             #expect(try await harness.provider.deviceID() == deviceID)
             let login = try #require(harness.transport.requests.first)
@@ -90,6 +90,42 @@ import Testing
             #expect(await harness.logins() == 0)
             #expect(harness.client.state == .notLoggedIn)
             if let authToken = credentials.authToken { #expect(error?.message.contains(authToken) == false) }
+        }
+    }
+
+    @Test(arguments: [".", ".."])
+    func aDotSegmentUserIDNeverReachesAPath(userID: String) async throws {
+        try await SocialPlusHarness.run { harness in
+            try await harness.client.start()
+            let login = await authError { try await harness.client.login(SocialPlusLogin(userID: userID)) }
+            #expect(login?.code == .invalidArgument)
+            #expect(login?.message.contains("dot segment") == true)
+            let hydrate = await authError {
+                try await harness.client.update(tokens: SessionTokens(accessToken: "a-token", attributes: ["user_id": userID]))
+            }
+            #expect(hydrate?.code == .invalidArgument)
+            let issuer = await authError { _ = try await harness.mintAuthToken(userID) }
+            #expect(issuer?.code == .invalidArgument)
+            // Nothing was sent: `users/..` would have carried the bearer token to `/api/v3/`.
+            #expect(harness.transport.requests.isEmpty)
+            #expect(harness.client.state == .notLoggedIn)
+        }
+    }
+
+    @Test func aUserIDIsOnePathSegment() async throws {
+        try await SocialPlusHarness.run { harness in
+            try await harness.client.start()
+            for userID in ["a/..", "x?y#z", "50%", "..."] {
+                try await harness.client.login(SocialPlusLogin(userID: userID))
+                // New tokens for an established session are checked with the user lookup.
+                let token = try await harness.client.accessToken()
+                try await harness.client.update(tokens: SessionTokens(accessToken: token, attributes: ["user_id": userID]))
+                #expect(harness.client.currentUser?.id == userID)
+                let check = try #require(harness.transport.requests.last)
+                #expect(check.url.path(percentEncoded: true).hasPrefix("/api/v3/users/"))
+                #expect(check.url.path(percentEncoded: true).split(separator: "/").count == 4)
+                try await harness.client.logout()
+            }
         }
     }
 

@@ -63,6 +63,36 @@ import Testing
         }
     }
 
+    @Test func anAuthTokenSessionWithoutASessionHandlerIsUnableNotLoggedInWithoutAToken() async throws {
+        try await SocialPlusHarness.run(secure: true) { harness in
+            try await harness.client.start()
+            try await harness.login(authToken: try await harness.mintAuthToken())
+            await harness.client.shutdown()
+            // The mark is in the stored record: a restarted client knows it too.
+            let restarted = try harness.restarted()
+            try await restarted.start()
+            let error = await authError { try await restarted.renew() }
+            #expect(error?.code == .transient)
+            #expect(error?.retryAfter == .seconds(600))
+            #expect(error?.message.contains("no session handler") == true)
+            #expect(restarted.state == .established)
+            #expect(await harness.logins() == 1)
+            await restarted.shutdown()
+        }
+    }
+
+    @Test func aTokenlessRenewalOfAnAuthTokenSessionIsWhatSecureModeTerminates() async throws {
+        // What the renewal above no longer sends: the network ends the session for it.
+        try await SocialPlusHarness.run(secure: true) { harness in
+            try harness.provider.register(sessionHandler: ScriptedSessionHandler([.renew]))
+            try await harness.client.start()
+            try await harness.login(authToken: try await harness.mintAuthToken())
+            let error = await authError { try await harness.client.renew() }
+            #expect(error?.terminationReason == .unauthorized)
+            #expect(harness.client.state == .terminated(.unauthorized))
+        }
+    }
+
     @Test func unableAsksAgainTenMinutesLaterAndTheTokenExpiresMeanwhile() async throws {
         let handler = ScriptedSessionHandler([.unable, .unable], fallback: .renew)
         try await SocialPlusHarness.run(dependencies: Self.dependencies(handler)) { harness in

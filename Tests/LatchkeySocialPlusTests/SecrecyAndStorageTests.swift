@@ -60,7 +60,7 @@ import Testing
             let login = try await URLSessionTransport().send(HTTPRequest(
                 method: "POST", url: harness.endpoint.baseURL.appending(path: "api/v5/sessions"),
                 headers: ["Content-Type": "application/json", "X-API-Key": harness.endpoint.apiKey],
-                body: Data(#"{"userId":"bob","deviceId":"elsewhere","deviceInfo":{"kind":"node","sdkVersion":"x"}}"#.utf8)))
+                body: Data(#"{"userId":"bob","deviceId":"elsewhere","deviceInfo":{"kind":"web","sdkVersion":"x"}}"#.utf8)))
             let token = try #require(try JSONValue.parse(bytes: Array(login.body))["accessToken"]?.stringValue)
             try await harness.client.start()
             let incomplete = await authError { try await harness.client.update(tokens: SessionTokens(accessToken: token)) }

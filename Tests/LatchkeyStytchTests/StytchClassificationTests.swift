@@ -5,8 +5,8 @@ import LatchkeyStytch
 import Testing
 
 /// Every error class, injected through the emulator's control API, and its effect on
-/// the session: only a 401 with one of the four unrecoverable types, answered to a
-/// session endpoint, clears it.
+/// the session: only a 401 with one of the four unrecoverable types, or a 404
+/// `session_not_found`, answered to a session endpoint, clears it.
 @Suite struct StytchClassificationTests {
     struct Case: Sendable, CustomTestStringConvertible {
         var fault: EmulatorFault.Kind
@@ -24,7 +24,10 @@ import Testing
              providerCode: "invalid_secret_authentication", status: 401),
         Case(fault: .status(401, error: "session_not_found"), code: .unrecoverable, clears: true, providerCode: "session_not_found", status: 401),
         Case(fault: .status(401, error: "invalid_user_agent"), code: .transient, clears: false, providerCode: "invalid_user_agent", status: 401),
-        Case(fault: .status(404, error: "session_not_found"), code: .transient, clears: false, providerCode: "session_not_found", status: 404),
+        Case(fault: .status(404, error: "session_not_found"), code: .unrecoverable, clears: true, providerCode: "session_not_found", status: 404),
+        Case(fault: .status(404, error: "not_found"), code: .transient, clears: false, providerCode: "not_found", status: 404),
+        Case(fault: .status(404, error: "unauthorized_credentials"), code: .transient, clears: false, providerCode: "unauthorized_credentials",
+             status: 404),
         Case(fault: .status(403), code: .transient, clears: false, providerCode: "forbidden", status: 403),
         Case(fault: .status(500), code: .transient, clears: false, providerCode: "internal_server_error", status: 500),
         Case(fault: .status(503), code: .transient, clears: false, providerCode: "service_unavailable", status: 503),
@@ -76,9 +79,41 @@ import Testing
         }
     }
 
+    @Test(arguments: [false, true])
+    func aSessionNotFoundFromRevokeClears(b2b: Bool) async throws {
+        try await StytchHarness.with(b2b: b2b) { harness in
+            if b2b {
+                try await harness.client.login(StytchB2BCredentials.password(organizationID: B2B.acme, emailAddress: "bob@acme.example",
+                                                                            password: "bob-password-1"))
+            } else {
+                try await harness.loginAlice()
+            }
+            await harness.inject(b2b ? "b2b/sessions/revoke" : "sessions/revoke", .status(404, error: "session_not_found"))
+            try await harness.client.logout(revoke: .required)
+            #expect(harness.client.state == .notLoggedIn)
+            #expect(try await harness.storedRecord() == nil)
+        }
+    }
+
+    @Test func aSessionNotFoundFromAnotherEndpointKeepsTheSession() async throws {
+        try await StytchHarness.with { harness in
+            try await harness.loginAlice()
+            await harness.inject("sessions/authenticate", .status(503), trigger: .next(100))
+            harness.advance(by: 301)
+            await settle("expired") { harness.client.state == .tokenExpired }
+            await harness.inject("passwords/authenticate", .status(404, error: "session_not_found"))
+            let error = await authError {
+                try await harness.client.login(StytchCredentials.password(email: "alice@example.com", password: "alice-password-1"))
+            }
+            #expect(error?.providerCode == "session_not_found")
+            #expect(try await harness.storedRecord() != nil)
+            #expect(harness.client.state == .tokenExpired)
+        }
+    }
+
     @Test func aRateLimitCarriesRetryAfterWhenStytchSendsIt() async throws {
         let body = Data(#"{"status_code":429,"request_id":"r","error_type":"too_many_requests","error_message":"Slow down."}"#.utf8)
-        let provider = StytchProvider(settings: try StytchSettings(publicToken: "public-token-test-1"),
+        let provider = StytchProvider(settings: try StytchSettings(publicToken: "public-token-test-1", appIdentifier: "dev.latchkey.example"),
                                       transport: FixedTransport(response: HTTPResponse(status: 429, headers: ["Retry-After": "12"], body: body)))
         let error = await authError {
             _ = try await provider.validate(AuthenticatedSession(tokens: SessionTokens(accessToken: "j", sessionToken: "s")))

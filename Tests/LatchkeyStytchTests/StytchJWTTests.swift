@@ -55,7 +55,7 @@ import Testing
     }
 
     @Test func aCheckNeedsTheProjectID() async throws {
-        let settings = try StytchSettings(publicToken: "public-token-test-1")
+        let settings = try StytchSettings(publicToken: "public-token-test-1", appIdentifier: "dev.latchkey.example")
         let provider = StytchProvider(settings: settings, transport: FixedTransport(response: HTTPResponse(status: 500)))
         let error = await authError { _ = try await provider.verifySessionJWT("a.b.c") }
         #expect(error?.code == .configuration)
@@ -66,18 +66,18 @@ import Testing
 /// The settings schema and the registry.
 @Suite struct StytchSettingsTests {
     @Test func thePublicTokenPicksTheHost() throws {
-        #expect(try StytchSettings(publicToken: "public-token-test-abc").baseURL.absoluteString == "https://test.stytch.com/")
-        #expect(try StytchSettings(publicToken: "public-token-live-abc").baseURL.absoluteString == "https://api.stytch.com/")
-        #expect(try StytchSettings(publicToken: "public-token-live-abc").isTestProject == false)
-        let emulator = try StytchSettings(publicToken: "public-token-test-abc", baseURL: URL(string: "http://127.0.0.1:9/sdk/v1/"))
+        #expect(try StytchSettings(publicToken: "public-token-test-abc", appIdentifier: "dev.latchkey.example").baseURL.absoluteString == "https://test.stytch.com/")
+        #expect(try StytchSettings(publicToken: "public-token-live-abc", appIdentifier: "dev.latchkey.example").baseURL.absoluteString == "https://api.stytch.com/")
+        #expect(try StytchSettings(publicToken: "public-token-live-abc", appIdentifier: "dev.latchkey.example").isTestProject == false)
+        let emulator = try StytchSettings(publicToken: "public-token-test-abc", appIdentifier: "dev.latchkey.example", baseURL: URL(string: "http://127.0.0.1:9/sdk/v1/"))
         #expect(emulator.baseURL.absoluteString == "http://127.0.0.1:9/")
-        #expect(try StytchSettings(publicToken: "public-token-test-a", customDomain: "https://login.example.com/").customDomain
+        #expect(try StytchSettings(publicToken: "public-token-test-a", appIdentifier: "dev.latchkey.example", customDomain: "https://login.example.com/").customDomain
             == "https://login.example.com")
     }
 
     @Test(arguments: ["", "public-token-test-", "public-token-dev-abc", "secret-test-abc"])
     func aMalformedPublicTokenIsAConfigurationError(_ token: String) {
-        #expect(throws: AuthError.self) { try StytchSettings(publicToken: token) }
+        #expect(throws: AuthError.self) { try StytchSettings(publicToken: token, appIdentifier: "dev.latchkey.example") }
     }
 
     @Test func theRegistryChecksTheSchema() throws {
@@ -91,13 +91,20 @@ import Testing
         }
         let missing = #expect(throws: AuthError.self) { try build([:]) }
         #expect(missing?.message.contains("public_token") == true)
-        let typo = #expect(throws: AuthError.self) { try build(["public_token": "public-token-test-1", "projectid": "p"]) }
+        // No default app identifier: Stytch takes only one registered for the project.
+        let noApp = #expect(throws: AuthError.self) { try build(["public_token": "public-token-test-1"]) }
+        #expect(noApp?.code == .configuration)
+        #expect(noApp?.message.contains("app_identifier") == true)
+        let blank = #expect(throws: AuthError.self) { try StytchSettings(publicToken: "public-token-test-1", appIdentifier: " ") }
+        #expect(blank?.message.contains("Authorized environments") == true)
+        let typo = #expect(throws: AuthError.self) { try build(["public_token": "public-token-test-1", "app_identifier": "a", "projectid": "p"]) }
         #expect(typo?.message.contains("projectid") == true)
-        let malformed = #expect(throws: AuthError.self) { try build(["public_token": "nope"]) }
+        let malformed = #expect(throws: AuthError.self) { try build(["public_token": "nope", "app_identifier": "a"]) }
         #expect(malformed?.code == .configuration)
-        let boolean = #expect(throws: AuthError.self) { try build(["public_token": "public-token-test-1", "auto_extend": "maybe"]) }
+        let boolean = #expect(throws: AuthError.self) { try build(["public_token": "public-token-test-1", "app_identifier": "a", "auto_extend": "maybe"]) }
         #expect(boolean?.message.contains("auto_extend") == true)
-        let provider = try build(["public_token": "public-token-test-1", "auto_extend": "yes", "project_id": "project-test-1"])
+        let provider = try build(["public_token": "public-token-test-1", "app_identifier": "dev.latchkey.example", "auto_extend": "yes",
+                                  "project_id": "project-test-1"])
         #expect(provider.identifier == "stytch")
         #expect(provider.sessionDurationBounds == .seconds(300) ... .seconds(527_040 * 60))
         #expect((provider as? StytchProvider)?.settings.autoExtend == true)

@@ -44,7 +44,7 @@ import Testing
             let header = try #require(request.headers["X-SDK-Client"])
             let client = try JSONValue.parse(bytes: Array(try #require(Data(base64Encoded: header))))
             #expect(client["sdk"]?["identifier"] == "latchkey-swift")
-            #expect(client["app"]?["identifier"] == "latchkey-app")
+            #expect(client["app"]?["identifier"] == .string(StytchSeed.defaultAppIdentifier))
             #expect(client["os"]?["identifier"] == "linux")
             #expect(client["device"]?["model"]?.stringValue != nil)
 

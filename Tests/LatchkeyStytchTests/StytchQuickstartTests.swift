@@ -17,7 +17,8 @@ import Testing
         let registry = ProviderRegistry()
         registry.register(StytchProvider.factory)
         let configuration = LatchkeyConfiguration(provider: "stytch", settings: [
-            "public_token": stytch.publicToken, "project_id": stytch.projectID, "base_url": stytch.baseURL.absoluteString,
+            "public_token": stytch.publicToken, "project_id": stytch.projectID, "app_identifier": stytch.appIdentifier,
+            "base_url": stytch.baseURL.absoluteString,
         ])
         let client = try registry.makeClient(configuration, store: try MemorySecretStore(namespace: "quickstart"))
         try await client.start()
@@ -43,7 +44,8 @@ import Testing
         let registry = ProviderRegistry()
         registry.register(StytchB2BProvider.factory)
         let client = try registry.makeClient(
-            LatchkeyConfiguration(provider: "stytch-b2b", settings: ["public_token": stytch.publicToken, "base_url": stytch.baseURL.absoluteString]),
+            LatchkeyConfiguration(provider: "stytch-b2b", settings: ["public_token": stytch.publicToken, "app_identifier": stytch.appIdentifier,
+                                                                     "base_url": stytch.baseURL.absoluteString]),
             store: try MemorySecretStore(namespace: "quickstart-b2b"))
         do {
             try await client.login(StytchB2BCredentials.password(organizationID: organizationID, emailAddress: email, password: password))

@@ -35,7 +35,7 @@ import Testing
         request.httpMethod = "POST"
         request.setValue("application/json", forHTTPHeaderField: "Content-Type")
         request.setValue(socialPlus["apiKey"]?.stringValue, forHTTPHeaderField: "X-API-Key")
-        request.httpBody = Data(#"{"userId":"alice","deviceId":"d","deviceInfo":{"kind":"linux"}}"#.utf8)
+        request.httpBody = Data(#"{"userId":"alice","deviceId":"d","deviceInfo":{"kind":"web"}}"#.utf8)
         let session = URLSession(configuration: .ephemeral)
         let (body, response) = try await session.data(for: request)
         #expect((response as? HTTPURLResponse)?.statusCode == 200)

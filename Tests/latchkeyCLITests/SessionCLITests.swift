@@ -90,7 +90,7 @@ func runOffThePool(_ arguments: [String], stdin: String = "", environment: [Stri
         defer { try? FileManager.default.removeItem(at: directory) }
         let base = try #require(emulator.baseURL(for: .stytch))
         let seed = emulator.seed.stytch
-        let config = #"{"provider": "stytch", "settings": {"public_token": "\#(seed.publicToken)", "base_url": "\#(base.absoluteString)"}, "store": {"backend": "file", "namespace": "cli-stytch"}}"#
+        let config = #"{"provider": "stytch", "settings": {"public_token": "\#(seed.publicToken)", "app_identifier": "\#(seed.authorizedAppIdentifiers[0])", "base_url": "\#(base.absoluteString)"}, "store": {"backend": "file", "namespace": "cli-stytch"}}"#
         try Data(config.utf8).write(to: directory.appendingPathComponent("latchkey.json"))
         let environment = ["LATCHKEY_CONFIG": directory.appendingPathComponent("latchkey.json").path,
                            "XDG_DATA_HOME": directory.appendingPathComponent("data").path,

@@ -19,7 +19,7 @@ internal import LatchkeyStytch
 let transport = ScriptedTransport { $0.url.path.contains("/sessions/jwks/") }
 let clock = FuzzClock()
 let settings: StytchSettings = {
-    guard let settings = try? StytchSettings(publicToken: "public-token-test-fuzz", baseURL: URL(string: "https://stytch.fuzz.example/"),
+    guard let settings = try? StytchSettings(publicToken: "public-token-test-fuzz", appIdentifier: "dev.latchkey.example", baseURL: URL(string: "https://stytch.fuzz.example/"),
                                              projectID: "project-test-fuzz", customDomain: "https://login.fuzz.example") else {
         Fuzz.fail("cannot make the Stytch settings")
     }

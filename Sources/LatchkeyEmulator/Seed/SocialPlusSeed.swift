@@ -17,7 +17,8 @@ public struct SocialPlusSeed: Sendable, Codable, CustomStringConvertible {
     public var apiKey: String
     /// The server key (`x-server-key`) an app's backend mints auth tokens with.
     public var serverKey: String
-    /// Whether logins need an auth token (minted with the server key, or an access-token JWT).
+    /// Whether logins need an auth token minted with the server key. (Access-token logins
+    /// need none: the JWT is the bearer of every call.)
     public var secureMode: Bool
     /// The HS256 secret that signs access-token-login JWTs (at least 32 bytes).
     public var accessTokenSecret: String

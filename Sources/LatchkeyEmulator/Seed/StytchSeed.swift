@@ -70,18 +70,29 @@ public struct StytchSeed: Sendable, Codable, CustomStringConvertible {
     public var projectID: String
     /// The public token SDK requests carry in Basic auth.
     public var publicToken: String
+    /// The project's Authorized environments: the bundle IDs / package names an SDK may
+    /// name as `app.identifier` in `X-SDK-Client`; any other is answered
+    /// `invalid_mobile_identifier`, as Stytch does. Default: ``defaultAppIdentifier``.
+    public var authorizedAppIdentifiers: [String]
     public var users: [User]
     public var organizations: [Organization]
 
-    public init(projectID: String, publicToken: String, users: [User], organizations: [Organization] = []) {
+    /// The identifier the standard seed authorizes, which the project's tests, examples
+    /// and demo configure as `app_identifier`.
+    public static let defaultAppIdentifier = "dev.latchkey.example"
+
+    public init(projectID: String, publicToken: String, authorizedAppIdentifiers: [String] = [defaultAppIdentifier], users: [User],
+                organizations: [Organization] = []) {
         self.projectID = projectID
         self.publicToken = publicToken
+        self.authorizedAppIdentifiers = authorizedAppIdentifiers
         self.users = users
         self.organizations = organizations
     }
 
     /// Project `project-test-00000000-0000-4000-8000-000000000000`, public token
-    /// `public-token-test-00000000-0000-4000-8000-000000000000`; user alice@example.com
+    /// `public-token-test-00000000-0000-4000-8000-000000000000`, authorized app identifier
+    /// `dev.latchkey.example`; user alice@example.com
     /// (password `alice-password-1`); organization `acme` with bob@acme.example
     /// (`bob-password-1`) and carol@acme.example (`carol-password-1`, MFA required: SMS to
     /// +15555550123 or TOTP with secret `carol-totp-secret`, and recovery codes); organization
@@ -111,12 +122,13 @@ public struct StytchSeed: Sendable, Codable, CustomStringConvertible {
         "StytchSeed(project: \(projectID), \(users.count) users, \(organizations.count) organizations)"
     }
 
-    private enum CodingKeys: String, CodingKey { case projectID, publicToken, users, organizations }
+    private enum CodingKeys: String, CodingKey { case projectID, publicToken, authorizedAppIdentifiers, users, organizations }
 
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         projectID = try container.decodeIfPresent(String.self, forKey: .projectID) ?? Self.standard.projectID
         publicToken = try container.decodeIfPresent(String.self, forKey: .publicToken) ?? Self.standard.publicToken
+        authorizedAppIdentifiers = try container.decodeIfPresent([String].self, forKey: .authorizedAppIdentifiers) ?? [Self.defaultAppIdentifier]
         users = try container.decodeIfPresent([User].self, forKey: .users) ?? []
         organizations = try container.decodeIfPresent([Organization].self, forKey: .organizations) ?? []
     }

@@ -3,7 +3,9 @@ import LatchkeyJSON
 import LatchkeyJWT
 
 /// social.plus: login (`POST /api/v5/sessions`), secure logout, server-minted auth
-/// tokens and user lookup.
+/// tokens (the documented `GET /api/v3/authentication/token` and the sample's
+/// `POST /api/v4/authentication/token`) and user lookup. The bearer of a call is a
+/// session's access token or an access-token-login JWT: that login has no exchange.
 struct SocialPlusAPI: ProviderAPI {
     let provider = EmulatorProvider.socialPlus
     let seed: SocialPlusSeed
@@ -15,9 +17,16 @@ struct SocialPlusAPI: ProviderAPI {
     static let login = EmulatorRoute(.socialPlus, "POST", "/api/v5/sessions")
     static let logout = EmulatorRoute(.socialPlus, "DELETE", "/api/v4/sessions")
     static let authenticationToken = EmulatorRoute(.socialPlus, "POST", "/api/v4/authentication/token")
+    static let authenticationTokenV3 = EmulatorRoute(.socialPlus, "GET", "/api/v3/authentication/token")
     static let user = EmulatorRoute(.socialPlus, "GET", "/api/v3/users/{userId}")
 
-    static let routes = [login, logout, authenticationToken, user]
+    static let routes = [login, logout, authenticationToken, authenticationTokenV3, user]
+
+    /// The longest `authToken` a login takes (social.plus's documented limit).
+    static let authTokenLimit = 100
+    /// The `deviceInfo.kind`s the service takes. `node` is documented, but the TypeScript
+    /// SDK sends `web` from Node "until the backend has fixed this": it is refused.
+    static let deviceKinds: Set<String> = ["ios", "android", "web"]
 
     init(seed: SocialPlusSeed, store: SocialPlusStore, clock: EmulatorClock) throws {
         self.seed = seed
@@ -32,6 +41,7 @@ struct SocialPlusAPI: ProviderAPI {
         case ("POST", ["api", "v5", "sessions"]): route = Self.login
         case ("DELETE", ["api", "v4", "sessions"]): route = Self.logout
         case ("POST", ["api", "v4", "authentication", "token"]): route = Self.authenticationToken
+        case ("GET", ["api", "v3", "authentication", "token"]): route = Self.authenticationTokenV3
         case ("GET", let path) where path.count == 4 && path.starts(with: ["api", "v3", "users"]) && !path[3].isEmpty: route = Self.user
         default: route = nil
         }
@@ -66,23 +76,46 @@ struct SocialPlusAPI: ProviderAPI {
                 throw SocialPlusError.unauthorized("Invalid API key.")
             }
             return try await login(fields(request))
-        case Self.authenticationToken:
+        case Self.authenticationToken, Self.authenticationTokenV3:
             guard let serverKey = request.header("x-server-key"), constantTimeEquals(serverKey, seed.serverKey) else {
                 throw SocialPlusError.unauthorized("Invalid server key.")
             }
-            guard let userID = try fields(request).string("userId") else { throw SocialPlusError.badRequest("userId is required.") }
+            let userID = route == Self.authenticationTokenV3 ? request.query["userId"].flatMap { $0.isEmpty ? nil : $0 }
+                : try fields(request).string("userId")
+            guard let userID else { throw SocialPlusError.badRequest("userId is required.") }
             return .text(try await store.mintAuthToken(userID: userID))
         case Self.logout:
             let token = try bearer(request)
-            _ = try await store.caller(accessToken: token)
-            await store.logout(accessToken: token)
+            if try await authenticate(token) {
+                await store.logout(accessToken: token)
+            } else {
+                await store.revoke(jwt: token)
+            }
             return .json(["success": true])
         default:
-            _ = try await store.caller(accessToken: bearer(request))
+            let token = try bearer(request)
+            _ = try await authenticate(token)
             let userID = request.segments[3]
             guard let user = await store.user(userID) else { throw SocialPlusError.userNotFound }
             return .json(["users": [.object(userJSON(user))], "files": []])
         }
+    }
+
+    /// Checks a bearer token: a live session's access token (`true`), or an
+    /// access-token-login JWT signed with the network's key, unexpired on the emulator
+    /// clock, whose `userId` claim names the caller (`false`).
+    private func authenticate(_ token: String) async throws(SocialPlusError) -> Bool {
+        if await store.isSessionToken(token) {
+            _ = try await store.caller(accessToken: token)
+            return true
+        }
+        let clock = self.clock
+        guard let jwt = try? JWT.verify(token, keys: accessTokenKey, options: JWTValidationOptions(leeway: 0, now: { clock.now })),
+              let userID = jwt.claims["userId"]?.stringValue, !userID.isEmpty else {
+            throw .unauthorized()
+        }
+        _ = try await store.caller(jwt: token, userID: userID)
+        return false
     }
 
     private func fields(_ request: EmulatorRequest) throws(SocialPlusError) -> JSONObject {
@@ -98,14 +131,24 @@ struct SocialPlusAPI: ProviderAPI {
     private func login(_ fields: JSONObject) async throws -> EmulatorResponse {
         guard let userID = fields.string("userId") else { throw SocialPlusError.badRequest("userId is required.") }
         guard fields.string("deviceId") != nil else { throw SocialPlusError.badRequest("deviceId is required.") }
-        guard let deviceInfo = fields["deviceInfo"]?.objectValue, deviceInfo.string("kind") != nil else {
+        guard let deviceInfo = fields["deviceInfo"]?.objectValue, let kind = deviceInfo.string("kind") else {
             throw SocialPlusError.badRequest("deviceInfo.kind is required.")
+        }
+        guard Self.deviceKinds.contains(kind) else {
+            throw SocialPlusError.badRequest("deviceInfo.kind must be one of \(Self.deviceKinds.sorted().joined(separator: ", ")).")
         }
         if let displayName = fields["displayName"], displayName != .null, displayName.stringValue == nil {
             throw SocialPlusError.badRequest("displayName must be a string.")
         }
         if let authToken = fields.string("authToken") {
-            guard try await acceptsAuthToken(authToken, userID: userID) else { throw SocialPlusError.unauthorized("Invalid auth token.") }
+            guard authToken.count <= Self.authTokenLimit else {
+                throw SocialPlusError.badRequest("authToken must be at most \(Self.authTokenLimit) characters.")
+            }
+            // Only a token this network minted for this user, unexpired and unspent: an
+            // access-token-login JWT is no auth token (that login has no exchange).
+            guard await store.redeemAuthToken(authToken, userID: userID) == true else {
+                throw SocialPlusError.unauthorized("Invalid auth token.")
+            }
         } else if seed.secureMode {
             throw SocialPlusError.unauthorized("An auth token is required: the network runs in secure mode.")
         }
@@ -113,17 +156,6 @@ struct SocialPlusAPI: ProviderAPI {
         return .json(["accessToken": .string(session.accessToken), "issuedAt": .string(Timestamp.iso8601Milliseconds(session.issuedAt)),
                       "expiresAt": .string(Timestamp.iso8601Milliseconds(session.expiresAt)), "users": [.object(userJSON(user))],
                       "files": []])
-    }
-
-    /// A server-minted auth token for this user, or an access-token-login JWT signed with
-    /// the configured key whose `userId` claim is this user (checked on the emulator clock).
-    private func acceptsAuthToken(_ token: String, userID: String) async throws -> Bool {
-        if let minted = await store.redeemAuthToken(token, userID: userID) { return minted }
-        let clock = self.clock
-        guard let jwt = try? JWT.verify(token, keys: accessTokenKey, options: JWTValidationOptions(leeway: 0, now: { clock.now })) else {
-            return false
-        }
-        return jwt.claims["userId"]?.stringValue == userID
     }
 
     private func userJSON(_ user: SocialPlusStore.User) -> JSONObject {

@@ -27,6 +27,8 @@ actor SocialPlusStore {
     private var users: [String: User] = [:]
     private var sessions: [String: Session] = [:]
     private var authTokens: [String: AuthToken] = [:]
+    /// Access-token-login JWTs revoked by a secure logout (the JWT itself is stateless).
+    private var revokedAccessTokens: Set<String> = []
     private let clock: EmulatorClock
     private let accessLifetime: TimeInterval
     private let authTokenLifetime: TimeInterval
@@ -89,6 +91,25 @@ actor SocialPlusStore {
     }
 
     func logout(accessToken: String) { sessions[accessToken] = nil }
+
+    /// Whether `accessToken` names a session this store issued (else it may be an
+    /// access-token-login JWT).
+    func isSessionToken(_ accessToken: String) -> Bool { sessions[accessToken] != nil }
+
+    /// The user behind a verified access-token-login JWT, created on first use as a login
+    /// creates it; revoked tokens and deleted users are unauthorized, banned ones get 400312.
+    func caller(jwt: String, userID: String) throws(SocialPlusError) -> User {
+        guard !revokedAccessTokens.contains(jwt) else { throw .unauthorized() }
+        let now = clock.now
+        let user = users[userID] ?? User(userID: userID, displayName: userID, createdAt: now, updatedAt: now)
+        users[userID] = user
+        guard !user.isDeleted else { throw .unauthorized("The user has been deleted.") }
+        guard !user.isGlobalBanned else { throw .globalBan }
+        return user
+    }
+
+    /// Ends an access-token-login JWT's use (secure logout).
+    func revoke(jwt: String) { revokedAccessTokens.insert(jwt) }
 
     func user(_ userID: String) -> User? { users[userID] }
 

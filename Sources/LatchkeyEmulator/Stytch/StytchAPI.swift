@@ -108,6 +108,7 @@ struct StytchAPI: ProviderAPI {
             body["status_code"] = 200
             return .json(body)
         case Self.bootstrap:
+            try checkAppIdentifier(request)
             guard request.segments.last == seed.publicToken else {
                 throw StytchError.unauthorized("The public token is not valid for this project.")
             }
@@ -120,6 +121,7 @@ struct StytchAPI: ProviderAPI {
             break
         }
 
+        try checkAppIdentifier(request)
         let sessionToken = try basicAuthSessionToken(request)
         let fields: JSONObject
         do { fields = try request.fields() } catch { throw StytchError.badRequest(error.message) }
@@ -197,6 +199,17 @@ struct StytchAPI: ProviderAPI {
             throw .unauthorized("The public token is not valid for this project.")
         }
         return secret.isEmpty || secret == publicToken ? nil : secret
+    }
+
+    /// An SDK request's `app.identifier` (in the base64 JSON of `X-SDK-Client`) must be
+    /// one of the project's Authorized environments, or every request is refused. A
+    /// request without the header is not an SDK's (the web SDK is checked by origin,
+    /// which the emulator does not model) and passes.
+    private func checkAppIdentifier(_ request: EmulatorRequest) throws(StytchError) {
+        guard let header = request.header("x-sdk-client") else { return }
+        guard let data = Data(base64Encoded: header), let value = try? JSONValue.parse(bytes: Array(data)),
+              let identifier = value["app"]?["identifier"]?.stringValue, seed.authorizedAppIdentifiers.contains(identifier)
+        else { throw .invalidMobileIdentifier }
     }
 
     /// `session_duration_minutes`: `defaultMinutes` when absent; out of range or not an

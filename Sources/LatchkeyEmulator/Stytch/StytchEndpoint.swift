@@ -13,6 +13,8 @@ public struct StytchEndpoint: Sendable, Hashable {
     public let projectID: String
     /// The public token to send in Basic auth.
     public let publicToken: String
+    /// An app identifier the project authorizes (the SDK's `app_identifier` setting).
+    public let appIdentifier: String
 
     init(root: URL, seed: StytchSeed) {
         baseURL = root
@@ -21,5 +23,6 @@ public struct StytchEndpoint: Sendable, Hashable {
         b2bJWKSURL = root.appending(path: "v1/b2b/sessions/jwks/\(seed.projectID)")
         projectID = seed.projectID
         publicToken = seed.publicToken
+        appIdentifier = seed.authorizedAppIdentifiers.first ?? StytchSeed.defaultAppIdentifier
     }
 }

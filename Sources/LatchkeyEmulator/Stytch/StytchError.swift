@@ -16,6 +16,16 @@ struct StytchError: Error, Sendable {
         StytchError(status: 401, type: "unauthorized_credentials", message: message)
     }
 
+    /// The session behind the token was ended on the project's side (revoked by the
+    /// backend, its user banned or deleted): Stytch's documented 404 for
+    /// `sessions/authenticate`.
+    static let sessionNotFound = StytchError(status: 404, type: "session_not_found", message: "Session could not be found.")
+
+    /// The SDK's `X-SDK-Client` names an app the project has not authorized.
+    static let invalidMobileIdentifier = StytchError(
+        status: 400, type: "invalid_mobile_identifier",
+        message: "The mobile identifier (bundle ID or package name) is not one of the project's Authorized environments.")
+
     static func badRequest(_ message: String) -> StytchError {
         StytchError(status: 400, type: "bad_request", message: message)
     }

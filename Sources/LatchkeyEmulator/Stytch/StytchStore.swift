@@ -98,6 +98,9 @@ actor StytchStore {
     var members: [String: Member] = [:]
     var sessions: [String: Session] = [:]
     private var sessionIDByToken: [String: String] = [:]
+    /// Tokens of sessions ended on the project's side (backend revocation, ban,
+    /// deletion): answered `session_not_found` (404) rather than 401.
+    private var endedByProject: Set<String> = []
     private var otps: [String: OneTimeCode] = [:]
     private var magicLinks: [String: MagicLink] = [:]
     /// Intermediate sessions by token (B2B: MFA pending, or discovery).
@@ -211,7 +214,7 @@ actor StytchStore {
     func authenticate(token: String, b2b: Bool, minutes: Int?) throws(StytchError) -> Authenticated {
         let now = clock.now
         guard let id = sessionIDByToken[token], var session = sessions[id], (session.organizationID != nil) == b2b else {
-            throw .unauthorized("The session could not be found.")
+            throw endedByProject.contains(token) ? .sessionNotFound : .unauthorized("The session could not be found.")
         }
         guard session.expiresAt > now else { throw .unauthorized("The session has expired.") }
         session.lastAccessedAt = now
@@ -238,14 +241,19 @@ actor StytchStore {
 
     /// Revokes the session behind `token`.
     func revoke(token: String, b2b: Bool) throws(StytchError) {
+        if endedByProject.contains(token) { throw .sessionNotFound }
         guard let id = sessionIDByToken[token], let session = sessions[id], (session.organizationID != nil) == b2b,
               session.expiresAt > clock.now
         else { throw .unauthorized("The session could not be found.") }
         remove(sessionID: id)
     }
 
-    private func remove(sessionID: String) {
-        if let session = sessions.removeValue(forKey: sessionID) { sessionIDByToken[session.token] = nil }
+    /// Removes a session; `byProject`: ended on the project's side, so its token is
+    /// answered `session_not_found` from now on.
+    private func remove(sessionID: String, byProject: Bool = false) {
+        guard let session = sessions.removeValue(forKey: sessionID) else { return }
+        sessionIDByToken[session.token] = nil
+        if byProject { endedByProject.insert(session.token) }
     }
 
     // MARK: Control
@@ -290,7 +298,7 @@ actor StytchStore {
     @discardableResult
     func revokeSessions(of id: String) -> Int {
         let ids = sessions.values.filter { $0.subjectID == id }.map(\.sessionID)
-        ids.forEach(remove(sessionID:))
+        for sessionID in ids { remove(sessionID: sessionID, byProject: true) }
         return ids.count
     }
 
@@ -305,7 +313,7 @@ actor StytchStore {
     /// Revokes one session by ID.
     func revokeSession(id: String) -> Bool {
         guard sessions[id] != nil else { return false }
-        remove(sessionID: id)
+        remove(sessionID: id, byProject: true)
         return true
     }
 }

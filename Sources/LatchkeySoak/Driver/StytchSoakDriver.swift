@@ -69,6 +69,7 @@ struct StytchSoakWire: Sendable {
     let baseURL: URL
     let publicToken: String
     let projectID: String
+    let appIdentifier: String
     let b2b: Bool
 
     /// How long a session lasts at the provider; every check and renewal extends it again
@@ -77,17 +78,19 @@ struct StytchSoakWire: Sendable {
 
     static func endpoint(of emulator: Emulator) throws -> SoakEndpoint {
         guard let endpoint = emulator.stytch else { throw SoakError("the emulator does not run Stytch") }
-        return ["base_url": endpoint.baseURL.absoluteString, "public_token": endpoint.publicToken, "project_id": endpoint.projectID]
+        return ["base_url": endpoint.baseURL.absoluteString, "public_token": endpoint.publicToken, "project_id": endpoint.projectID,
+                "app_identifier": endpoint.appIdentifier]
     }
 
     init(endpoint: SoakEndpoint, b2b: Bool) throws {
         guard let text = endpoint["base_url"], let url = URL(string: text), let publicToken = endpoint["public_token"],
-              let projectID = endpoint["project_id"] else {
-            throw SoakError("the Stytch endpoint needs base_url, public_token and project_id")
+              let projectID = endpoint["project_id"], let appIdentifier = endpoint["app_identifier"] else {
+            throw SoakError("the Stytch endpoint needs base_url, public_token, project_id and app_identifier")
         }
         baseURL = url
         self.publicToken = publicToken
         self.projectID = projectID
+        self.appIdentifier = appIdentifier
         self.b2b = b2b
     }
 
@@ -99,7 +102,7 @@ struct StytchSoakWire: Sendable {
         session.sessionDuration = Self.sessionDuration
         return LatchkeyConfiguration(provider: provider,
                                      settings: ["public_token": publicToken, "base_url": baseURL.absoluteString, "project_id": projectID,
-                                                "auto_extend": "true"],
+                                                "app_identifier": appIdentifier, "auto_extend": "true"],
                                      store: store, session: session)
     }
 

@@ -3,25 +3,38 @@ public import Latchkey
 internal import LatchkeyJWT
 
 /// For an app's backend (and tests): mints a secure-mode auth token for a user with the
-/// network's server key (`POST /api/v4/authentication/token`, `x-server-key`), answered
-/// as text/plain. Auth tokens live about 10 minutes. Never ship the server key in an app.
-/// ``description`` hides the key.
+/// network's server key (`x-server-key`), answered as text/plain — by default with the
+/// documented `GET /api/v3/authentication/token?userId=`, or with the
+/// `POST /api/v4/authentication/token` of social.plus's public sample
+/// (``Form/v4Post``). Auth tokens live about 10 minutes. Never ship the server key in an
+/// app. ``description`` hides the key.
 ///
 /// ```swift
 /// let issuer = SocialPlusAuthTokenIssuer(serverKey: serverKey, region: .eu)
 /// let authToken = try await issuer.authToken(for: "alice")
 /// ```
 public struct SocialPlusAuthTokenIssuer: Sendable, CustomStringConvertible {
+    /// Which of the two token endpoints the issuer calls.
+    public enum Form: String, Sendable, Hashable, CaseIterable {
+        /// `GET /api/v3/authentication/token?userId=<id>`: the documented form (default).
+        case v3Get
+        /// `POST /api/v4/authentication/token` with `{"userId"}`: the public sample's form.
+        case v4Post
+    }
+
     /// The API's base URL.
     public let baseURL: URL
+    /// The endpoint the issuer calls.
+    public let form: Form
     private let serverKey: String
     private let transport: any HTTPTransport
     private let clock: any SessionClock
 
-    /// An issuer for `region`, or for `baseURL` when given.
-    public init(serverKey: String, region: SocialPlusRegion = .sg, baseURL: URL? = nil,
+    /// An issuer for `region`, or for `baseURL` when given, calling the endpoint `form` names.
+    public init(serverKey: String, region: SocialPlusRegion = .sg, baseURL: URL? = nil, form: Form = .v3Get,
                 transport: any HTTPTransport = URLSessionTransport(), clock: any SessionClock = SystemClock()) {
         self.baseURL = baseURL ?? region.baseURL
+        self.form = form
         self.serverKey = serverKey
         self.transport = transport
         self.clock = clock
@@ -33,15 +46,31 @@ public struct SocialPlusAuthTokenIssuer: Sendable, CustomStringConvertible {
     ///   the server key is refused, `rateLimited` / `transient` for 429, 5xx, no
     ///   response or an empty answer.
     public func authToken(for userID: String) async throws -> String {
-        try SocialPlusLimits.check(userID, "userId", limit: SocialPlusLimits.userID)
+        try SocialPlusLimits.checkUserID(userID)
         var base = baseURL.absoluteString
         while base.hasSuffix("/") { base.removeLast() }
-        guard let url = URL(string: base + "/api/v4/authentication/token") else {
-            throw AuthError(.configuration, "cannot form the token URL from \(baseURL.absoluteString)")
-        }
-        let request = HTTPRequest(method: "POST", url: url,
+        let request: HTTPRequest
+        switch form {
+        case .v3Get:
+            guard var components = URLComponents(string: base + "/api/v3/authentication/token") else {
+                throw AuthError(.configuration, "cannot form the token URL from \(baseURL.absoluteString)")
+            }
+            components.queryItems = [URLQueryItem(name: "userId", value: userID)]
+            // URLComponents encodes `&` and `=` in a value but leaves `+`, which a server
+            // reading the query as a form takes for a space.
+            components.percentEncodedQuery = components.percentEncodedQuery?.replacingOccurrences(of: "+", with: "%2B")
+            guard let url = components.url else {
+                throw AuthError(.configuration, "cannot form the token URL from \(baseURL.absoluteString)")
+            }
+            request = HTTPRequest(method: "GET", url: url, headers: ["Accept": "text/plain", "x-server-key": serverKey])
+        case .v4Post:
+            guard let url = URL(string: base + "/api/v4/authentication/token") else {
+                throw AuthError(.configuration, "cannot form the token URL from \(baseURL.absoluteString)")
+            }
+            request = HTTPRequest(method: "POST", url: url,
                                   headers: ["Content-Type": "application/json", "Accept": "text/plain", "x-server-key": serverKey],
                                   body: SocialPlusJSON.body(["userId": .string(userID)]))
+        }
         let response: HTTPResponse
         do { response = try await transport.send(request) } catch {
             throw AuthError.classifying(error)

@@ -75,4 +75,18 @@ enum SocialPlusLimits {
             throw AuthError(.invalidArgument, "\(field) must be at most \(limit) characters; got \(count)\(shown)")
         }
     }
+
+    /// Checks a user ID: its limit, and never a dot segment (``checkNotDotSegment(_:_:)``).
+    static func checkUserID(_ value: String, _ field: String = "userId") throws(AuthError) {
+        try check(value, field, limit: userID)
+        try checkNotDotSegment(value, field)
+    }
+
+    /// Refuses `.` and `..`: the user ID is a path segment of the session check, where
+    /// they would move the request (and its bearer token) to another path.
+    static func checkNotDotSegment(_ value: String, _ field: String) throws(AuthError) {
+        guard value != ".", value != ".." else {
+            throw AuthError(.invalidArgument, "\(field) must not be \"\(value)\" (a dot segment: it would change the request's path)")
+        }
+    }
 }

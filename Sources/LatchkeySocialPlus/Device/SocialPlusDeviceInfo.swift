@@ -14,7 +14,8 @@ public struct SocialPlusDeviceInfo: Sendable, Hashable {
         self.sdkVersion = sdkVersion
     }
 
-    /// What Latchkey sends from Linux: `node`, the documented kind for a runtime that is
-    /// neither a phone nor a browser.
-    public static let linux = SocialPlusDeviceInfo(kind: "node", model: "linux", sdkVersion: "latchkey-swift/0.1")
+    /// What Latchkey sends from Linux: `web`, what the official non-mobile SDK sends.
+    // `node` is documented, but the TypeScript SDK sends `web` even on Node, with a note
+    // to switch "when backend has fixed this": the service does not take `node` yet.
+    public static let linux = SocialPlusDeviceInfo(kind: "web", model: "linux", sdkVersion: "latchkey-swift/0.1")
 }

@@ -4,9 +4,10 @@ internal import LatchkeyJWT
 internal import Logging
 
 /// The social.plus adapter (provider id `socialplus`): login with a user ID and, in
-/// secure mode, an auth token; access-token login; renewal by logging in again, with the
-/// app's session handler or access-token handler asked first; termination on a global
-/// ban or a deleted user; secure logout.
+/// secure mode, an auth token; access-token login (the app's JWT is the bearer, checked
+/// with the user lookup); renewal by logging in again with the app's session handler
+/// asked first, or by the access-token handler's next JWT; termination on a global ban
+/// or a deleted user; secure logout.
 ///
 /// ```swift
 /// ProviderRegistry.shared.register(SocialPlusProvider.factory)
@@ -89,26 +90,28 @@ public struct SocialPlusProvider: AuthProvider {
     public func login(_ credentials: any LoginCredentials, sessionDuration: Duration?, pending: UserAction?) async throws -> AuthenticatedSession {
         switch credentials {
         case let login as SocialPlusLogin:
-            try SocialPlusLimits.check(login.userID, "userId", limit: SocialPlusLimits.userID)
+            try SocialPlusLimits.checkUserID(login.userID)
             if let displayName = login.displayName { try SocialPlusLimits.check(displayName, "displayName", limit: SocialPlusLimits.displayName) }
             if let authToken = login.authToken { try SocialPlusLimits.check(authToken, "authToken", limit: SocialPlusLimits.authToken, secret: true) }
             let deviceID = try await checkedDeviceID()
             return try await api.createSession(.init(userID: login.userID, displayName: login.displayName, authToken: login.authToken,
-                                                     deviceID: deviceID, deviceInfo: deviceInfo, login: .userID))
+                                                     deviceID: deviceID, deviceInfo: deviceInfo, login: login.authToken == nil ? .userID : .authToken))
         case let login as SocialPlusAccessTokenLogin:
             guard handlers.accessToken != nil else {
                 throw AuthError(.invalidState, "an access-token login needs an access-token handler: register one first (SocialPlusProvider.register(accessTokenHandler:) or SocialPlusAccessTokenHandlerKey)")
             }
+            // No exchange: the JWT is the bearer of every call, checked with the user
+            // lookup. Sent as an `authToken` to the session endpoint it would be refused
+            // (longer than 100 characters, and not minted by social.plus).
             let userID = try Self.userID(inAccessToken: login.accessToken)
-            let deviceID = try await checkedDeviceID()
-            return try await api.createSession(.init(userID: userID, authToken: login.accessToken, deviceID: deviceID,
-                                                     deviceInfo: deviceInfo, login: .accessToken))
+            return try await api.accessTokenSession(login.accessToken, userID: userID, endpoint: .accessTokenLogin)
         default:
             throw AuthError(.unsupportedCredentials, "social.plus logs in with SocialPlusLogin or SocialPlusAccessTokenLogin, not \(type(of: credentials))")
         }
     }
 
-    /// Checks the session with `GET /api/v3/users/{userId}` and the session's token.
+    /// Checks the session with `GET /api/v3/users/{userId}` and the session's token (for
+    /// an access-token session, the app's JWT).
     public func validate(_ current: AuthenticatedSession) async throws -> AuthenticatedSession {
         let userID = try Self.userID(of: current)
         let user = try await api.user(userID, accessToken: current.tokens.accessToken)
@@ -129,12 +132,14 @@ public struct SocialPlusProvider: AuthProvider {
         return .terminated(.globalBan, "social.plus: \(message)", providerCode: SocialPlusErrorMapping.globalBanCode, httpStatus: 403)
     }
 
-    /// The token must be non-empty and name its user (`attributes["user_id"]`).
+    /// The token must be non-empty and name its user (`attributes["user_id"]`, never a
+    /// dot segment).
     public func checkTokens(_ tokens: SessionTokens) throws {
         guard !tokens.accessToken.isEmpty else { throw AuthError(.invalidArgument, "the access token is empty") }
         guard let userID = tokens.attributes[SocialPlusAPI.Attribute.userID], !userID.isEmpty else {
             throw AuthError(.invalidArgument, "social.plus tokens need the user's ID in attributes[\"\(SocialPlusAPI.Attribute.userID)\"]")
         }
+        try SocialPlusLimits.checkNotDotSegment(userID, "attributes[\"\(SocialPlusAPI.Attribute.userID)\"]")
     }
 
     /// Expired 5 minutes before `expiresAt`; renewed 80 % into the usable lifetime.
@@ -166,7 +171,7 @@ public struct SocialPlusProvider: AuthProvider {
         guard case .string(let userID)? = jwt.claims["userId"], !userID.isEmpty else {
             throw AuthError(.invalidArgument, "the social.plus access token has no \"userId\" claim")
         }
-        try SocialPlusLimits.check(userID, "the access token's userId claim", limit: SocialPlusLimits.userID)
+        try SocialPlusLimits.checkUserID(userID, "the access token's userId claim")
         return userID
     }
 

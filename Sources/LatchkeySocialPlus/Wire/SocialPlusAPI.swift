@@ -20,10 +20,12 @@ struct SocialPlusAPI: Sendable {
         var login: LoginKind
     }
 
-    /// How a session was started: renewals of an access-token session ask the
-    /// access-token handler, the others the session handler.
+    /// How a session was started, kept in its record: renewals of an access-token
+    /// session ask the access-token handler, the others the session handler; a session
+    /// that logged in with an auth token (secure mode) cannot renew without one.
     enum LoginKind: String {
         case userID = "userId"
+        case authToken
         case accessToken
     }
 
@@ -53,15 +55,43 @@ struct SocialPlusAPI: Sendable {
     }
 
     /// The user, checked with the session's token (`GET /api/v3/users/{userId}`).
-    func user(_ userID: String, accessToken: String) async throws -> User {
-        let http = HTTPRequest(method: "GET", url: url("api/v3/users/\(Self.pathSegment(userID))"),
+    /// `endpoint` says what the check is for: a session's check, or an access-token
+    /// login or renewal, whose refusals mean other things.
+    func user(_ userID: String, accessToken: String, endpoint: SocialPlusErrorMapping.Endpoint = .sessionCheck) async throws -> User {
+        let http = HTTPRequest(method: "GET", url: url("api/v3/users/\(try Self.pathSegment(userID))"),
                                headers: ["Accept": "application/json", "Authorization": "Bearer \(accessToken)"])
-        let (status, object) = try await exchange(http, endpoint: .sessionCheck)
+        let (status, object) = try await exchange(http, endpoint: endpoint)
         guard let entry = Self.userEntry(in: object, userID: userID) else {
-            throw SocialPlusErrorMapping.unreadable(.sessionCheck, status: status, "no user \"\(userID)\" in \"users\"")
+            throw SocialPlusErrorMapping.unreadable(endpoint, status: status, "no user \"\(userID)\" in \"users\"")
         }
         if let ended = SocialPlusErrorMapping.termination(for: entry, status: status) { throw ended }
         return Self.user(entry, userID: userID)
+    }
+
+    /// An access-token session: the app's JWT is itself the bearer, so there is no
+    /// exchange with social.plus — the token is checked with the user lookup, and the
+    /// session lives as long as the JWT, its lifetime (`exp − iat`) started at the local
+    /// moment of receipt (the backend's clock may be off ours).
+    func accessTokenSession(_ jwt: String, userID: String, endpoint: SocialPlusErrorMapping.Endpoint) async throws -> AuthenticatedSession {
+        let user = try await user(userID, accessToken: jwt, endpoint: endpoint)
+        let now = clock.now
+        let expiresAt = Self.lifetime(ofAccessToken: jwt).map { now.addingTimeInterval($0) }
+        let tokens = SessionTokens(accessToken: jwt, issuedAt: now, expiresAt: expiresAt,
+                                   attributes: [Attribute.userID: userID, Attribute.login: LoginKind.accessToken.rawValue])
+        let session = Session(id: nil, userID: userID, startedAt: now, expiresAt: expiresAt, raw: JSONObject())
+        return AuthenticatedSession(tokens: tokens, session: session, user: user)
+    }
+
+    /// `exp − iat` of an access-token JWT, read without verification (only for
+    /// scheduling: the server checks the token); `nil` without both claims or for a
+    /// lifetime that is not a positive, finite number — then the session is renewed
+    /// when social.plus refuses the token.
+    static func lifetime(ofAccessToken jwt: String) -> TimeInterval? {
+        guard let claims = try? JWT.decode(jwt).claims,
+              case .number(let issuedAt)? = claims["iat"], case .number(let expiresAt)? = claims["exp"] else { return nil }
+        let lifetime = expiresAt - issuedAt
+        guard lifetime.isFinite, lifetime > 0 else { return nil }
+        return lifetime
     }
 
     /// Ends the session at social.plus (`DELETE /api/v4/sessions`). A 401 means the
@@ -133,7 +163,12 @@ struct SocialPlusAPI: Sendable {
     }
 
     /// A user ID as one path segment (IDs may hold `/`, spaces, anything).
-    static func pathSegment(_ text: String) -> String {
+    ///
+    /// - Throws: ``AuthError/Code/invalidArgument`` for `.` and `..`: percent-encoding
+    ///   cannot make them safe (`%2E%2E` is a dot segment to WHATWG parsers and to
+    ///   normalizing proxies), and `users/..` would send the bearer token to `/api/v3/`.
+    static func pathSegment(_ text: String) throws(AuthError) -> String {
+        try SocialPlusLimits.checkNotDotSegment(text, "userId")
         var allowed = CharacterSet.urlPathAllowed
         allowed.remove(charactersIn: "/?#%")
         return text.addingPercentEncoding(withAllowedCharacters: allowed) ?? text

@@ -18,11 +18,20 @@ enum SocialPlusErrorMapping {
         case sessionCreation = "POST /api/v5/sessions"
         /// `GET /api/v3/users/{userId}` with the session's own token (validation).
         case sessionCheck = "GET /api/v3/users/{userId}"
+        /// `GET /api/v3/users/{userId}` with the app's JWT, at an access-token login
+        /// (there is no session creation: this check is the login).
+        case accessTokenLogin = "GET /api/v3/users/{userId} (access-token login)"
+        /// `GET /api/v3/users/{userId}` with the access-token handler's next JWT.
+        case accessTokenRenewal = "GET /api/v3/users/{userId} (access-token renewal)"
         /// `DELETE /api/v4/sessions` (secure logout).
         case sessionRevocation = "DELETE /api/v4/sessions"
-        /// `POST /api/v4/authentication/token` (the backend helper).
-        case authTokenMinting = "POST /api/v4/authentication/token"
+        /// The backend helper's auth-token endpoint (`GET /api/v3/authentication/token`
+        /// or `POST /api/v4/authentication/token`).
+        case authTokenMinting = "the auth-token endpoint"
     }
+
+    /// How long a renewal the app could not serve waits: the documented 10 minutes.
+    static let unableRetry = Duration.seconds(600)
 
     static let unauthorizedCode = "400100"
     static let globalBanCode = "400312"
@@ -54,6 +63,21 @@ enum SocialPlusErrorMapping {
             if status == 401 {
                 var error = AuthError(.renewAndRecheck, message, providerCode: code, httpStatus: status)
                 error.repeatedRefusalEndsSession = false
+                return error
+            }
+        case .accessTokenLogin:
+            // The app's JWT refused: the login fails, as a refused session creation does.
+            if code == globalBanCode { return .terminated(.globalBan, message, providerCode: code, httpStatus: status) }
+            if status == 401 { return .terminated(.unauthorized, message, providerCode: code, httpStatus: status) }
+            if status == 400 || status == 404 { return AuthError(.invalidArgument, message, providerCode: code, httpStatus: status) }
+        case .accessTokenRenewal:
+            if code == globalBanCode { return .terminated(.globalBan, message, providerCode: code, httpStatus: status) }
+            // The handler's new JWT refused: the session (with its current token) is kept
+            // and the handler asked again later, as when it fails.
+            if status == 401 {
+                var error = AuthError(.transient, message + " (the access-token handler's token was refused); asking again in 10 minutes",
+                                      providerCode: code, httpStatus: status)
+                error.retryAfter = unableRetry
                 return error
             }
         case .sessionRevocation:

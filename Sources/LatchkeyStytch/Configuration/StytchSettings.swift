@@ -11,7 +11,7 @@ public import Latchkey
 /// | `project_id` | string | the project, for local session-JWT checks (`aud`, `iss`, the JWKS path) |
 /// | `custom_domain` | string | the project's custom-domain base URL, accepted as the JWT's `iss` |
 /// | `auto_extend` | boolean | heartbeat checks and renewals send the session duration, so a running app keeps its session (default off) |
-/// | `app_identifier` | string | the app's identifier in the `X-SDK-Client` header (default `latchkey-app`) |
+/// | `app_identifier` | string, required | the app's bundle ID / package name in the `X-SDK-Client` header: one of the project's Authorized environments |
 public struct StytchSettings: Sendable, Hashable {
     /// The project's public token.
     public var publicToken: String
@@ -23,8 +23,13 @@ public struct StytchSettings: Sendable, Hashable {
     public var customDomain: String?
     /// Whether plain renewals extend the session by the configured session duration.
     public var autoExtend: Bool
-    /// The app's identifier sent in `X-SDK-Client`.
+    /// The app's identifier sent in `X-SDK-Client`: its bundle ID / package name, which
+    /// must be one of the project's Authorized environments (Stytch dashboard, SDK
+    /// configuration), or Stytch answers `invalid_mobile_identifier` to every request.
     public var appIdentifier: String
+
+    /// Where an app identifier is registered, for error messages.
+    static let appIdentifierHelp = "register the app's bundle ID / package name under Authorized environments in the Stytch dashboard (SDK configuration) and set it as \"settings.app_identifier\""
 
     /// The settings the Stytch adapters take.
     public static let schema = ProviderSettingsSchema([
@@ -33,19 +38,25 @@ public struct StytchSettings: Sendable, Hashable {
         .init("project_id", .string, summary: "the project ID, for local session-JWT checks"),
         .init("custom_domain", .string, summary: "the project's custom-domain base URL, accepted as the session JWT's issuer"),
         .init("auto_extend", .boolean, summary: "renewals extend the session by the session duration (default false)"),
-        .init("app_identifier", .string, summary: "the app's identifier in the X-SDK-Client header"),
+        .init("app_identifier", .string, required: true,
+              summary: "the app's bundle ID / package name (X-SDK-Client), registered under Authorized environments in the Stytch dashboard"),
     ])
 
-    /// Creates settings in code.
+    /// Creates settings in code. There is no default app identifier: Stytch accepts only
+    /// one registered for the project.
     ///
     /// - Throws: ``/Latchkey/AuthError/Code/configuration`` when the public token is not
-    ///   `public-token-test-…` or `public-token-live-…`.
-    public init(publicToken: String, baseURL: URL? = nil, projectID: String? = nil, customDomain: String? = nil,
-                autoExtend: Bool = false, appIdentifier: String = "latchkey-app") throws(AuthError) {
+    ///   `public-token-test-…` or `public-token-live-…`, or the app identifier is empty.
+    public init(publicToken: String, appIdentifier: String, baseURL: URL? = nil, projectID: String? = nil, customDomain: String? = nil,
+                autoExtend: Bool = false) throws(AuthError) {
         let isTest = publicToken.hasPrefix(Self.testPrefix) && publicToken.count > Self.testPrefix.count
         let isLive = publicToken.hasPrefix(Self.livePrefix) && publicToken.count > Self.livePrefix.count
         guard isTest || isLive else {
             throw AuthError(.configuration, "setting \"settings.public_token\" is not a Stytch public token (expected public-token-test-… or public-token-live-…)")
+        }
+        let appIdentifier = appIdentifier.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard !appIdentifier.isEmpty else {
+            throw AuthError(.configuration, "setting \"settings.app_identifier\" is required: \(Self.appIdentifierHelp)")
         }
         self.publicToken = publicToken
         self.baseURL = Self.root(of: baseURL) ?? URL(string: isTest ? "https://test.stytch.com/" : "https://api.stytch.com/")!
@@ -59,10 +70,9 @@ public struct StytchSettings: Sendable, Hashable {
     ///
     /// - Throws: ``/Latchkey/AuthError/Code/configuration`` naming the missing or malformed key.
     public init(_ settings: ProviderSettings) throws(AuthError) {
-        try self.init(publicToken: try settings.required("public_token"), baseURL: try settings.url("base_url"),
-                      projectID: settings["project_id"], customDomain: settings["custom_domain"],
-                      autoExtend: try settings.boolean("auto_extend") ?? false,
-                      appIdentifier: settings["app_identifier"].flatMap { $0.isEmpty ? nil : $0 } ?? "latchkey-app")
+        try self.init(publicToken: try settings.required("public_token"), appIdentifier: settings["app_identifier"] ?? "",
+                      baseURL: try settings.url("base_url"), projectID: settings["project_id"], customDomain: settings["custom_domain"],
+                      autoExtend: try settings.boolean("auto_extend") ?? false)
     }
 
     /// Whether the public token is a test project's.

@@ -15,8 +15,9 @@ internal import LatchkeyJSON
 ///
 /// A session is cleared only for a 401 with an unrecoverable `error_type`
 /// (`unauthorized_credentials`, `user_unauthenticated`, `invalid_secret_authentication`,
-/// `session_not_found`) answered to `sessions/authenticate` or `sessions/revoke`; any
-/// other failure keeps it. A value type, safe to share.
+/// `session_not_found`), or a 404 `session_not_found`, answered to
+/// `sessions/authenticate` or `sessions/revoke`; any other failure keeps it. A value
+/// type, safe to share.
 public struct StytchProvider: AuthProvider {
     /// `stytch`.
     public static let identifier = "stytch"

@@ -23,7 +23,8 @@ struct StytchAPIClient: Sendable {
         sdkClientHeader = StytchSDKClientHeader.value(appIdentifier: settings.appIdentifier)
     }
 
-    /// The unrecoverable `error_type`s: with a 401 from a session endpoint, the session is gone.
+    /// The unrecoverable `error_type`s: with a 401 from a session endpoint, the session is
+    /// gone; so it is with `session_not_found` as a 404, the status Stytch documents for it.
     static let unrecoverableTypes: Set<String> = ["unauthorized_credentials", "user_unauthenticated", "invalid_secret_authentication",
                                                   "session_not_found"]
 
@@ -59,11 +60,13 @@ struct StytchAPIClient: Sendable {
     }
 
     /// What a failed answer means, by endpoint:
+    /// - `invalid_mobile_identifier`: ``AuthError/Code/configuration``, saying where to
+    ///   register the app identifier;
     /// - 429: ``AuthError/Code/rateLimited`` (with `Retry-After` when sent);
     /// - 5xx, and a body that is not JSON: ``AuthError/Code/transient``;
-    /// - a 401 whose `error_type` is one of the four unrecoverable ones, answered to
-    ///   `sessions/authenticate` or `sessions/revoke` (B2B alike):
-    ///   ``AuthError/Code/unrecoverable`` — the only answer that clears a session;
+    /// - a 401 whose `error_type` is one of the four unrecoverable ones, or a 404
+    ///   `session_not_found`, answered to `sessions/authenticate` or `sessions/revoke`
+    ///   (B2B alike): ``AuthError/Code/unrecoverable`` — the only answers that clear a session;
     /// - anything else from a session endpoint: ``AuthError/Code/transient`` (kept);
     /// - from a login or MFA endpoint: `400` is ``AuthError/Code/invalidArgument``, other
     ///   4xx (wrong password, used code) ``AuthError/Code/unrecoverable`` for the login.
@@ -72,18 +75,32 @@ struct StytchAPIClient: Sendable {
         let message = decoded.errorMessage ?? (decoded.isStytchError ? "Stytch refused \(path.rawValue)"
             : "Stytch answered \(path.rawValue) with HTTP \(status) and a body that is not JSON")
         var error: AuthError
-        if status == 429 {
+        if decoded.errorType == "invalid_mobile_identifier" {
+            // Refused for every request until the dashboard or the setting changes: never
+            // a verdict on a session, and no retry helps.
+            error = AuthError(.configuration, "\(message) (the app identifier is not authorized for this Stytch project: \(StytchSettings.appIdentifierHelp))",
+                              providerCode: decoded.errorType, httpStatus: status)
+        } else if status == 429 {
             error = AuthError.rateLimited(retryAfter: retryAfter, message, providerCode: decoded.errorType, httpStatus: status)
         } else if status >= 500 || !decoded.isStytchError {
             error = AuthError(.transient, message, providerCode: decoded.errorType, httpStatus: status)
         } else if path.isSessionEndpoint {
-            let ends = status == 401 && decoded.errorType.map(unrecoverableTypes.contains) == true
+            let ends = Self.endsSession(status: status, errorType: decoded.errorType)
             error = AuthError(ends ? .unrecoverable : .transient, message, providerCode: decoded.errorType, httpStatus: status)
         } else {
             error = AuthError(status == 400 ? .invalidArgument : .unrecoverable, message, providerCode: decoded.errorType, httpStatus: status)
         }
         error.underlying = decoded
         return error
+    }
+
+    /// Whether a session endpoint's refusal ends the session: a 401 with an unrecoverable
+    /// type, or `session_not_found` as the 404 Stytch documents (the Android, KMP and web
+    /// SDKs clear on the type alone; a 401-only rule kept a dead session forever).
+    static func endsSession(status: Int, errorType: String?) -> Bool {
+        guard let errorType else { return false }
+        if status == 401 { return unrecoverableTypes.contains(errorType) }
+        return status == 404 && errorType == "session_not_found"
     }
 
     /// The error body, or only the status when the body is not Stytch's JSON.

@@ -82,6 +82,7 @@ extension Latchkey {
                     "baseURL": .string(stytch.baseURL.absoluteString), "sdkBaseURL": .string(stytch.sdkBaseURL.absoluteString),
                     "jwksURL": .string(stytch.jwksURL.absoluteString), "b2bJWKSURL": .string(stytch.b2bJWKSURL.absoluteString),
                     "projectID": .string(stytch.projectID), "publicToken": .string(stytch.publicToken),
+                    "appIdentifiers": .array(seed.authorizedAppIdentifiers.map { .string($0) }),
                     "users": .array(seed.users.map { .object(["userID": .string($0.userID), "email": .string($0.email), "password": .string($0.password)]) }),
                     "organizations": .array(seed.organizations.map { organization in
                         .object(["organizationID": .string(organization.organizationID), "slug": .string(organization.slug),
@@ -124,6 +125,7 @@ extension Latchkey {
             if let stytch = emulator.stytch {
                 lines.append(Colour.bold("Stytch") + "      \(stytch.sdkBaseURL.absoluteString)")
                 lines.append("  public token   \(stytch.publicToken)")
+                lines.append("  app identifier \(emulator.seed.stytch.authorizedAppIdentifiers.joined(separator: ", "))   (settings.app_identifier)")
                 lines.append("  project        \(stytch.projectID)   JWKS \(stytch.jwksURL.absoluteString)")
                 for user in emulator.seed.stytch.users { lines.append("  user           \(user.email) / \(user.password)") }
                 for organization in emulator.seed.stytch.organizations {

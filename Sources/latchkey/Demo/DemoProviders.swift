@@ -13,7 +13,8 @@ extension Demo {
         let clock = ManualClock(now: Date())
         let configuration = LatchkeyConfiguration(
             provider: "stytch",
-            settings: ["public_token": emulator.seed.stytch.publicToken, "base_url": endpoint.baseURL.absoluteString],
+            settings: ["public_token": emulator.seed.stytch.publicToken, "app_identifier": endpoint.appIdentifier,
+                       "base_url": endpoint.baseURL.absoluteString],
             session: SessionOptions(heartbeatInterval: nil, renewsProactively: false))
         let first = try client(configuration, clock: clock)
         let watching = watch(first, "stytch")

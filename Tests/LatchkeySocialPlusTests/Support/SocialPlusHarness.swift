@@ -113,6 +113,9 @@ struct SocialPlusHarness {
 
     func logins() async -> Int { await emulator.control.count(Self.loginRoute) }
 
+    /// How many user lookups (`GET /api/v3/users/{userId}`) the emulator answered.
+    func userChecks() async -> Int { await emulator.control.count(Self.userRoute) }
+
     func login(_ userID: String = "alice", displayName: String? = "Alice", authToken: String? = nil) async throws {
         try await client.login(SocialPlusLogin(userID: userID, displayName: displayName, authToken: authToken))
     }

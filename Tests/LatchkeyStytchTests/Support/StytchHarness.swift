@@ -34,7 +34,7 @@ struct StytchHarness {
         let logs = LogCapture()
         let transport = RecordingTransport(URLSessionTransport(defaultTimeout: timeout))
         var settings: [String: String] = ["public_token": endpoint.publicToken, "base_url": endpoint.baseURL.absoluteString,
-                                          "project_id": endpoint.projectID]
+                                          "project_id": endpoint.projectID, "app_identifier": endpoint.appIdentifier]
         settings.merge(extra) { _, new in new }
         let configuration = LatchkeyConfiguration(provider: b2b ? StytchB2BProvider.identifier : StytchProvider.identifier,
                                                   settings: ProviderSettings(settings), session: options)
