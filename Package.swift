@@ -124,6 +124,7 @@ let package = Package(
                 "Latchkey",
                 "LatchkeyJWT",
                 "LatchkeyCrypto",
+                "LatchkeySecrets",
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings

@@ -15,6 +15,8 @@ extension Auth0Provider {
         var attributes: [String: String] = [:]
         attributes["scope"] = response.scope ?? scope
         attributes["audience"] = audience
+        // Always set: attributes merge key by key, and a Bearer answer must replace a DPoP one.
+        attributes["token_type"] = response.isDPoPBound ? "DPoP" : "Bearer"
         if let expiry = claims?["session_expiry"]?.numberValue, expiry.isFinite {
             attributes["session_expiry"] = String(Int64(min(max(expiry, 0), 1e12)))
         }

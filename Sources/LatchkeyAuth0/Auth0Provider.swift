@@ -1,6 +1,7 @@
 public import Foundation
 public import Latchkey
 public import Logging
+public import LatchkeySecrets
 internal import LatchkeyJWT
 
 /// The Auth0 adapter: password, MFA, browser (PKCE with a loopback redirect) and device
@@ -12,7 +13,10 @@ internal import LatchkeyJWT
 /// ProviderRegistry.shared.register(Auth0Provider.factory)
 /// ```
 ///
-/// Stateless apart from its JWKS cache: safe to use from any task.
+/// With ``Auth0Configuration/dpop`` on, every token request and every request that
+/// carries the access token is signed with a DPoP proof (RFC 9449), as Auth0.swift does.
+///
+/// Stateless apart from its JWKS cache and DPoP key: safe to use from any task.
 public struct Auth0Provider: AuthProvider {
     public let identifier = "auth0"
     /// The application's settings.
@@ -20,6 +24,8 @@ public struct Auth0Provider: AuthProvider {
 
     let api: Auth0API
     let validator: IDTokenValidator
+    /// DPoP's key pair and nonces, when ``Auth0Configuration/dpop`` is on.
+    let dpop: Auth0DPoP?
     let clock: any SessionClock
     let logger: Logger
 
@@ -35,13 +41,15 @@ public struct Auth0Provider: AuthProvider {
         try Auth0Provider(context: context)
     }
 
-    /// Builds the adapter from the core's context: settings, transport, clock, logger;
-    /// `leeway_seconds` defaults to the session options' leeway.
+    /// Builds the adapter from the core's context: settings, transport, clock, logger, and
+    /// the adapter's store namespace (the DPoP key pair); `leeway_seconds` defaults to the
+    /// session options' leeway.
     ///
     /// - Throws: ``/Latchkey/AuthError/Code/configuration`` naming the offending setting.
     public init(context: ProviderContext) throws(AuthError) {
         let configuration = try Auth0Configuration(settings: context.settings, defaultLeeway: context.options.leeway.seconds)
-        self.init(configuration: configuration, transport: context.transport, clock: context.clock, logger: context.logger)
+        self.init(configuration: configuration, transport: context.transport, clock: context.clock, logger: context.logger,
+                  keyStore: context.store)
     }
 
     /// Builds the adapter from a configuration.
@@ -52,12 +60,21 @@ public struct Auth0Provider: AuthProvider {
     ///     idempotent ones; token grants are sent once).
     ///   - clock: the client's clock (token expiries, ID-token times, device polling).
     ///   - logger: never given a token; silent by default.
+    ///   - keyStore: where the DPoP key pair is kept (entry `dpop_key`), with
+    ///     ``Auth0Configuration/dpop`` on: a store namespace of the adapter's own. Without
+    ///     one the key lives in memory only, and a DPoP session cannot be renewed after a restart.
     public init(configuration: Auth0Configuration, transport: any HTTPTransport, clock: any SessionClock = SystemClock(),
-                logger: Logger = Logger(label: "latchkey.auth0", factory: { _ in SwiftLogNoOpLogHandler() })) {
+                logger: Logger = Logger(label: "latchkey.auth0", factory: { _ in SwiftLogNoOpLogHandler() }),
+                keyStore: (any SecretStore)? = nil) {
         self.configuration = configuration
         self.clock = clock
         self.logger = logger
-        let api = Auth0API(configuration: configuration, transport: transport, clock: clock)
+        let dpop = configuration.dpop ? Auth0DPoP(store: keyStore, clock: clock, logger: logger) : nil
+        if configuration.dpop, keyStore == nil {
+            logger.warning("DPoP is on without a key store: the key pair lives in memory only, and the session cannot be renewed after a restart")
+        }
+        self.dpop = dpop
+        let api = Auth0API(configuration: configuration, transport: transport, clock: clock, dpop: dpop)
         self.api = api
         let keys = JWKSCache(now: { clock.now }, fetcher: { try await api.jwks() })
         validator = IDTokenValidator(configuration: configuration, keys: keys, clock: clock)
@@ -102,7 +119,7 @@ public struct Auth0Provider: AuthProvider {
             report = makeSession(tokens: current.tokens, claims: claims, previous: nil)
         }
         let userID = current.user?.id ?? current.session?.userID ?? report.user?.id ?? ""
-        let claims = try await api.userInfo(accessToken: current.tokens.accessToken, user: userID)
+        let claims = try await api.userInfo(accessToken: current.tokens.accessToken, user: userID, dpopBound: Self.isDPoPBound(current.tokens))
         report.user = Self.user(from: claims)
         return report
     }

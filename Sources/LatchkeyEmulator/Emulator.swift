@@ -80,7 +80,8 @@ public final class Emulator: Sendable {
         }
         var auth0API: Auth0API?
         if let keys = try await auth0Keys {
-            auth0API = Auth0API(seed: seed.auth0, store: Auth0Store(seed: seed.auth0, clock: clock), keys: keys, clock: clock, baseURL: auth0BaseURL)
+            auth0API = Auth0API(seed: seed.auth0, store: Auth0Store(seed: seed.auth0, clock: clock), keys: keys, clock: clock, baseURL: auth0BaseURL,
+                                dpop: Auth0DPoP(seed: seed.auth0, clock: clock))
         }
         let socialPlusAPI = providers.contains(.socialPlus)
             ? try SocialPlusAPI(seed: seed.socialPlus, store: SocialPlusStore(seed: seed.socialPlus, clock: clock), clock: clock) : nil

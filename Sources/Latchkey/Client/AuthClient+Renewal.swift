@@ -46,20 +46,26 @@ extension AuthClient {
     public nonisolated func send(_ request: HTTPRequest) async throws -> HTTPResponse {
         let insideRenewal = RenewalScope.preparing.contains(ObjectIdentifier(self))
         let tokens = try await tokens(minTTL: options.minimumTokenTTL, scope: nil, audience: nil)
-        var first = request
-        try provider.authorize(&first, with: tokens)
-        let response = try await transport.send(first)
+        let response = try await sendPrepared(request, with: tokens)
         try await inspect(response, to: request)
         guard response.status == 401, !insideRenewal else { return response }
         let renewed = try await renewShared(RenewalRequest(reason: .rejected), replacing: tokens.accessToken)
-        var second = request
-        try provider.authorize(&second, with: renewed)
-        let retried = try await transport.send(second)
+        let retried = try await sendPrepared(request, with: renewed)
         try await inspect(retried, to: request)
         guard retried.status == 401 else { return retried }
         logger.notice("request refused again after renewal", metadata: ["request": "\(request)"])
         throw AuthError(.unauthorizedAfterRenewal, "\(request) was refused with 401 again after the session was renewed; the session is kept",
                         httpStatus: 401)
+    }
+
+    /// One send with `tokens`, prepared by the provider; when the answer asks for a fresh
+    /// proof (``AuthProvider/shouldRetry(_:to:)``), prepared and sent once more.
+    private nonisolated func sendPrepared(_ request: HTTPRequest, with tokens: SessionTokens) async throws -> HTTPResponse {
+        let response = try await transport.send(try await provider.prepare(request, with: tokens))
+        guard await provider.shouldRetry(response, to: request) else { return response }
+        let retried = try await transport.send(try await provider.prepare(request, with: tokens))
+        _ = await provider.shouldRetry(retried, to: request)
+        return retried
     }
 
     private func inspect(_ response: HTTPResponse, to request: HTTPRequest) async throws {

@@ -81,6 +81,23 @@ public protocol AuthProvider: Sendable {
     /// `Authorization: Bearer <access token>`).
     func authorize(_ request: inout HTTPRequest, with tokens: SessionTokens) throws
 
+    /// Prepares one attempt of an app request for ``AuthClient/send(_:)``: async and called
+    /// again for every attempt, so an adapter can sign each one (a DPoP proof, RFC 9449,
+    /// is bound to one request and used once). Default: ``authorize(_:with:)``.
+    func prepare(_ request: HTTPRequest, with tokens: SessionTokens) async throws -> HTTPRequest
+
+    /// Sees every answer to a request ``prepare(_:with:)`` made, and says whether it asks
+    /// for the same request again with a fresh proof (a DPoP `use_dpop_nonce` challenge
+    /// carrying the nonce to sign). ``AuthClient/send(_:)`` then prepares and sends it once
+    /// more, before any renewal; a second challenge is answered like any refusal.
+    /// Default: `false`.
+    func shouldRetry(_ response: HTTPResponse, to request: HTTPRequest) async -> Bool
+
+    /// The app logged out (the vault is cleared): drop what the adapter keeps for the
+    /// session outside it (a DPoP key pair). The logout has happened whatever this finds:
+    /// failures are the adapter's to log. Default: nothing.
+    func loggedOut() async
+
     /// Looks at the app's own response to a request ``AuthClient/send(_:)`` made, and
     /// returns an error when it says the session is over (a ban answered to an app
     /// request). Only ``AuthError/endsSession`` errors act: the session ends at once
@@ -110,6 +127,16 @@ extension AuthProvider {
     public func authorize(_ request: inout HTTPRequest, with tokens: SessionTokens) throws {
         request.headers["Authorization"] = "Bearer \(tokens.accessToken)"
     }
+
+    public func prepare(_ request: HTTPRequest, with tokens: SessionTokens) async throws -> HTTPRequest {
+        var prepared = request
+        try authorize(&prepared, with: tokens)
+        return prepared
+    }
+
+    public func shouldRetry(_ response: HTTPResponse, to request: HTTPRequest) async -> Bool { false }
+
+    public func loggedOut() async {}
 
     public func inspect(_ response: HTTPResponse, to request: HTTPRequest) -> AuthError? { nil }
 

@@ -20,6 +20,11 @@ public struct Auth0Configuration: Sendable, Hashable {
     public var organization: String?
     /// The clock skew allowed on ID-token times, in seconds.
     public var leeway: TimeInterval
+    /// Whether to sender-constrain tokens with DPoP (RFC 9449): a P-256 key pair kept in
+    /// the adapter's store, a signed proof with every token request and every request
+    /// carrying the access token. Required when the application has "Require Sender
+    /// Constraining" on. Default `false`.
+    public var dpop: Bool = false
 
     /// The scope asked when the settings name none.
     public static let defaultScope = "openid profile email offline_access"
@@ -34,6 +39,7 @@ public struct Auth0Configuration: Sendable, Hashable {
         .init("organization", summary: "the organization (org_ ID or name) users sign in to"),
         .init("leeway_seconds", .integer, summary: "the clock skew allowed on ID-token times (default 60)"),
         .init("base_url", .url, summary: "overrides https://<domain>/ (http only for loopback addresses)"),
+        .init("dpop", .boolean, summary: "sign token requests and API calls with DPoP proofs (RFC 9449; default false)"),
     ])
 
     /// Creates a configuration from values.
@@ -41,7 +47,7 @@ public struct Auth0Configuration: Sendable, Hashable {
     /// - Throws: ``/Latchkey/AuthError/Code/configuration`` when `baseURL` is plain http to a host
     ///   other than a loopback address.
     public init(baseURL: URL, clientID: String, clientSecret: String? = nil, audience: String? = nil, scope: String? = nil,
-                organization: String? = nil, leeway: TimeInterval = 60) throws(AuthError) {
+                organization: String? = nil, leeway: TimeInterval = 60, dpop: Bool = false) throws(AuthError) {
         guard let scheme = baseURL.scheme?.lowercased(), let host = baseURL.host(), !host.isEmpty else {
             throw AuthError(.configuration, "the Auth0 base URL is not an absolute URL")
         }
@@ -50,6 +56,7 @@ public struct Auth0Configuration: Sendable, Hashable {
         }
         guard !clientID.isEmpty else { throw AuthError(.configuration, "the Auth0 client ID is empty") }
         guard leeway >= 0, leeway.isFinite else { throw AuthError(.configuration, "the Auth0 leeway must be zero or more seconds") }
+        self.dpop = dpop
         var text = baseURL.absoluteString
         if !text.hasSuffix("/") { text += "/" }
         guard let normalized = URL(string: text) else { throw AuthError(.configuration, "the Auth0 base URL is not an absolute URL") }
@@ -87,9 +94,10 @@ public struct Auth0Configuration: Sendable, Hashable {
             guard seconds >= 0 else { throw AuthError(.configuration, "setting \"settings.leeway_seconds\" for provider \"auth0\" must not be negative") }
             leeway = TimeInterval(seconds)
         }
+        let dpop = try settings.boolean("dpop") ?? false
         do {
             try self.init(baseURL: baseURL, clientID: clientID, clientSecret: settings["client_secret"], audience: settings["audience"],
-                          scope: settings["scope"], organization: settings["organization"], leeway: leeway)
+                          scope: settings["scope"], organization: settings["organization"], leeway: leeway, dpop: dpop)
         } catch {
             throw AuthError(.configuration, "setting \"settings.\(settings["base_url"] == nil ? "domain" : "base_url")\" for provider \"auth0\": \(error.message)")
         }

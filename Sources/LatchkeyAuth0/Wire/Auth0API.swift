@@ -12,6 +12,8 @@ struct Auth0API: Sendable {
     let clock: any SessionClock
     /// Paces `/userinfo` within Auth0's per-user limit (shared by copies of this value).
     let userInfoLimit = UserInfoRateLimit()
+    /// DPoP, when the application uses it: proofs for token calls and `/userinfo`.
+    var dpop: Auth0DPoP? = nil
 
     /// How long one call may take.
     static let timeout: Duration = .seconds(30)
@@ -21,7 +23,7 @@ struct Auth0API: Sendable {
     func token(_ fields: [(String, String)], call: Auth0ErrorResponse.Call) async throws -> TokenResponse {
         var all = [("client_id", configuration.clientID)] + fields
         if let secret = configuration.clientSecret { all.append(("client_secret", secret)) }
-        let response = try await post("oauth/token", all)
+        let response = try await post("oauth/token", all, signing: call)
         guard response.status == 200 else { throw Auth0ErrorResponse(response, now: clock.now).classified(call, now: clock.now) }
         guard let object = JSONObject.parsing(response.body), let tokens = TokenResponse(object) else {
             throw AuthError(.transient, "Auth0 answered the \(call.rawValue) with a body that is not a token answer", httpStatus: response.status)
@@ -47,12 +49,12 @@ struct Auth0API: Sendable {
     /// `GET /userinfo` with the access token: the user's OIDC claims. Within Auth0's
     /// rate limit for `user` (their ID; empty when not known yet): a call that would
     /// exceed it is not sent and throws ``AuthError/Code/rateLimited`` with the wait.
-    func userInfo(accessToken: String, user: String) async throws -> JSONObject {
+    /// A DPoP-bound token goes with its proof.
+    func userInfo(accessToken: String, user: String, dpopBound: Bool = false) async throws -> JSONObject {
         try await userInfoLimit.take(for: user, now: clock.now)
         var request = HTTPRequest(url: configuration.endpoint("userinfo"), timeout: Self.timeout)
-        request.headers["Authorization"] = "Bearer \(accessToken)"
         request.headers["Accept"] = "application/json"
-        let response = try await transport.send(request)
+        let response = try await sendAuthorized(request, accessToken: accessToken, dpopBound: dpopBound)
         let now = clock.now
         let error = response.status == 200 ? nil : Auth0ErrorResponse(response, now: now)
         let remaining = response.headers["x-ratelimit-remaining"].flatMap { Int($0.trimmingCharacters(in: .whitespaces)) }
@@ -69,7 +71,7 @@ struct Auth0API: Sendable {
     func revoke(refreshToken: String) async throws {
         var fields = [("client_id", configuration.clientID), ("token", refreshToken)]
         if let secret = configuration.clientSecret { fields.append(("client_secret", secret)) }
-        let response = try await post("oauth/revoke", fields)
+        let response = try await post("oauth/revoke", fields, signing: .revoke)
         if response.status == 200 { return }
         let error = Auth0ErrorResponse(response, now: clock.now)
         if error.code == "invalid_grant" { return }
@@ -85,11 +87,13 @@ struct Auth0API: Sendable {
         return JWKSCache.Response(body: Array(response.body), cacheControl: response.headers["Cache-Control"])
     }
 
-    private func post(_ path: String, _ fields: [(String, String)]) async throws -> HTTPResponse {
+    /// - Parameter call: for token and revocation calls, which DPoP proof they carry.
+    private func post(_ path: String, _ fields: [(String, String)], signing call: Auth0ErrorResponse.Call? = nil) async throws -> HTTPResponse {
         let body = Data(FormBody.encode(fields).utf8)
         let request = HTTPRequest(method: "POST", url: configuration.endpoint(path),
                                   headers: ["Content-Type": "application/x-www-form-urlencoded", "Accept": "application/json"],
                                   body: body, timeout: Self.timeout)
+        if let call { return try await sendSigned(request, call: call) }
         return try await transport.send(request)
     }
 }

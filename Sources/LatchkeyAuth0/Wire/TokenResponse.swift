@@ -2,7 +2,7 @@ internal import Foundation
 internal import LatchkeyJWT
 
 internal import LatchkeyJSON
-/// A success answer of `/oauth/token`: `{access_token, token_type, expires_in (a number
+/// A success answer of `/oauth/token`: `{access_token, token_type (`Bearer` or `DPoP`), expires_in (a number
 /// or a numeric string), id_token?, refresh_token?, scope?, recovery_code?}`.
 struct TokenResponse: Sendable {
     var accessToken: String
@@ -12,12 +12,17 @@ struct TokenResponse: Sendable {
     var scope: String?
     /// The new MFA recovery code the `mfa-recovery-code` grant answers with. A secret.
     var recoveryCode: String?
+    /// `token_type` `DPoP`: the access token must be sent with a proof of the key pair.
+    var isDPoPBound: Bool
 
     /// Reads the body; `nil` when it is not a token answer.
     init?(_ object: JSONObject) {
         guard let accessToken = object.text("access_token") else { return nil }
-        if let type = object.text("token_type"), type.lowercased() != "bearer" { return nil }
+        // `DPoP` (RFC 9449): a token bound to the client's key pair, sent with a proof.
+        let type = object.text("token_type")?.lowercased() ?? "bearer"
+        guard type == "bearer" || type == "dpop" else { return nil }
         self.accessToken = accessToken
+        isDPoPBound = type == "dpop"
         expiresIn = object.seconds("expires_in")
         idToken = object.text("id_token")
         refreshToken = object.text("refresh_token")

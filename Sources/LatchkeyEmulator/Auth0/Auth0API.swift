@@ -13,6 +13,8 @@ struct Auth0API: ProviderAPI {
     let clock: EmulatorClock
     /// `http://127.0.0.1:<port>/`, known once the server is bound.
     let baseURL: BaseURL
+    /// Proofs, nonces and token bindings (RFC 9449).
+    let dpop: Auth0DPoP
     /// Switches the emulator between the error shapes.
     let errorShape = Auth0ErrorShape()
 
@@ -69,6 +71,13 @@ struct Auth0API: ProviderAPI {
 
     private var issuer: String { baseURL.value }
 
+    /// The URL a request was sent to, as a DPoP proof's `htu` names it: through the host
+    /// the client used (`Host`), else the base URL.
+    private func requestURL(_ request: EmulatorRequest) -> String {
+        guard let host = request.header("host"), !host.isEmpty else { return issuer + request.path.dropFirst() }
+        return "http://\(host)\(request.path)"
+    }
+
     // MARK: Handlers
 
     private func handle(_ request: EmulatorRequest, route: EmulatorRoute) async throws -> EmulatorResponse {
@@ -99,12 +108,13 @@ struct Auth0API: ProviderAPI {
                                           "verification_uri_complete": .string(verification + "?user_code=" + device.userCode),
                                           "expires_in": 900, "interval": .number(Double(device.interval))]).noStore()
         default:
-            return try await token(fields)
+            return try await token(fields, request: request)
         }
     }
 
-    private func token(_ fields: JSONObject) async throws -> EmulatorResponse {
+    private func token(_ fields: JSONObject, request: EmulatorRequest) async throws -> EmulatorResponse {
         guard let grantType = fields.string("grant_type") else { throw Auth0Error.missing("grant_type") }
+        let jkt = try await dpop.tokenRequestProof(request, url: requestURL(request))
         let now = clock.now
         let issued: Auth0Store.Issued
         var extra: JSONObject = [:]
@@ -132,6 +142,7 @@ struct Auth0API: ProviderAPI {
             if let code = finished.newRecoveryCode { extra["recovery_code"] = .string(code) }
         case GrantType.refreshToken:
             guard let refreshToken = fields.string("refresh_token") else { throw Auth0Error.missing("refresh_token") }
+            try await dpop.checkRefresh(refreshToken, jkt: jkt)
             issued = try await store.refresh(refreshToken, scope: fields.string("scope"))
         case GrantType.authorizationCode:
             guard let code = fields.string("code") else { throw Auth0Error.missing("code") }
@@ -143,26 +154,30 @@ struct Auth0API: ProviderAPI {
         default:
             throw Auth0Error(status: 403, error: "unauthorized_client", description: "Grant type '\(grantType)' not allowed for the client.")
         }
-        return try await tokenResponse(issued, extra: extra)
+        return try await tokenResponse(issued, extra: extra, jkt: jkt)
     }
 
     /// `{access_token, refresh_token?, id_token?, scope, expires_in, token_type}`, then
-    /// `extra` (the recovery grant's new `recovery_code`).
-    private func tokenResponse(_ issued: Auth0Store.Issued, extra: JSONObject = [:]) async throws -> EmulatorResponse {
+    /// `extra` (the recovery grant's new `recovery_code`). With a DPoP key's thumbprint
+    /// `jkt`, the tokens are bound to it: `token_type: DPoP`, and `cnf.jkt` in a JWT.
+    private func tokenResponse(_ issued: Auth0Store.Issued, extra: JSONObject = [:], jkt: String? = nil) async throws -> EmulatorResponse {
         let key = await keys.signingKey
         var accessToken = issued.accessToken
         if let audience = issued.grant.audience {
-            accessToken = try JWT.sign(accessTokenClaims(issued, audience: audience), key: key)
+            var claims = accessTokenClaims(issued, audience: audience)
+            if let jkt { claims["cnf"] = .object(["jkt": .string(jkt)]) }
+            accessToken = try JWT.sign(claims, key: key)
             await store.register(accessToken: accessToken, for: issued.grant)
         }
+        if let jkt { await dpop.bind(accessToken: accessToken, refreshToken: issued.refreshToken, to: jkt) }
         var body: JSONObject = ["access_token": .string(accessToken)]
         if let refreshToken = issued.refreshToken { body["refresh_token"] = .string(refreshToken) }
         if issued.grant.scopes.contains("openid") { body["id_token"] = .string(try JWT.sign(idTokenClaims(issued), key: key)) }
         body["scope"] = .string(issued.grant.scope)
         body["expires_in"] = .number(await store.accessLifetime)
-        body["token_type"] = "Bearer"
+        body["token_type"] = jkt == nil ? "Bearer" : "DPoP"
         for member in extra { body[member.name] = member.value }
-        return EmulatorResponse.json(body).noStore()
+        return EmulatorResponse.json(body, headers: await dpop.nonceHeaders()).noStore()
     }
 
     private func idTokenClaims(_ issued: Auth0Store.Issued) -> JSONObject {
@@ -196,11 +211,13 @@ struct Auth0API: ProviderAPI {
     private func userInfo(_ request: EmulatorRequest) async throws -> EmulatorResponse {
         let header = request.header("authorization") ?? ""
         let parts = header.split(separator: " ", maxSplits: 1)
-        guard parts.count == 2, parts[0].lowercased() == "bearer", let (user, scope) = await store.userInfo(accessToken: String(parts[1])) else {
+        guard parts.count == 2, ["bearer", "dpop"].contains(parts[0].lowercased()),
+              let (user, scope) = await store.userInfo(accessToken: String(parts[1])) else {
             var error = Auth0Error(status: 401, error: "invalid_token", description: "The access token is missing, invalid or expired.")
             error.headers = [("WWW-Authenticate", #"Bearer error="invalid_token""#)]
             throw error
         }
+        try await dpop.checkResource(request, url: requestURL(request), scheme: String(parts[0]), accessToken: String(parts[1]))
         // Auth0 limits /userinfo per user ID (burst 10, 5 a minute): past it, 429
         // `too_many_requests` until the bucket refills; every answer says where it stands.
         let limit = await store.takeUserInfoRequest(userID: user.userID)

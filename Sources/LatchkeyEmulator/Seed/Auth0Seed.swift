@@ -61,6 +61,14 @@ public struct Auth0Seed: Sendable, Codable, CustomStringConvertible {
     /// When set, ID tokens carry `session_expiry`: the user's authentication time plus
     /// this many seconds.
     public var sessionLifetime: Int?
+    /// Auth0's "Require Sender Constraining" with DPoP: every token request must carry a
+    /// DPoP proof (RFC 9449); refused with `invalid_dpop_proof` otherwise. Default false
+    /// (a request with a proof gets DPoP-bound tokens either way).
+    public var requireDPoP: Bool?
+    /// Every DPoP proof must carry the server's current nonce (changed every 5 minutes of
+    /// the emulator's clock): one without it is answered `use_dpop_nonce` with the nonce
+    /// in `DPoP-Nonce`. Default false.
+    public var requireDPoPNonce: Bool?
     public var users: [User]
 
     public init(clientID: String, connection: String = "Username-Password-Authentication", rotateRefreshTokens: Bool = true,
