@@ -39,7 +39,8 @@ public struct StytchSettings: Sendable, Hashable {
     /// Creates settings in code.
     ///
     /// - Throws: ``/Latchkey/AuthError/Code/configuration`` when the public token is not
-    ///   `public-token-test-…` or `public-token-live-…`.
+    ///   `public-token-test-…` or `public-token-live-…`, or `baseURL` is neither https
+    ///   nor http to a loopback address (``/Latchkey/SecureURL``).
     public init(publicToken: String, baseURL: URL? = nil, projectID: String? = nil, customDomain: String? = nil,
                 autoExtend: Bool = false, appIdentifier: String = "latchkey-app") throws(AuthError) {
         let isTest = publicToken.hasPrefix(Self.testPrefix) && publicToken.count > Self.testPrefix.count
@@ -47,6 +48,7 @@ public struct StytchSettings: Sendable, Hashable {
         guard isTest || isLive else {
             throw AuthError(.configuration, "setting \"settings.public_token\" is not a Stytch public token (expected public-token-test-… or public-token-live-…)")
         }
+        if let baseURL { try SecureURL.check(baseURL, what: "the Stytch base URL") }
         self.publicToken = publicToken
         self.baseURL = Self.root(of: baseURL) ?? URL(string: isTest ? "https://test.stytch.com/" : "https://api.stytch.com/")!
         self.projectID = projectID.flatMap { $0.isEmpty ? nil : $0 }
