@@ -91,6 +91,7 @@ let package = Package(
         .target(
             name: "Latchkey",
             dependencies: [
+                "LatchkeyCrypto",
                 "LatchkeyJSON",
                 "LatchkeyJWT",
                 "LatchkeySecrets",
@@ -317,7 +318,7 @@ let package = Package(
         ),
         .testTarget(
             name: "latchkeyCLITests",
-            dependencies: ["LatchkeyJSON", "LatchkeyJWT", "LatchkeyEmulator"],
+            dependencies: ["LatchkeyJSON", "LatchkeyJWT", "LatchkeyEmulator", "LatchkeyTestSupport"],
             swiftSettings: swiftSettings
         ),
     ]

@@ -182,7 +182,7 @@ import Testing
         dump(accessLogin, to: &dumped)
         #expect(!"\(accessLogin)".contains("a.b.c"))
         #expect(!dumped.contains("a.b.c"))
-        let configuration = SocialPlusConfiguration(apiKey: "the-api-key")
+        let configuration = try SocialPlusConfiguration(apiKey: "the-api-key")
         #expect(!"\(configuration)".contains("the-api-key"))
         #expect(!"\(SocialPlusRenewalAnswer.renewWithAuthToken("tok-123"))".contains("tok-123"))
         #expect(!"\(SocialPlusAuthTokenIssuer(serverKey: "server-key-1"))".contains("server-key-1"))

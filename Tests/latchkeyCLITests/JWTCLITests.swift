@@ -593,7 +593,7 @@ struct JWTCLIRunner {
     /// extra environment variables, and optionally a umask (through /bin/sh) or another
     /// executable in front (such as setpriv, given latchkey's path among the arguments).
     func run(_ arguments: [String], stdin: String = "", environment extra: [String: String] = [:], umask: String? = nil,
-             executable: String? = nil) throws -> Result {
+             executable: String? = nil, currentDirectory: URL? = nil) throws -> Result {
         let executable = try executable ?? executablePath()
         let dir = try JWTCLITemporaryDirectory()
         let inputURL = dir.url.appendingPathComponent("stdin"), outputURL = dir.url.appendingPathComponent("stdout"),
@@ -617,6 +617,7 @@ struct JWTCLIRunner {
         environment["NO_COLOR"] = nil
         for (name, value) in extra { environment[name] = value }
         process.environment = environment
+        if let currentDirectory { process.currentDirectoryURL = currentDirectory }
         process.standardInput = input
         process.standardOutput = output
         process.standardError = error

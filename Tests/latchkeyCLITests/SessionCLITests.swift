@@ -4,10 +4,13 @@ import Testing
 
 /// Runs the CLI on a thread of its own: waiting for the child blocks, and the emulator
 /// these tests start lives in this process's cooperative pool, which must stay free.
-func runOffThePool(_ arguments: [String], stdin: String = "", environment: [String: String] = [:]) async throws -> JWTCLIRunner.Result {
+func runOffThePool(_ arguments: [String], stdin: String = "", environment: [String: String] = [:],
+                   currentDirectory: URL? = nil) async throws -> JWTCLIRunner.Result {
     try await withCheckedThrowingContinuation { continuation in
         Thread.detachNewThread {
-            continuation.resume(with: Result { try JWTCLIRunner().run(arguments, stdin: stdin, environment: environment) })
+            continuation.resume(with: Result {
+                try JWTCLIRunner().run(arguments, stdin: stdin, environment: environment, currentDirectory: currentDirectory)
+            })
         }
     }
 }

@@ -39,6 +39,19 @@ import Testing
         #expect(try JWTCLIRunner.jsonObject(json.stdout)["header"] as? [String: Any] != nil)
     }
 
+    @Test func bidirectionalControlsAreShownNotObeyed() throws {
+        // U+202E reverses what follows on the line; U+2066 and U+200F are its quieter kin.
+        let signed = try cli.run(["sign", "--alg", "HS256", "--secret", Self.secret, "--sub", "user\u{202E}gnp.exe\u{2066}x\u{200F}", "--exp", "5m"])
+        #expect(signed.status == 0, "\(signed.stderr)")
+        let token = signed.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        for arguments in [["inspect", token], ["verify", "--secret", Self.secret, token]] {
+            let result = try cli.run(arguments)
+            #expect(result.status == 0, "\(result.stderr)")
+            #expect(!result.stdout.unicodeScalars.contains { [0x202E, 0x2066, 0x200F].contains($0.value) }, "\(result.stdout.debugDescription)")
+            #expect(result.stdout.contains(#"user\u{202E}gnp.exe\u{2066}x\u{200F}"#), "\(result.stdout)")
+        }
+    }
+
     @Test func hostileAlgAndPayloadTextAreEscapedInReportsAndErrors() throws {
         let header = Self.b64(#"{"alg":"X\u001b[31mY\u009b"}"#)
         let textPayload = Self.b64("plain \u{1B}[2J text\u{9B}")

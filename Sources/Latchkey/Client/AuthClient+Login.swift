@@ -66,7 +66,7 @@ extension AuthClient {
             guard generation == self.generation, machine.state == .established else {
                 throw AuthError(.cancelled, "the session changed while the new tokens were being checked")
             }
-            let fresh = VaultRecord(provider: provider.identifier, authenticated: report, validatedAt: clock.now)
+            let fresh = VaultRecord(provider: vault.providerID, authenticated: report, validatedAt: clock.now)
             let vault = self.vault
             try await vault.withLock { try await vault.save(fresh) }
             guard generation == self.generation else { throw AuthError(.cancelled, "the session changed while the new tokens were being saved") }
@@ -165,7 +165,7 @@ extension AuthClient {
 
     private func finishEstablishing(_ report: AuthenticatedSession, generation: Int) async throws {
         guard generation == self.generation else { throw AuthError(.cancelled, "the login was overtaken by a logout or another login") }
-        let fresh = VaultRecord(provider: provider.identifier, authenticated: report, validatedAt: clock.now)
+        let fresh = VaultRecord(provider: vault.providerID, authenticated: report, validatedAt: clock.now)
         let vault = self.vault
         try await vault.withLock { try await vault.save(fresh) }
         guard generation == self.generation else { throw AuthError(.cancelled, "the login was overtaken by a logout or another login") }

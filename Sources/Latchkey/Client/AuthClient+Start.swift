@@ -12,8 +12,9 @@ extension AuthClient {
     /// - When the store cannot be read (keyring refusing, EACCES, a locked file) nothing is
     ///   cleared: the state is `restoring`, ``restoreError`` says why, and reading is
     ///   retried with back-off until it works or the app logs in.
-    /// - A stored record of another provider or a newer format is left untouched and the
-    ///   client starts `notLoggedIn`.
+    /// - A stored record of another provider or endpoint, or of a newer format, is left
+    ///   untouched, nothing is sent with it, and the client starts `notLoggedIn`
+    ///   (``storedSessionConflict`` says why).
     ///
     /// Calling `start()` again does nothing.
     ///
@@ -40,6 +41,7 @@ extension AuthClient {
             stored = try loaded.get()
         } catch where error.code == .vaultIncompatible {
             logger.warning("stored session not used", metadata: ["reason": "\(error.message)"])
+            lastStoredSessionConflict = error
             stored = nil
         } catch {
             logger.error("cannot read the stored session; keeping it and retrying", metadata: ["error": "\(error)"])

@@ -81,6 +81,7 @@ public actor AuthClient {
     var uncleared: SessionTokens?
     var clearRetryTask: Task<Void, Never>?
     var lastRestoreError: AuthError?
+    var lastStoredSessionConflict: AuthError?
     /// The access token of a renewal that came back shorter-lived than a caller's minTTL.
     var tooShortLived: String?
     var lastEndError: AuthError?
@@ -106,7 +107,7 @@ public actor AuthClient {
         self.transport = transport ?? RetryingTransport(URLSessionTransport(), clock: clock)
         self.clock = clock
         self.logger = logger
-        vault = SessionVault(store: store, entryName: options.vaultEntryName, providerID: provider.identifier)
+        vault = SessionVault(store: store, entryName: options.vaultEntryName, providerID: provider.endpoint.encoded)
     }
 
     // MARK: Reading the session
@@ -160,6 +161,11 @@ public actor AuthClient {
     /// Why the stored session could not be read, while the state is
     /// ``SessionState/restoring``; `nil` otherwise.
     public var restoreError: AuthError? { lastRestoreError }
+
+    /// Why a session found in the store at start was left unused and untouched — made
+    /// with another endpoint (see ``EndpointIdentity``), another provider, or a newer
+    /// format — so the client started `notLoggedIn`; `nil` when none was refused.
+    public var storedSessionConflict: AuthError? { lastStoredSessionConflict }
 
     /// The provider's answer that ended the last session (a ban found at restore, an
     /// unrecoverable renewal), for the app to show; `nil` after a logout or login.

@@ -1,5 +1,8 @@
 public import Foundation
 internal import LatchkeyJSON
+#if canImport(Glibc)
+internal import Glibc
+#endif
 
 /// Everything needed to build an ``AuthClient``: the provider and its settings, the
 /// store and the session options.
@@ -34,6 +37,11 @@ public struct LatchkeyConfiguration: Sendable, Hashable {
     public var store: StoreSettings
     /// The session options.
     public var session: SessionOptions
+    /// The file the configuration was read from, when it came from one.
+    public var file: String?
+    /// That file's permission bits (`0o600`), when it came from one: a secret in a file
+    /// others can read draws a warning.
+    public var fileMode: UInt32?
 
     /// Creates a configuration in code.
     public init(provider: String, settings: ProviderSettings = [:], store: StoreSettings = StoreSettings(),
@@ -52,18 +60,32 @@ public struct LatchkeyConfiguration: Sendable, Hashable {
     /// directory) and applies the environment's overrides. A missing default file is
     /// fine when the environment names the provider; a missing named file is an error.
     ///
-    /// - Throws: ``AuthError/Code/configuration`` naming the offending key or file.
+    /// The lookup order is `path`, then `LATCHKEY_CONFIG`, then `./latchkey.json`. The
+    /// last is found, not chosen: it is used only when it belongs to the user running the
+    /// program and no one else can write to it. Pin a configuration by naming its path.
+    ///
+    /// - Throws: ``AuthError/Code/configuration`` naming the offending key or file, or
+    ///   refusing a `./latchkey.json` of another user or writable by others.
     public static func load(path: String? = nil,
                             environment: [String: String] = ProcessInfo.processInfo.environment) throws(AuthError) -> LatchkeyConfiguration {
         let explicit = path ?? environment["LATCHKEY_CONFIG"]
         let file = explicit ?? defaultFileName
-        if let data = FileManager.default.contents(atPath: file) {
-            return try parse(Array(data), source: file, environment: environment)
+        switch ConfigurationFile.read(file) {
+        case .success(let contents):
+            if explicit == nil, let refusal = contents.implicitUseRefusal(path: "./\(file)", user: geteuid()) {
+                throw AuthError(.configuration, refusal)
+            }
+            var configuration = try parse(contents.bytes, source: file, environment: environment)
+            configuration.file = file
+            configuration.fileMode = contents.mode
+            return configuration
+        case .failure(.missing) where explicit == nil:
+            return try parse(Array("{}".utf8), source: "the environment", environment: environment)
+        case .failure(.missing):
+            throw AuthError(.configuration, "cannot read the configuration file \(file): no such file")
+        case .failure(.unreadable(let reason)):
+            throw AuthError(.configuration, "cannot read the configuration file \(file): \(reason)")
         }
-        if explicit != nil || FileManager.default.fileExists(atPath: file) {
-            throw AuthError(.configuration, "cannot read the configuration file \(file)")
-        }
-        return try parse(Array("{}".utf8), source: "the environment", environment: environment)
     }
 
     /// Parses configuration JSON and applies the environment's overrides.

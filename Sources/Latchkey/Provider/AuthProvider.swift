@@ -40,6 +40,11 @@ public protocol AuthProvider: Sendable {
     /// vault refuses a record written under another identifier.
     var identifier: String { get }
 
+    /// Where this adapter's credentials go and for which project or application: the
+    /// client binds stored sessions to it and refuses one made with another (see
+    /// ``EndpointIdentity``). Defaults to the bare ``identifier`` (bound to nothing more).
+    var endpoint: EndpointIdentity { get }
+
     /// The session lengths the provider accepts on authenticate calls, for providers
     /// whose calls take one (Stytch: 5 minutes to 366 days); `nil` for the others.
     /// The core checks requested durations against it before any request.
@@ -119,6 +124,8 @@ public protocol AuthProvider: Sendable {
 
 extension AuthProvider {
     public var sessionDurationBounds: ClosedRange<Duration>? { nil }
+
+    public var endpoint: EndpointIdentity { EndpointIdentity(provider: identifier) }
 
     public func prepareRenewal(_ request: RenewalRequest, current: AuthenticatedSession) async throws -> RenewalPreparation {
         RenewalPreparation()

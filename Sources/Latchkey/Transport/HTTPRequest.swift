@@ -16,16 +16,21 @@ public struct HTTPRequest: Sendable, Hashable, CustomStringConvertible {
     /// transport may retry it after a transient failure. Defaults by method (GET, HEAD,
     /// PUT, DELETE and OPTIONS are idempotent; POST and PATCH are not).
     public var isIdempotent: Bool
+    /// The most answer body bytes (after any content decoding) the transport reads
+    /// before giving up with ``TransportError/Code/tooLarge``; `nil` uses the
+    /// transport's cap (``URLSessionTransport/maximumResponseSize``, 1 MiB by default).
+    public var maximumResponseSize: Int?
 
     /// Creates a request.
     public init(method: String = "GET", url: URL, headers: HTTPHeaders = [:], body: Data? = nil,
-                timeout: Duration? = nil, isIdempotent: Bool? = nil) {
+                timeout: Duration? = nil, isIdempotent: Bool? = nil, maximumResponseSize: Int? = nil) {
         self.method = method
         self.url = url
         self.headers = headers
         self.body = body
         self.timeout = timeout
         self.isIdempotent = isIdempotent ?? ["GET", "HEAD", "PUT", "DELETE", "OPTIONS"].contains(method.uppercased())
+        self.maximumResponseSize = maximumResponseSize
     }
 
     /// `POST https://…/path` — the URL without its query, never headers or body.

@@ -3,8 +3,9 @@ public import Foundation
 /// ``AuthClient/send(_:)`` sends the app's authorized requests through one.
 ///
 /// Implementations answer every HTTP status as a response (a 401 or a 503 is not an
-/// error) and throw ``TransportError`` only when there is no response: timeouts,
-/// refused or dropped connections.
+/// error) and throw ``TransportError`` only when there is no usable response: timeouts,
+/// refused or dropped connections, a redirect (never followed: it would resend the
+/// credentials to another address), an answer larger than the cap.
 public protocol HTTPTransport: Sendable {
     /// Sends `request` and returns the response.
     ///
@@ -17,7 +18,7 @@ public struct TransportError: Error, Sendable, Hashable, CustomStringConvertible
     /// What went wrong.
     public struct Code: Hashable, Sendable, CustomStringConvertible {
         private enum Base: String, Hashable, Sendable {
-            case timedOut, cannotConnect, connectionLost, invalidResponse, other
+            case timedOut, cannotConnect, connectionLost, invalidResponse, redirected, tooLarge, other
         }
 
         private let base: Base
@@ -31,6 +32,11 @@ public struct TransportError: Error, Sendable, Hashable, CustomStringConvertible
         public static let connectionLost = Code(.connectionLost)
         /// The server's answer was not HTTP.
         public static let invalidResponse = Code(.invalidResponse)
+        /// The server answered with a redirect (3xx), which is never followed: the
+        /// request's credentials would go to the address it names.
+        public static let redirected = Code(.redirected)
+        /// The answer's body was larger than the request's size cap; reading stopped there.
+        public static let tooLarge = Code(.tooLarge)
         /// Any other failure of the underlying library.
         public static let other = Code(.other)
 

@@ -37,7 +37,9 @@ public struct RetryingTransport: HTTPTransport {
                     wait = backoff
                 }
             } catch let error as TransportError {
-                guard attempt < policy.maxAttempts, request.isIdempotent, error.code != .invalidResponse else { throw error }
+                // A redirect or an oversized answer would come back the same: not worth another try.
+                guard attempt < policy.maxAttempts, request.isIdempotent,
+                      ![.invalidResponse, .redirected, .tooLarge].contains(error.code) else { throw error }
                 wait = policy.delay(afterAttempt: attempt)
             }
             try await clock.sleep(for: wait)

@@ -7,24 +7,52 @@ public import FoundationNetworking
 /// An ``HTTPTransport`` on Foundation's `URLSession` (libcurl on Linux): one attempt
 /// per call, bounded by a timeout for the whole exchange. Wrap it in a
 /// ``RetryingTransport`` for retries.
+///
+/// What a server answers is held to three rules, because the requests carry credentials
+/// and the answers come from outside:
+/// - a redirect (3xx) is never followed: it fails with ``TransportError/Code/redirected``
+///   (following it would resend the `Authorization` header to whatever address it names,
+///   plain http included);
+/// - the body is read up to a cap (``maximumResponseSize``, or the request's own), counted
+///   after any content decoding, and a longer one fails with
+///   ``TransportError/Code/tooLarge`` as soon as the cap is passed: an endless body or a
+///   compression bomb costs at most the cap in memory;
+/// - `Accept-Encoding: identity` is asked for (a request may set its own).
 public struct URLSessionTransport: HTTPTransport {
     /// The timeout of requests that do not set their own.
     public var defaultTimeout: Duration
+    /// The largest body read for requests that do not set their own cap: 1 MiB by default.
+    public var maximumResponseSize: Int
     private let session: URLSession
+    private let exchanges: ExchangeDelegate
+
+    /// The default ``maximumResponseSize``: 1 MiB, far above any provider's answer.
+    public static let defaultMaximumResponseSize = 1 << 20
 
     /// Creates a transport with its own ephemeral session (no cookies, no cache).
-    public init(defaultTimeout: Duration = .seconds(30)) {
+    public init(defaultTimeout: Duration = .seconds(30), maximumResponseSize: Int = defaultMaximumResponseSize) {
         let configuration = URLSessionConfiguration.ephemeral
         configuration.httpCookieStorage = nil
         configuration.urlCache = nil
         configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
-        self.init(session: URLSession(configuration: configuration), defaultTimeout: defaultTimeout)
+        self.init(configuration: configuration, defaultTimeout: defaultTimeout, maximumResponseSize: maximumResponseSize)
     }
 
-    /// Creates a transport on an existing session.
-    public init(session: URLSession, defaultTimeout: Duration = .seconds(30)) {
-        self.session = session
+    /// Creates a transport on a session of its own with `configuration` (connection limits,
+    /// proxies); the transport's delegate enforces the rules above.
+    public init(configuration: URLSessionConfiguration, defaultTimeout: Duration = .seconds(30),
+                maximumResponseSize: Int = defaultMaximumResponseSize) {
+        let exchanges = ExchangeDelegate()
+        self.exchanges = exchanges
+        self.session = URLSession(configuration: configuration, delegate: exchanges, delegateQueue: nil)
         self.defaultTimeout = defaultTimeout
+        self.maximumResponseSize = maximumResponseSize
+    }
+
+    /// Creates a transport with `session`'s configuration. The session itself is not
+    /// used: the transport needs its own delegate to refuse redirects and cap answers.
+    public init(session: URLSession, defaultTimeout: Duration = .seconds(30), maximumResponseSize: Int = defaultMaximumResponseSize) {
+        self.init(configuration: session.configuration, defaultTimeout: defaultTimeout, maximumResponseSize: maximumResponseSize)
     }
 
     public func send(_ request: HTTPRequest) async throws -> HTTPResponse {
@@ -37,38 +65,24 @@ public struct URLSessionTransport: HTTPTransport {
         // is only a backstop, rounded up to whole seconds.
         urlRequest.timeoutInterval = max(1, timeout.timeInterval.rounded(.up)) + 1
         for field in request.headers { urlRequest.addValue(field.value, forHTTPHeaderField: field.name) }
+        // libcurl decodes gzip and deflate on the fly; ask for none. A server that
+        // compresses anyway is still held to the cap, counted after decoding.
+        if request.headers["Accept-Encoding"] == nil { urlRequest.setValue("identity", forHTTPHeaderField: "Accept-Encoding") }
         let description = request.description
-        let session = self.session
-        let prepared = urlRequest
-        // The exchange runs in a task of its own and is abandoned — never cancelled — when
-        // the deadline passes first or the caller is cancelled: cancelling
-        // `URLSession.data(for:)` just as it completes can deadlock FoundationNetworking
-        // and hang every later request of the process (found by the soak). An abandoned
-        // exchange ends by itself within the request's own (backstop) timeout.
+        // The exchange is abandoned — never cancelled — when the deadline passes first or
+        // the caller is cancelled: cancelling a URLSession task just as it completes can
+        // deadlock FoundationNetworking and hang every later request of the process
+        // (found by the soak). An abandoned exchange ends by itself within the request's
+        // own (backstop) timeout, its body still held to the cap.
         let race = Race<HTTPResponse>()
-        let exchange = Task {
-            do {
-                let (data, response) = try await session.data(for: prepared)
-                guard let http = response as? HTTPURLResponse else {
-                    throw TransportError(.invalidResponse, request: description, message: "not an HTTP response")
-                }
-                var headers = HTTPHeaders()
-                for (name, value) in http.allHeaderFields {
-                    if let name = name as? String, let value = value as? String { headers.add(name: name, value: value) }
-                }
-                race.finish(.success(HTTPResponse(status: http.statusCode, headers: headers, body: data)))
-            } catch let error as TransportError {
-                race.finish(.failure(error))
-            } catch {
-                race.finish(.failure(Self.transportError(error, request: description)))
-            }
-        }
+        let task = session.dataTask(with: urlRequest)
+        exchanges.register(task, Exchange(race: race, request: description, limit: max(0, request.maximumResponseSize ?? maximumResponseSize)))
+        task.resume()
         let timer = Task {
             try? await Task.sleep(for: timeout)
             race.finish(.failure(TransportError(.timedOut, request: description, message: "no complete response within \(timeout)")))
         }
         defer { timer.cancel() }
-        _ = exchange
         return try await withTaskCancellationHandler {
             try await race.value()
         } onCancel: {
@@ -76,7 +90,7 @@ public struct URLSessionTransport: HTTPTransport {
         }
     }
 
-    private static func transportError(_ error: any Error, request: String) -> any Error {
+    static func transportError(_ error: any Error, request: String) -> any Error {
         guard let urlError = error as? URLError else {
             return TransportError(.other, request: request, message: "\(error)")
         }
@@ -91,6 +105,101 @@ public struct URLSessionTransport: HTTPTransport {
             return TransportError(.invalidResponse, request: request, message: urlError.localizedDescription)
         default:
             return TransportError(.other, request: request, message: urlError.localizedDescription)
+        }
+    }
+}
+
+/// One request in flight: where its outcome goes and what it has read so far.
+private struct Exchange: Sendable {
+    let race: Race<HTTPResponse>
+    let request: String
+    let limit: Int
+    var response: HTTPURLResponse?
+    var body = Data()
+
+    init(race: Race<HTTPResponse>, request: String, limit: Int) {
+        self.race = race
+        self.request = request
+        self.limit = limit
+    }
+
+    func tooLarge(_ size: Int?) -> TransportError {
+        TransportError(.tooLarge, request: request,
+                       message: "the answer is larger than the \(limit)-byte cap\(size.map { " (\($0) bytes announced)" } ?? ""); reading stopped")
+    }
+}
+
+/// The session's delegate: it reads each task's answer into its ``Exchange``, refuses
+/// redirects and stops at the cap. Its only state is behind a mutex, and no caller code
+/// runs under it.
+private final class ExchangeDelegate: NSObject, URLSessionDataDelegate, Sendable {
+    private let exchanges = Mutex<[Int: Exchange]>([:])
+
+    func register(_ task: URLSessionTask, _ exchange: Exchange) {
+        exchanges.withLock { $0[task.taskIdentifier] = exchange }
+    }
+
+    /// Ends the exchange of `task` with `outcome` (when it is still open) and forgets it.
+    private func finish(_ task: URLSessionTask, _ outcome: (Exchange) -> Result<HTTPResponse, any Error>) {
+        guard let exchange = exchanges.withLock({ $0.removeValue(forKey: task.taskIdentifier) }) else { return }
+        exchange.race.finish(outcome(exchange))
+    }
+
+    func urlSession(_ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
+                    newRequest request: URLRequest, completionHandler: @escaping @Sendable (URLRequest?) -> Void) {
+        let target = request.url.map(SecureURL.redacted) ?? "an unnamed address"
+        finish(task) { exchange in
+            .failure(TransportError(.redirected, request: exchange.request,
+                                    message: "the server answered HTTP \(response.statusCode), a redirect to \(target); "
+                                        + "redirects are never followed (they would resend the credentials to another address)"))
+        }
+        completionHandler(nil)
+        task.cancel()
+    }
+
+    func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive response: URLResponse,
+                    completionHandler: @escaping @Sendable (URLSession.ResponseDisposition) -> Void) {
+        let announced = response.expectedContentLength
+        let refused: TransportError? = exchanges.withLock { exchanges in
+            guard var exchange = exchanges[dataTask.taskIdentifier] else { return nil }
+            if announced > Int64(exchange.limit) { return exchange.tooLarge(Int(clamping: announced)) }
+            exchange.response = response as? HTTPURLResponse
+            exchanges[dataTask.taskIdentifier] = exchange
+            return nil
+        }
+        if let refused { finish(dataTask) { _ in .failure(refused) } }
+        completionHandler(refused == nil ? .allow : .cancel)
+    }
+
+    func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
+        let refused: TransportError? = exchanges.withLock { exchanges in
+            guard var exchange = exchanges[dataTask.taskIdentifier] else { return nil }
+            guard data.count <= exchange.limit - exchange.body.count else { return exchange.tooLarge(nil) }
+            exchange.body.append(data)
+            exchanges[dataTask.taskIdentifier] = exchange
+            return nil
+        }
+        guard let refused else { return }
+        finish(dataTask) { _ in .failure(refused) }
+        // Stops an endless body now rather than at the backstop timeout.
+        dataTask.cancel()
+    }
+
+    func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
+        finish(task) { exchange in
+            if let error { return .failure(URLSessionTransport.transportError(error, request: exchange.request)) }
+            guard let http = exchange.response ?? (task.response as? HTTPURLResponse) else {
+                return .failure(TransportError(.invalidResponse, request: exchange.request, message: "not an HTTP response"))
+            }
+            if (300...399).contains(http.statusCode) {
+                return .failure(TransportError(.redirected, request: exchange.request,
+                                               message: "the server answered HTTP \(http.statusCode), a redirect; redirects are never followed"))
+            }
+            var headers = HTTPHeaders()
+            for (name, value) in http.allHeaderFields {
+                if let name = name as? String, let value = value as? String { headers.add(name: name, value: value) }
+            }
+            return .success(HTTPResponse(status: http.statusCode, headers: headers, body: exchange.body))
         }
     }
 }

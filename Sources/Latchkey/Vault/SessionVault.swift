@@ -9,6 +9,8 @@ internal import Synchronization
 struct SessionVault: Sendable {
     let store: any SecretStore
     let entryName: String
+    /// The ``EndpointIdentity/encoded`` identity of the client's adapter: every record
+    /// saved is bound to it, and a record bound to another is refused.
     let providerID: String
     /// The record this vault last read from or wrote to the store (nil after a clear or
     /// when none was found), set inside the locked sections that read and write: when a
@@ -50,14 +52,33 @@ struct SessionVault: Sendable {
 
     /// Replaces the stored record.
     func save(_ record: VaultRecord) async throws(AuthError) {
+        // Binds the record to this vault's endpoint, a record read from before binding too.
+        var record = record
+        record.provider = providerID
         do { try await store.set(entryName, record.encoded()) } catch {
             throw AuthError(.storage, "cannot store the session in the \(store.backendName): \(error)", underlying: error)
         }
         known.record.withLock { $0 = record }
     }
 
-    /// Removes the stored record.
+    /// Removes the stored record — unless it is bound to another provider or endpoint:
+    /// that one belongs to another configuration's client, and a logout here must not
+    /// end it.
     func clear() async throws(AuthError) {
+        let stored: [UInt8]?
+        do { stored = try await store.get(entryName) } catch {
+            throw AuthError(.storage, "cannot read the stored session from the \(store.backendName): \(error)", underlying: error)
+        }
+        guard let stored else {
+            known.record.withLock { $0 = nil }
+            return
+        }
+        do { _ = try VaultRecord.decode(stored, expectedProvider: providerID) } catch where error.isBindingConflict {
+            known.record.withLock { $0 = nil }
+            return
+        } catch {
+            // Damaged or newer: not another client's session; removed as before.
+        }
         do { try await store.remove(entryName) } catch {
             throw AuthError(.storage, "cannot remove the stored session from the \(store.backendName): \(error)", underlying: error)
         }

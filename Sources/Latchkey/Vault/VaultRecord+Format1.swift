@@ -16,7 +16,7 @@ extension VaultRecord {
         guard format <= currentFormat else { throw newerFormat(format) }
         guard format == 1 else { throw VaultError.malformed("format \(format) is not stored as JSON") }
         let provider = try object.requiredString("provider")
-        guard provider == expectedProvider else { throw otherProvider(provider, expected: expectedProvider) }
+        try checkBinding(provider, expected: expectedProvider)
         guard let tokensObject = try object.object("tokens") else { throw VaultError.malformed("no tokens") }
         var record = VaultRecord(provider: provider, authenticated: AuthenticatedSession(tokens: try SessionTokens(vaultObject: tokensObject)),
                                  validatedAt: try object.date("last_validated_at"))

@@ -83,7 +83,7 @@ extension VaultRecord {
     private static func decodeBody(_ reader: inout VaultBinaryReader, expectedProvider: String) throws(VaultError) -> VaultRecord {
         let provider = reader.string()
         if let failure = reader.failure { throw failure }
-        guard provider == expectedProvider else { throw otherProvider(provider, expected: expectedProvider) }
+        try checkBinding(provider, expected: expectedProvider)
         // Arguments are read in order: the tokens, then the last validation.
         var record = VaultRecord(provider: provider, tokens: SessionTokens(vault: &reader), lastValidatedAt: reader.date())
         record.readObjects(&reader)

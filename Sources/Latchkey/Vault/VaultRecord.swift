@@ -15,7 +15,10 @@ internal import Foundation
 ///   (``DeferredJSON``).
 /// - **1**: a JSON object with a `"format": 1` member; still read, never written.
 ///
-/// A record of a newer format, or of another provider, is refused and left in place.
+/// A record of a newer format, or of another provider or endpoint, is refused and left in
+/// place. The provider field holds the ``EndpointIdentity`` the record was made with
+/// (``EndpointIdentity/encoded``); a bare provider name is a record from before sessions
+/// were bound, used as is and bound when next saved.
 struct VaultRecord: Sendable, Hashable {
     /// The format this build writes. A record with a higher number is refused.
     static let currentFormat = 2
@@ -90,7 +93,14 @@ struct VaultRecord: Sendable, Hashable {
         VaultError(description: "the stored session has format \(format), newer than this build's \(currentFormat); it was left untouched")
     }
 
-    static func otherProvider(_ provider: String, expected: String) -> VaultError {
-        VaultError(description: "the stored session belongs to provider \"\(provider)\", not \"\(expected)\"; it was left untouched")
+    /// Checks that a record stored under `provider` (an ``EndpointIdentity/encoded``
+    /// identity) may be used by a vault expecting `expected`.
+    ///
+    /// - Throws: ``VaultError`` naming the other provider, or the endpoint setting that differs.
+    static func checkBinding(_ provider: String, expected: String) throws(VaultError) {
+        guard provider != expected else { return }
+        if let conflict = EndpointIdentity(encoded: expected).conflict(withStored: EndpointIdentity(encoded: provider)) {
+            throw VaultError(description: conflict, isBindingConflict: true)
+        }
     }
 }

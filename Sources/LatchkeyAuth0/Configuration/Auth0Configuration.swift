@@ -48,12 +48,7 @@ public struct Auth0Configuration: Sendable, Hashable {
     ///   other than a loopback address.
     public init(baseURL: URL, clientID: String, clientSecret: String? = nil, audience: String? = nil, scope: String? = nil,
                 organization: String? = nil, leeway: TimeInterval = 60, dpop: Bool = false) throws(AuthError) {
-        guard let scheme = baseURL.scheme?.lowercased(), let host = baseURL.host(), !host.isEmpty else {
-            throw AuthError(.configuration, "the Auth0 base URL is not an absolute URL")
-        }
-        guard scheme == "https" || (scheme == "http" && Self.isLoopback(host)) else {
-            throw AuthError(.configuration, "the Auth0 base URL must use https (plain http is allowed only for a loopback address)")
-        }
+        try SecureURL.check(baseURL, what: "the Auth0 base URL")
         guard !clientID.isEmpty else { throw AuthError(.configuration, "the Auth0 client ID is empty") }
         guard leeway >= 0, leeway.isFinite else { throw AuthError(.configuration, "the Auth0 leeway must be zero or more seconds") }
         self.dpop = dpop
@@ -112,11 +107,6 @@ public struct Auth0Configuration: Sendable, Hashable {
         for item in scope.split(separator: " ") where !items.contains(item) { items.append(item) }
         if !items.contains("openid") { items.insert("openid", at: 0) }
         return items.joined(separator: " ")
-    }
-
-    static func isLoopback(_ host: String) -> Bool {
-        let bare = host.trimmingCharacters(in: CharacterSet(charactersIn: "[]")).lowercased()
-        return bare == "localhost" || bare == "::1" || bare.hasPrefix("127.")
     }
 
     func endpoint(_ path: String) -> URL {

@@ -28,6 +28,9 @@ struct Auth0API: Sendable {
         guard let object = JSONObject.parsing(response.body), let tokens = TokenResponse(object) else {
             throw AuthError(.transient, "Auth0 answered the \(call.rawValue) with a body that is not a token answer", httpStatus: response.status)
         }
+        for (name, token) in [("access_token", tokens.accessToken), ("refresh_token", tokens.refreshToken), ("id_token", tokens.idToken)] {
+            if let token { try BearerTokenSyntax.check(token, what: "the \(name) of Auth0's \(call.rawValue) answer") }
+        }
         return tokens
     }
 

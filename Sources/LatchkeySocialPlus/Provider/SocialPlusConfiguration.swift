@@ -10,7 +10,11 @@ public struct SocialPlusConfiguration: Sendable, Hashable, CustomStringConvertib
     public var baseURL: URL
 
     /// A configuration for `region`, or for `baseURL` when given (an emulator, a proxy).
-    public init(apiKey: String, region: SocialPlusRegion = .sg, baseURL: URL? = nil) {
+    ///
+    /// - Throws: ``/Latchkey/AuthError/Code/configuration`` when `baseURL` is neither https
+    ///   nor http to a loopback address (``/Latchkey/SecureURL``): the API key goes there.
+    public init(apiKey: String, region: SocialPlusRegion = .sg, baseURL: URL? = nil) throws(AuthError) {
+        if let baseURL { try SecureURL.check(baseURL, what: "the social.plus base URL") }
         self.apiKey = apiKey
         self.baseURL = baseURL ?? region.baseURL
     }
@@ -35,7 +39,7 @@ public struct SocialPlusConfiguration: Sendable, Hashable, CustomStringConvertib
             }
             region = parsed
         }
-        self.init(apiKey: apiKey, region: region, baseURL: try settings.url("base_url"))
+        try self.init(apiKey: apiKey, region: region, baseURL: try settings.url("base_url"))
     }
 
     public var description: String {

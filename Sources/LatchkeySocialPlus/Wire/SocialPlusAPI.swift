@@ -129,6 +129,9 @@ struct SocialPlusAPI: Sendable {
         guard let accessToken = object.text("accessToken"), !accessToken.isEmpty else {
             throw SocialPlusErrorMapping.unreadable(.sessionCreation, status: status, "no \"accessToken\"")
         }
+        guard BearerTokenSyntax.isValid(accessToken) else {
+            throw SocialPlusErrorMapping.unreadable(.sessionCreation, status: status, "the \"accessToken\" is not a bearer token (RFC 6750 characters only)")
+        }
         let issuedAt = object.isoDate("issuedAt")
         guard let expiresAt = object.isoDate("expiresAt") else {
             throw SocialPlusErrorMapping.unreadable(.sessionCreation, status: status, "no ISO 8601 \"expiresAt\"")

@@ -46,7 +46,8 @@ public struct StytchSettings: Sendable, Hashable {
     /// one registered for the project.
     ///
     /// - Throws: ``/Latchkey/AuthError/Code/configuration`` when the public token is not
-    ///   `public-token-test-…` or `public-token-live-…`, or the app identifier is empty.
+    ///   `public-token-test-…` or `public-token-live-…`, the app identifier is empty, or
+    ///   `baseURL` is neither https nor http to a loopback address (``/Latchkey/SecureURL``).
     public init(publicToken: String, appIdentifier: String, baseURL: URL? = nil, projectID: String? = nil, customDomain: String? = nil,
                 autoExtend: Bool = false) throws(AuthError) {
         let isTest = publicToken.hasPrefix(Self.testPrefix) && publicToken.count > Self.testPrefix.count
@@ -58,6 +59,7 @@ public struct StytchSettings: Sendable, Hashable {
         guard !appIdentifier.isEmpty else {
             throw AuthError(.configuration, "setting \"settings.app_identifier\" is required: \(Self.appIdentifierHelp)")
         }
+        if let baseURL { try SecureURL.check(baseURL, what: "the Stytch base URL") }
         self.publicToken = publicToken
         self.baseURL = Self.root(of: baseURL) ?? URL(string: isTest ? "https://test.stytch.com/" : "https://api.stytch.com/")!
         self.projectID = projectID.flatMap { $0.isEmpty ? nil : $0 }

@@ -14,6 +14,9 @@ enum StytchObjects {
         guard let jwt = data.text("session_jwt"), let token = data.text("session_token") else {
             throw StytchAPIClient.malformed(path, "the answer has no session_token or session_jwt")
         }
+        guard BearerTokenSyntax.isValid(jwt), BearerTokenSyntax.isValid(token) else {
+            throw StytchAPIClient.malformed(path, "the session_token or session_jwt is not a bearer token (RFC 6750 characters only)")
+        }
         return tokens(jwt: jwt, sessionToken: token, now: now)
     }
 

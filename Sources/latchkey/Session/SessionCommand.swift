@@ -30,9 +30,18 @@ extension SessionCommand {
         var setting: [String] = []
 
         func validate() throws {
-            for item in setting where !item.contains("=") {
+            for item in setting where Self.splitSetting(item) == nil {
                 throw ValidationError("--setting takes name=value; got \"\(TerminalText.escape(item))\"")
             }
+        }
+
+        /// `name=value` split at the first `=` byte. Bytes, not characters: `=` followed
+        /// by a combining mark or a zero-width joiner is one character with the next, so a
+        /// character-wise split would find no `=` in text that contains one.
+        static func splitSetting(_ item: String) -> (name: String, value: String)? {
+            let bytes = Array(item.utf8)
+            guard let equals = bytes.firstIndex(of: UInt8(ascii: "=")), equals > 0 else { return nil }
+            return (String(decoding: bytes[..<equals], as: UTF8.self), String(decoding: bytes[(equals + 1)...], as: UTF8.self))
         }
 
         /// The configuration: the file, the environment, then these options.
@@ -40,8 +49,8 @@ extension SessionCommand {
             var environment = ProcessInfo.processInfo.environment
             if let provider { environment["LATCHKEY_PROVIDER"] = provider }
             for item in setting {
-                let parts = item.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
-                environment[ProviderSettings.environmentName(of: String(parts[0]))] = String(parts[1])
+                guard let (name, value) = Self.splitSetting(item) else { throw ValidationError("--setting takes name=value") }
+                environment[ProviderSettings.environmentName(of: name)] = value
             }
             do {
                 return try LatchkeyConfiguration.load(path: config, environment: environment)
@@ -51,7 +60,8 @@ extension SessionCommand {
         }
 
         /// A client for the configuration, with the adapters this tool links; no
-        /// heartbeat or background renewal (a command runs and exits).
+        /// heartbeat or background renewal (a command runs and exits). The
+        /// configuration's warnings go to standard error first.
         func makeClient() throws -> (AuthClient, LatchkeyConfiguration) {
             var configuration = try configuration()
             configuration.session.heartbeatInterval = nil
@@ -59,10 +69,40 @@ extension SessionCommand {
             let registry = ProviderRegistry()
             for factory in LinkedAdapters.factories { registry.register(factory) }
             do {
+                for warning in try registry.check(configuration) + secretWarnings(configuration, registry: registry) {
+                    printError("warning: " + warning)
+                }
                 return (try registry.makeClient(configuration), configuration)
             } catch let error as AuthError {
                 throw fail(error.message)
             }
+        }
+
+        /// Secrets where others can read them: in a configuration file readable by others,
+        /// or in this command line (which any user can read in /proc, and shells keep in
+        /// their history).
+        func secretWarnings(_ configuration: LatchkeyConfiguration, registry: ProviderRegistry) -> [String] {
+            let secrets = Set(registry.factory(for: configuration.provider)?.schema.keys.filter(\.isSecret).map(\.name) ?? [])
+            var warnings: [String] = []
+            if let file = configuration.file, let mode = configuration.fileMode, mode & 0o044 != 0 {
+                for name in configuration.settings.inlineKeys.sorted() where secrets.contains(name) {
+                    warnings.append("the configuration file \(file) holds the secret \"settings.\(name)\" and others can read it "
+                                    + "(mode \(String(mode, radix: 8))): chmod 600 it, or move the secret to \(ProviderSettings.environmentName(of: name))")
+                }
+            }
+            for item in setting {
+                guard let (name, _) = Self.splitSetting(item), secrets.contains(name) else { continue }
+                warnings.append("--setting \(name)=… puts a secret on the command line, where other users can read it (/proc) "
+                                + "and the shell's history keeps it; set \(ProviderSettings.environmentName(of: name)) "
+                                + "or keep it in a configuration file only you can read (mode 600)")
+            }
+            return warnings
+        }
+
+        /// Says on standard error why a stored session was left unused (made with another
+        /// endpoint), so "not logged in" is not a mystery.
+        func reportStoredSessionConflict(of client: AuthClient) async {
+            if let conflict = await client.storedSessionConflict { printError("warning: " + conflict.message) }
         }
     }
 }

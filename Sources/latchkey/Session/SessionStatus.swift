@@ -23,6 +23,7 @@ extension SessionCommand {
                 throw sessionFailure(error)
             }
             progress.finish()
+            await self.client.reportStoredSessionConflict(of: client)
             let state = client.state
             let validated = await client.lastValidatedAt
             let pending = await client.isRevalidationPending
@@ -69,8 +70,15 @@ extension SessionCommand {
             do {
                 // No round trip unless a renewal is due.
                 try await client.start(validating: false)
+                await self.client.reportStoredSessionConflict(of: client)
                 let token = try await client.accessToken(minTTL: minimum)
                 await client.shutdown()
+                // Raw on standard output, for scripts: only a token of the bearer syntax,
+                // which holds no control or bidirectional character (one stored by an
+                // older build was never checked).
+                guard BearerTokenSyntax.isValid(token) else {
+                    throw fail("the stored token is not a bearer token (RFC 6750 characters only); not printed")
+                }
                 print(token)
             } catch {
                 await client.shutdown()
@@ -90,6 +98,7 @@ extension SessionCommand {
             let progress = Progress("Renewing with \(configuration.provider)")
             do {
                 try await client.start(validating: false)
+                await self.client.reportStoredSessionConflict(of: client)
                 try await client.renew()
                 progress.finish()
                 await client.shutdown()
@@ -117,6 +126,7 @@ extension SessionCommand {
             let (client, _) = try self.client.makeClient()
             do {
                 try await client.start(validating: false)
+                await self.client.reportStoredSessionConflict(of: client)
                 try await client.logout(revoke: secure ? .required : .none)
                 await client.shutdown()
             } catch {

@@ -9,6 +9,10 @@
 /// needs no help for C0 (JSON escapes it) but the human report does, and C1 passes
 /// JSON unescaped, so every human line goes through here. Our own styling (``Colour``)
 /// is added after escaping.
+///
+/// Bidirectional controls (U+061C, U+200E, U+200F, U+202A–U+202E, U+2066–U+2069) are
+/// shown as `\u{NNNN}`: they print nothing themselves but reorder what follows, so a
+/// right-to-left override in a claim can make the rest of the line read backwards.
 enum TerminalText {
     /// `text` with its control characters escaped; `keepingNewlines` leaves line feeds
     /// alone, for multi-line text this program laid out (pretty-printed JSON, whose
@@ -16,13 +20,15 @@ enum TerminalText {
     static func escape(_ text: String, keepingNewlines: Bool = false) -> String {
         func needsEscape(_ scalar: Unicode.Scalar) -> Bool {
             let value = scalar.value
-            guard value < 0x20 || (0x7F...0x9F).contains(value) else { return false }
+            guard value < 0x20 || (0x7F...0x9F).contains(value) else { return isBidiControl(value) }
             return !(keepingNewlines && value == 0x0A)
         }
         guard text.unicodeScalars.contains(where: needsEscape) else { return text }
         var escaped = String.UnicodeScalarView()
         for scalar in text.unicodeScalars {
-            if needsEscape(scalar) {
+            if isBidiControl(scalar.value) {
+                escaped.append(contentsOf: "\\u{\(String(scalar.value, radix: 16, uppercase: true))}".unicodeScalars)
+            } else if needsEscape(scalar) {
                 let hex = String(scalar.value, radix: 16, uppercase: false)
                 escaped.append(contentsOf: ("\\x" + (hex.count < 2 ? "0" + hex : hex)).unicodeScalars)
             } else {
@@ -30,5 +36,10 @@ enum TerminalText {
             }
         }
         return String(escaped)
+    }
+
+    /// The bidirectional formatting characters (Unicode's Bidi_Control property).
+    static func isBidiControl(_ value: UInt32) -> Bool {
+        value == 0x061C || value == 0x200E || value == 0x200F || (0x202A...0x202E).contains(value) || (0x2066...0x2069).contains(value)
     }
 }
