@@ -313,7 +313,9 @@ let package = Package(
         ),
         .testTarget(
             name: "LatchkeySoakTests",
-            dependencies: [],
+            // The judge's tests reach the soak's internals (@testable); the short soak runs
+            // the built executable.
+            dependencies: ["LatchkeySoak", "LatchkeyEmulator", "LatchkeyJSON"],
             swiftSettings: swiftSettings
         ),
         .testTarget(

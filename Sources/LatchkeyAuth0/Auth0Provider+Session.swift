@@ -18,7 +18,8 @@ extension Auth0Provider {
         // Always set: attributes merge key by key, and a Bearer answer must replace a DPoP one.
         attributes["token_type"] = response.isDPoPBound ? "DPoP" : "Bearer"
         if let expiry = claims?["session_expiry"]?.numberValue, expiry.isFinite {
-            attributes["session_expiry"] = String(Int64(min(max(expiry, 0), 1e12)))
+            let local = Self.localSessionExpiry(expiry, issuedAt: claims?["iat"]?.numberValue, now: now)
+            attributes["session_expiry"] = String(Int64(min(max(local, 0), 1e12)))
         }
         var tokens = SessionTokens(accessToken: response.accessToken, refreshToken: response.refreshToken ?? previous?.tokens.refreshToken,
                                    idToken: response.idToken ?? previous?.tokens.idToken, issuedAt: now,
@@ -28,6 +29,15 @@ extension Auth0Provider {
             tokens.attributes["session_expiry"] = previous.tokens.attributes["session_expiry"]
         }
         return makeSession(tokens: tokens, claims: claims, previous: previous)
+    }
+
+    /// `session_expiry` (Auth0's clock) as a time on the local clock: what is left of the
+    /// session when the ID token was issued (`session_expiry − iat`), from `now`, the
+    /// moment of receipt. Without a usable `iat` the stated time is all there is.
+    static func localSessionExpiry(_ expiry: Double, issuedAt: Double?, now: Date) -> Double {
+        guard let issuedAt, issuedAt.isFinite,
+              let left = ServerLifetime(from: Date(timeIntervalSince1970: issuedAt), to: Date(timeIntervalSince1970: expiry)) else { return expiry }
+        return left.end(startingAt: now).timeIntervalSince1970
     }
 
     /// The report for `tokens`: the user from the ID token's claims (when there are

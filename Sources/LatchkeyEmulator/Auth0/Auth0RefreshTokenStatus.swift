@@ -14,15 +14,21 @@ public struct Auth0RefreshTokenStatus: Sendable, Equatable {
     public var familyRevoked: Bool
     /// How many tokens the family has had (1 + rotations).
     public var issuedInFamily: Int
+    /// This token's place in its family (1 = issued at login; 0 when unknown).
+    public var generation: Int
+    /// Why the family was revoked, when it was.
+    public var revocation: Auth0FamilyRevocation?
 
     /// A status; an unknown token has every other field empty.
     public init(known: Bool, familyID: String? = nil, newest: Bool = false, spent: Bool = false,
-                familyRevoked: Bool = false, issuedInFamily: Int = 0) {
+                familyRevoked: Bool = false, issuedInFamily: Int = 0, generation: Int = 0, revocation: Auth0FamilyRevocation? = nil) {
         self.known = known
         self.familyID = familyID
         self.newest = newest
         self.spent = spent
         self.familyRevoked = familyRevoked
         self.issuedInFamily = issuedInFamily
+        self.generation = generation
+        self.revocation = revocation
     }
 }

@@ -83,10 +83,14 @@ actor Auth0Store {
 
     private var users: [String: User] = [:]
     private var refreshTokens: [String: RefreshToken] = [:]
-    private var revokedFamilies: Set<String> = []
-    /// Every refresh token ever issued → its family, and each family's newest token: kept
-    /// after spending and revocation so tests and the soak can judge a stored token.
-    private var familyOfToken: [String: String] = [:]
+    /// Each revoked family and why (the first cause: a revoked family stays revoked).
+    private var revokedFamilies: [String: Auth0FamilyRevocation] = [:]
+    /// Every refresh token ever issued → its family and generation, and each family's
+    /// newest token: kept after spending and revocation so tests and the soak can judge a
+    /// stored token.
+    private var familyOfToken: [String: (family: String, generation: Int)] = [:]
+    /// The refresh grants applied since the log was last taken (the latest 10,000).
+    private var refreshLog: [Auth0RefreshRecord] = []
     private var families: [String: FamilyRecord] = [:]
     private var accessTokens: [String: AccessToken] = [:]
     private var codes: [String: AuthorizationCode] = [:]
@@ -204,18 +208,30 @@ actor Auth0Store {
     /// reuse interval since that rotation has not passed (Auth0's overlap period), when
     /// it gets another new token. `scope` may narrow the grant.
     func refresh(_ token: String, scope: String?) throws -> Issued {
-        guard var record = refreshTokens[token], !revokedFamilies.contains(record.familyID), record.expiresAt > clock.now else {
+        let presented = familyOfToken[token]
+        func note(_ outcome: Auth0RefreshRecord.Outcome, issued: String? = nil) {
+            refreshLog.append(Auth0RefreshRecord(date: clock.now, family: presented?.family, generation: presented?.generation ?? 0,
+                                                 outcome: outcome, issuedGeneration: issued.flatMap { familyOfToken[$0]?.generation }))
+            if refreshLog.count > 10_000 { refreshLog.removeFirst(refreshLog.count - 10_000) }
+        }
+        guard var record = refreshTokens[token], revokedFamilies[record.familyID] == nil, record.expiresAt > clock.now else {
+            note(.refused)
             throw Auth0Error.invalidRefreshToken
         }
         if record.used, !isInReuseInterval(token, family: record.familyID) {
-            revokeFamily(record.familyID)
+            revokeFamily(record.familyID, .reuse(token: token, generation: presented?.generation ?? 0))
+            note(.reuseRevokedFamily)
             throw Auth0Error.invalidRefreshToken
         }
-        guard let user = users[record.grant.userID], !user.blocked else { throw Auth0Error.invalidRefreshToken }
+        guard let user = users[record.grant.userID], !user.blocked else {
+            note(.refused)
+            throw Auth0Error.invalidRefreshToken
+        }
         if user.mfaOnRefresh {
             users[user.userID]?.mfaOnRefresh = false
             var stepUp = record.grant
             stepUp.nonce = nil
+            note(.mfaRequired)
             throw try mfaRequired(stepUp)
         }
         var grant = record.grant
@@ -223,6 +239,7 @@ actor Auth0Store {
         if let scope {
             let requested = Set(scope.split(separator: " "))
             guard requested.isSubset(of: record.grant.scopes) else {
+                note(.refused)
                 throw Auth0Error(status: 403, error: "access_denied", description: "The requested scope exceeds the original grant.")
             }
             grant.scope = scope
@@ -245,6 +262,7 @@ actor Auth0Store {
             }
             newRefreshToken = next
         }
+        note(.rotated, issued: newRefreshToken)
         return Issued(grant: grant, user: user, accessToken: accessToken, refreshToken: newRefreshToken)
     }
 
@@ -256,30 +274,38 @@ actor Auth0Store {
     }
 
     private func record(_ token: String, in familyID: String) {
-        familyOfToken[token] = familyID
         var family = families[familyID] ?? FamilyRecord(newest: token, issued: 0)
         family.newest = token
         family.issued += 1
         families[familyID] = family
+        familyOfToken[token] = (familyID, family.issued)
     }
 
-    /// What the tenant knows of a refresh token: its family, whether it is that family's
-    /// newest, whether it was spent (rotated away) and whether the family was revoked.
+    /// What the tenant knows of a refresh token: its family and generation, whether it is
+    /// that family's newest, whether it was spent (rotated away), and whether and why the
+    /// family was revoked.
     func status(ofRefreshToken token: String) -> Auth0RefreshTokenStatus {
-        guard let familyID = familyOfToken[token], let family = families[familyID] else { return Auth0RefreshTokenStatus(known: false) }
-        return Auth0RefreshTokenStatus(known: true, familyID: familyID, newest: family.newest == token,
+        guard let issued = familyOfToken[token], let family = families[issued.family] else { return Auth0RefreshTokenStatus(known: false) }
+        return Auth0RefreshTokenStatus(known: true, familyID: issued.family, newest: family.newest == token,
                                        spent: refreshTokens[token]?.used ?? (family.newest != token),
-                                       familyRevoked: revokedFamilies.contains(familyID), issuedInFamily: family.issued)
+                                       familyRevoked: revokedFamilies[issued.family] != nil, issuedInFamily: family.issued,
+                                       generation: issued.generation, revocation: revokedFamilies[issued.family])
     }
 
-    private func revokeFamily(_ familyID: String) {
-        revokedFamilies.insert(familyID)
+    /// The refresh grants applied since the last call, oldest first; the log starts again.
+    func takeRefreshLog() -> [Auth0RefreshRecord] {
+        defer { refreshLog.removeAll() }
+        return refreshLog
+    }
+
+    private func revokeFamily(_ familyID: String, _ reason: Auth0FamilyRevocation) {
+        if revokedFamilies[familyID] == nil { revokedFamilies[familyID] = reason }
         refreshTokens = refreshTokens.filter { $0.value.familyID != familyID }
     }
 
     /// `/oauth/revoke`: a refresh token revokes its family; anything else is ignored.
     func revoke(_ token: String) {
-        if let record = refreshTokens[token] { revokeFamily(record.familyID) }
+        if let record = refreshTokens[token] { revokeFamily(record.familyID, .revoke) }
     }
 
     /// The user an access token belongs to, if it is live.
@@ -408,7 +434,7 @@ actor Auth0Store {
 
     func delete(_ userID: String) -> Bool {
         guard users.removeValue(forKey: userID) != nil else { return false }
-        _ = revokeSessions(of: userID)
+        _ = revokeSessions(of: userID, reason: .userDeleted)
         return true
     }
 
@@ -424,9 +450,9 @@ actor Auth0Store {
     }
 
     /// Revokes every refresh token family and access token of the user.
-    func revokeSessions(of userID: String) -> Int {
+    func revokeSessions(of userID: String, reason: Auth0FamilyRevocation = .revokeSessions) -> Int {
         let families = Set(refreshTokens.values.filter { $0.grant.userID == userID }.map(\.familyID))
-        families.forEach(revokeFamily)
+        for family in families { revokeFamily(family, reason) }
         accessTokens = accessTokens.filter { $0.value.userID != userID }
         return families.count
     }

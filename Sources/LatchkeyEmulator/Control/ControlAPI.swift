@@ -104,6 +104,9 @@ struct ControlAPI: Sendable {
             var answer: JSONObject = ["known": .bool(status.known), "newest": .bool(status.newest), "spent": .bool(status.spent),
                                       "family_revoked": .bool(status.familyRevoked), "issued_in_family": .number(Double(status.issuedInFamily))]
             answer["family_id"] = status.familyID.map(JSONValue.string) ?? .null
+            answer["generation"] = .number(Double(status.generation))
+            answer["revoked_by"] = status.revocation.map { .string($0.name) } ?? .null
+            if case .reuse(_, let generation) = status.revocation { answer["revoked_by_reuse_of_generation"] = .number(Double(generation)) }
             return .json(answer)
         case ("POST", ["socialplus", "auth-tokens"]):
             guard let userID = fields.string("userId") else { throw Failure(status: 400, message: "userId is required") }

@@ -186,10 +186,18 @@ public struct EmulatorControl: Sendable {
         guard try await auth0API().store.requireMFAOnRefresh(userID) else { throw EmulatorError.unknownUser(userID) }
     }
 
-    /// What the Auth0 tenant knows of a refresh token: its family, whether it is the
-    /// family's newest, spent, or revoked.
+    /// What the Auth0 tenant knows of a refresh token: its family and generation, whether
+    /// it is the family's newest, spent, or revoked, and why the family was revoked.
     public func auth0RefreshTokenStatus(_ refreshToken: String) async throws -> Auth0RefreshTokenStatus {
         try await auth0API().store.status(ofRefreshToken: refreshToken)
+    }
+
+    /// The refresh grants the Auth0 tenant applied since the last call (the latest
+    /// 10,000), oldest first, each with its token's family and generation and what came
+    /// of it; the log starts again. A delayed request is recorded when it is applied, even
+    /// when its client has gone.
+    public func takeAuth0RefreshLog() async throws -> [Auth0RefreshRecord] {
+        try await auth0API().store.takeRefreshLog()
     }
 
     /// Switches Auth0's error answers to the legacy `{"code","description"}` shape (or back).

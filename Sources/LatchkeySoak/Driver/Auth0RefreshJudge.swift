@@ -15,7 +15,10 @@ internal import LatchkeyEmulator
 /// - a **lost refresh token** (the invariant) otherwise: a client held a newer token (and
 ///   used it, or kept it unsaved past the end) while the store kept the old one.
 /// A family revoked on purpose (a logout's revocation, the parent's revocation or
-/// deletion after the family began) excuses everything.
+/// deletion after the family began) excuses everything. A family the emulator revoked by
+/// reuse detection is never on purpose: the reused token must be one whose request the
+/// client lost (its `U`, or a `P` whose worker was killed before any outcome), or the
+/// revocation counts.
 struct Auth0RefreshJudge {
     let ledger: [RefreshLedger.Entry]
     let control: EmulatorControl
@@ -31,7 +34,7 @@ struct Auth0RefreshJudge {
         let status = await self.status(token)
         guard status.known, let family = status.familyID else { return .lost("the stored refresh token is unknown to the emulator") }
         if status.newest { return .fine }
-        if status.familyRevoked, await revokedOnPurpose(family) { return .fine }
+        if await revokedOnPurpose(family, status) { return .fine }
         return await stale(token, family: family, issued: status.issuedInFamily)
     }
 
@@ -41,20 +44,38 @@ struct Auth0RefreshJudge {
         guard let denied = ledger.last(where: { $0.tag == .denied })?.token else { return nil }
         let status = await self.status(denied)
         guard status.known, let family = status.familyID else { return nil }
-        if status.familyRevoked, await revokedOnPurpose(family) { return .revokedOnPurpose }
+        if await revokedOnPurpose(family, status) { return .revokedOnPurpose }
         if !status.newest {
             if case .rotationLost(let loss, let token) = await stale(denied, family: family, issued: status.issuedInFamily) {
                 return .rotationLost(loss, token: token)
             }
             return nil
         }
-        // The newest token was refused: its family was revoked by reuse detection. An
-        // older token of the family presented by a request the client had given up on,
-        // answered after its retry had rotated, explains it.
-        guard status.familyRevoked, let deniedAt = lastIndex(.received, denied) else { return nil }
-        for (index, entry) in ledger.enumerated() where index < deniedAt && entry.tag == .unanswered {
-            guard let older = entry.token, await self.status(older).familyID == family else { continue }
-            return .rotationLost(.transit, token: older)
+        // The newest token was refused: its family was revoked by reuse detection of an
+        // older token. A request presenting that token which the client lost — it gave up
+        // on it (deadline, dropped connection), or its worker was killed while it was on
+        // the wire — applied after the retry or the restarted client had rotated the same
+        // token, explains it: no client can see a request its predecessor left at the
+        // server. The lost request came before the denied token was received.
+        guard case .reuse(let reused, _) = status.revocation, let receivedAt = lastIndex(.received, denied),
+              await self.status(reused).familyID == family, let loss = lostPresentation(of: reused, before: receivedAt) else { return nil }
+        return .rotationLost(loss, token: reused)
+    }
+
+    /// How a presentation of `token` before ledger index `end` was lost, if one was: `U`
+    /// (the client gave up on it: `.transit`), or a `P` whose next outcome (received,
+    /// denied, unanswered, killed) is the kill `K` (`.kill`).
+    func lostPresentation(of token: String, before end: Int) -> RotationLoss? {
+        for index in ledger.indices where index < end && ledger[index].token == token {
+            switch ledger[index].tag {
+            case .unanswered:
+                return .transit
+            case .presented:
+                let outcomes: Set<RefreshLedger.Entry.Tag> = [.received, .denied, .unanswered, .killed]
+                if ledger[(index + 1)...].first(where: { outcomes.contains($0.tag) })?.tag == .killed { return .kill }
+            default:
+                continue
+            }
         }
         return nil
     }
@@ -91,8 +112,11 @@ struct Auth0RefreshJudge {
     }
 
     /// Whether the family was revoked by the harness: a logout's revocation of one of its
-    /// tokens, or a revocation or deletion event after the family began.
-    private mutating func revokedOnPurpose(_ family: String) async -> Bool {
+    /// tokens, or a revocation or deletion event after the family began. Reuse detection
+    /// is never on purpose, whatever the ledger shows around it.
+    private mutating func revokedOnPurpose(_ family: String, _ known: Auth0RefreshTokenStatus) async -> Bool {
+        guard known.familyRevoked else { return false }
+        if case .reuse = known.revocation { return false }
         var began: Int?
         for (index, entry) in ledger.enumerated() {
             switch entry.tag {

@@ -144,7 +144,7 @@ enum RotationLoss: String, Sendable {
 }
 
 /// Why a session ended when no logout or event explains it.
-enum EndExplanation: Sendable {
+enum EndExplanation: Sendable, Equatable {
     /// A refresh was denied because an earlier rotation never reached the client (or
     /// its store): the family's reuse detection fired.
     case rotationLost(RotationLoss, token: String)

@@ -73,4 +73,6 @@ enum SoakPaths {
     static func ledgers(_ root: String) -> String { root + "/ledgers" }
     static func logs(_ root: String) -> String { root + "/logs" }
     static func ledger(_ root: String, driver: String, user: String) -> String { ledgers(root) + "/\(driver).\(user).ledger" }
+    /// The emulator's request log and Auth0 refresh log, one JSON line per record (with `--keep-logs`).
+    static func emulatorLog(_ root: String) -> String { logs(root) + "/emulator.jsonl" }
 }

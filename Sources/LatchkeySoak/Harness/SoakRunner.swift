@@ -128,7 +128,7 @@ struct SoakRunner {
                 for outcome in outcomes { absorb(outcome, into: population) }
                 await resolveUnexplained(population, control: control)
             }
-            try await tallyEmulator(populations, control: control)
+            try await tallyEmulator(populations, control: control, step: step)
             if step % 50 == 0 || step == total - 1 {
                 let elapsed = began.duration(to: .now).components.seconds
                 progress?("step \(step + 1)/\(total), simulated hour \(Int(Double(step + 1) * settings.stepMinutes / 60)), \(elapsed) s")
@@ -143,7 +143,7 @@ struct SoakRunner {
             population.tracker.inspected(await StoreInspector(driver: population.driver, settings: settings).inspect(population.users, control: control))
             population.tracker.finish(simulatedHours: Double(total) * settings.stepMinutes / 60, steps: total)
         }
-        try await tallyEmulator(populations, control: control)
+        try await tallyEmulator(populations, control: control, step: total)
         report.drivers = populations.map(\.tracker.summary)
         let elapsed = began.duration(to: .now).components
         report.wallSeconds = Double(elapsed.seconds) + Double(elapsed.attoseconds) / 1e18
@@ -231,12 +231,20 @@ struct SoakRunner {
     }
 
     /// Requests and faults the emulator saw since the last tally (every process is quiet).
-    private func tallyEmulator(_ populations: [Population], control: EmulatorControl) async throws {
+    /// With `--keep-logs` the request log and the Auth0 refresh log (each applied refresh
+    /// grant with its token's family and generation, a late one included) are kept in the
+    /// run directory, so a revoked family can be matched to the request that revoked it.
+    private func tallyEmulator(_ populations: [Population], control: EmulatorControl, step: Int) async throws {
         for population in populations {
             let records = await control.requests(provider: type(of: population.driver).provider).filter(population.driver.counts)
             var faults: [String: Int] = [:]
             for record in records { if let fault = record.fault { faults[fault, default: 0] += 1 } }
             population.tracker.record(faults: faults, requests: records.count)
+        }
+        let refreshes = drivers.contains { $0.provider == .auth0 } ? (try? await control.takeAuth0RefreshLog()) ?? [] : []
+        if settings.keepLogs {
+            EmulatorLogLines.append(step: step, requests: await control.requests(), refreshes: refreshes,
+                                    to: SoakPaths.emulatorLog(settings.directory))
         }
         await control.resetRequestLog()
     }

@@ -51,7 +51,7 @@ struct SocialPlusAPI: Sendable {
                                headers: ["Content-Type": "application/json", "Accept": "application/json", "X-API-Key": configuration.apiKey],
                                body: SocialPlusJSON.body(body))
         let (status, object) = try await exchange(http, endpoint: .sessionCreation)
-        return try Self.session(from: object, status: status, request: request)
+        return try Self.session(from: object, status: status, request: request, receivedAt: clock.now)
     }
 
     /// The user, checked with the session's token (`GET /api/v3/users/{userId}`).
@@ -125,7 +125,9 @@ struct SocialPlusAPI: Sendable {
     }
 
     /// The session a login answer describes: `{accessToken, issuedAt, expiresAt, users, files}`.
-    static func session(from object: JSONObject, status: Int, request: SessionRequest) throws -> AuthenticatedSession {
+    /// The token's times are its lifetime (`expiresAt − issuedAt`) started at `receivedAt`,
+    /// the local moment of receipt; the session keeps the server's times as it stated them.
+    static func session(from object: JSONObject, status: Int, request: SessionRequest, receivedAt: Date) throws -> AuthenticatedSession {
         guard let accessToken = object.text("accessToken"), !accessToken.isEmpty else {
             throw SocialPlusErrorMapping.unreadable(.sessionCreation, status: status, "no \"accessToken\"")
         }
@@ -140,7 +142,8 @@ struct SocialPlusAPI: Sendable {
             throw SocialPlusErrorMapping.unreadable(.sessionCreation, status: status, "no user \"\(request.userID)\" in \"users\"")
         }
         if let ended = SocialPlusErrorMapping.termination(for: entry, status: status) { throw ended }
-        let tokens = SessionTokens(accessToken: accessToken, issuedAt: issuedAt, expiresAt: expiresAt,
+        let times = ServerLifetime.localTimes(receivedAt: receivedAt, issuedAt: issuedAt, expiresAt: expiresAt)
+        let tokens = SessionTokens(accessToken: accessToken, issuedAt: times.issuedAt, expiresAt: times.expiresAt,
                                    attributes: [Attribute.userID: request.userID, Attribute.login: request.login.rawValue])
         var raw = JSONObject()
         if let issued = object["issuedAt"] { raw["issuedAt"] = issued }

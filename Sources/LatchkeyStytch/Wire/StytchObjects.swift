@@ -8,8 +8,9 @@ enum StytchObjects {
     /// A session JWT lives 5 minutes, whatever the session's length.
     static let jwtLifetime: TimeInterval = 300
 
-    /// `session_token` and `session_jwt` as the core's tokens; the JWT's `iat`/`exp`
-    /// (read without verification: only for scheduling) or now + 5 minutes.
+    /// `session_token` and `session_jwt` as the core's tokens. The JWT's lifetime (`exp −
+    /// iat`, read without verification: only for scheduling; else 5 minutes) starts at `now`,
+    /// the local moment of receipt: its absolute times are on Stytch's clock, not ours.
     static func tokens(_ data: JSONObject, path: StytchPath, now: Date) throws(AuthError) -> SessionTokens {
         guard let jwt = data.text("session_jwt"), let token = data.text("session_token") else {
             throw StytchAPIClient.malformed(path, "the answer has no session_token or session_jwt")
@@ -22,9 +23,8 @@ enum StytchObjects {
 
     static func tokens(jwt: String, sessionToken: String, now: Date) -> SessionTokens {
         let claims = try? JWT.decode(jwt).claims
-        let issuedAt = claims?.issuedAt ?? now
-        let expiresAt = claims?.expiresAt ?? issuedAt.addingTimeInterval(jwtLifetime)
-        return SessionTokens(accessToken: jwt, sessionToken: sessionToken, issuedAt: issuedAt, expiresAt: expiresAt)
+        let times = ServerLifetime.localTimes(receivedAt: now, issuedAt: claims?.issuedAt, expiresAt: claims?.expiresAt, fallback: jwtLifetime)
+        return SessionTokens(accessToken: jwt, sessionToken: sessionToken, issuedAt: times.issuedAt, expiresAt: times.expiresAt)
     }
 
     /// A consumer answer: tokens, `session`, `user`.
