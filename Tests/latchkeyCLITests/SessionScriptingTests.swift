@@ -47,7 +47,7 @@ import Testing
 
     @Test func theHelpDocumentsTheExitStatuses() async throws {
         let help = try await runOffThePool(["session", "--help"])
-        for line in ["64  usage error", "75  the provider could not be reached", "77  the provider refused", "78  configuration error"] {
+        for line in ["64  usage error", "75  the provider is unreachable, failing or rate limiting: retry later", "77  the provider refused", "78  configuration error"] {
             #expect(help.stdout.contains(line), "\(line)")
         }
         let login = try await runOffThePool(["session", "login", "--help"])

@@ -75,7 +75,9 @@ extension SessionCommand {
     static func reportUsageErrorAsJSON(_ error: any Error, message: String, status: Int32) {
         let arguments = CommandLine.arguments.dropFirst()
         guard arguments.first == "session", arguments.contains("--json"), status == SessionExitStatus.usage else { return }
-        let failure = SessionFailure.usage(message.split(separator: "\n").first.map(String.init) ?? message)
+        var line = message.split(separator: "\n").first.map(String.init) ?? message
+        if line.hasPrefix("Error: ") { line.removeFirst("Error: ".count) }
+        let failure = SessionFailure.usage(line)
         SessionRun.printJSON(["error": .object(failure.object), "exit_status": .number(Double(status))])
     }
 }

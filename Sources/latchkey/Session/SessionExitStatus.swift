@@ -31,7 +31,7 @@ enum SessionExitStatus {
       66  a secret or code could not be read (no terminal, nothing on the input)
       70  internal error
       74  the secret store could not be read or written
-      75  the provider could not be reached, failed or is rate limiting: retry later
+      75  the provider is unreachable, failing or rate limiting: retry later
       77  the provider refused the credentials, the code or the request
       78  configuration error
     """
