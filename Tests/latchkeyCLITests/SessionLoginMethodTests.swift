@@ -119,4 +119,38 @@ import Testing
         #expect(failing.status != 0)
         #expect(try await fixture.run(["status"]).status == 0, "a token source that fails keeps the session")
     }
+
+    @Test func socialPlusAuthTokenFromStandardInput() async throws {
+        var seed = EmulatorSeed.standard
+        seed.socialPlus.secureMode = true
+        let fixture = try await SessionCLIFixture.start(.socialPlus, seed: seed)
+        defer { Task { await fixture.stop() } }
+        let token = try await fixture.emulator.control.mintSocialPlusAuthToken(userID: "alice")
+        let login = try await fixture.json(["login", "--user-id", "alice", "--auth-token-stdin"], stdin: token + "\n")
+        #expect(login.result.status == 0, "\(login.result.stderr)")
+        #expect(!login.result.stdout.contains(token) && !login.result.stderr.contains(token), "the auth token is never printed")
+        let empty = try await fixture.run(["refresh", "--auth-token-command", "true"])
+        #expect(empty.status == 75, "a command that prints nothing cannot renew; the session is kept: \(empty.stderr)")
+        #expect(try await fixture.run(["status"]).status == 0)
+    }
+
+    @Test func conflictingOrMisplacedSecretSourcesAreUsageErrors() async throws {
+        let fixture = try await SessionCLIFixture.start(.stytch)
+        defer { Task { await fixture.stop() } }
+        let both = try await fixture.run(["login", "--email", "alice@example.com", "--password-stdin", "--code-stdin"], stdin: "x\n")
+        #expect(both.status == 64, "standard input carries one secret")
+        #expect(try await fixture.run(["login", "--email", "alice@example.com", "--code-fd", "1"]).status == 64)
+        #expect(try await fixture.run(["token", "--auth-token-stdin", "--auth-token-command", "true"]).status == 64)
+        let notSocialPlus = try await fixture.run(["token", "--auth-token-command", "true"])
+        #expect(notSocialPlus.status == 64, "\(notSocialPlus.stderr)")
+    }
+
+    @Test func providerTextInJSONIsSafeOnATerminal() async throws {
+        let fixture = try await SessionCLIFixture.start(.socialPlus)
+        defer { Task { await fixture.stop() } }
+        let login = try await fixture.json(["login", "--user-id", "mallory", "--display-name", "Mallory\u{202E}\u{9B}31m"])
+        #expect(login.result.status == 0, "\(login.result.stderr)")
+        #expect(!login.result.stdout.contains("\u{202E}") && !login.result.stdout.contains("\u{9B}"), "\(login.result.stdout)")
+        #expect((login.object["user"] as? [String: Any])?["name"] as? String == "Mallory\u{202E}\u{9B}31m", "escaped, not lost")
+    }
 }

@@ -37,7 +37,7 @@ struct SessionSummary {
         let text = switch (name, email) {
         case (let name?, let email?) where name != email: "\(name) <\(email)>"
         case (_, let email?): email
-        case (let name?, nil): userID.map { "\(name) (\($0))" } ?? name
+        case (let name?, nil): userID.map { $0 == name ? name : "\(name) (\($0))" } ?? name
         case (nil, nil): userID ?? "an unnamed user"
         }
         let organization = organizationName ?? organizationID
