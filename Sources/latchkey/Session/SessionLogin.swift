@@ -5,6 +5,7 @@ import LatchkeyAuth0
 import LatchkeyJSON
 import LatchkeySocialPlus
 import LatchkeyStytch
+import Synchronization
 
 extension SessionCommand {
     /// `latchkey session login`: asks for what the provider needs and persists the session.
@@ -122,7 +123,7 @@ extension SessionCommand {
             let summary = await SessionSummary(client)
             var outcome = SessionOutcome()
             outcome.lines = ["Logged in as \(summary.person) (\(TerminalText.escape(provider))); the session is stored in the \(client.store.backendName) store."]
-            if replaced { outcome.lines.append("The previous session was replaced and revoked.") }
+            if replaced { outcome.lines.append("It replaced the previous session, which was revoked at the provider (best effort).") }
             outcome.object = ["logged_in": .bool(true), "provider": .string(provider), "user": summary.userObject,
                               "store": .string(client.store.backendName), "replaced": .bool(replaced)]
             summary.addTimes(to: &outcome.object)
@@ -138,13 +139,13 @@ extension SessionCommand {
 
 /// The steps of one login: the first factor's credentials, then a second factor when the
 /// provider asks for one.
-private final class LoginSteps: @unchecked Sendable {
-    // Soundness: used by the command's one task; the recovery-code callback writes
-    // `newRecoveryCode` before the login it is part of returns, and nothing reads it before.
+private final class LoginSteps: Sendable {
     let command: SessionCommand.Login
     let run: SessionRun
     let client: AuthClient
-    var newRecoveryCode: String?
+    /// The recovery code Auth0 issued in place of the one used, for the user's eyes only.
+    private let recoveryCode = Mutex<String?>(nil)
+    var newRecoveryCode: String? { recoveryCode.withLock { $0 } }
 
     init(command: SessionCommand.Login, run: SessionRun, client: AuthClient) {
         self.command = command
@@ -210,7 +211,7 @@ private final class LoginSteps: @unchecked Sendable {
         switch client.provider.identifier {
         case Auth0Provider.factory.identifier:
             if command.recoveryCode {
-                credentials = Auth0Credentials.mfa(recoveryCode: try codes.read("recovery code")) { [self] new in newRecoveryCode = new.code }
+                credentials = Auth0Credentials.mfa(recoveryCode: try codes.read("recovery code")) { [self] new in recoveryCode.withLock { $0 = new.code } }
             } else {
                 credentials = Auth0Credentials.mfa(otp: try codes.read("one-time code"))
             }
