@@ -19,4 +19,20 @@ struct Latchkey: AsyncParsableCommand {
             EmulatorCommand.self,
         ]
     )
+
+    /// ArgumentParser's own main, except that a usage error of `session … --json` is
+    /// answered with its JSON object too (a script reads standard output).
+    static func main() async {
+        do {
+            var command = try parseAsRoot()
+            if var command = command as? any AsyncParsableCommand {
+                try await command.run()
+            } else {
+                try command.run()
+            }
+        } catch {
+            SessionCommand.reportUsageErrorAsJSON(error, message: fullMessage(for: error), status: exitCode(for: error).rawValue)
+            exit(withError: error)
+        }
+    }
 }

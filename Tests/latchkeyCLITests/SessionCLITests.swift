@@ -51,13 +51,14 @@ func runOffThePool(_ arguments: [String], stdin: String = "", environment: [Stri
 
         let login = try await setup.run(["login", "--user-id", "alice", "--display-name", "Alice"])
         #expect(login.status == 0, "\(login.stderr)")
-        #expect(login.stdout.contains("Logged in as alice"))
+        #expect(login.stdout.contains("Logged in as Alice (alice)"), "\(login.stdout)")
 
         let status = try await setup.run(["status", "--json"])
         #expect(status.status == 0)
         let object = try JSONSerialization.jsonObject(with: Data(status.stdout.utf8)) as? [String: Any]
         #expect(object?["state"] as? String == "established")
-        #expect(object?["user"] as? String == "alice")
+        #expect((object?["user"] as? [String: Any])?["id"] as? String == "alice")
+        #expect((object?["user"] as? [String: Any])?["name"] as? String == "Alice")
         #expect(object?["logged_in"] as? Bool == true)
 
         let token = try await setup.run(["token"])
@@ -74,7 +75,7 @@ func runOffThePool(_ arguments: [String], stdin: String = "", environment: [Stri
         // A secure logout that the provider refuses changes nothing.
         await emulator.control.inject(EmulatorFault(route: EmulatorRoute(.socialPlus, "DELETE", "/api/v4/sessions"), kind: .status(500), trigger: .next(1)))
         let refused = try await setup.run(["logout", "--secure"])
-        #expect(refused.status == 1)
+        #expect(refused.status == 75, "a provider failing: retry later")
         #expect(try await setup.run(["status"]).status == 0, "still logged in")
 
         let logout = try await setup.run(["logout", "--secure"])
@@ -100,7 +101,7 @@ func runOffThePool(_ arguments: [String], stdin: String = "", environment: [Stri
                            "XDG_CONFIG_HOME": directory.appendingPathComponent("config").path]
         let wrong = try await runOffThePool(["session", "login", "--email", "alice@example.com", "--password-stdin"],
                                            stdin: "not-the-password\n", environment: environment)
-        #expect(wrong.status == 1)
+        #expect(wrong.status == 77, "refused credentials")
         #expect(wrong.stderr.contains("unauthorized_credentials") || wrong.stderr.contains("unrecoverable"), "\(wrong.stderr)")
         #expect(!wrong.stderr.contains("not-the-password"))
         let login = try await runOffThePool(["session", "login", "--email", "alice@example.com", "--password-stdin"],
@@ -147,12 +148,12 @@ func runOffThePool(_ arguments: [String], stdin: String = "", environment: [Stri
 
     @Test func usageAndConfigurationErrors() async throws {
         let missing = try await runOffThePool(["session", "status", "--config", "/nonexistent/latchkey.json"])
-        #expect(missing.status == 1)
+        #expect(missing.status == 78)
         #expect(missing.stderr.contains("/nonexistent/latchkey.json"))
         let badSetting = try await runOffThePool(["session", "status", "--provider", "socialplus", "--setting", "oops"])
         #expect(badSetting.status == 64)
         let unknown = try await runOffThePool(["session", "status", "--provider", "okta"])
-        #expect(unknown.status == 1)
+        #expect(unknown.status == 78)
         #expect(unknown.stderr.contains("okta"))
     }
 }

@@ -66,13 +66,7 @@ extension AuthClient {
             guard generation == self.generation, machine.state == .established else {
                 throw AuthError(.cancelled, "the session changed while the new tokens were being checked")
             }
-            let fresh = VaultRecord(provider: vault.providerID, authenticated: report, validatedAt: clock.now)
-            let vault = self.vault
-            try await vault.withLock { try await vault.save(fresh) }
-            guard generation == self.generation else { throw AuthError(.cancelled, "the session changed while the new tokens were being saved") }
-            unsaved = nil
-            adopt(fresh)
-            startBackgroundWork()
+            try await replaceSignedInSession(with: report, generation: generation)
             return
         }
         try checkCanEstablish(action: "update the tokens")
@@ -112,9 +106,6 @@ extension AuthClient {
         restoreTask = nil
         var failure: AuthError?
         do { try await clearEndedSession(ended) } catch { failure = error }
-        // Before the state says logged out: a login cannot begin while this runs, so
-        // what the adapter drops is never what a new session just made.
-        await provider.loggedOut()
         move(to: .notLoggedIn)
         publish()
         if let failure { throw failure }
@@ -212,11 +203,11 @@ extension AuthClient {
         publish()
     }
 
-    private var isTerminated: Bool {
+    var isTerminated: Bool {
         if case .terminated? = machine.state { true } else { false }
     }
 
-    private func resolveDuration(_ requested: Duration?) throws(AuthError) -> Duration? {
+    func resolveDuration(_ requested: Duration?) throws(AuthError) -> Duration? {
         guard provider.sessionDurationBounds != nil else { return nil }
         let duration = requested ?? options.sessionDuration
         try provider.checkSessionDuration(duration)

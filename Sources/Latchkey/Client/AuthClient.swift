@@ -154,6 +154,10 @@ public actor AuthClient {
     /// When the provider last confirmed the session.
     public var lastValidatedAt: Date? { record?.lastValidatedAt }
 
+    /// When the current access token expires (its lifetime counted from its local
+    /// receipt); `nil` when nobody is signed in or the provider gave no lifetime.
+    public var accessTokenExpiresAt: Date? { record?.tokens.expiresAt }
+
     /// Whether a restored session is published but not yet revalidated, because the
     /// provider could not be reached; the client keeps retrying with back-off.
     public var isRevalidationPending: Bool { revalidationPending }

@@ -91,6 +91,9 @@ public struct AuthError: Error, Sendable, CustomStringConvertible, LocalizedErro
     public var providerCode: String?
     /// The HTTP status the provider answered with, when there was a response.
     public var httpStatus: Int?
+    /// The provider's endpoint that answered (`sessions/authenticate`, `POST /oauth/token`),
+    /// when the adapter says: for telling a user which call gave the verdict.
+    public var endpoint: String?
     /// The underlying error, when there is one.
     public var underlying: (any Error)?
     /// For ``Code/renewAndRecheck``: whether a refusal of the renewed token too ends the

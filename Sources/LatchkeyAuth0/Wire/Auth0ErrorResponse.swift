@@ -45,6 +45,16 @@ public struct Auth0ErrorResponse: Error, Sendable, Hashable {
         case revoke = "revocation"
         case deviceCode = "device authorization"
         case devicePoll = "device login"
+
+        /// The path the call goes to, for telling a user which endpoint answered.
+        var endpoint: String {
+            switch self {
+            case .login, .refresh, .devicePoll: "POST /oauth/token"
+            case .userInfo: "GET /userinfo"
+            case .revoke: "POST /oauth/revoke"
+            case .deviceCode: "POST /oauth/device/code"
+            }
+        }
     }
 
     /// Which call was refused, once classified.
@@ -56,6 +66,7 @@ public struct Auth0ErrorResponse: Error, Sendable, Hashable {
         answer.call = call
         var error = answer.classification(now: now)
         error.underlying = answer
+        error.endpoint = call.endpoint
         return error
     }
 

@@ -36,8 +36,14 @@ enum SocialPlusErrorMapping {
     static let unauthorizedCode = "400100"
     static let globalBanCode = "400312"
 
-    /// The error a non-2xx answer means.
+    /// The error a non-2xx answer means, naming the endpoint that answered.
     static func error(status: Int, headers: HTTPHeaders, body: Data, endpoint: Endpoint, now: Date) -> AuthError {
+        var error = classification(status: status, headers: headers, body: body, endpoint: endpoint, now: now)
+        error.endpoint = endpoint.rawValue
+        return error
+    }
+
+    private static func classification(status: Int, headers: HTTPHeaders, body: Data, endpoint: Endpoint, now: Date) -> AuthError {
         let object = SocialPlusJSON.object(body)
         let code = object?.errorCode("code")
         let message = object?.text("message").map { "social.plus: \($0)" } ?? "social.plus answered HTTP \(status) to \(endpoint.rawValue)"

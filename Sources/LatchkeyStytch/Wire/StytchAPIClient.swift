@@ -91,6 +91,7 @@ struct StytchAPIClient: Sendable {
             error = AuthError(status == 400 ? .invalidArgument : .unrecoverable, message, providerCode: decoded.errorType, httpStatus: status)
         }
         error.underlying = decoded
+        error.endpoint = path.rawValue
         return error
     }
 

@@ -10,8 +10,10 @@ struct SessionCommand: AsyncParsableCommand {
         abstract: "Log in, inspect, renew and log out of a session with the configured provider.",
         discussion: """
         The provider, its settings and the store come from latchkey.json (--config, $LATCHKEY_CONFIG, or ./latchkey.json) \
-        and LATCHKEY_* environment variables; --provider and --setting override them.
-        Exit status: 0 on success (status: logged in), 1 on failure (status: not logged in), 64 on a usage error.
+        and LATCHKEY_* environment variables; --provider and --setting override them. Every subcommand takes --json: \
+        one JSON object on standard output, errors included ({"error": {...}, "exit_status": N}).
+
+        \(SessionExitStatus.help)
         """,
         subcommands: [Login.self, Status.self, Token.self, Refresh.self, Logout.self]
     )
@@ -55,7 +57,7 @@ extension SessionCommand {
             do {
                 return try LatchkeyConfiguration.load(path: config, environment: environment)
             } catch {
-                throw fail(error.message)
+                throw SessionFailure.configuration(error.message)
             }
         }
 
@@ -74,7 +76,7 @@ extension SessionCommand {
                 }
                 return (try registry.makeClient(configuration), configuration)
             } catch let error as AuthError {
-                throw fail(error.message)
+                throw SessionFailure(error, loggingIn: false)
             }
         }
 
@@ -107,9 +109,15 @@ extension SessionCommand {
     }
 }
 
-/// Maps a client call's failure to the one-line error every command prints.
-func sessionFailure(_ error: any Error) -> ExitCode {
-    if let error = error as? ExitCode { return error }
-    if let error = error as? AuthError { return fail("\(error.code): \(error.message)") }
-    return fail("\(error)")
+extension SessionCommand {
+    /// Prints a usage error of `latchkey session … --json` as its JSON object (the
+    /// message stays on standard error as well); does nothing otherwise.
+    static func reportUsageErrorAsJSON(_ error: any Error, message: String, status: Int32) {
+        let arguments = CommandLine.arguments.dropFirst()
+        guard arguments.first == "session", arguments.contains("--json"), status == SessionExitStatus.usage else { return }
+        var line = message.split(separator: "\n").first.map(String.init) ?? message
+        if line.hasPrefix("Error: ") { line.removeFirst("Error: ".count) }
+        let failure = SessionFailure.usage(line)
+        SessionRun.printJSON(["error": .object(failure.object), "exit_status": .number(Double(status))])
+    }
 }

@@ -2,24 +2,39 @@ import ArgumentParser
 import Foundation
 import Latchkey
 import LatchkeyAuth0
+import LatchkeyJSON
 import LatchkeySocialPlus
 import LatchkeyStytch
+import Synchronization
 
 extension SessionCommand {
     /// `latchkey session login`: asks for what the provider needs and persists the session.
+    /// A stored session stays until the new login succeeded; it is then replaced, and
+    /// revoked at the provider (best effort).
     struct Login: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Log in and persist the session in the configured store.",
             discussion: """
-            Stytch: --email, and the password from the terminal (no echo) or --password-stdin.
-            Stytch B2B: --organization-id and --email as well; a second factor is asked for on the terminal             (a TOTP code, or --sms to have a code sent).
-            Auth0: the device code by default (the code and the URL are printed; approve in any browser);             --browser opens the system browser with a loopback redirect; --username with --password-stdin uses the password grant.
-            social.plus: --user-id (and --display-name); in secure mode --auth-token-stdin reads the auth token.
-            Secrets are read from standard input or from the terminal without echo, never from arguments.
+            Stytch: --email, and the password from the terminal (no echo) or --password-stdin; or --otp-method-id with \
+            the code, or --magic-link-token-stdin.
+            Stytch B2B: --organization-id and --email as well; a second factor is a TOTP code, an SMS code (--sms) or a \
+            recovery code (--recovery-code).
+            Auth0: the device code by default (the code and the URL are printed; approve in any browser); --browser opens \
+            the system browser with a loopback redirect; --username with --password-stdin uses the password grant, and a \
+            second factor is a one-time code or a recovery code (--recovery-code).
+            social.plus: --user-id (and --display-name); in secure mode the auth token from --auth-token-stdin or \
+            --auth-token-command.
+            Codes come from --code-stdin, --code-fd N (such as 3<<<"$CODE") or the terminal. Secrets are read from \
+            standard input, a file descriptor or the terminal without echo, never from arguments.
+            A stored session is kept until the new login succeeds; it is then replaced and revoked at the provider.
+
+            \(SessionExitStatus.help)
             """
         )
 
         @OptionGroup var client: ClientOptions
+        @OptionGroup var socialPlus: SocialPlusAuthTokenOptions
+        @OptionGroup var codes: CodeOptions
 
         @Option(name: .customLong("user-id"), help: "social.plus: the user id.")
         var userID: String?
@@ -27,20 +42,26 @@ extension SessionCommand {
         @Option(name: .customLong("display-name"), help: "social.plus: the display name.")
         var displayName: String?
 
-        @Flag(name: .customLong("auth-token-stdin"), help: "social.plus: read the auth token from standard input.")
-        var authTokenFromStandardInput = false
-
         @Option(name: .long, help: "Stytch: the email address.")
         var email: String?
 
         @Option(name: .customLong("organization-id"), help: "Stytch B2B: the organization id.")
         var organizationID: String?
 
-        @Flag(name: .customLong("password-stdin"), help: "Stytch: read the password from standard input.")
+        @Flag(name: .customLong("password-stdin"), help: "Stytch, Auth0: read the password from standard input.")
         var passwordFromStandardInput = false
+
+        @Option(name: .customLong("otp-method-id"), help: "Stytch: log in with the one-time passcode sent for this method id (the code as for --code-stdin).")
+        var otpMethodID: String?
+
+        @Flag(name: .customLong("magic-link-token-stdin"), help: "Stytch: log in with the magic link's token, read from standard input.")
+        var magicLinkTokenFromStandardInput = false
 
         @Flag(name: .long, help: "Stytch B2B: send the second factor by SMS instead of asking for a TOTP code.")
         var sms = false
+
+        @Flag(name: .customLong("recovery-code"), help: "Stytch B2B, Auth0: the second factor is a recovery code.")
+        var recoveryCode = false
 
         @Flag(name: .long, help: "Auth0: log in in the system browser (PKCE, loopback redirect) instead of with a device code.")
         var browser = false
@@ -51,78 +72,162 @@ extension SessionCommand {
         @Option(name: .long, help: "Auth0: the database connection (realm) for the password grant.")
         var realm: String?
 
+        @Option(name: .long, help: "Auth0: the scope to ask for instead of the configured one.")
+        var scope: String?
+
+        @Option(name: .long, help: "Auth0: the audience (API) to ask for instead of the configured one.")
+        var audience: String?
+
+        @Option(name: .customLong("session-duration"), help: "Stytch: how long the session lasts, e.g. 60m or 7d (5 minutes to 366 days).")
+        var sessionDuration: String?
+
+        @Flag(name: .long, help: "Print one JSON object; prompts and instructions go to standard error.")
+        var json = false
+
+        func validate() throws {
+            let stdinReaders = [passwordFromStandardInput, codes.fromStandardInput, socialPlus.fromStandardInput, magicLinkTokenFromStandardInput]
+            if stdinReaders.filter({ $0 }).count > 1 {
+                throw ValidationError("standard input carries one secret: use --code-fd N for the code when the password is on standard input")
+            }
+            if let sessionDuration { _ = try SessionDuration.parse(sessionDuration, option: "--session-duration") }
+        }
+
         func run() async throws {
-            let (client, configuration) = try self.client.makeClient()
-            defer { Task { await client.shutdown() } }
-            let credentials = try credentials(for: configuration.provider)
-            let progress = Progress("Logging in with \(configuration.provider)")
-            do {
-                try await client.start()
-                if client.state != .notLoggedIn { try await client.logout() }
+            let run = SessionRun(options: client, json: json, loggingIn: true)
+            try await run { client, configuration in
+                let duration = try sessionDuration.map { try SessionDuration.parse($0, option: "--session-duration") }
+                if duration != nil, client.provider.sessionDurationBounds == nil {
+                    throw SessionFailure.usage("--session-duration is for providers whose sessions have a length (Stytch), not \(configuration.provider)")
+                }
+                let login = LoginSteps(command: self, run: run, client: client)
+                let credentials = try await login.credentials(for: configuration.provider)
+                let progress = Progress("Logging in with \(configuration.provider)", enabled: !json)
+                defer { progress.finish() }
+                // The stored session stays until the new login succeeds (a mistyped password
+                // logs nobody out); then it is replaced and revoked at the provider.
+                try await client.start(validating: false)
+                let replacing = client.state == .established || client.state == .tokenExpired
                 do {
-                    try await client.login(credentials)
+                    try await client.replaceSession(with: credentials, sessionDuration: duration)
                 } catch let error as AuthError where error.code == .needsUserAction {
                     progress.finish()
-                    try await finishSecondFactor(client)
+                    try await login.finishSecondFactor(duration: duration)
                 }
                 progress.finish()
-            } catch {
-                progress.finish()
-                throw sessionFailure(error)
-            }
-            print("Logged in as \(TerminalText.escape(client.currentUser?.id ?? "?")) (\(configuration.provider)); the session is stored in the \(client.store.backendName) store.")
-        }
-
-        private func credentials(for provider: String) throws -> any LoginCredentials {
-            switch provider {
-            case "stytch":
-                guard let email else { throw ValidationError("Stytch needs --email") }
-                return StytchCredentials.password(email: email, password: try password())
-            case "stytch-b2b":
-                guard let email, let organizationID else { throw ValidationError("Stytch B2B needs --organization-id and --email") }
-                return StytchB2BCredentials.password(organizationID: organizationID, emailAddress: email, password: try password())
-            case "auth0":
-                if let username {
-                    return Auth0Credentials.password(username: username, password: try password(), realm: realm)
-                }
-                if browser {
-                    return Auth0Credentials.browser(Auth0BrowserLogin(opener: .handOff { url in
-                        printError("Opening your browser; if it does not open, visit: \(url.absoluteString)")
-                        try? await BrowserOpener.system(url)
-                    }))
-                }
-                return Auth0Credentials.deviceCode { code in
-                    // Printed on stdout: the user needs it; the token is not in it.
-                    print("To log in, visit \(TerminalText.escape(code.verificationURIComplete?.absoluteString ?? code.verificationURI.absoluteString))")
-                    print("and confirm the code \(TerminalText.escape(code.userCode)). Waiting…")
-                    fflush(nil)
-                }
-            case SocialPlusProvider.providerID:
-                guard let userID else { throw ValidationError("social.plus needs --user-id") }
-                let token = authTokenFromStandardInput ? try SecretInput.line(from: .standardInput, what: "auth token") : nil
-                return SocialPlusLogin(userID: userID, displayName: displayName, authToken: token)
-            default:
-                throw fail("the CLI cannot log in to provider \"\(TerminalText.escape(provider))\" yet")
+                await SessionEndNote.forget(client)
+                return await outcome(client, provider: configuration.provider, replaced: replacing, recoveryCode: login.newRecoveryCode)
             }
         }
 
-        private func password() throws -> String {
-            try SecretInput.line(from: passwordFromStandardInput ? .standardInput : .terminal, what: "password")
-        }
-
-        /// A B2B login that needs another factor: a TOTP code from the terminal, or an SMS code.
-        private func finishSecondFactor(_ client: AuthClient) async throws {
-            guard let action = client.pendingUserAction else { throw fail("the provider asked for another step the CLI cannot take") }
-            if client.provider.identifier == "auth0" {
-                try await client.login(Auth0Credentials.mfa(otp: try SecretInput.prompt("One-time code: ")))
-                return
+        private func outcome(_ client: AuthClient, provider: String, replaced: Bool, recoveryCode: String?) async -> SessionOutcome {
+            let summary = await SessionSummary(client)
+            var outcome = SessionOutcome()
+            outcome.lines = ["Logged in as \(summary.person) (\(TerminalText.escape(provider))); the session is stored in the \(client.store.backendName) store."]
+            if replaced { outcome.lines.append("It replaced the previous session, which was revoked at the provider (best effort).") }
+            outcome.object = ["logged_in": .bool(true), "provider": .string(provider), "user": summary.userObject,
+                              "store": .string(client.store.backendName), "replaced": .bool(replaced)]
+            summary.addTimes(to: &outcome.object)
+            if let recoveryCode {
+                // The user's only copy: shown once, in the output they asked for.
+                outcome.object["new_recovery_code"] = .string(recoveryCode)
+                outcome.lines.append("Your new recovery code (the old one no longer works; keep it safe): \(TerminalText.escape(recoveryCode))")
             }
-            if sms {
-                try await client.stytchB2B?.sendSMSOTP(for: action)
-                try await client.login(StytchB2BCredentials.smsOTP(code: try SecretInput.prompt("Code sent by SMS: ")))
+            return outcome
+        }
+    }
+}
+
+/// The steps of one login: the first factor's credentials, then a second factor when the
+/// provider asks for one.
+private final class LoginSteps: Sendable {
+    let command: SessionCommand.Login
+    let run: SessionRun
+    let client: AuthClient
+    /// The recovery code Auth0 issued in place of the one used, for the user's eyes only.
+    private let recoveryCode = Mutex<String?>(nil)
+    var newRecoveryCode: String? { recoveryCode.withLock { $0 } }
+
+    init(command: SessionCommand.Login, run: SessionRun, client: AuthClient) {
+        self.command = command
+        self.run = run
+        self.client = client
+    }
+
+    func credentials(for provider: String) async throws -> any LoginCredentials {
+        let command = self.command
+        switch provider {
+        case StytchProvider.identifier:
+            if let methodID = command.otpMethodID {
+                return StytchCredentials.otp(methodID: methodID, code: try command.codes.read("one-time passcode"))
+            }
+            if command.magicLinkTokenFromStandardInput {
+                return StytchCredentials.magicLink(token: try SecretInput.line(from: .standardInput, what: "magic link token"))
+            }
+            guard let email = command.email else { throw SessionFailure.usage("Stytch needs --email (or --otp-method-id, --magic-link-token-stdin)") }
+            return StytchCredentials.password(email: email, password: try password())
+        case StytchB2BProvider.identifier:
+            guard let email = command.email, let organizationID = command.organizationID else {
+                throw SessionFailure.usage("Stytch B2B needs --organization-id and --email")
+            }
+            return StytchB2BCredentials.password(organizationID: organizationID, emailAddress: email, password: try password())
+        case Auth0Provider.factory.identifier:
+            if let username = command.username {
+                return Auth0Credentials.password(username: username, password: try password(), realm: command.realm, scope: command.scope,
+                                                 audience: command.audience)
+            }
+            if command.browser {
+                return Auth0Credentials.browser(Auth0BrowserLogin(opener: .handOff { url in
+                    printError("Opening your browser; if it does not open, visit: \(url.absoluteString)")
+                    try? await BrowserOpener.system(url)
+                }), scope: command.scope, audience: command.audience)
+            }
+            let json = run.json
+            return Auth0Credentials.deviceCode(scope: command.scope, audience: command.audience) { code in
+                // The user needs these; the token is not in them.
+                SessionRun.say("To log in, visit \(TerminalText.escape(code.verificationURIComplete?.absoluteString ?? code.verificationURI.absoluteString))", json: json)
+                SessionRun.say("and confirm the code \(TerminalText.escape(code.userCode)). Waiting…", json: json)
+            }
+        case SocialPlusProvider.providerID:
+            guard let userID = command.userID else { throw SessionFailure.usage("social.plus needs --user-id") }
+            let token = try command.socialPlus.source()?.token(for: userID)
+            return SocialPlusLogin(userID: userID, displayName: command.displayName, authToken: token)
+        default:
+            throw SessionFailure.configuration("the CLI cannot log in to provider \"\(TerminalText.escape(provider))\" yet")
+        }
+    }
+
+    private func password() throws -> String {
+        try SecretInput.line(from: command.passwordFromStandardInput ? .standardInput : .terminal, what: "password")
+    }
+
+    /// A login that needs another factor: a code (TOTP, SMS, one-time password) or a recovery code.
+    func finishSecondFactor(duration: Duration?) async throws {
+        guard let action = client.pendingUserAction else {
+            throw SessionFailure(status: SessionExitStatus.refused, code: "needsUserAction",
+                                 message: "the provider asked for another step the CLI cannot take")
+        }
+        let codes = command.codes
+        let credentials: any LoginCredentials
+        switch client.provider.identifier {
+        case Auth0Provider.factory.identifier:
+            if command.recoveryCode {
+                credentials = Auth0Credentials.mfa(recoveryCode: try codes.read("recovery code")) { [self] new in recoveryCode.withLock { $0 = new.code } }
             } else {
-                try await client.login(StytchB2BCredentials.totp(code: try SecretInput.prompt("Authenticator (TOTP) code: ")))
+                credentials = Auth0Credentials.mfa(otp: try codes.read("one-time code"))
             }
+        case StytchB2BProvider.identifier:
+            if command.recoveryCode {
+                credentials = StytchB2BCredentials.recoveryCode(try codes.read("recovery code"))
+            } else if command.sms {
+                try await client.stytchB2B?.sendSMSOTP(for: action)
+                credentials = StytchB2BCredentials.smsOTP(code: try codes.read("code sent by SMS"))
+            } else {
+                credentials = StytchB2BCredentials.totp(code: try codes.read("authenticator (TOTP) code"))
+            }
+        default:
+            throw SessionFailure(status: SessionExitStatus.refused, code: "needsUserAction",
+                                 message: "the provider asked for another step (\(action.kind)) the CLI cannot take")
         }
+        try await client.replaceSession(with: credentials, sessionDuration: duration)
     }
 }

@@ -1,3 +1,4 @@
+import ArgumentParser
 import Foundation
 import Glibc
 
@@ -29,8 +30,9 @@ final class Progress: @unchecked Sendable {
     }
 }
 
-/// Secrets from standard input or the terminal, never from arguments (which other users
-/// can read in /proc).
+/// Secrets from standard input, a file descriptor or the terminal, never from arguments
+/// (which other users can read in /proc). Failures are ``SessionFailure``s with the
+/// no-input exit status, and never quote the secret.
 enum SecretInput {
     enum Source { case standardInput, terminal }
 
@@ -38,21 +40,46 @@ enum SecretInput {
     static func line(from source: Source, what: String) throws -> String {
         switch source {
         case .standardInput:
-            let input = try StandardInput.read(limit: 65_536)
-            guard !input.exceedsLimit else { throw fail("the \(what) on standard input is longer than 64 KiB") }
-            var text = String(decoding: input.bytes, as: UTF8.self)
-            while text.hasSuffix("\n") || text.hasSuffix("\r") { text.removeLast() }
-            guard !text.isEmpty else { throw fail("no \(what) on standard input") }
-            return text
+            let input: StandardInput.Bounded
+            do { input = try StandardInput.read(limit: 65_536) } catch {
+                throw SessionFailure.noInput("cannot read the \(what) from standard input")
+            }
+            guard !input.exceedsLimit else { throw SessionFailure.noInput("the \(what) on standard input is longer than 64 KiB") }
+            return try trimmed(input.bytes, what: what, from: "standard input")
         case .terminal:
-            return try prompt("\(what.prefix(1).uppercased())\(what.dropFirst()): ")
+            return try prompt("\(what.prefix(1).uppercased())\(what.dropFirst()): ", what: what)
         }
     }
 
+    /// One line from file descriptor `fd` (up to its first newline or its end), at most 64 KiB.
+    static func line(fromDescriptor fd: Int32, what: String) throws -> String {
+        var bytes: [UInt8] = []
+        var byte: UInt8 = 0
+        while bytes.count <= 65_536 {
+            let count = read(fd, &byte, 1)
+            if count < 0, errno == EINTR { continue }
+            if count < 0 { throw SessionFailure.noInput("cannot read the \(what) from file descriptor \(fd): \(String(cString: strerror(errno)))") }
+            if count == 0 || byte == 10 { break }
+            bytes.append(byte)
+        }
+        guard bytes.count <= 65_536 else { throw SessionFailure.noInput("the \(what) on file descriptor \(fd) is longer than 64 KiB") }
+        return try trimmed(bytes, what: what, from: "file descriptor \(fd)")
+    }
+
+    private static func trimmed(_ bytes: [UInt8], what: String, from place: String) throws -> String {
+        var text = String(decoding: bytes, as: UTF8.self)
+        while text.hasSuffix("\n") || text.hasSuffix("\r") { text.removeLast() }
+        guard !text.isEmpty else { throw SessionFailure.noInput("no \(what) on \(place)") }
+        return text
+    }
+
     /// Reads a line from the terminal with echo off.
-    static func prompt(_ label: String) throws -> String {
+    static func prompt(_ label: String, what: String) throws -> String {
         let fd = open("/dev/tty", O_RDWR)
-        guard fd >= 0 else { throw fail("no terminal to ask for the secret; pass it on standard input") }
+        guard fd >= 0 else {
+            throw SessionFailure.noInput("no terminal to ask for the \(what)",
+                                         hint: what.contains("password") ? "pass it with --password-stdin" : "pass it with --code-stdin or --code-fd N")
+        }
         defer { close(fd) }
         _ = label.withCString { write(fd, $0, strlen($0)) }
         var saved = termios()
@@ -69,7 +96,30 @@ enum SecretInput {
         var bytes: [UInt8] = []
         var byte: UInt8 = 0
         while read(fd, &byte, 1) == 1, byte != 10, bytes.count < 65_536 { bytes.append(byte) }
-        return String(decoding: bytes, as: UTF8.self)
+        return try trimmed(bytes, what: what, from: "the terminal")
+    }
+}
+
+/// Where a second factor's code comes from: `--code-stdin`, `--code-fd N`, or the terminal.
+struct CodeOptions: ParsableArguments {
+    @Flag(name: .customLong("code-stdin"), help: "Read the one-time or recovery code from standard input.")
+    var fromStandardInput = false
+
+    @Option(name: .customLong("code-fd"), help: ArgumentHelp("Read the code from file descriptor N (such as 3<<<\"$CODE\").", valueName: "N"))
+    var descriptor: Int32?
+
+    func validate() throws {
+        if fromStandardInput, descriptor != nil { throw ValidationError("give --code-stdin or --code-fd, not both") }
+        if let descriptor, descriptor < 0 || descriptor == 1 || descriptor == 2 {
+            throw ValidationError("--code-fd takes an open input descriptor: 0 or 3 and above")
+        }
+    }
+
+    /// The code, from the chosen source.
+    func read(_ what: String) throws -> String {
+        if fromStandardInput { return try SecretInput.line(from: .standardInput, what: what) }
+        if let descriptor { return try SecretInput.line(fromDescriptor: descriptor, what: what) }
+        return try SecretInput.line(from: .terminal, what: what)
     }
 }
 
