@@ -45,6 +45,10 @@ public protocol AuthProvider: Sendable {
     /// The core checks requested durations against it before any request.
     var sessionDurationBounds: ClosedRange<Duration>? { get }
 
+    /// The shortest validity a token handed out must have when neither the caller nor
+    /// ``SessionOptions/minimumTokenTTL`` says. Default 30 seconds.
+    var defaultMinimumTokenTTL: Duration { get }
+
     /// Logs in with adapter-specific credentials.
     ///
     /// - Parameters:
@@ -102,6 +106,8 @@ public protocol AuthProvider: Sendable {
 
 extension AuthProvider {
     public var sessionDurationBounds: ClosedRange<Duration>? { nil }
+
+    public var defaultMinimumTokenTTL: Duration { .seconds(30) }
 
     public func prepareRenewal(_ request: RenewalRequest, current: AuthenticatedSession) async throws -> RenewalPreparation {
         RenewalPreparation()
