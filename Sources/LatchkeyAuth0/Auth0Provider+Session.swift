@@ -6,12 +6,18 @@ internal import LatchkeyJSON
 extension Auth0Provider {
     /// The session a token answer establishes or renews. The ID token, when present, is
     /// validated first. The refresh token is `new ?? old` (an answer without one keeps
-    /// the old, #144); without a new ID token the old one and its user stay.
+    /// the old); without a new ID token the old one and its user stay. The session's end
+    /// (`session_expiry`) is the first login's.
     func session(from response: TokenResponse, expectations: IDTokenValidator.Expectations = .init(), scope: String?,
                  audience: String?, previous: AuthenticatedSession? = nil) async throws -> AuthenticatedSession {
         let now = clock.now
         var claims: JSONObject?
-        if let idToken = response.idToken { claims = try await validator.validate(idToken, expectations) }
+        if let idToken = response.idToken {
+            claims = try await validator.validate(idToken, expectations)
+        } else if expectations.requiresIDToken {
+            // A nonce or an organization was sent: only the ID token can confirm them.
+            throw IDTokenValidator.rejection(Auth0IDTokenError(claim: "id_token", "missing from an answer to a request that sent a nonce or an organization"))
+        }
         var attributes: [String: String] = [:]
         attributes["scope"] = response.scope ?? scope
         attributes["audience"] = audience
@@ -24,9 +30,11 @@ extension Auth0Provider {
         var tokens = SessionTokens(accessToken: response.accessToken, refreshToken: response.refreshToken ?? previous?.tokens.refreshToken,
                                    idToken: response.idToken ?? previous?.tokens.idToken, issuedAt: now,
                                    expiresAt: response.expiresIn.map { now.addingTimeInterval($0) }, attributes: attributes)
-        if claims == nil, let previous {
-            // Attributes merge key by key in the core; keep the old session end here too.
-            tokens.attributes["session_expiry"] = previous.tokens.attributes["session_expiry"]
+        if let pinned = previous?.tokens.attributes["session_expiry"] {
+            // The session's end is fixed at the first login (as Auth0.swift pins it): a
+            // refreshed ID token's later `session_expiry` never extends it past the
+            // upstream session's boundary.
+            tokens.attributes["session_expiry"] = pinned
         }
         return makeSession(tokens: tokens, claims: claims, previous: previous)
     }

@@ -33,6 +33,9 @@ public struct Auth0Provider: AuthProvider {
     public static let mfaTokenLifetime: TimeInterval = 600
     /// The session ends this long before the ID token's `session_expiry`.
     public static let sessionExpiryMargin: TimeInterval = 30
+    /// A token handed out lives at least this long unless the app asks otherwise:
+    /// Auth0.swift's `minTTL` default.
+    public var defaultMinimumTokenTTL: Duration { .seconds(60) }
     /// Auth0 refused a renewal because the user is blocked.
     public static let blocked = TerminationReason("userBlocked")
 
@@ -131,9 +134,19 @@ public struct Auth0Provider: AuthProvider {
                             providerCode: "no_refresh_token")
         }
         var fields = [("grant_type", GrantType.refreshToken), ("refresh_token", refreshToken)]
-        if let scope = request.scope { fields.append(("scope", scope)) }
+        // With an audience, a scope always carries openid (Auth0.swift's includeRequiredScope):
+        // without it the answer has no ID token.
+        let scope = request.audience == nil ? request.scope : request.scope.map(Auth0Configuration.withOpenID)
+        if let scope { fields.append(("scope", scope)) }
         if let audience = request.audience { fields.append(("audience", audience)) }
-        let response = try await api.token(fields, call: .refresh)
+        let response: TokenResponse
+        do { response = try await api.token(fields, call: .refresh) } catch let error as AuthError
+            where error.providerCode == "access_denied" && (request.scope != nil || request.audience != nil) {
+            // Refused for what this caller asked (a scope or API beyond the grant): the
+            // session itself is fine, and nothing retries the request.
+            throw AuthError(.invalidArgument, error.message, providerCode: error.providerCode, httpStatus: error.httpStatus,
+                            underlying: error.underlying)
+        }
         logger.debug("refresh grant answered", metadata: ["rotated": "\(response.refreshToken != nil)", "reason": "\(request.reason)"])
         return try await session(from: response, scope: request.scope ?? current.tokens.scope,
                                  audience: request.audience ?? current.tokens.audience, previous: current)

@@ -28,7 +28,7 @@ import Testing
         let auth0 = try #require(emulator.auth0)
         let clock = ManualClock(now: Self.start.addingTimeInterval(skew))
         let logs = LogCapture()
-        let provider = Auth0Provider(configuration: try Auth0Configuration(baseURL: auth0.baseURL, clientID: auth0.clientID),
+        let provider = Auth0Provider(configuration: try Auth0Configuration(domain: auth0.domain, clientID: auth0.clientID, baseURL: auth0.baseURL),
                                      transport: URLSessionTransport(), clock: clock, logger: logs.logger)
         let client = AuthClient(provider: provider, store: try MemorySecretStore(namespace: "auth0-skew"),
                                 options: SessionOptions(heartbeatInterval: nil, renewsProactively: false), transport: URLSessionTransport(),

@@ -77,11 +77,11 @@ import Testing
 
     @Test(arguments: ["http://127.attacker.example/", "http://127.0.0.1.attacker.example/", "http://localhost.attacker.example/", "ftp://127.0.0.1/"])
     func aNonLoopbackPlainHTTPBaseURLIsRefusedInCode(url: String) throws {
-        #expect(throws: AuthError.self) { try Auth0Configuration(baseURL: URL(string: url)!, clientID: "client-1") }
+        #expect(throws: AuthError.self) { try Auth0Configuration(domain: "tenant.example.com", clientID: "client-1", baseURL: URL(string: url)!) }
     }
 
     @Test(arguments: ["http://127.0.0.1:9/", "http://[::1]:9/", "http://localhost:9/", "https://tenant.example.com/"])
     func loopbackAndHTTPSBaseURLsAreAccepted(url: String) throws {
-        _ = try Auth0Configuration(baseURL: URL(string: url)!, clientID: "client-1")
+        _ = try Auth0Configuration(domain: "tenant.example.com", clientID: "client-1", baseURL: URL(string: url)!)
     }
 }

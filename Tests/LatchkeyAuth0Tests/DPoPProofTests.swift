@@ -30,7 +30,7 @@ struct DPoPProofTests {
     }
 
     static func provider(_ tenant: ScriptedTenant, store: any SecretStore) throws -> Auth0Provider {
-        Auth0Provider(configuration: try Auth0Configuration(baseURL: base, clientID: "client", dpop: true), transport: tenant,
+        Auth0Provider(configuration: try Auth0Configuration(domain: "tenant.example.com", clientID: "client", baseURL: base, dpop: true), transport: tenant,
                       clock: ManualClock(now: Date(timeIntervalSince1970: 1_800_000_000)), keyStore: store)
     }
 

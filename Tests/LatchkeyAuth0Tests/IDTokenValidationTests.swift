@@ -25,6 +25,10 @@ final class CraftedTenant: HTTPTransport, Sendable {
             jwksFetches.withLock { $0 += 1 }
             let set = JWKSet(keys: published.withLock { $0 }.map(\.publicKey))
             return HTTPResponse(status: 200, body: Data(set.jsonText().utf8))
+        case "/oauth/device/code":
+            let body: JSONObject = ["device_code": "device-1", "user_code": "ABCD-EFGH", "verification_uri": "https://tenant.example.com/activate",
+                                    "expires_in": 900, "interval": 5]
+            return HTTPResponse(status: 200, body: Data(JSONValue.object(body).jsonBytes))
         case "/oauth/token":
             var body: JSONObject = ["access_token": "opaque-access", "token_type": "Bearer", "expires_in": "86400", "refresh_token": "opaque-refresh"]
             if let token = idToken.withLock({ $0 }) { body["id_token"] = .string(token) }
@@ -38,6 +42,7 @@ final class CraftedTenant: HTTPTransport, Sendable {
 @Suite("Auth0 ID-token validation: each claim, as Auth0.swift and no looser")
 struct IDTokenValidationTests {
     static let now = Date(timeIntervalSince1970: 1_800_000_000)
+    static let domain = "tenant.example.com"
     static let issuer = "https://tenant.example.com/"
     static let clientID = "client-1"
 
@@ -48,7 +53,7 @@ struct IDTokenValidationTests {
     }
 
     private func login(_ tenant: CraftedTenant, organization: String? = nil) async throws -> AuthenticatedSession {
-        let configuration = try Auth0Configuration(baseURL: try #require(URL(string: Self.issuer)), clientID: Self.clientID, organization: organization)
+        let configuration = try Auth0Configuration(domain: Self.domain, clientID: Self.clientID, organization: organization)
         let provider = Auth0Provider(configuration: configuration, transport: tenant, clock: ManualClock(now: Self.now))
         return try await provider.login(Auth0Credentials.password(username: "alice@example.com", password: "pw"), sessionDuration: nil, pending: nil)
     }
@@ -91,6 +96,8 @@ struct IDTokenValidationTests {
         ("exp", nil, "exp"),
         ("iat", nil, "iat"),
         ("iat", "yesterday", "iat"),
+        ("nbf", .number(1_800_000_000 + 86_400), "nbf"),
+        ("iat", .number(1_800_000_000 + 365 * 86_400), "iat"),
     ] as [(String, JSONValue?, String)])
     func eachBadClaimIsNamed(_ name: String, _ value: JSONValue?, _ expected: String) async throws {
         var claims = Self.claims()
@@ -120,8 +127,71 @@ struct IDTokenValidationTests {
     }
 
     @Test func aMissingKidIsRefused() async throws {
+        // Even when the tenant publishes the key that signed it.
+        let tenant = try CraftedTenant()
         let keyless = try JWTKey.generate(for: .rs256)
-        #expect(try await refusal(Self.claims(), key: keyless)?.claim == "kid")
+        tenant.published.withLock { $0 = [keyless] }
+        tenant.idToken.withLock { $0 = try? JWT.sign(Self.claims(), key: keyless) }
+        let error = await authError { _ = try await login(tenant) }
+        #expect((error?.underlying as? Auth0IDTokenError)?.claim == "kid")
+    }
+
+    @Test func timesWithinTheLeewayPass() async throws {
+        var claims = Self.claims()
+        claims["nbf"] = .number(Self.now.timeIntervalSince1970 + 59)
+        claims["iat"] = .number(Self.now.timeIntervalSince1970 + 59)
+        #expect(try await refusal(claims) == nil)
+    }
+
+    @Test func auth0sOwnClaimsCompareByCodeUnits() async throws {
+        // "café" composed and decomposed are equal to `==`, not byte for byte.
+        let tenant = try CraftedTenant()
+        let configuration = try Auth0Configuration(domain: Self.domain, clientID: Self.clientID)
+        let keys = JWKSCache(now: { Self.now }) { try await Auth0API(configuration: configuration, transport: tenant, clock: ManualClock(now: Self.now)).jwks() }
+        let check = IDTokenValidator(configuration: configuration, keys: keys, clock: ManualClock(now: Self.now))
+        var claims = Self.claims()
+        claims["org_name"] = "cafe\u{301}"
+        claims["nonce"] = "n\u{e9}"
+        let token = try JWT.sign(claims, key: tenant.key)
+        for expectations in [IDTokenValidator.Expectations(organization: "caf\u{e9}"), IDTokenValidator.Expectations(nonce: "ne\u{301}")] {
+            #expect("cafe\u{301}" == "caf\u{e9}", "equal to ==")
+            let error = await authError { _ = try await check.validate(token, expectations) }
+            #expect(error?.providerCode == "id_token_invalid")
+        }
+    }
+
+    @Test func anAnswerWithoutAnIDTokenIsRefusedWhenANonceOrOrganizationWasSent() async throws {
+        let configuration = try Auth0Configuration(domain: Self.domain, clientID: Self.clientID)
+        let provider = Auth0Provider(configuration: configuration, transport: try CraftedTenant(), clock: ManualClock(now: Self.now))
+        let response = try #require(TokenResponse(["access_token": "a", "token_type": "Bearer", "expires_in": 3600]))
+        for expectations in [IDTokenValidator.Expectations(nonce: "n-1"), IDTokenValidator.Expectations(organization: "org_1")] {
+            let error = await authError { _ = try await provider.session(from: response, expectations: expectations, scope: nil, audience: nil) }
+            #expect(error?.providerCode == "id_token_invalid")
+            #expect((error?.underlying as? Auth0IDTokenError)?.claim == "id_token")
+        }
+        // Nothing was sent that needs one: a password grant's answer may lack it.
+        _ = try await provider.session(from: response, scope: nil, audience: nil)
+    }
+
+    @Test func aDeviceLoginForAnOrganizationChecksTheIDTokensOrganization() async throws {
+        func deviceLogin(_ claims: JSONObject?) async throws -> AuthError? {
+            let tenant = try CraftedTenant()
+            tenant.idToken.withLock { $0 = claims.flatMap { try? JWT.sign($0, key: tenant.key) } }
+            let configuration = try Auth0Configuration(domain: Self.domain, clientID: Self.clientID, organization: "org_123")
+            let clock = ManualClock(now: Self.now)
+            let provider = Auth0Provider(configuration: configuration, transport: tenant, clock: clock)
+            let login = Task { _ = try await provider.login(Auth0Credentials.deviceCode { _ in }, sessionDuration: nil, pending: nil) }
+            await clock.waitForSleepers(1)
+            clock.advance(by: .seconds(5))
+            return await authError { try await login.value }
+        }
+        var claims = Self.claims()
+        claims["org_id"] = "org_456"
+        #expect((try await deviceLogin(claims)?.underlying as? Auth0IDTokenError)?.claim == "org_id")
+        #expect((try await deviceLogin(Self.claims())?.underlying as? Auth0IDTokenError)?.claim == "org_id")
+        #expect((try await deviceLogin(nil)?.underlying as? Auth0IDTokenError)?.claim == "id_token")
+        claims["org_id"] = "org_123"
+        #expect(try await deviceLogin(claims) == nil)
     }
 
     @Test func aBadSignatureIsRefused() async throws {
@@ -133,7 +203,7 @@ struct IDTokenValidationTests {
         let tenant = try CraftedTenant()
         let rotated = try JWTKey.generate(for: .rs256, keyID: "key-2")
         tenant.idToken.withLock { $0 = try? JWT.sign(Self.claims(), key: tenant.key) }
-        let configuration = try Auth0Configuration(baseURL: try #require(URL(string: Self.issuer)), clientID: Self.clientID)
+        let configuration = try Auth0Configuration(domain: Self.domain, clientID: Self.clientID)
         let provider = Auth0Provider(configuration: configuration, transport: tenant, clock: ManualClock(now: Self.now))
         let credentials = Auth0Credentials.password(username: "alice@example.com", password: "pw")
         _ = try await provider.login(credentials, sessionDuration: nil, pending: nil)
@@ -148,7 +218,7 @@ struct IDTokenValidationTests {
         let validator = { (organization: String, claims: JSONObject) async throws -> Auth0IDTokenError? in
             let tenant = try CraftedTenant()
             let token = try JWT.sign(claims, key: tenant.key)
-            let configuration = try Auth0Configuration(baseURL: try #require(URL(string: Self.issuer)), clientID: Self.clientID)
+            let configuration = try Auth0Configuration(domain: Self.domain, clientID: Self.clientID)
             let keys = JWKSCache(now: { Self.now }) { try await Auth0API(configuration: configuration, transport: tenant, clock: ManualClock(now: Self.now)).jwks() }
             let check = IDTokenValidator(configuration: configuration, keys: keys, clock: ManualClock(now: Self.now))
             do {
@@ -168,7 +238,7 @@ struct IDTokenValidationTests {
 
     @Test func nonceAndMaxAge() async throws {
         let tenant = try CraftedTenant()
-        let configuration = try Auth0Configuration(baseURL: try #require(URL(string: Self.issuer)), clientID: Self.clientID)
+        let configuration = try Auth0Configuration(domain: Self.domain, clientID: Self.clientID)
         let keys = JWKSCache(now: { Self.now }) { try await Auth0API(configuration: configuration, transport: tenant, clock: ManualClock(now: Self.now)).jwks() }
         let check = IDTokenValidator(configuration: configuration, keys: keys, clock: ManualClock(now: Self.now))
         func claim(_ claims: JSONObject, _ expectations: IDTokenValidator.Expectations) async throws -> String? {

@@ -160,7 +160,7 @@ struct RenewalTests {
     @Test func aTimeoutIsTransient() async throws {
         let harness = try await Auth0Harness()
         defer { Task { await harness.stop() } }
-        let configuration = try Auth0Configuration(baseURL: harness.auth0.baseURL, clientID: harness.auth0.clientID)
+        let configuration = try Auth0Configuration(domain: harness.auth0.domain, clientID: harness.auth0.clientID, baseURL: harness.auth0.baseURL)
         let provider = Auth0Provider(configuration: configuration, transport: TimeoutTransport(base: URLSessionTransport()), clock: harness.clock)
         await harness.emulator.control.inject(EmulatorFault(route: userInfoRoute, kind: .delay(milliseconds: 1_500)))
         let tokens = SessionTokens(accessToken: "anything")
@@ -204,7 +204,7 @@ struct RenewalTests {
 
     @Test func unreachableAuth0IsTransientEverywhere() async throws {
         // Nothing listens on port 9 of loopback: every call is refused (no response).
-        let configuration = try Auth0Configuration(baseURL: try #require(URL(string: "http://127.0.0.1:9/")), clientID: "client")
+        let configuration = try Auth0Configuration(domain: "tenant.example.com", clientID: "client", baseURL: URL(string: "http://127.0.0.1:9/"))
         let provider = Auth0Provider(configuration: configuration, transport: URLSessionTransport(), clock: ManualClock())
         let current = AuthenticatedSession(tokens: SessionTokens(accessToken: "a", refreshToken: "r"))
         let calls: [@Sendable () async throws -> Void] = [

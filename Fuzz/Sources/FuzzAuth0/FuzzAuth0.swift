@@ -22,8 +22,7 @@ internal import LatchkeyAuth0
 let transport = ScriptedTransport { $0.url.path.hasSuffix("/.well-known/jwks.json") }
 let clock = FuzzClock()
 let configuration: Auth0Configuration = {
-    guard let url = URL(string: "https://tenant.fuzz.example/"),
-          let configuration = try? Auth0Configuration(baseURL: url, clientID: "fuzz-client", audience: "https://api.fuzz.example/") else {
+    guard let configuration = try? Auth0Configuration(domain: "tenant.fuzz.example", clientID: "fuzz-client", audience: "https://api.fuzz.example/") else {
         Fuzz.fail("cannot make the Auth0 configuration")
     }
     return configuration

@@ -9,7 +9,8 @@ extension AuthClient {
     /// sharing the store; callers asking another scope or audience get their own.
     ///
     /// - Parameters:
-    ///   - minTTL: default ``SessionOptions/minimumTokenTTL``.
+    ///   - minTTL: default ``SessionOptions/minimumTokenTTL`` when set, else the provider's
+    ///     ``AuthProvider/defaultMinimumTokenTTL``.
     ///   - scope: the scope the token must carry (space-separated); `nil`: whatever the
     ///     session has. A different scope renews (Auth0: a refresh grant with `scope`).
     ///   - audience: the audience the token must be for; `nil`: the session's.
@@ -17,7 +18,7 @@ extension AuthClient {
     ///   `largeMinTTL` when the provider's tokens live less than `minTTL` (naming both),
     ///   or the renewal's classified failure (transient failures keep the session).
     public func accessToken(minTTL: Duration? = nil, scope: String? = nil, audience: String? = nil) async throws -> String {
-        try await tokens(minTTL: minTTL ?? options.minimumTokenTTL, scope: scope, audience: audience).accessToken
+        try await tokens(minTTL: minTTL ?? defaultMinimumTokenTTL, scope: scope, audience: audience).accessToken
     }
 
     /// Renews now, whether or not the token is about to expire; with `sessionDuration`,
@@ -45,7 +46,7 @@ extension AuthClient {
     ///   transport's error.
     public nonisolated func send(_ request: HTTPRequest) async throws -> HTTPResponse {
         let insideRenewal = RenewalScope.preparing.contains(ObjectIdentifier(self))
-        let tokens = try await tokens(minTTL: options.minimumTokenTTL, scope: nil, audience: nil)
+        let tokens = try await tokens(minTTL: defaultMinimumTokenTTL, scope: nil, audience: nil)
         let response = try await sendPrepared(request, with: tokens)
         try await inspect(response, to: request)
         guard response.status == 401, !insideRenewal else { return response }
@@ -76,6 +77,11 @@ extension AuthClient {
     }
 
     // MARK: - Tokens and renewal
+
+    /// The app's ``SessionOptions/minimumTokenTTL`` when it set one, else the provider's.
+    nonisolated var defaultMinimumTokenTTL: Duration {
+        options.explicitMinimumTokenTTL ?? provider.defaultMinimumTokenTTL
+    }
 
     func tokens(minTTL: Duration, scope: String?, audience: String?) async throws -> SessionTokens {
         try checkNotShutDown()

@@ -12,8 +12,15 @@ public struct SessionOptions: Sendable, Hashable {
     /// provider's schedule. Default `true`.
     public var renewsProactively: Bool
     /// The shortest validity ``AuthClient/accessToken(minTTL:scope:audience:)`` and
-    /// ``AuthClient/send(_:)`` want of a token by default. Default 30 seconds.
-    public var minimumTokenTTL: Duration
+    /// ``AuthClient/send(_:)`` want of a token by default. Unless set, the provider's
+    /// ``AuthProvider/defaultMinimumTokenTTL`` (30 seconds; Auth0: 60, as Auth0.swift's),
+    /// and reading it gives 30 seconds.
+    public var minimumTokenTTL: Duration {
+        get { explicitMinimumTokenTTL ?? .seconds(30) }
+        set { explicitMinimumTokenTTL = newValue }
+    }
+    /// ``minimumTokenTTL`` when the app set it; `nil`: the provider's default.
+    var explicitMinimumTokenTTL: Duration?
     /// The clock skew allowed when adapters check token times (`exp`, `iat`,
     /// `auth_time`). Default 60 seconds.
     public var leeway: Duration
@@ -22,12 +29,12 @@ public struct SessionOptions: Sendable, Hashable {
 
     /// Creates options.
     public init(heartbeatInterval: Duration? = .seconds(180), sessionDuration: Duration = .seconds(300),
-                renewsProactively: Bool = true, minimumTokenTTL: Duration = .seconds(30), leeway: Duration = .seconds(60),
+                renewsProactively: Bool = true, minimumTokenTTL: Duration? = nil, leeway: Duration = .seconds(60),
                 vaultEntryName: String = "session") {
         self.heartbeatInterval = heartbeatInterval
         self.sessionDuration = sessionDuration
         self.renewsProactively = renewsProactively
-        self.minimumTokenTTL = minimumTokenTTL
+        explicitMinimumTokenTTL = minimumTokenTTL
         self.leeway = leeway
         self.vaultEntryName = vaultEntryName
     }

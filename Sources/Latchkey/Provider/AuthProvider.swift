@@ -50,6 +50,10 @@ public protocol AuthProvider: Sendable {
     /// The core checks requested durations against it before any request.
     var sessionDurationBounds: ClosedRange<Duration>? { get }
 
+    /// The shortest validity a token handed out must have when neither the caller nor
+    /// ``SessionOptions/minimumTokenTTL`` says. Default 30 seconds.
+    var defaultMinimumTokenTTL: Duration { get }
+
     /// Logs in with adapter-specific credentials.
     ///
     /// - Parameters:
@@ -126,6 +130,8 @@ extension AuthProvider {
     public var sessionDurationBounds: ClosedRange<Duration>? { nil }
 
     public var endpoint: EndpointIdentity { EndpointIdentity(provider: identifier) }
+
+    public var defaultMinimumTokenTTL: Duration { .seconds(30) }
 
     public func prepareRenewal(_ request: RenewalRequest, current: AuthenticatedSession) async throws -> RenewalPreparation {
         RenewalPreparation()

@@ -2,12 +2,15 @@ public import Foundation
 public import Latchkey
 
 /// The settings of an Auth0 application, read from ``/Latchkey/ProviderSettings`` and checked:
-/// the tenant's base URL (TLS unless it is a loopback address), the client, and what
-/// every login asks for.
+/// the tenant's domain (the ID tokens' issuer), where requests go (TLS unless it is a
+/// loopback address), the client, and what every login asks for.
 public struct Auth0Configuration: Sendable, Hashable {
-    /// The tenant's base URL with a trailing slash (`https://tenant.eu.auth0.com/`): the
-    /// ID tokens' issuer and the root of every endpoint.
+    /// Where every request goes, with a trailing slash: `https://{domain}/`, or the
+    /// `base_url` override (a proxy, a gateway, the emulator).
     public var baseURL: URL
+    /// The `iss` every ID token must carry: `https://{domain}/` — whatever URL the
+    /// requests go to — or the `issuer` setting. Never derived from ``baseURL``.
+    public var issuer: String
     /// The application's client ID.
     public var clientID: String
     /// The client secret, for confidential clients; sent with refresh and revoke.
@@ -31,31 +34,50 @@ public struct Auth0Configuration: Sendable, Hashable {
 
     /// The settings an Auth0 adapter takes.
     public static let schema = ProviderSettingsSchema([
-        .init("domain", required: true, summary: "the tenant's domain, e.g. tenant.eu.auth0.com"),
+        .init("domain", required: true, summary: "the tenant's domain, e.g. tenant.eu.auth0.com; the ID tokens' issuer is https://<domain>/"),
         .init("client_id", required: true, summary: "the application's client ID"),
         .init("client_secret", secret: true, summary: "the client secret of a confidential application (environment or file only)"),
         .init("audience", summary: "the API the access tokens are for"),
         .init("scope", summary: "the scope asked at login (default \"\(defaultScope)\"; openid is always added)"),
         .init("organization", summary: "the organization (org_ ID or name) users sign in to"),
         .init("leeway_seconds", .integer, summary: "the clock skew allowed on ID-token times (default 60)"),
-        .init("base_url", .url, summary: "overrides https://<domain>/ (http only for loopback addresses)"),
+        .init("base_url", .url, summary: "where requests go instead of https://<domain>/ (a proxy, the emulator; http only for loopback addresses); the issuer stays https://<domain>/"),
+        .init("issuer", summary: "the ID tokens' iss when it is not https://<domain>/ (an https URL)"),
         .init("dpop", .boolean, summary: "sign token requests and API calls with DPoP proofs (RFC 9449; default false)"),
     ])
 
     /// Creates a configuration from values.
     ///
-    /// - Throws: ``/Latchkey/AuthError/Code/configuration`` when `baseURL` is plain http to a host
-    ///   other than a loopback address.
-    public init(baseURL: URL, clientID: String, clientSecret: String? = nil, audience: String? = nil, scope: String? = nil,
-                organization: String? = nil, leeway: TimeInterval = 60, dpop: Bool = false) throws(AuthError) {
-        try SecureURL.check(baseURL, what: "the Auth0 base URL")
+    /// - Parameters:
+    ///   - domain: the tenant's domain (`tenant.eu.auth0.com`, an `https://` prefix allowed).
+    ///   - clientID: the application's client ID.
+    ///   - baseURL: where requests go when not `https://{domain}/`.
+    ///   - issuer: the ID tokens' `iss` when not `https://{domain}/`.
+    ///   - dpop: sign token requests and API calls with DPoP proofs (RFC 9449).
+    /// - Throws: ``/Latchkey/AuthError/Code/configuration`` for a domain that is not a host
+    ///   name, a `baseURL` that is plain http to a host other than a loopback address, or an
+    ///   issuer that is not an https URL.
+    public init(domain: String, clientID: String, baseURL: URL? = nil, issuer: String? = nil, clientSecret: String? = nil,
+                audience: String? = nil, scope: String? = nil, organization: String? = nil, leeway: TimeInterval = 60,
+                dpop: Bool = false) throws(AuthError) {
+        let tenant = try Self.tenantURL(domain)
+        let target = baseURL ?? tenant
+        do { try SecureURL.check(target, what: "the Auth0 base URL") } catch {
+            throw AuthError(.configuration, error.message)
+        }
         guard !clientID.isEmpty else { throw AuthError(.configuration, "the Auth0 client ID is empty") }
         guard leeway >= 0, leeway.isFinite else { throw AuthError(.configuration, "the Auth0 leeway must be zero or more seconds") }
         self.dpop = dpop
-        var text = baseURL.absoluteString
+        var text = target.absoluteString
         if !text.hasSuffix("/") { text += "/" }
         guard let normalized = URL(string: text) else { throw AuthError(.configuration, "the Auth0 base URL is not an absolute URL") }
+        if let issuer {
+            guard issuer.hasPrefix("https://"), URL(string: issuer)?.host()?.isEmpty == false else {
+                throw AuthError(.configuration, "the Auth0 issuer must be an https URL such as https://tenant.eu.auth0.com/")
+            }
+        }
         self.baseURL = normalized
+        self.issuer = issuer ?? tenant.absoluteString
         self.clientID = clientID
         self.clientSecret = clientSecret.flatMap { $0.isEmpty ? nil : $0 }
         self.audience = audience.flatMap { $0.isEmpty ? nil : $0 }
@@ -74,32 +96,40 @@ public struct Auth0Configuration: Sendable, Hashable {
     public init(settings: ProviderSettings, defaultLeeway: TimeInterval = 60) throws(AuthError) {
         let domain = try settings.required("domain")
         let clientID = try settings.required("client_id")
-        let baseURL: URL
-        if let override = try settings.url("base_url") {
-            baseURL = override
-        } else {
-            let trimmed = domain.hasPrefix("https://") ? String(domain.dropFirst(8)) : domain
-            guard !trimmed.contains("/") || trimmed.hasSuffix("/"), let url = URL(string: "https://" + trimmed) else {
-                throw AuthError(.configuration, "setting \"settings.domain\" for provider \"auth0\" is not a domain name")
-            }
-            baseURL = url
-        }
+        let baseURL = try settings.url("base_url")
         var leeway = defaultLeeway
         if let seconds = try settings.integer("leeway_seconds") {
             guard seconds >= 0 else { throw AuthError(.configuration, "setting \"settings.leeway_seconds\" for provider \"auth0\" must not be negative") }
             leeway = TimeInterval(seconds)
         }
+        do { _ = try Self.tenantURL(domain) } catch {
+            throw AuthError(.configuration, "setting \"settings.domain\" for provider \"auth0\": \(error.message)")
+        }
+        if let issuer = settings["issuer"] {
+            guard issuer.hasPrefix("https://"), URL(string: issuer)?.host()?.isEmpty == false else {
+                throw AuthError(.configuration, "setting \"settings.issuer\" for provider \"auth0\" must be an https URL such as https://tenant.eu.auth0.com/")
+            }
+        }
         let dpop = try settings.boolean("dpop") ?? false
         do {
-            try self.init(baseURL: baseURL, clientID: clientID, clientSecret: settings["client_secret"], audience: settings["audience"],
-                          scope: settings["scope"], organization: settings["organization"], leeway: leeway, dpop: dpop)
+            try self.init(domain: domain, clientID: clientID, baseURL: baseURL, issuer: settings["issuer"], clientSecret: settings["client_secret"],
+                          audience: settings["audience"], scope: settings["scope"], organization: settings["organization"], leeway: leeway,
+                          dpop: dpop)
         } catch {
-            throw AuthError(.configuration, "setting \"settings.\(settings["base_url"] == nil ? "domain" : "base_url")\" for provider \"auth0\": \(error.message)")
+            throw AuthError(.configuration, "setting \"settings.\(baseURL == nil ? "domain" : "base_url")\" for provider \"auth0\": \(error.message)")
         }
     }
 
-    /// The ID tokens' `iss`: the base URL, trailing slash included.
-    public var issuer: String { baseURL.absoluteString }
+    /// `https://{domain}/` for a domain given bare or with its `https://` prefix.
+    static func tenantURL(_ domain: String) throws(AuthError) -> URL {
+        var host = domain.hasPrefix("https://") ? String(domain.dropFirst(8)) : domain
+        if host.hasSuffix("/") { host.removeLast() }
+        guard !host.isEmpty, !host.contains("/"), !host.contains("@"), let url = URL(string: "https://" + host + "/"),
+              url.host()?.isEmpty == false else {
+            throw AuthError(.configuration, "\"\(domain)\" is not a domain name such as tenant.eu.auth0.com")
+        }
+        return url
+    }
 
     /// `scope` with `openid` added when missing, items in their order, duplicates dropped.
     public static func withOpenID(_ scope: String) -> String {

@@ -5,8 +5,9 @@
 /// an answer whose ID token cannot be trusted is not used.
 public struct Auth0IDTokenError: Error, Sendable, Hashable, CustomStringConvertible {
     /// The claim or header field that failed: `alg`, `kid`, `signature`, `iss`, `sub`,
-    /// `aud`, `azp`, `exp`, `iat`, `nonce`, `auth_time`, `org_id`, `org_name`, or
-    /// `token` when the token cannot be read at all.
+    /// `aud`, `azp`, `exp`, `nbf`, `iat`, `nonce`, `auth_time`, `org_id`, `org_name`,
+    /// `id_token` when an answer that had to carry one did not, or `token` when the
+    /// token cannot be read at all.
     public var claim: String
     /// Why, without the token.
     public var reason: String

@@ -3,10 +3,13 @@ internal import Latchkey
 internal import LatchkeyJWT
 
 internal import LatchkeyJSON
-/// Validates ID tokens as Auth0.swift does, and no looser: RS256 only, `kid` required,
-/// the signature checked with the tenant's JWKS (refetched once for an unknown `kid`),
-/// then `iss`, `sub`, `aud`, `azp`, `exp`, `iat`, `nonce`, `auth_time` and the
-/// organization. Leeway is in seconds.
+/// Validates ID tokens as Auth0.swift does, and no looser. The token is parsed and
+/// verified once, by the JWT toolkit (``JWKSCache/verify(_:options:)``): RS256 only, the
+/// signature with the tenant's JWKS (refetched once for an unknown `kid`), and the
+/// registered claims by its own checks — `iss` and `aud` compared by code units, `exp`,
+/// `nbf` and `iat` against the clock with the leeway. Then only Auth0's own: `kid`
+/// present, `sub` non-empty, `azp`, `nonce`, `auth_time` and the organization, compared
+/// by code units too. Leeway is in seconds.
 struct IDTokenValidator: Sendable {
     /// What a particular answer's ID token must satisfy beyond the fixed checks.
     struct Expectations: Sendable {
@@ -16,11 +19,18 @@ struct IDTokenValidator: Sendable {
         var maxAge: TimeInterval?
         /// The organization asked for.
         var organization: String?
+
+        /// Whether the answer must carry an ID token: something was sent that only the
+        /// ID token can confirm.
+        var requiresIDToken: Bool { nonce != nil || organization != nil }
     }
 
     let configuration: Auth0Configuration
     let keys: JWKSCache
     let clock: any SessionClock
+
+    /// The claims every ID token carries.
+    private static let required: Set<String> = ["iss", "sub", "aud", "exp", "iat"]
 
     /// The validated claims.
     ///
@@ -41,55 +51,54 @@ struct IDTokenValidator: Sendable {
     }
 
     private func check(_ token: String, _ expectations: Expectations) async throws -> JSONObject {
-        let jws: CompactJWS
-        do { jws = try CompactJWS(token) } catch { throw Auth0IDTokenError(claim: "token", "not a signed JWT") }
-        guard jws.header.algorithmName == JWSAlgorithm.rs256.rawValue else {
-            throw Auth0IDTokenError(claim: "alg", "signed with \"\(jws.header.algorithmName)\"; only RS256 is accepted")
-        }
-        guard let kid = jws.header.keyID, !kid.isEmpty else { throw Auth0IDTokenError(claim: "kid", "missing from the header") }
-        do {
-            _ = try await keys.verifyJWS(token, options: JWSOptions(allowedAlgorithms: [.rs256]))
-        } catch let error as JWTError {
-            throw Auth0IDTokenError(claim: "signature", error.code == .keyNotFound ? "no published key has kid \"\(kid)\"" : "does not verify (\(error.code))")
-        } catch let error as AuthError {
+        // The keys first, on their own: a tenant that cannot be reached says nothing
+        // about the token (transient), while a token the keys refuse is refused.
+        do { _ = try await keys.keySet() } catch let error as AuthError {
             throw error
         } catch {
             throw AuthError(.transient, "Auth0's signing keys could not be fetched: \(error)", underlying: error)
         }
-        let claims: JSONObject
-        do { claims = try JWT.decode(token).claims.object } catch { throw Auth0IDTokenError(claim: "token", "the claims are not a JSON object") }
-        try checkClaims(claims, expectations)
+        let clock = self.clock
+        let options = JWTValidationOptions(issuer: configuration.issuer, audience: configuration.clientID, requiredClaims: Self.required,
+                                           leeway: configuration.leeway, jws: JWSOptions(allowedAlgorithms: [.rs256]),
+                                           now: { clock.now })
+        let jwt: JWT
+        do { jwt = try await keys.verify(token, options: options) } catch let error as JWTError {
+            throw Self.refusal(error)
+        }
+        guard let kid = jwt.header.keyID, !kid.isEmpty else { throw Auth0IDTokenError(claim: "kid", "missing from the header") }
+        let claims = jwt.claims.object
+        try checkAuth0Claims(claims, expectations)
         return claims
     }
 
-    private func checkClaims(_ claims: JSONObject, _ expectations: Expectations) throws(Auth0IDTokenError) {
+    /// The toolkit's refusal, named by the claim or header field at fault.
+    private static func refusal(_ error: JWTError) -> Auth0IDTokenError {
+        switch error.code {
+        case .unsupportedAlgorithm, .unsecuredNotAllowed:
+            return Auth0IDTokenError(claim: "alg", "\(error.message); only RS256 is accepted")
+        case .algorithmMismatch:
+            return Auth0IDTokenError(claim: "alg", "\(error.message); only RS256 is accepted")
+        case .signatureInvalid, .keyNotFound, .invalidKey, .keyUsageNotAllowed:
+            return Auth0IDTokenError(claim: "signature", "does not verify (\(error.message))")
+        case .expired, .notYetValid, .issuedAtInvalid, .wrongIssuer, .wrongAudience, .missingClaim, .invalidClaim:
+            return Auth0IDTokenError(claim: error.claim ?? "token", error.message)
+        default:
+            return Auth0IDTokenError(claim: "token", "not a signed JWT (\(error.code))")
+        }
+    }
+
+    private func checkAuth0Claims(_ claims: JSONObject, _ expectations: Expectations) throws(Auth0IDTokenError) {
         let now = clock.now.timeIntervalSince1970
         let leeway = configuration.leeway
-        guard let issuer = claims["iss"]?.stringValue else { throw Auth0IDTokenError(claim: "iss", "missing") }
-        guard issuer == configuration.issuer else {
-            throw Auth0IDTokenError(claim: "iss", "\"\(issuer)\" is not \"\(configuration.issuer)\"")
-        }
         guard let subject = claims["sub"]?.stringValue, !subject.isEmpty else { throw Auth0IDTokenError(claim: "sub", "missing or empty") }
-        let audiences: [String]
-        switch claims["aud"] {
-        case .string(let value): audiences = [value]
-        case .array(let values) where values.allSatisfy({ $0.stringValue != nil }): audiences = values.compactMap(\.stringValue)
-        case nil: throw Auth0IDTokenError(claim: "aud", "missing")
-        default: throw Auth0IDTokenError(claim: "aud", "neither a string nor an array of strings")
+        if case .array(let audiences) = claims["aud"], audiences.count > 1 {
+            guard let azp = claims["azp"]?.stringValue else { throw Auth0IDTokenError(claim: "azp", "missing, with several audiences") }
+            guard sameCodeUnits(azp, configuration.clientID) else { throw Auth0IDTokenError(claim: "azp", "\"\(azp)\" is not the client ID") }
         }
-        guard audiences.contains(configuration.clientID) else {
-            throw Auth0IDTokenError(claim: "aud", "does not contain the client ID \"\(configuration.clientID)\"")
-        }
-        guard let expiry = claims["exp"]?.numberValue else { throw Auth0IDTokenError(claim: "exp", "missing or not a number") }
-        guard now < expiry + leeway else { throw Auth0IDTokenError(claim: "exp", "expired at \(Self.text(expiry))") }
-        guard claims["iat"]?.numberValue != nil else { throw Auth0IDTokenError(claim: "iat", "missing or not a number") }
         if let nonce = expectations.nonce {
             guard let claim = claims["nonce"]?.stringValue else { throw Auth0IDTokenError(claim: "nonce", "missing; one was sent") }
-            guard claim == nonce else { throw Auth0IDTokenError(claim: "nonce", "does not match the one sent") }
-        }
-        if audiences.count > 1 {
-            guard let azp = claims["azp"]?.stringValue else { throw Auth0IDTokenError(claim: "azp", "missing, with several audiences") }
-            guard azp == configuration.clientID else { throw Auth0IDTokenError(claim: "azp", "\"\(azp)\" is not the client ID") }
+            guard sameCodeUnits(claim, nonce) else { throw Auth0IDTokenError(claim: "nonce", "does not match the one sent") }
         }
         if let maxAge = expectations.maxAge {
             guard let authTime = claims["auth_time"]?.numberValue else { throw Auth0IDTokenError(claim: "auth_time", "missing; max_age was sent") }
@@ -100,12 +109,12 @@ struct IDTokenValidator: Sendable {
         if let organization = expectations.organization {
             if organization.hasPrefix("org_") {
                 guard let orgID = claims["org_id"]?.stringValue else { throw Auth0IDTokenError(claim: "org_id", "missing; an organization was asked") }
-                guard orgID == organization else { throw Auth0IDTokenError(claim: "org_id", "\"\(orgID)\" is not the organization asked") }
+                guard sameCodeUnits(orgID, organization) else { throw Auth0IDTokenError(claim: "org_id", "\"\(orgID)\" is not the organization asked") }
             } else {
                 guard let orgName = claims["org_name"]?.stringValue else {
                     throw Auth0IDTokenError(claim: "org_name", "missing; an organization was asked")
                 }
-                guard orgName == organization.lowercased() else {
+                guard sameCodeUnits(orgName, organization.lowercased()) else {
                     throw Auth0IDTokenError(claim: "org_name", "\"\(orgName)\" is not the organization asked")
                 }
             }
@@ -113,6 +122,7 @@ struct IDTokenValidator: Sendable {
     }
 
     private static func text(_ seconds: Double) -> String {
-        Date(timeIntervalSince1970: seconds).formatted(.iso8601)
+        guard seconds.isFinite, abs(seconds) < 1e11 else { return "\(seconds)" }
+        return Date(timeIntervalSince1970: seconds).formatted(.iso8601)
     }
 }

@@ -21,12 +21,17 @@ public struct Auth0ErrorResponse: Error, Sendable, Hashable {
     /// `Retry-After`, when given instead.
     var retryAfter: Duration?
 
-    /// Reads an error answer. A body that is not JSON keeps only the status.
+    /// Reads an error answer: its JSON body, else the `Bearer` challenge of its
+    /// `WWW-Authenticate` header (Auth0's `/userinfo` answers a refused token with a
+    /// plain-text body and the reason there). Neither: only the status.
     init(_ response: HTTPResponse, now: Date) {
         status = response.status
         let object = JSONObject.parsing(response.body)
-        code = object?.text("error") ?? object?.text("code")
-        message = object?.text("error_description") ?? object?.text("description")
+        // Each WWW-Authenticate field may hold other schemes' challenges (DPoP): the Bearer one counts.
+        let challenge = response.headers.lazy.filter { $0.name.lowercased() == "www-authenticate" }
+            .compactMap { BearerChallenge(header: $0.value) }.first
+        code = object?.text("error") ?? object?.text("code") ?? challenge?.error
+        message = object?.text("error_description") ?? object?.text("description") ?? challenge?.errorDescription
         mfaToken = object?.text("mfa_token")
         mfaRequirements = object?["mfa_requirements"]
         if let reset = response.headers["x-ratelimit-reset"].flatMap({ Double($0.trimmingCharacters(in: .whitespaces)) }), reset.isFinite {
@@ -98,6 +103,12 @@ public struct Auth0ErrorResponse: Error, Sendable, Hashable {
             }
             if code == "invalid_client" || code == "unauthorized_client" {
                 return AuthError(.configuration, text, providerCode: code, httpStatus: status)
+            }
+            if code == "access_denied", call == .refresh {
+                // A refusal (an Action denying access, a scope beyond the grant), not a
+                // failure: retrying gets the same answer. The session is kept and its
+                // background renewals stop until the user acts (logs in again).
+                return AuthError.needsUserAction(UserAction(kind: "access_denied"), text, providerCode: code, httpStatus: status)
             }
             if code == "access_denied" { return AuthError(.invalidArgument, text, providerCode: code, httpStatus: status) }
             return AuthError(.transient, text, providerCode: code, httpStatus: status)

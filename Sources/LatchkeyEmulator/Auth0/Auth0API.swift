@@ -69,12 +69,18 @@ struct Auth0API: ProviderAPI {
         EmulatorResponse(status: 200, headers: [("Content-Type", "application/json; charset=utf-8")], body: Array(#"{"access_token":"ey"#.utf8))
     }
 
-    private var issuer: String { baseURL.value }
+    /// `https://{domain}/`: Auth0's issuer is its domain's, whatever URL the request came to.
+    private var issuer: String {
+        "https://\(Auth0Endpoint.domain(seed: seed, root: URL(string: baseURL.value) ?? URL(fileURLWithPath: "/")))/"
+    }
+
+    /// Where this tenant answers: the endpoints a client can reach.
+    private var root: String { baseURL.value }
 
     /// The URL a request was sent to, as a DPoP proof's `htu` names it: through the host
     /// the client used (`Host`), else the base URL.
     private func requestURL(_ request: EmulatorRequest) -> String {
-        guard let host = request.header("host"), !host.isEmpty else { return issuer + request.path.dropFirst() }
+        guard let host = request.header("host"), !host.isEmpty else { return root + request.path.dropFirst() }
         return "http://\(host)\(request.path)"
     }
 
@@ -101,8 +107,9 @@ struct Auth0API: ProviderAPI {
             await store.revoke(token)
             return EmulatorResponse(status: 200)
         case Self.deviceCode:
-            let device = try await store.startDevice(scope: fields.string("scope") ?? "openid profile email", audience: fields.string("audience"))
-            let verification = issuer + "activate"
+            let device = try await store.startDevice(scope: fields.string("scope") ?? "openid profile email", audience: fields.string("audience"),
+                                                     organization: fields.string("organization"))
+            let verification = root + "activate"
             return EmulatorResponse.json(["device_code": .string(device.deviceCode), "user_code": .string(device.userCode),
                                           "verification_uri": .string(verification),
                                           "verification_uri_complete": .string(verification + "?user_code=" + device.userCode),
@@ -143,7 +150,7 @@ struct Auth0API: ProviderAPI {
         case GrantType.refreshToken:
             guard let refreshToken = fields.string("refresh_token") else { throw Auth0Error.missing("refresh_token") }
             try await dpop.checkRefresh(refreshToken, jkt: jkt)
-            issued = try await store.refresh(refreshToken, scope: fields.string("scope"))
+            issued = try await store.refresh(refreshToken, scope: fields.string("scope"), audience: fields.string("audience"))
         case GrantType.authorizationCode:
             guard let code = fields.string("code") else { throw Auth0Error.missing("code") }
             let grant = try await store.redeemCode(code, verifier: fields.string("code_verifier"), redirectURI: fields.string("redirect_uri"))
@@ -193,7 +200,10 @@ struct Auth0API: ProviderAPI {
         claims["auth_time"] = .number(Timestamp.seconds(issued.grant.authTime))
         if let nonce = issued.grant.nonce { claims["nonce"] = .string(nonce) }
         if let lifetime = seed.sessionLifetime {
-            claims["session_expiry"] = .number(Timestamp.seconds(issued.grant.authTime) + Double(lifetime))
+            // Computed at each issue from the session as it stands: a refresh's is later
+            // (activity rolls it), while the tenant still ends the session at the login's.
+            let from = issued.refreshed ? clock.now : issued.grant.authTime
+            claims["session_expiry"] = .number(Timestamp.seconds(from) + Double(lifetime))
         }
         if let organization = issued.grant.organization {
             if organization.hasPrefix("org_") { claims["org_id"] = .string(organization) } else { claims["org_name"] = .string(organization.lowercased()) }
@@ -211,11 +221,12 @@ struct Auth0API: ProviderAPI {
     private func userInfo(_ request: EmulatorRequest) async throws -> EmulatorResponse {
         let header = request.header("authorization") ?? ""
         let parts = header.split(separator: " ", maxSplits: 1)
-        guard parts.count == 2, ["bearer", "dpop"].contains(parts[0].lowercased()),
-              let (user, scope) = await store.userInfo(accessToken: String(parts[1])) else {
-            var error = Auth0Error(status: 401, error: "invalid_token", description: "The access token is missing, invalid or expired.")
-            error.headers = [("WWW-Authenticate", #"Bearer error="invalid_token""#)]
-            throw error
+        guard parts.count == 2, ["bearer", "dpop"].contains(parts[0].lowercased()), let (user, scope) = await store.userInfo(accessToken: String(parts[1])) else {
+            // Auth0's refusal is plain text; the reason is only in the challenge.
+            let domain = Auth0Endpoint.domain(seed: seed, root: URL(string: root) ?? URL(fileURLWithPath: "/"))
+            let challenge = #"Bearer realm="\#(domain)", error="invalid_token", error_description="The access token is missing, invalid or expired.""#
+            return EmulatorResponse(status: 401, headers: [("Content-Type", "text/plain; charset=utf-8"), ("WWW-Authenticate", challenge)],
+                                    body: Array("Unauthorized".utf8))
         }
         try await dpop.checkResource(request, url: requestURL(request), scheme: String(parts[0]), accessToken: String(parts[1]))
         // Auth0 limits /userinfo per user ID (burst 10, 5 a minute): past it, 429
@@ -328,9 +339,10 @@ struct Auth0API: ProviderAPI {
     }
 
     private func discoveryDocument() -> JSONObject {
-        ["issuer": .string(issuer), "authorization_endpoint": .string(issuer + "authorize"), "token_endpoint": .string(issuer + "oauth/token"),
-         "device_authorization_endpoint": .string(issuer + "oauth/device/code"), "userinfo_endpoint": .string(issuer + "userinfo"),
-         "jwks_uri": .string(issuer + ".well-known/jwks.json"), "revocation_endpoint": .string(issuer + "oauth/revoke"),
+        // The issuer is the domain's; the endpoints are where this emulator answers.
+        ["issuer": .string(issuer), "authorization_endpoint": .string(root + "authorize"), "token_endpoint": .string(root + "oauth/token"),
+         "device_authorization_endpoint": .string(root + "oauth/device/code"), "userinfo_endpoint": .string(root + "userinfo"),
+         "jwks_uri": .string(root + ".well-known/jwks.json"), "revocation_endpoint": .string(root + "oauth/revoke"),
          "scopes_supported": ["openid", "profile", "offline_access", "name", "nickname", "picture", "email", "email_verified"],
          "response_types_supported": ["code"], "code_challenge_methods_supported": ["S256"],
          "response_modes_supported": ["query"], "subject_types_supported": ["public"],

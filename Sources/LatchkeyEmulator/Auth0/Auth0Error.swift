@@ -30,6 +30,7 @@ struct Auth0Error: Error, Sendable {
     static let slowDown = Auth0Error(status: 429, error: "slow_down", description: "You are polling faster than allowed. Try again in 5 seconds.")
     static let expiredToken = Auth0Error(status: 403, error: "expired_token", description: "The device code has expired.")
     static let accessDenied = Auth0Error(status: 403, error: "access_denied", description: "The user denied the device authorization.")
+    static let deniedByAction = Auth0Error(status: 403, error: "access_denied", description: "Access denied by a post-login Action.")
 
     static func mfaRequired(token: String) -> Auth0Error {
         Auth0Error(status: 403, error: "mfa_required", description: "Multifactor authentication required",

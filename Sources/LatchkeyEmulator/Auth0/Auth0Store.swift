@@ -14,6 +14,8 @@ actor Auth0Store {
         var blocked = false
         /// The next refresh grant answers `mfa_required` (a step-up).
         var mfaOnRefresh = false
+        /// A post-login Action denies this user: every token grant answers `access_denied`.
+        var accessDenied = false
         var updatedAt: Date
     }
 
@@ -37,6 +39,8 @@ actor Auth0Store {
         var user: User
         var accessToken: String
         var refreshToken: String?
+        /// Issued by a refresh grant: the session's expiry is computed afresh.
+        var refreshed = false
     }
 
     private struct RefreshToken {
@@ -74,6 +78,8 @@ actor Auth0Store {
         var userCode: String
         var scope: String
         var audience: String?
+        /// The organization the device asked to sign in to: its ID tokens name it.
+        var organization: String?
         var expiresAt: Date
         var interval: Int
         var lastPoll: Date?
@@ -172,6 +178,13 @@ actor Auth0Store {
         return (grant, newRecoveryCode)
     }
 
+    /// Makes every token grant of the user answer `access_denied` (or stops it).
+    func setAccessDenied(_ userID: String, _ denied: Bool) -> Bool {
+        guard users[userID] != nil else { return false }
+        users[userID]?.accessDenied = denied
+        return true
+    }
+
     /// Makes the user's next refresh answer `mfa_required` (a step-up), once.
     func requireMFAOnRefresh(_ userID: String) -> Bool {
         guard users[userID] != nil else { return false }
@@ -183,6 +196,10 @@ actor Auth0Store {
     /// starting a new family.
     func issue(_ grant: Grant) throws -> Issued {
         guard let user = users[grant.userID], !user.blocked else { throw Auth0Error.blocked }
+        guard !user.accessDenied else {
+            note(.refused)
+            throw Auth0Error.deniedByAction
+        }
         let now = clock.now
         let accessToken = try OpaqueToken.make()
         accessTokens[accessToken] = AccessToken(userID: user.userID, scope: grant.scope, expiresAt: now.addingTimeInterval(accessLifetime))
@@ -207,7 +224,7 @@ actor Auth0Store {
     /// family (reuse detection) — unless it is the one the latest rotation spent and the
     /// reuse interval since that rotation has not passed (Auth0's overlap period), when
     /// it gets another new token. `scope` may narrow the grant.
-    func refresh(_ token: String, scope: String?) throws -> Issued {
+    func refresh(_ token: String, scope: String?, audience: String?) throws -> Issued {
         let presented = familyOfToken[token]
         func note(_ outcome: Auth0RefreshRecord.Outcome, issued: String? = nil) {
             refreshLog.append(Auth0RefreshRecord(date: clock.now, family: presented?.family, generation: presented?.generation ?? 0,
@@ -215,6 +232,11 @@ actor Auth0Store {
             if refreshLog.count > 10_000 { refreshLog.removeFirst(refreshLog.count - 10_000) }
         }
         guard var record = refreshTokens[token], revokedFamilies[record.familyID] == nil, record.expiresAt > clock.now else {
+            note(.refused)
+            throw Auth0Error.invalidRefreshToken
+        }
+        // A session with a fixed lifetime ends for good: its refresh tokens die with it.
+        if let lifetime = settings.sessionLifetime, clock.now >= record.grant.authTime.addingTimeInterval(TimeInterval(lifetime)) {
             note(.refused)
             throw Auth0Error.invalidRefreshToken
         }
@@ -234,11 +256,20 @@ actor Auth0Store {
             note(.mfaRequired)
             throw try mfaRequired(stepUp)
         }
+        guard !user.accessDenied else {
+            note(.refused)
+            throw Auth0Error.deniedByAction
+        }
         var grant = record.grant
         grant.nonce = nil
+        if let audience { grant.audience = audience }
         if let scope {
+            // The OpenID scopes never exceed the login's. For another API (a multi-resource
+            // refresh token) its own permissions are granted; for the login's, none beyond it.
             let requested = Set(scope.split(separator: " "))
-            guard requested.isSubset(of: record.grant.scopes) else {
+            let otherAPI = audience != nil && audience != record.grant.audience
+            let beyond = requested.subtracting(record.grant.scopes)
+            guard otherAPI ? beyond.isDisjoint(with: Self.openIDScopes) : beyond.isEmpty else {
                 note(.refused)
                 throw Auth0Error(status: 403, error: "access_denied", description: "The requested scope exceeds the original grant.")
             }
@@ -263,8 +294,11 @@ actor Auth0Store {
             newRefreshToken = next
         }
         note(.rotated, issued: newRefreshToken)
-        return Issued(grant: grant, user: user, accessToken: accessToken, refreshToken: newRefreshToken)
+        return Issued(grant: grant, user: user, accessToken: accessToken, refreshToken: newRefreshToken, refreshed: true)
     }
+
+    /// The scopes of OpenID Connect itself, as opposed to an API's permissions.
+    static let openIDScopes: Set<Substring> = ["openid", "profile", "email", "offline_access", "address", "phone"]
 
     /// Whether the spent `token` may be exchanged again: it is the one its family's latest
     /// rotation spent, within the reuse interval of that rotation.
@@ -359,9 +393,9 @@ actor Auth0Store {
 
     // MARK: Device flow
 
-    func startDevice(scope: String, audience: String?) throws -> DeviceAuthorization {
+    func startDevice(scope: String, audience: String?, organization: String?) throws -> DeviceAuthorization {
         let device = DeviceAuthorization(deviceCode: try OpaqueToken.make(), userCode: try OpaqueToken.userCode(), scope: scope,
-                                         audience: audience, expiresAt: clock.now.addingTimeInterval(900), interval: 5)
+                                         audience: audience, organization: organization, expiresAt: clock.now.addingTimeInterval(900), interval: 5)
         devices[device.deviceCode] = device
         deviceCodeByUserCode[device.userCode] = device.deviceCode
         return device
@@ -398,7 +432,7 @@ actor Auth0Store {
             throw Auth0Error.accessDenied
         case .approved(let userID):
             forget(device)
-            return Grant(userID: userID, scope: device.scope, audience: device.audience, authTime: now)
+            return Grant(userID: userID, scope: device.scope, audience: device.audience, authTime: now, organization: device.organization)
         }
     }
 

@@ -186,6 +186,12 @@ public struct EmulatorControl: Sendable {
         guard try await auth0API().store.requireMFAOnRefresh(userID) else { throw EmulatorError.unknownUser(userID) }
     }
 
+    /// Makes Auth0 refuse the user's token grants — refresh grants included — with 403
+    /// `access_denied`, as a post-login Action calling `api.access.deny` does (or stops).
+    public func denyAuth0Access(userID: String, _ denied: Bool = true) async throws {
+        guard try await auth0API().store.setAccessDenied(userID, denied) else { throw EmulatorError.unknownUser(userID) }
+    }
+
     /// What the Auth0 tenant knows of a refresh token: its family and generation, whether
     /// it is the family's newest, spent, or revoked, and why the family was revoked.
     public func auth0RefreshTokenStatus(_ refreshToken: String) async throws -> Auth0RefreshTokenStatus {

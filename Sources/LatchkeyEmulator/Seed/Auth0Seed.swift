@@ -32,6 +32,11 @@ public struct Auth0Seed: Sendable, Codable, CustomStringConvertible {
         public var description: String { "Auth0Seed.User(\(userID), \(email), password: <redacted>)" }
     }
 
+    /// The tenant's domain (`tenant.eu.auth0.com`): tokens are issued by
+    /// `https://{domain}/` whatever URL they are fetched from — the emulator serves plain
+    /// HTTP on loopback and still issues an https issuer, as a tenant behind a proxy does.
+    /// Default: the emulator's `127.0.0.1:<port>`.
+    public var domain: String?
     /// The application's client ID.
     public var clientID: String
     /// The database connection (`realm` of the password-realm grant).
@@ -74,7 +79,8 @@ public struct Auth0Seed: Sendable, Codable, CustomStringConvertible {
     public init(clientID: String, connection: String = "Username-Password-Authentication", rotateRefreshTokens: Bool = true,
                 accessTokenLifetime: Int = 86_400, idTokenLifetime: Int = 36_000, refreshTokenLifetime: Int = 2_592_000,
                 deviceApprovalPolls: Int = 2, sessionLifetime: Int? = nil, refreshTokenReuseInterval: Int = 0,
-                userInfoBurst: Int = 10, userInfoPerMinute: Int = 5, users: [User]) {
+                userInfoBurst: Int = 10, userInfoPerMinute: Int = 5, domain: String? = nil, users: [User]) {
+        self.domain = domain
         self.clientID = clientID
         self.connection = connection
         self.rotateRefreshTokens = rotateRefreshTokens

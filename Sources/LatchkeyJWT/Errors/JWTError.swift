@@ -59,11 +59,15 @@ public struct JWTError: Error, Sendable, Equatable, CustomStringConvertible, Loc
     /// `JSONError` for a malformed header, or the crypto layer's error for a key
     /// OpenSSL refused). Its description never contains secrets either.
     public let underlying: (any Error)?
+    /// The claim at fault, for a claim check that failed (`exp`, `iss`, a missing or
+    /// mistyped claim), so a caller can name it without reading ``message``.
+    public let claim: String?
 
-    init(_ code: Code, _ message: String, underlying: (any Error)? = nil) {
+    init(_ code: Code, _ message: String, underlying: (any Error)? = nil, claim: String? = nil) {
         self.code = code
         self.message = message
         self.underlying = underlying
+        self.claim = claim
     }
 
     /// The ``message``.
@@ -96,7 +100,7 @@ public struct JWTError: Error, Sendable, Equatable, CustomStringConvertible, Loc
     }
 
     static func invalidClaim(_ name: String, _ reason: String, underlying: (any Error)? = nil) -> JWTError {
-        JWTError(.invalidClaim, "invalid claim \"\(name)\": \(reason)", underlying: underlying)
+        JWTError(.invalidClaim, "invalid claim \"\(name)\": \(reason)", underlying: underlying, claim: name)
     }
 }
 

@@ -79,34 +79,34 @@ extension JWTClaims {
         }
         if !options.requiredClaims.isEmpty {
             for name in options.requiredClaims.sorted() where object[name] == nil {
-                throw JWTError(.missingClaim, "required claim \"\(name)\" is missing")
+                throw JWTError(.missingClaim, "required claim \"\(name)\" is missing", claim: name)
             }
         }
         let now = options.now().timeIntervalSince1970
         let leeway = options.leeway
         if let exp, now >= exp + leeway {
-            throw JWTError(.expired, "expired at \(Date(timeIntervalSince1970: exp).utcText)")
+            throw JWTError(.expired, "expired at \(Date(timeIntervalSince1970: exp).utcText)", claim: "exp")
         }
         if let nbf, now + leeway < nbf {
-            throw JWTError(.notYetValid, "not valid before \(Date(timeIntervalSince1970: nbf).utcText)")
+            throw JWTError(.notYetValid, "not valid before \(Date(timeIntervalSince1970: nbf).utcText)", claim: "nbf")
         }
         if let issuedAt, issuedAt > now + leeway {
-            throw JWTError(.issuedAtInvalid, "issued in the future, at \(Date(timeIntervalSince1970: issuedAt).utcText)")
+            throw JWTError(.issuedAtInvalid, "issued in the future, at \(Date(timeIntervalSince1970: issuedAt).utcText)", claim: "iat")
         }
         if let maxAge = options.maxAge {
-            guard let issuedAt else { throw JWTError(.missingClaim, "required claim \"iat\" is missing (a maximum age is set)") }
+            guard let issuedAt else { throw JWTError(.missingClaim, "required claim \"iat\" is missing (a maximum age is set)", claim: "iat") }
             if now - issuedAt > maxAge + leeway {
-                throw JWTError(.issuedAtInvalid, "issued at \(Date(timeIntervalSince1970: issuedAt).utcText), older than the maximum age of \(Int(maxAge)) s")
+                throw JWTError(.issuedAtInvalid, "issued at \(Date(timeIntervalSince1970: issuedAt).utcText), older than the maximum age of \(Int(maxAge)) s", claim: "iat")
             }
         }
         if let issuer = options.issuer {
             let matches: Bool
             switch registered.kind(.iss) {
-            case .absent: throw JWTError(.missingClaim, "required claim \"iss\" is missing")
+            case .absent: throw JWTError(.missingClaim, "required claim \"iss\" is missing", claim: "iss")
             case .text: matches = text(registered.textRange(.iss), is: issuer)
             default: matches = self.issuer.map { sameCodeUnits($0, issuer) } ?? false
             }
-            guard matches else { throw JWTError(.wrongIssuer, "wrong issuer \"\(self.issuer ?? "")\" (expected \"\(issuer)\")") }
+            guard matches else { throw JWTError(.wrongIssuer, "wrong issuer \"\(self.issuer ?? "")\" (expected \"\(issuer)\")", claim: "iss") }
         }
         if options.audience != nil || !options.audiences.isEmpty {
             // Byte-wise, never `==`: canonically equivalent audiences are different audiences.
@@ -120,13 +120,13 @@ extension JWTClaims {
                 contained = options.audience.map { text(range, is: $0) } == true || options.audiences.contains { text(range, is: $0) }
             case .parsed(.string(let value)): contained = allowed(value)
             case .parsed(.array(let values)): contained = values.contains { $0.stringValue.map(allowed) ?? false }
-            default: throw JWTError(.missingClaim, "required claim \"aud\" is missing")
+            default: throw JWTError(.missingClaim, "required claim \"aud\" is missing", claim: "aud")
             }
             guard contained else {
                 var expected = options.audiences.sorted()
                 if let audience = options.audience, !expected.contains(audience) { expected.insert(audience, at: 0) }
                 let wanted = expected.count == 1 ? "\"\(expected[0])\" is not" : "none of \(expected) is"
-                throw JWTError(.wrongAudience, "wrong audience: \(wanted) among \(self.audience ?? [])")
+                throw JWTError(.wrongAudience, "wrong audience: \(wanted) among \(self.audience ?? [])", claim: "aud")
             }
         }
     }

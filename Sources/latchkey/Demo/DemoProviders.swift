@@ -47,7 +47,9 @@ extension Demo {
             provider: "auth0",
             settings: ["domain": endpoint.domain, "client_id": endpoint.clientID, "base_url": endpoint.baseURL.absoluteString],
             session: SessionOptions(heartbeatInterval: nil))
-        let client = try client(configuration)
+        // The device's clock reads the emulator's, which the Stytch step moved ahead: ID
+        // tokens issued "in the future" beyond the leeway are refused.
+        let client = try client(configuration, clock: EmulatorTime(clock: control.clock))
         let watching = watch(client, "auth0")
         try await client.start()
         Demo.say("   (polling Auth0 every few seconds until the code is approved)")
@@ -94,5 +96,17 @@ extension Demo {
     private func require<T>(_ value: T?, _ what: String) throws -> T {
         guard let value else { throw DemoFailure("\(what) is running") }
         return value
+    }
+}
+
+/// A client clock that reads the emulator's time and sleeps in real time.
+private struct EmulatorTime: SessionClock {
+    let clock: EmulatorClock
+
+    var now: Date { clock.now }
+
+    func sleep(until deadline: Date) async throws {
+        let wait = deadline.timeIntervalSince(clock.now)
+        if wait > 0 { try await Task.sleep(for: .seconds(wait)) }
     }
 }

@@ -32,7 +32,8 @@ struct Auth0Harness {
         store = try MemorySecretStore(namespace: "auth0-test")
         logs = LogCapture()
         self.options = options
-        let configuration = try Auth0Configuration(baseURL: auth0.baseURL, clientID: auth0.clientID, organization: organization)
+        let configuration = try Auth0Configuration(domain: auth0.domain, clientID: auth0.clientID, baseURL: auth0.baseURL,
+                                                   organization: organization)
         provider = Auth0Provider(configuration: configuration, transport: URLSessionTransport(), clock: clock, logger: logs.logger)
         client = AuthClient(provider: provider, store: store, options: options, transport: URLSessionTransport(), clock: clock, logger: logs.logger)
     }

@@ -12,13 +12,15 @@ import Testing
 /// store (the kind a real app uses on Linux, with its cross-process lock) and the time
 /// on the client's clock. Passed to child processes in their environment.
 struct Auth0ProcessSetup: Sendable {
+    var domain: String
     var baseURL: URL
     var clientID: String
     var dataDirectory: String
     var configDirectory: String
     var namespace: String
 
-    init(baseURL: URL, clientID: String, directory: String, namespace: String) {
+    init(domain: String, baseURL: URL, clientID: String, directory: String, namespace: String) {
+        self.domain = domain
         self.baseURL = baseURL
         self.clientID = clientID
         dataDirectory = directory + "/data"
@@ -27,9 +29,10 @@ struct Auth0ProcessSetup: Sendable {
     }
 
     init?(environment: [String: String]) {
-        guard let base = environment["LATCHKEY_AUTH0_BASE_URL"].flatMap(URL.init(string:)), let clientID = environment["LATCHKEY_AUTH0_CLIENT_ID"],
+        guard let domain = environment["LATCHKEY_AUTH0_DOMAIN"], let base = environment["LATCHKEY_AUTH0_BASE_URL"].flatMap(URL.init(string:)), let clientID = environment["LATCHKEY_AUTH0_CLIENT_ID"],
               let data = environment["LATCHKEY_DATA_DIR"], let config = environment["LATCHKEY_CONFIG_DIR"],
               let namespace = environment["LATCHKEY_NAMESPACE"] else { return nil }
+        self.domain = domain
         baseURL = base
         self.clientID = clientID
         dataDirectory = data
@@ -38,7 +41,7 @@ struct Auth0ProcessSetup: Sendable {
     }
 
     func environment(now: Date) -> [String: String] {
-        ["LATCHKEY_AUTH0_BASE_URL": baseURL.absoluteString, "LATCHKEY_AUTH0_CLIENT_ID": clientID, "LATCHKEY_DATA_DIR": dataDirectory,
+        ["LATCHKEY_AUTH0_DOMAIN": domain, "LATCHKEY_AUTH0_BASE_URL": baseURL.absoluteString, "LATCHKEY_AUTH0_CLIENT_ID": clientID, "LATCHKEY_DATA_DIR": dataDirectory,
          "LATCHKEY_CONFIG_DIR": configDirectory, "LATCHKEY_NAMESPACE": namespace, "LATCHKEY_NOW": String(now.timeIntervalSince1970)]
     }
 
@@ -52,7 +55,7 @@ struct Auth0ProcessSetup: Sendable {
     /// test asks).
     func client(now: Date) throws -> AuthClient {
         let clock = ManualClock(now: now)
-        let provider = Auth0Provider(configuration: try Auth0Configuration(baseURL: baseURL, clientID: clientID),
+        let provider = Auth0Provider(configuration: try Auth0Configuration(domain: domain, clientID: clientID, baseURL: baseURL),
                                      transport: URLSessionTransport(), clock: clock)
         return AuthClient(provider: provider, store: try store(), options: SessionOptions(heartbeatInterval: nil, renewsProactively: false),
                           transport: URLSessionTransport(), clock: clock)
@@ -107,7 +110,7 @@ struct Auth0Processes: Sendable {
     /// and a second on: for a client on the emulator's time the stored access token has
     /// expired. Returns the store and the refresh token the login stored.
     func loggedInStore(_ namespace: String) async throws -> (Auth0ProcessSetup, refreshToken: String) {
-        let setup = Auth0ProcessSetup(baseURL: auth0.baseURL, clientID: auth0.clientID, directory: directory, namespace: namespace)
+        let setup = Auth0ProcessSetup(domain: auth0.domain, baseURL: auth0.baseURL, clientID: auth0.clientID, directory: directory, namespace: namespace)
         let client = try setup.client(now: control.now)
         try await client.start()
         try await client.login(Auth0Credentials.password(username: "alice@example.com", password: "alice-password-1", realm: auth0.connection))
