@@ -4,7 +4,7 @@ SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 APT_PACKAGES := libssl-dev libkeyutils-dev pkg-config chromium chromium-driver
 CONFIG ?= debug
 
-.PHONY: all deps bench-deps build build-release test demo examples docs bench bench-check fuzz fuzz-ci soak soak-short clean
+.PHONY: all deps bench-deps build build-release test demo examples docs bench bench-check fuzz fuzz-ci soak soak-short soak-sweep clean
 
 all: build
 
@@ -47,6 +47,16 @@ soak: deps
 soak-short: deps
 	$(SWIFT) build -c $(CONFIG) --product latchkey-soak
 	"$$($(SWIFT) build -c $(CONFIG) --show-bin-path)/latchkey-soak" --short $(SOAK_ARGS)
+
+# The soak over many seeds (Docs/soak.md, "Seed sweeps"): SWEEP_SEEDS (FIRST-LAST),
+# SWEEP_JOBS seeds at once, SWEEP_SIZE the configuration (--short, or empty for the long
+# one); SOAK_ARGS passes further options to every seed. Not part of `make test`.
+SWEEP_SEEDS ?= 1-200
+SWEEP_JOBS ?= 2
+SWEEP_SIZE ?= --short
+soak-sweep: deps
+	$(SWIFT) build -c $(CONFIG) --product latchkey-soak
+	"$$($(SWIFT) build -c $(CONFIG) --show-bin-path)/latchkey-soak" $(SWEEP_SIZE) --sweep $(SWEEP_SEEDS) --jobs $(SWEEP_JOBS) $(SOAK_ARGS)
 
 # The benchmarks also count instructions under valgrind (Benchmarks/README.md).
 BENCH_APT_PACKAGES := valgrind

@@ -22,16 +22,27 @@ struct SoakCommand: AsyncParsableCommand {
     @Option(help: "The clients' transport timeout in milliseconds (injected delays exceed it by half).") var timeoutMilliseconds: Int?
     @Option(help: "Chance per request, per fault kind and route.") var faultRate: Double?
     @Option(help: "Chance per store read or write of a failure.") var storeFaultRate: Double?
+    // Unconditional: a negative value (`--skew -600`) is the value, not another option.
+    @Option(parsing: .unconditional,
+            help: "Seconds every client's clock is ahead of the emulator's (negative: behind), at most a day either way.")
+    var skew: Double?
     @Option(help: "Comma-separated drivers (default: all): \(SoakDrivers.all.map { $0.name }.joined(separator: ", ")).") var drivers: String?
     @Option(help: "Multiplies the chance of every event (ban, deletion, revocation, expiry).") var eventRateScale: Double?
     @Option(help: "Where the stores live (removed first; kept after the run).") var directory: String?
     @Flag(help: "Keep each user's client log in <directory>/logs (with --directory).") var keepLogs = false
     @Flag(help: "Print the report as one JSON line after the table.") var json = false
+    @Option(help: "Run every seed of FIRST-LAST (e.g. 1-200), each in a child process, and print one table over all of them.")
+    var sweep: String?
+    @Option(help: "With --sweep: seeds run at once.") var jobs = 2
     @Option(help: .hidden) var worker: String?
 
     func run() async throws {
         if let worker {
             try await WorkerMain.run(configurationPath: worker)
+            return
+        }
+        if let sweep {
+            try await runSweep(sweep)
             return
         }
         var settings = short ? SoakSettings.short : SoakSettings.long
@@ -48,6 +59,10 @@ struct SoakCommand: AsyncParsableCommand {
         if let faultRate { settings.faultRate = faultRate }
         if let storeFaultRate { settings.storeFaultRate = storeFaultRate }
         if let eventRateScale { settings.eventRateScale = eventRateScale }
+        if let skew {
+            guard skew.isFinite, abs(skew) <= 86_400 else { throw ValidationError("--skew takes seconds, at most 86400 either way") }
+            settings.skewSeconds = skew
+        }
         settings.keepLogs = keepLogs
         settings.directory = directory ?? (FileManager.default.fileExists(atPath: "/dev/shm") ? "/dev/shm" : NSTemporaryDirectory())
             + "/latchkey-soak-\(ProcessInfo.processInfo.processIdentifier)"
@@ -79,5 +94,19 @@ struct SoakCommand: AsyncParsableCommand {
         // that dies on the way out then leaves a JSON line cut short for `--json` readers.
         try FileHandle.standardOutput.write(contentsOf: Data(output.utf8))
         if report.violations > 0 { throw ExitCode(1) }
+    }
+
+    private func runSweep(_ range: String) async throws {
+        guard let seeds = SoakSweep.seeds(range) else { throw ValidationError("--sweep takes FIRST-LAST, e.g. 1-200") }
+        let executable = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
+        var sweep = SoakSweep(seeds: seeds, jobs: jobs, arguments: SoakSweep.childArguments(Array(CommandLine.arguments.dropFirst())),
+                              directory: directory)
+        sweep.progress = { line in FileHandle.standardError.write(Data("sweep: \(line)\n".utf8)) }
+        let began = ContinuousClock.now
+        let outcomes = await sweep.run(executable: executable)
+        let elapsed = began.duration(to: .now).components
+        let summary = SoakSweep.summary(outcomes, wallSeconds: Double(elapsed.seconds) + Double(elapsed.attoseconds) / 1e18)
+        try FileHandle.standardOutput.write(contentsOf: Data((summary + "\n").utf8))
+        if outcomes.contains(where: \.failed) { throw ExitCode(1) }
     }
 }

@@ -31,7 +31,7 @@ struct HostEnvironment: Sendable {
     init(driver: any SoakDriver, settings: SoakSettings, now: Date, processIncarnation: Int) {
         self.driver = driver
         self.settings = settings
-        clock = ManualClock(now: now)
+        clock = ManualClock(now: now.addingTimeInterval(settings.skewSeconds))
         probe = HostProbe()
         ledger = SecretLedger()
         registry = ProviderRegistry()

@@ -31,6 +31,9 @@ struct SoakSettings: Codable, Sendable {
     var heartbeatMinutes = 30
     /// The emulator's access-token lifetime (social.plus), in minutes.
     var tokenLifetimeMinutes = 360
+    /// How far every client's clock is ahead of the emulator's (negative: behind), in
+    /// seconds: schedules must come from lifetimes, not the server's absolute times.
+    var skewSeconds = 0.0
     /// How many users act at once in one process.
     var concurrency = 16
     /// Whether each user's client log lines are kept in `<directory>/logs` (with

@@ -26,7 +26,7 @@ actor UserHost {
 
     /// One step: the clock moves to `command.now`, the intents start.
     func run(_ command: HostCommand) async -> HostReport {
-        environment.clock.advance(to: Date(timeIntervalSince1970: command.now))
+        environment.clock.advance(to: Date(timeIntervalSince1970: command.now + environment.settings.skewSeconds))
         for user in users {
             guard let intent = command.intents[user.user.id], intent != .idle, user.claim() else { continue }
             launch(user) { await user.act(intent) }
