@@ -81,6 +81,25 @@ struct DPoPProofTests {
         #expect(plain.headers["DPoP"] == nil)
     }
 
+    @Test func aSignedRequestIsNeverResentWithTheSameProof() async throws {
+        let tenant = ScriptedTenant { request in
+            request.method == "POST"
+                ? HTTPResponse(status: 200, body: Data(#"{"access_token":"at-1","token_type":"DPoP","expires_in":86400}"#.utf8))
+                : HTTPResponse(status: 503)
+        }
+        // A retrying transport, as the registry builds by default, with short waits.
+        let retrying = RetryingTransport(tenant, policy: RetryPolicy(maxAttempts: 3, baseDelay: .milliseconds(1), maxDelay: .milliseconds(5)))
+        let provider = Auth0Provider(configuration: try Auth0Configuration(baseURL: Self.base, clientID: "client", dpop: true),
+                                     transport: retrying, clock: ManualClock(now: Date(timeIntervalSince1970: 1_800_000_000)),
+                                     keyStore: try MemorySecretStore(namespace: "replay"))
+        let session = try await provider.login(Self.password, sessionDuration: nil, pending: nil)
+        let error = await authError { _ = try await provider.validate(session) }
+        #expect(error?.code == .transient)
+        #expect(tenant.sent.filter { $0.method == "GET" }.count == 1, "a 503 is not answered by replaying the proof")
+        let prepared = try await provider.prepare(HTTPRequest(url: URL(string: "https://api.example.com/items")!), with: session.tokens)
+        #expect(!prepared.isIdempotent)
+    }
+
     @Test func aNonceChallengeIsAnsweredOnceAndNeverAgain() async throws {
         let tenant = ScriptedTenant { _ in
             HTTPResponse(status: 400, headers: ["DPoP-Nonce": "server-nonce-1"],

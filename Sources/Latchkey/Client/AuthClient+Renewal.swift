@@ -37,7 +37,9 @@ extension AuthClient {
     /// reuses a renewal another caller already made) and retries once; a second 401 is
     /// ``AuthError/Code/unauthorizedAfterRenewal`` — the session is kept. Each response
     /// is shown to the provider (``AuthProvider/inspect(_:to:)``): a ban answered to an
-    /// app request ends the session at once.
+    /// app request ends the session at once. Each attempt is prepared by the provider
+    /// (``AuthProvider/prepare(_:with:)``: a DPoP proof per attempt), and an answer that
+    /// only asks for a fresh proof is sent once more first (``AuthProvider/shouldRetry(_:to:)``).
     ///
     /// Called from a provider's handler during a renewal, it sends with the current
     /// token and never waits for that renewal.

@@ -87,7 +87,7 @@ public protocol AuthProvider: Sendable {
     func revoke(_ current: AuthenticatedSession) async throws
 
     /// Adds the session's credentials to a request bound for the app's API (usually
-    /// `Authorization: Bearer <access token>`).
+    /// `Authorization: Bearer <access token>`): what ``prepare(_:with:)`` does by default.
     func authorize(_ request: inout HTTPRequest, with tokens: SessionTokens) throws
 
     /// Prepares one attempt of an app request for ``AuthClient/send(_:)``: async and called

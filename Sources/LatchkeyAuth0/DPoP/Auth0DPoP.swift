@@ -114,10 +114,15 @@ final class Auth0DPoP: Sendable {
 
     /// Adds a proof for `request` to it, signed with `key`, with the nonce its server last
     /// gave; with `accessToken`, also `Authorization: DPoP <token>` and the proof's `ath`.
+    ///
+    /// The request is marked not idempotent: a proof is good for one request (servers
+    /// refuse a `jti` seen before), so a retrying transport must not send it again — a
+    /// retry is signed anew by whoever retries (the nonce retry here, the core's renewal).
     func sign(_ request: inout HTTPRequest, key: DPoPKey, accessToken: String?) throws {
         let nonce = state.withLock { $0.nonces[Self.origin(of: request.url)] }
         let proof = try key.proof(method: request.method, url: request.url, accessToken: accessToken, nonce: nonce, now: clock.now)
         request.headers["DPoP"] = proof
+        request.isIdempotent = false
         if let accessToken { request.headers["Authorization"] = "DPoP \(accessToken)" }
     }
 
