@@ -58,6 +58,8 @@ extension SessionCommand {
             let progress = Progress("Logging in with \(configuration.provider)")
             do {
                 try await client.start()
+                // A session another configuration made stays until this login replaces it: say so.
+                await self.client.reportStoredSessionConflict(of: client)
                 if client.state != .notLoggedIn { try await client.logout() }
                 do {
                     try await client.login(credentials)
