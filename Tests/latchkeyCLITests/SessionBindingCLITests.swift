@@ -146,4 +146,20 @@ import Testing
         #expect(argv.stderr.contains("LATCHKEY_SETTING_CLIENT_SECRET"))
         #expect(!argv.stderr.contains("argv-secret-1"))
     }
+
+    @Test func aStoredTokenOutsideTheBearerSyntaxIsNotPrinted() async throws {
+        // A record an older build stored without checking its token (format 1, unbound).
+        let home = try Home()
+        defer { home.remove() }
+        let record = #"{"format":1,"provider":"socialplus","tokens":{"access_token":"tok\u001b]0;pwned\u0007\u202egnp","issued_at":1769673600,"#
+            + #""expires_at":4102444800,"attributes":{"user_id":"alice","login":"userID"}},"last_validated_at":1769673600}"#
+        let stored = try await runOffThePool(["secrets", "set", "--namespace", "latchkey", "--backend", "file", "session"], stdin: record,
+                                             environment: home.environment, currentDirectory: home.root)
+        #expect(stored.status == 0, "\(stored.stderr)")
+        let token = try await home.run(["token", "--provider", "socialplus", "--setting", "base_url=http://127.0.0.1:9/", "--setting", "api_key=k"],
+                                       in: home.root)
+        #expect(token.status == 1)
+        #expect(token.stderr.contains("not printed"), "\(token.stderr)")
+        #expect(!token.stdout.contains("\u{1B}") && !token.stdout.contains("\u{202E}") && !token.stdout.contains("pwned"))
+    }
 }

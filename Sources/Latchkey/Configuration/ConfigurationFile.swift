@@ -44,9 +44,10 @@ struct ConfigurationFile {
     }
 
     /// Why a file found implicitly (`./latchkey.json`) must not be used, or `nil`: it must
-    /// belong to the user running the program and be writable by no one else. A cloned
-    /// repository or a shared directory could otherwise point the program — and the
-    /// user's stored session — at a server of someone else's choosing.
+    /// belong to the user running the program and be writable by no one else: another
+    /// user's file in a shared directory could otherwise point the program — and the
+    /// user's stored session — at a server of their choosing. (A file the user owns may
+    /// still come from a cloned repository: the session's endpoint binding covers that.)
     func implicitUseRefusal(path: String, user: UInt32) -> String? {
         let pin = "name a configuration on purpose with LATCHKEY_CONFIG (the CLI: --config) to use it"
         if owner != user {

@@ -153,8 +153,9 @@ private final class ExchangeDelegate: NSObject, URLSessionDataDelegate, Sendable
                                     message: "the server answered HTTP \(response.statusCode), a redirect to \(target); "
                                         + "redirects are never followed (they would resend the credentials to another address)"))
         }
+        // Declining ends the task with the 3xx as its answer; no cancel, which racing the
+        // task's completion can deadlock FoundationNetworking.
         completionHandler(nil)
-        task.cancel()
     }
 
     func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive response: URLResponse,

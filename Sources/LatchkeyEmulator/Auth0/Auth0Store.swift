@@ -196,10 +196,7 @@ actor Auth0Store {
     /// starting a new family.
     func issue(_ grant: Grant) throws -> Issued {
         guard let user = users[grant.userID], !user.blocked else { throw Auth0Error.blocked }
-        guard !user.accessDenied else {
-            note(.refused)
-            throw Auth0Error.deniedByAction
-        }
+        guard !user.accessDenied else { throw Auth0Error.deniedByAction }
         let now = clock.now
         let accessToken = try OpaqueToken.make()
         accessTokens[accessToken] = AccessToken(userID: user.userID, scope: grant.scope, expiresAt: now.addingTimeInterval(accessLifetime))

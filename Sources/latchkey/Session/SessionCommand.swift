@@ -10,7 +10,9 @@ struct SessionCommand: AsyncParsableCommand {
         abstract: "Log in, inspect, renew and log out of a session with the configured provider.",
         discussion: """
         The provider, its settings and the store come from latchkey.json (--config, $LATCHKEY_CONFIG, or ./latchkey.json) \
-        and LATCHKEY_* environment variables; --provider and --setting override them. Every subcommand takes --json: \
+        and LATCHKEY_* environment variables; --provider and --setting override them. ./latchkey.json is used only when \
+        it is yours and writable by no one else; name a file with --config to pin it. A stored session is used only with \
+        the endpoint that made it (provider, base URL, public token / client ID / API key). Every subcommand takes --json: \
         one JSON object on standard output, errors included ({"error": {...}, "exit_status": N}).
 
         \(SessionExitStatus.help)
@@ -22,7 +24,7 @@ struct SessionCommand: AsyncParsableCommand {
 extension SessionCommand {
     /// Options every session subcommand shares.
     struct ClientOptions: ParsableArguments {
-        @Option(name: .long, help: "The configuration file (default: $LATCHKEY_CONFIG or ./latchkey.json).")
+        @Option(name: .long, help: "The configuration file (default: $LATCHKEY_CONFIG, else ./latchkey.json if it is yours and not writable by others).")
         var config: String?
 
         @Option(name: .long, help: "The provider identifier, overriding the file (stytch, stytch-b2b, auth0, socialplus).")
