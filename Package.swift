@@ -114,6 +114,8 @@ let package = Package(
             dependencies: ["LatchkeyJSON", 
                 "Latchkey",
                 "LatchkeyJWT",
+                "LatchkeyCrypto",
+                "LatchkeySecrets",
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings
