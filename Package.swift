@@ -115,6 +115,8 @@ let package = Package(
             dependencies: ["LatchkeyJSON", 
                 "Latchkey",
                 "LatchkeyJWT",
+                "LatchkeyCrypto",
+                "LatchkeySecrets",
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings

@@ -265,7 +265,7 @@ def socialplus_seeds(info):
     key = info["apiKey"]
     user = info["users"][0]
     body = {"userId": user["userID"], "displayName": user["displayName"], "deviceId": "device-fuzz",
-            "deviceInfo": {"kind": "node", "model": "linux", "sdkVersion": "latchkey-swift/0.1"}}
+            "deviceInfo": {"kind": "web", "model": "linux", "sdkVersion": "latchkey-swift/0.1"}}
 
     def rename(value):
         # The target logs in as alice; the emulator's first user may be named otherwise.
@@ -280,13 +280,14 @@ def socialplus_seeds(info):
     delete, _ = captured(request("DELETE", root + "/api/v4/sessions", headers={"Authorization": "Bearer " + access}))
     after, _ = captured(request("GET", root + "/api/v3/users/" + user["userID"], headers={"Authorization": "Bearer " + access}))
     write("FuzzSocialPlus", "login-lifecycle", "login", [login, check, again, delete])
-    write("FuzzSocialPlus", "login-access-token", "login-access-token", [login, check])
+    # An access-token login has no exchange: its one request is the user check.
+    write("FuzzSocialPlus", "login-access-token", "login-access-token", [check])
     write("FuzzSocialPlus", "validate", "validate", [check])
     write("FuzzSocialPlus", "validate-after-logout", "validate", [after])
     write("FuzzSocialPlus", "renew", "renew", [again])
     write("FuzzSocialPlus", "renew-auth-token", "renew-auth-token", [again])
     write("FuzzSocialPlus", "renew-unable", "renew-unable", [again])
-    write("FuzzSocialPlus", "renew-access-token", "renew-access-token", [again])
+    write("FuzzSocialPlus", "renew-access-token", "renew-access-token", [check])
     write("FuzzSocialPlus", "revoke", "revoke", [delete])
     wrong_key, _ = captured(request("POST", root + "/api/v5/sessions", body, {"X-API-Key": "wrong"}))
     write("FuzzSocialPlus", "login-wrong-key", "login", [wrong_key])

@@ -1,4 +1,5 @@
 import Foundation
+import LatchkeyCrypto
 import LatchkeyJWT
 @testable import LatchkeyEmulator
 import Testing

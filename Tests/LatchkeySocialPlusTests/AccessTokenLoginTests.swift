@@ -50,6 +50,20 @@ import Testing
         }
     }
 
+    @Test func aJWTWithoutIssuedAtSchedulesNothingFromTheBackendsClock() async throws {
+        try await SocialPlusHarness.run(secure: true) { harness in
+            let control = harness.emulator.control
+            try harness.provider.register(accessTokenHandler: SocialPlusAccessTokenRenewer { try control.signSocialPlusAccessToken(userID: $0) })
+            try await harness.client.start()
+            // Only `exp`, an absolute time on the backend's clock: no lifetime to start locally.
+            let key = try JWTKey.hmac(Array(SocialPlusSeed.standard.accessTokenSecret.utf8), algorithm: .hs256)
+            let jwt = try JWT.sign(["userId": "alice", "exp": .number(SocialPlusHarness.start.timeIntervalSince1970 + 3600)], key: key)
+            try await harness.client.login(SocialPlusAccessTokenLogin(accessToken: jwt))
+            #expect(harness.client.state == .established)
+            #expect(harness.client.currentSession?.expiresAt == nil)
+        }
+    }
+
     @Test func theOldExchangeOfTheJWTAsAnAuthTokenIsRefused() async throws {
         try await SocialPlusHarness.run(secure: true) { harness in
             let jwt = try harness.emulator.control.signSocialPlusAccessToken(userID: "alice")

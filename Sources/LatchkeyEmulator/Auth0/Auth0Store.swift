@@ -1,4 +1,5 @@
 import Foundation
+internal import LatchkeyCrypto
 
 /// The state of an emulated Auth0 tenant: users, access and refresh tokens (with their
 /// rotation families), authorization codes, device authorizations and MFA tokens.

@@ -132,6 +132,14 @@ public struct EmulatorControl: Sendable {
         return otp
     }
 
+    /// The token of the last magic link a send call "emailed" to `email` (B2B: in
+    /// `organizationID`), as the user would find it in the link.
+    public func sentStytchMagicLink(email: String, organizationID: String? = nil) async throws -> String {
+        let key = organizationID.map { $0 + " " + email.lowercased() } ?? email.lowercased()
+        guard let token = try await stytchAPI().store.sentMagicLink(key) else { throw EmulatorError.unknownUser(email) }
+        return token
+    }
+
     /// Issues a Stytch magic-link token for the user with this email (one use, 1 hour).
     public func issueStytchMagicLink(email: String) async throws -> String {
         guard let token = try await stytchAPI().store.issueMagicLink(email: email) else { throw EmulatorError.unknownUser(email) }

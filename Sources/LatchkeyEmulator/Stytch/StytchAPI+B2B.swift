@@ -10,11 +10,19 @@ extension StytchAPI {
         case Self.b2bMagicLinksAuthenticate:
             guard let token = fields.string("magic_links_token") else { throw StytchError.missing("magic_links_token") }
             let minutes = try duration(fields, default: 5) ?? 5
-            let member = try await store.redeemB2BMagicLink(token)
+            let member = try await store.redeemB2BMagicLink(token, pkceCodeVerifier: fields.string("pkce_code_verifier"))
             let factor = StytchStore.Factor(type: "magic_link", deliveryMethod: "email", lastAuthenticatedAt: clock.now, emailID: member.emailID,
                                             email: member.email)
             return try await memberSignIn(store.startMemberSession(member: member, factor: factor, minutes: minutes, existingToken: nil,
                                                                    userAgent: userAgent), requestID: requestID)
+        case Self.b2bMagicLinksEmailLoginOrSignup:
+            guard let organizationID = fields.string("organization_id") else { throw StytchError.missing("organization_id") }
+            guard let email = fields.string("email_address") else { throw StytchError.missing("email_address") }
+            let (member, organization) = try await store.sendB2BMagicLink(organizationID: organizationID, email: email,
+                                                                          codeChallenge: fields.string("pkce_code_challenge"))
+            return .json(["data": .object(["request_id": .string(requestID), "status_code": 200, "member_id": .string(member.memberID),
+                                           "member_created": false, "member": .object(memberJSON(member)),
+                                           "organization": .object(organizationJSON(organization))])])
         case Self.b2bSMSSend:
             let (organizationID, memberID, token) = try mfaFields(fields)
             let (member, organization) = try await store.sendSMS(token: token, organizationID: organizationID, memberID: memberID,

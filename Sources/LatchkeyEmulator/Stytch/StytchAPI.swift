@@ -15,6 +15,8 @@ struct StytchAPI: ProviderAPI {
     static let passwordsAuthenticate = EmulatorRoute(.stytch, "POST", "/sdk/v1/passwords/authenticate")
     static let otpsAuthenticate = EmulatorRoute(.stytch, "POST", "/sdk/v1/otps/authenticate")
     static let magicLinksAuthenticate = EmulatorRoute(.stytch, "POST", "/sdk/v1/magic_links/authenticate")
+    static let magicLinksEmailLoginOrCreate = EmulatorRoute(.stytch, "POST", "/sdk/v1/magic_links/email/login_or_create")
+    static let b2bMagicLinksEmailLoginOrSignup = EmulatorRoute(.stytch, "POST", "/sdk/v1/b2b/magic_links/email/login_or_signup")
     static let b2bSessionsAuthenticate = EmulatorRoute(.stytch, "POST", "/sdk/v1/b2b/sessions/authenticate")
     static let b2bSessionsRevoke = EmulatorRoute(.stytch, "POST", "/sdk/v1/b2b/sessions/revoke")
     static let b2bPasswordsAuthenticate = EmulatorRoute(.stytch, "POST", "/sdk/v1/b2b/passwords/authenticate")
@@ -35,6 +37,7 @@ struct StytchAPI: ProviderAPI {
 
     /// Every route, for documentation and the control API.
     static let routes = [sessionsAuthenticate, sessionsRevoke, passwordsAuthenticate, otpsAuthenticate, magicLinksAuthenticate,
+                         magicLinksEmailLoginOrCreate, b2bMagicLinksEmailLoginOrSignup,
                          b2bSessionsAuthenticate, b2bSessionsRevoke, b2bPasswordsAuthenticate, b2bMagicLinksAuthenticate, b2bSMSSend,
                          b2bSMSAuthenticate, b2bTOTPAuthenticate, b2bRecoveryCodesRecover, b2bDiscoveryOrganizations, b2bDiscoveryExchange,
                          bootstrap, jwks, b2bJWKS, appSession, b2bAppSession]
@@ -53,6 +56,8 @@ struct StytchAPI: ProviderAPI {
         case ("POST", ["sdk", "v1", "passwords", "authenticate"]): route = Self.passwordsAuthenticate
         case ("POST", ["sdk", "v1", "otps", "authenticate"]): route = Self.otpsAuthenticate
         case ("POST", ["sdk", "v1", "magic_links", "authenticate"]): route = Self.magicLinksAuthenticate
+        case ("POST", ["sdk", "v1", "magic_links", "email", "login_or_create"]): route = Self.magicLinksEmailLoginOrCreate
+        case ("POST", ["sdk", "v1", "b2b", "magic_links", "email", "login_or_signup"]): route = Self.b2bMagicLinksEmailLoginOrSignup
         case ("POST", ["sdk", "v1", "b2b", "sessions", "authenticate"]): route = Self.b2bSessionsAuthenticate
         case ("POST", ["sdk", "v1", "b2b", "sessions", "revoke"]): route = Self.b2bSessionsRevoke
         case ("POST", ["sdk", "v1", "b2b", "passwords", "authenticate"]): route = Self.b2bPasswordsAuthenticate
@@ -154,9 +159,20 @@ struct StytchAPI: ProviderAPI {
         case Self.magicLinksAuthenticate:
             guard let token = fields.string("token") else { throw StytchError.missing("token") }
             let minutes = try duration(fields, default: 5)
-            let user = try await store.redeemMagicLink(token)
+            let user = try await store.redeemMagicLink(token, codeVerifier: fields.string("code_verifier"))
             return try await signIn(user, factor: ("magic_link", "email"), minutes: minutes, sessionToken: sessionToken, userAgent: userAgent,
                                     requestID: requestID)
+        case Self.magicLinksEmailLoginOrCreate:
+            guard let email = fields.string("email") else { throw StytchError.missing("email") }
+            let challenge = fields.string("code_challenge")
+            if challenge != nil, let method = fields.string("code_challenge_method"), method != "S256" {
+                throw StytchError.badRequest("code_challenge_method must be S256.")
+            }
+            let minutes = fields.integer("login_expiration_minutes") ?? 60
+            let (user, created) = try await store.sendMagicLink(email: email, lifetime: TimeInterval(min(max(minutes, 5), 10_080)) * 60,
+                                                                codeChallenge: challenge)
+            return .json(["data": .object(["request_id": .string(requestID), "status_code": 200, "user_id": .string(user.userID),
+                                           "email_id": .string(user.emailID), "user_created": .bool(created)])])
         case Self.b2bPasswordsAuthenticate:
             guard let organizationID = fields.string("organization_id") else { throw StytchError.missing("organization_id") }
             guard let email = fields.string("email_address") else { throw StytchError.missing("email_address") }

@@ -26,6 +26,11 @@ struct StytchError: Error, Sendable {
         status: 400, type: "invalid_mobile_identifier",
         message: "The mobile identifier (bundle ID or package name) is not one of the project's Authorized environments.")
 
+    /// A magic link sent with a PKCE challenge, authenticated without the verifier that
+    /// hashes to it. (The error type is the plausible form; unconfirmed.)
+    static let pkceMismatch = StytchError(status: 400, type: "pkce_mismatch",
+                                          message: "The PKCE code verifier does not match the code challenge the magic link was sent with.")
+
     static func badRequest(_ message: String) -> StytchError {
         StytchError(status: 400, type: "bad_request", message: message)
     }

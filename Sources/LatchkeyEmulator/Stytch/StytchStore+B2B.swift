@@ -117,7 +117,26 @@ extension StytchStore {
         return token
     }
 
-    func redeemB2BMagicLink(_ token: String) throws(StytchError) -> Member {
+    /// `b2b/magic_links/email/login_or_signup`: "emails" a link to an existing member
+    /// (kept for the control API), bound to `codeChallenge` when the send carried one.
+    func sendB2BMagicLink(organizationID: String, email: String, codeChallenge: String?) throws -> (Member, Organization) {
+        guard let organization = organizations[organizationID] else { throw StytchError.organizationNotFound }
+        guard let token = try issueB2BMagicLink(email: email, organizationID: organizationID),
+              let member = members.values.first(where: { $0.organizationID == organizationID && $0.email == email.lowercased() }) else {
+            throw StytchError(status: 404, type: "member_not_found", message: "Member could not be found.")
+        }
+        if let codeChallenge { b2bMagicLinkChallenges[token] = codeChallenge }
+        sentMagicLinks[organizationID + " " + email.lowercased()] = token
+        return (member, organization)
+    }
+
+    /// Redeems a B2B link; one sent with a PKCE challenge needs the verifier that hashes
+    /// to it (checked before the link is used up).
+    func redeemB2BMagicLink(_ token: String, pkceCodeVerifier: String?) throws(StytchError) -> Member {
+        if let challenge = b2bMagicLinkChallenges[token] {
+            guard let pkceCodeVerifier, PKCE.verifies(pkceCodeVerifier, challenge: challenge) else { throw .pkceMismatch }
+            b2bMagicLinkChallenges[token] = nil
+        }
         guard let link = b2bMagicLinks.removeValue(forKey: token), link.expiresAt > clock.now, let member = members[link.userID], !member.banned
         else { throw .magicLinkNotFound }
         return member

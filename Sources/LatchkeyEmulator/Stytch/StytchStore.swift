@@ -1,4 +1,5 @@
 import Foundation
+internal import LatchkeyCrypto
 
 /// The state of an emulated Stytch project: users, organizations and members, sessions,
 /// and the one-time passcodes and magic links the control API has issued.
@@ -91,6 +92,8 @@ actor StytchStore {
     private struct MagicLink {
         var userID: String
         var expiresAt: Date
+        /// The PKCE challenge the link was sent with, if any.
+        var codeChallenge: String?
     }
 
     private var users: [String: User] = [:]
@@ -109,6 +112,10 @@ actor StytchStore {
     var smsCodes: [String: OneTimeCode] = [:]
     /// B2B email magic links: token → member.
     var b2bMagicLinks: [String: OneTimeCode] = [:]
+    /// The PKCE challenges B2B links were sent with, by token.
+    var b2bMagicLinkChallenges: [String: String] = [:]
+    /// The last link "emailed" by a send call, by email (B2B: organization ID + email).
+    var sentMagicLinks: [String: String] = [:]
     let clock: EmulatorClock
 
     init(seed: StytchSeed, clock: EmulatorClock) throws {
@@ -156,7 +163,12 @@ actor StytchStore {
         return user
     }
 
-    func redeemMagicLink(_ token: String) throws(StytchError) -> User {
+    /// Redeems a consumer link; one sent with a PKCE challenge needs the verifier that
+    /// hashes to it (checked before the link is used up, so a retry with it works).
+    func redeemMagicLink(_ token: String, codeVerifier: String?) throws(StytchError) -> User {
+        if let challenge = magicLinks[token]?.codeChallenge {
+            guard let codeVerifier, PKCE.verifies(codeVerifier, challenge: challenge) else { throw .pkceMismatch }
+        }
         guard let link = magicLinks.removeValue(forKey: token), link.expiresAt > clock.now, let user = users[link.userID], !user.banned else {
             throw .magicLinkNotFound
         }
@@ -267,12 +279,30 @@ actor StytchStore {
         return (methodID, code)
     }
 
-    /// Issues a magic-link token for the user with this email.
-    func issueMagicLink(email: String, lifetime: TimeInterval = 3600) throws -> String? {
+    /// Issues a magic-link token for the user with this email, bound to `codeChallenge`
+    /// when the send carried one.
+    func issueMagicLink(email: String, lifetime: TimeInterval = 3600, codeChallenge: String? = nil) throws -> String? {
         guard let user = users.values.first(where: { $0.email == email.lowercased() }) else { return nil }
         let token = try OpaqueToken.make()
-        magicLinks[token] = MagicLink(userID: user.userID, expiresAt: clock.now.addingTimeInterval(lifetime))
+        magicLinks[token] = MagicLink(userID: user.userID, expiresAt: clock.now.addingTimeInterval(lifetime), codeChallenge: codeChallenge)
         return token
+    }
+
+    /// The last link sent to `key` (an email, or organization ID + " " + email for B2B).
+    func sentMagicLink(_ key: String) -> String? { sentMagicLinks[key] }
+
+    /// `magic_links/email/login_or_create`: "emails" a link (kept for the control API),
+    /// creating the user on first use as Stytch does. Returns the user and whether it is new.
+    func sendMagicLink(email: String, lifetime: TimeInterval, codeChallenge: String?) throws -> (User, created: Bool) {
+        var created = false
+        if !users.values.contains(where: { $0.email == email.lowercased() }) {
+            try createUser(StytchSeed.User(userID: "user-test-" + (try OpaqueToken.uuid()), email: email, password: try OpaqueToken.make()))
+            created = true
+        }
+        guard let token = try issueMagicLink(email: email, lifetime: lifetime, codeChallenge: codeChallenge),
+              let user = users.values.first(where: { $0.email == email.lowercased() }) else { throw StytchError.badRequest("email is not valid.") }
+        sentMagicLinks[email.lowercased()] = token
+        return (user, created)
     }
 
     func createUser(_ seed: StytchSeed.User) throws {

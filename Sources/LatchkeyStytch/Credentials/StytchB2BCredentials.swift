@@ -15,7 +15,7 @@ public import Latchkey
 public struct StytchB2BCredentials: LoginCredentials, CustomStringConvertible, CustomReflectable {
     enum Kind: Sendable {
         case password(emailAddress: String, password: String, locale: String?)
-        case magicLink(token: String)
+        case magicLink(token: String, pkceCodeVerifier: String?)
         case smsOTP(code: String, setMFAEnrollment: String?)
         case totp(code: String, setDefaultMFA: Bool?)
         case recoveryCode(String)
@@ -36,9 +36,12 @@ public struct StytchB2BCredentials: LoginCredentials, CustomStringConvertible, C
                              memberID: nil, intermediateSessionToken: nil)
     }
 
-    /// `b2b/magic_links/authenticate` with the email magic link's token.
-    public static func magicLink(token: String) -> StytchB2BCredentials {
-        StytchB2BCredentials(kind: .magicLink(token: token), organizationID: nil, memberID: nil, intermediateSessionToken: nil)
+    /// `b2b/magic_links/authenticate` with the email magic link's token, and the PKCE
+    /// verifier of the link's challenge: by default the one the adapter kept when it sent
+    /// the link (``StytchB2BProvider/sendMagicLink(organizationID:emailAddress:loginRedirectURL:signupRedirectURL:)``).
+    public static func magicLink(token: String, pkceCodeVerifier: String? = nil) -> StytchB2BCredentials {
+        StytchB2BCredentials(kind: .magicLink(token: token, pkceCodeVerifier: pkceCodeVerifier), organizationID: nil, memberID: nil,
+                             intermediateSessionToken: nil)
     }
 
     /// `b2b/otps/sms/authenticate`: the code of an SMS sent with ``StytchB2BProvider/sendSMSOTP(for:mfaPhoneNumber:)``.

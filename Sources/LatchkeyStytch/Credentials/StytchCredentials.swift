@@ -26,8 +26,9 @@ public struct StytchCredentials: LoginCredentials, CustomStringConvertible, Cust
         StytchCredentials(kind: .otp(methodID: methodID, code: code))
     }
 
-    /// `magic_links/authenticate` with the link's token, and the PKCE `code_verifier`
-    /// when the app made a PKCE pair for the link.
+    /// `magic_links/authenticate` with the link's token, and the PKCE `code_verifier`:
+    /// by default the one the adapter kept when it sent the link
+    /// (``StytchProvider/sendMagicLink(email:loginMagicLinkURL:signupMagicLinkURL:expirationMinutes:)``).
     public static func magicLink(token: String, codeVerifier: String? = nil) -> StytchCredentials {
         StytchCredentials(kind: .magicLink(token: token, codeVerifier: codeVerifier))
     }

@@ -1,6 +1,7 @@
 public import Foundation
 public import Latchkey
 public import Logging
+public import LatchkeySecrets
 internal import LatchkeyJWT
 
 internal import LatchkeyJSON
@@ -37,20 +38,24 @@ public struct StytchB2BProvider: AuthProvider {
     public let settings: StytchSettings
     let calls: StytchSessionCalls
     let verifier: StytchJWTVerifier
+    let pkce: StytchMagicLinkPKCE
 
-    /// Builds the adapter from the core's context (settings, transport, clock, logger, options).
+    /// Builds the adapter from the core's context (settings, transport, clock, logger,
+    /// options, and its store namespace for a sent magic link's PKCE verifier).
     ///
     /// - Throws: ``/Latchkey/AuthError/Code/configuration`` for a malformed setting.
     public init(_ context: ProviderContext) throws {
         try self.init(settings: StytchSettings(context.settings), transport: context.transport, clock: context.clock,
-                      logger: context.logger, options: context.options)
+                      logger: context.logger, options: context.options, store: context.store)
     }
 
-    /// Builds the adapter from settings made in code.
+    /// Builds the adapter from settings made in code; without a `store`, a sent magic
+    /// link's PKCE verifier is kept in memory only.
     public init(settings: StytchSettings, transport: any HTTPTransport, clock: any SessionClock = SystemClock(),
                 logger: Logger = Logger(label: "latchkey.stytch", factory: { _ in SwiftLogNoOpLogHandler() }),
-                options: SessionOptions = SessionOptions()) {
+                options: SessionOptions = SessionOptions(), store: (any SecretStore)? = nil) {
         self.settings = settings
+        pkce = StytchMagicLinkPKCE(store: store)
         let api = StytchAPIClient(settings: settings, transport: transport, clock: clock, logger: logger)
         calls = StytchSessionCalls(api: api, b2b: true, autoExtendDuration: settings.autoExtend ? options.sessionDuration : nil)
         verifier = StytchJWTVerifier(settings: settings, b2b: true, transport: transport, clock: clock, leeway: options.leeway.seconds)
@@ -76,10 +81,11 @@ public struct StytchB2BProvider: AuthProvider {
                     "session_duration_minutes": minutes]
             if let locale { body["locale"] = .string(locale) }
             if let token = credentials.intermediateSessionToken ?? pendingToken { body["intermediate_session_token"] = .string(token) }
-        case .magicLink(let token):
+        case .magicLink(let token, let verifier):
             path = .b2bMagicLinksAuthenticate
             body = ["magic_links_token": .string(token), "session_duration_minutes": minutes]
             if let token = credentials.intermediateSessionToken ?? pendingToken { body["intermediate_session_token"] = .string(token) }
+            if let verifier = try await pkce.verifier(given: verifier) { body["pkce_code_verifier"] = .string(verifier) }
         case .smsOTP(let code, let enrollment):
             path = .b2bSMSAuthenticate
             body = try secondFactor(credentials, pending: pending, pendingToken: pendingToken)
@@ -104,6 +110,8 @@ public struct StytchB2BProvider: AuthProvider {
             if let locale { body["locale"] = .string(locale) }
         }
         let data = try await calls.api.post(path, body, sessionToken: nil)
+        // The link is used up whether or not another factor is needed.
+        if path == .b2bMagicLinksAuthenticate { await pkce.clear() }
         if let action = try Self.pendingAction(data, path: path, now: calls.api.clock.now) {
             throw AuthError.needsUserAction(action, "Stytch needs another factor before the member session starts (\(action.kind))",
                                             httpStatus: 200)
@@ -132,6 +140,23 @@ public struct StytchB2BProvider: AuthProvider {
     }
 
     // MARK: Typed calls
+
+    /// Emails the member a login (or sign-up) magic link for an organization,
+    /// `b2b/magic_links/email/login_or_signup`, with a fresh `pkce_code_challenge` as the
+    /// SDKs send it; the verifier is kept and sent by the next
+    /// ``StytchB2BCredentials/magicLink(token:pkceCodeVerifier:)`` login. Not a login: the
+    /// session state does not change.
+    ///
+    /// - Throws: ``/Latchkey/AuthError``: `storage` when the verifier cannot be kept;
+    ///   Stytch's refusal (`invalidArgument`, `unrecoverable`, `rateLimited`, `transient`).
+    public func sendMagicLink(organizationID: String, emailAddress: String, loginRedirectURL: URL? = nil,
+                              signupRedirectURL: URL? = nil) async throws {
+        var body: JSONObject = ["organization_id": .string(organizationID), "email_address": .string(emailAddress)]
+        if let loginRedirectURL { body["login_redirect_url"] = .string(loginRedirectURL.absoluteString) }
+        if let signupRedirectURL { body["signup_redirect_url"] = .string(signupRedirectURL.absoluteString) }
+        body["pkce_code_challenge"] = .string(try await pkce.makeChallenge())
+        _ = try await calls.api.post(.b2bMagicLinksEmailLoginOrSignup, body, sessionToken: nil)
+    }
 
     /// Sends the member an SMS one-time passcode (`b2b/otps/sms/send`) for the pending
     /// MFA step; finish with ``StytchB2BCredentials/smsOTP(code:organizationID:memberID:intermediateSessionToken:setMFAEnrollment:)``.

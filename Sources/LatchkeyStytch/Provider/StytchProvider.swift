@@ -1,6 +1,7 @@
-internal import Foundation
+public import Foundation
 public import Latchkey
 public import Logging
+public import LatchkeySecrets
 internal import LatchkeyJWT
 
 internal import LatchkeyJSON
@@ -31,20 +32,24 @@ public struct StytchProvider: AuthProvider {
     public let settings: StytchSettings
     let calls: StytchSessionCalls
     let verifier: StytchJWTVerifier
+    let pkce: StytchMagicLinkPKCE
 
-    /// Builds the adapter from the core's context (settings, transport, clock, logger, options).
+    /// Builds the adapter from the core's context (settings, transport, clock, logger,
+    /// options, and its store namespace for a sent magic link's PKCE verifier).
     ///
     /// - Throws: ``/Latchkey/AuthError/Code/configuration`` for a malformed setting.
     public init(_ context: ProviderContext) throws {
         try self.init(settings: StytchSettings(context.settings), transport: context.transport, clock: context.clock,
-                      logger: context.logger, options: context.options)
+                      logger: context.logger, options: context.options, store: context.store)
     }
 
-    /// Builds the adapter from settings made in code.
+    /// Builds the adapter from settings made in code; without a `store`, a sent magic
+    /// link's PKCE verifier is kept in memory only.
     public init(settings: StytchSettings, transport: any HTTPTransport, clock: any SessionClock = SystemClock(),
                 logger: Logger = Logger(label: "latchkey.stytch", factory: { _ in SwiftLogNoOpLogHandler() }),
-                options: SessionOptions = SessionOptions()) {
+                options: SessionOptions = SessionOptions(), store: (any SecretStore)? = nil) {
         self.settings = settings
+        pkce = StytchMagicLinkPKCE(store: store)
         let api = StytchAPIClient(settings: settings, transport: transport, clock: clock, logger: logger)
         calls = StytchSessionCalls(api: api, b2b: false, autoExtendDuration: settings.autoExtend ? options.sessionDuration : nil)
         verifier = StytchJWTVerifier(settings: settings, b2b: false, transport: transport, clock: clock, leeway: options.leeway.seconds)
@@ -72,10 +77,38 @@ public struct StytchProvider: AuthProvider {
         case .magicLink(let token, let verifier):
             path = .magicLinksAuthenticate
             body = ["token": .string(token), "session_duration_minutes": minutes]
-            if let verifier { body["code_verifier"] = .string(verifier) }
+            if let verifier = try await pkce.verifier(given: verifier) { body["code_verifier"] = .string(verifier) }
         }
         let data = try await calls.api.post(path, body, sessionToken: nil)
+        if path == .magicLinksAuthenticate { await pkce.clear() }
         return try calls.report(data, path: path)
+    }
+
+    /// Emails the user a login (or sign-up) magic link, `magic_links/email/login_or_create`,
+    /// with a fresh PKCE challenge as the SDKs send it; the verifier is kept and sent by
+    /// the next ``StytchCredentials/magicLink(token:codeVerifier:)`` login. Not a login:
+    /// the session state does not change.
+    ///
+    /// - Parameters:
+    ///   - email: the user's address.
+    ///   - loginMagicLinkURL: where the link of an existing user leads (else the
+    ///     project's default redirect URL).
+    ///   - signupMagicLinkURL: the same for a new user.
+    ///   - expirationMinutes: the link's lifetime, for login and sign-up alike.
+    /// - Throws: ``/Latchkey/AuthError``: `storage` when the verifier cannot be kept;
+    ///   Stytch's refusal (`invalidArgument`, `unrecoverable`, `rateLimited`, `transient`).
+    public func sendMagicLink(email: String, loginMagicLinkURL: URL? = nil, signupMagicLinkURL: URL? = nil,
+                              expirationMinutes: Int? = nil) async throws {
+        var body: JSONObject = ["email": .string(email)]
+        if let loginMagicLinkURL { body["login_magic_link_url"] = .string(loginMagicLinkURL.absoluteString) }
+        if let signupMagicLinkURL { body["signup_magic_link_url"] = .string(signupMagicLinkURL.absoluteString) }
+        if let expirationMinutes {
+            body["login_expiration_minutes"] = .number(Double(expirationMinutes))
+            body["signup_expiration_minutes"] = .number(Double(expirationMinutes))
+        }
+        body["code_challenge"] = .string(try await pkce.makeChallenge())
+        body["code_challenge_method"] = "S256"
+        _ = try await calls.api.post(.magicLinksEmailLoginOrCreate, body, sessionToken: nil)
     }
 
     public func validate(_ current: AuthenticatedSession) async throws -> AuthenticatedSession {

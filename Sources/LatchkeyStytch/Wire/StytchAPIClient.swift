@@ -136,6 +136,8 @@ struct StytchPath: Sendable, Hashable {
     static let passwordsAuthenticate = StytchPath("passwords/authenticate")
     static let otpsAuthenticate = StytchPath("otps/authenticate")
     static let magicLinksAuthenticate = StytchPath("magic_links/authenticate")
+    static let magicLinksEmailLoginOrCreate = StytchPath("magic_links/email/login_or_create")
+    static let b2bMagicLinksEmailLoginOrSignup = StytchPath("b2b/magic_links/email/login_or_signup")
     static let b2bSessionsAuthenticate = StytchPath("b2b/sessions/authenticate", session: true)
     static let b2bSessionsRevoke = StytchPath("b2b/sessions/revoke", session: true)
     static let b2bPasswordsAuthenticate = StytchPath("b2b/passwords/authenticate")
