@@ -36,6 +36,9 @@ public struct Auth0Provider: AuthProvider {
     /// A token handed out lives at least this long unless the app asks otherwise:
     /// Auth0.swift's `minTTL` default.
     public var defaultMinimumTokenTTL: Duration { .seconds(60) }
+    /// Tokens for other APIs (audiences) or scopes live beside the session's own, one
+    /// set per (audience, scope), as Auth0.swift's `apiCredentials(forAudience:)` keeps them.
+    public var keepsTokenSetsApart: Bool { true }
     /// Auth0 refused a renewal because the user is blocked.
     public static let blocked = TerminationReason("userBlocked")
 

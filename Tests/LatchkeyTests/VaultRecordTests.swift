@@ -59,14 +59,36 @@ import Testing
         #expect(try VaultRecord.decode(migrated, expectedProvider: "stytch") == Self.full)
     }
 
+    @Test func tokenSetsRoundTripThroughFormat3AndOnlyThen() throws {
+        var record = Self.full
+        let api = SessionTokens(accessToken: "api-access", issuedAt: VaultSamples.validatedAt, expiresAt: VaultSamples.validatedAt.addingTimeInterval(60),
+                                attributes: ["audience": "https://api.example.com"])
+        record.tokenSets = [TokenSet(audience: "https://api.example.com", scope: nil, tokens: api),
+                            TokenSet(audience: nil, scope: "openid read", tokens: SessionTokens(accessToken: "narrow"))]
+        let bytes = record.encoded()
+        #expect(Array(bytes.prefix(6)) == Self.magic + [3, 0])
+        let decoded = try VaultRecord.decode(bytes, expectedProvider: "stytch")
+        #expect(decoded == record)
+        #expect(decoded.tokenSet(serving: RenewalRequest(reason: .scope, audience: "https://api.example.com")) == api)
+        #expect(decoded.tokenSet(serving: RenewalRequest(reason: .scope, scope: "read openid"))?.accessToken == "narrow")
+        #expect(decoded.tokenSet(serving: RenewalRequest(reason: .scope, audience: "https://other.example.com")) == nil)
+        // Without sets the record is format 2, byte for byte as before.
+        record.tokenSets = []
+        #expect(record.encoded() == Self.full.encoded())
+        // A damaged record is refused, not trusted.
+        var damaged = bytes
+        damaged[bytes.count - 1] ^= 0xFF
+        #expect(throws: VaultError.self) { try VaultRecord.decode(damaged, expectedProvider: "stytch") }
+    }
+
     @Test func aNewerFormatIsRefusedAndSaidSo() throws {
         var binary = Self.full.encoded()
-        binary[4] = 3
+        binary[4] = 4
         var json = VaultFormat1Fixture.text
-        json.replace(#"{"format":1,"#, with: #"{"format":3,"#)
+        json.replace(#"{"format":1,"#, with: #"{"format":4,"#)
         for bytes in [binary, Array(json.utf8)] {
             let error = try #require(throws: VaultError.self) { try VaultRecord.decode(bytes, expectedProvider: "stytch") }
-            #expect(error.description == "the stored session has format 3, newer than this build's 2; it was left untouched")
+            #expect(error.description == "the stored session has format 4, newer than this build's 3; it was left untouched")
         }
         binary[4] = 0
         binary[5] = 1

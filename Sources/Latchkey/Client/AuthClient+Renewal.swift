@@ -94,6 +94,7 @@ extension AuthClient {
         let asksOther = scope != nil || audience != nil
         let request = RenewalRequest(reason: asksOther ? .scope : .expiring, scope: scope, audience: audience)
         let satisfied = request.isSatisfied(by: record.tokens)
+        if !satisfied, keepsApart(request, from: record.tokens) { return try await tokenSet(for: request, minTTL: wanted) }
         if satisfied, timeLeft(plan) >= wanted { return record.tokens }
         // A token a renewal already gave, too short-lived for this caller: renewing again
         // would give another like it. An error, not a loop.
@@ -120,17 +121,17 @@ extension AuthClient {
         return record.tokens
     }
 
-    private func timeLeft(_ plan: RenewalPlan) -> TimeInterval {
+    func timeLeft(_ plan: RenewalPlan) -> TimeInterval {
         guard let expiresAt = plan.expiresAt else { return .infinity }
         return expiresAt.timeIntervalSince(clock.now)
     }
 
-    private static func lifetime(of tokens: SessionTokens) -> TimeInterval? {
+    static func lifetime(of tokens: SessionTokens) -> TimeInterval? {
         guard let issuedAt = tokens.issuedAt, let expiresAt = tokens.expiresAt else { return nil }
         return expiresAt.timeIntervalSince(issuedAt)
     }
 
-    private static func largeMinTTL(lifetime: TimeInterval, asked: TimeInterval) -> AuthError {
+    static func largeMinTTL(lifetime: TimeInterval, asked: TimeInterval) -> AuthError {
         AuthError(.largeMinTTL, "the provider issues access tokens valid for \(Self.seconds(lifetime)) s, less than the \(Self.seconds(asked)) s asked (minTTL); renewing again would not help — ask for less, or lengthen the token lifetime at the provider")
     }
 
@@ -176,6 +177,8 @@ extension AuthClient {
         let generation = self.generation
         guard let current = record else { throw notSignedInError() }
         let provider = self.provider
+        // For another audience or scope, kept apart: the session's own token is not renewed.
+        let apart = keepsApart(request, from: current.tokens)
         let preparation: RenewalPreparation
         do {
             let scope = RenewalScope.preparing.union([ObjectIdentifier(self)])
@@ -185,7 +188,7 @@ extension AuthClient {
         } catch {
             let classified = provider.classify(error)
             guard generation == self.generation else { throw classified }
-            await renewalFailed(classified)
+            await renewalFailed(classified, tokenSetOnly: apart)
             throw classified
         }
         if unsaved != nil { await flushUnsaved() }
@@ -207,6 +210,20 @@ extension AuthClient {
                     throw AuthError(.cancelled, "the session changed while it was being renewed")
                 }
                 guard let stored = try await Self.lockedBase(memory, vault: vault) else { return .loggedOut }
+                if apart {
+                    // Another process got this set meanwhile: adopt it, with the refresh
+                    // token it rotated.
+                    if let set = stored.tokenSet(serving: request), !Self.hasExpired(set, provider: provider, at: clock.now),
+                       !(latest.tokenSet(serving: request)?.hasSameCredentials(as: set) ?? false) {
+                        return .adopted(stored)
+                    }
+                    let report = try await provider.renew(request, current: stored.authenticated, preparation: preparation)
+                    let renewed = stored.keepingTokenSet(report, for: request, validatedAt: clock.now)
+                    do { try await vault.save(renewed) } catch {
+                        return .unsaved(renewed, base: stored.tokens, AuthError.classifying(error))
+                    }
+                    return .saved(renewed)
+                }
                 if !stored.tokens.hasSameCredentials(as: latest.tokens), request.sessionDuration == nil,
                    request.isSatisfied(by: stored.tokens), !Self.hasExpired(stored, provider: provider, at: clock.now) {
                     return .adopted(stored)
@@ -221,7 +238,7 @@ extension AuthClient {
         } catch {
             let classified = provider.classify(error)
             guard generation == self.generation else { throw classified }
-            await renewalFailed(classified)
+            await renewalFailed(classified, tokenSetOnly: apart)
             throw classified
         }
         guard generation == self.generation else {
@@ -240,17 +257,17 @@ extension AuthClient {
         case .adopted(let stored):
             logger.debug("adopted a session renewed by another process")
             adopt(stored)
-            return stored.tokens
+            return Self.served(request, by: stored, apart: apart)
         case .saved(let renewed):
             logger.info("access token renewed", metadata: ["reason": "\(request.reason)"])
             unsaved = nil
             adopt(renewed)
-            return renewed.tokens
+            return Self.served(request, by: renewed, apart: apart)
         case .unsaved(let renewed, let base, let error):
             logger.error("renewed tokens could not be persisted; keeping them in memory and retrying the save", metadata: ["error": "\(error)"])
             if unsaved == nil { unsaved = UnsavedRecord(base: base) }
             adopt(renewed)
-            return renewed.tokens
+            return Self.served(request, by: renewed, apart: apart)
         }
     }
 
@@ -281,11 +298,18 @@ extension AuthClient {
     }
 
     private static func hasExpired(_ record: VaultRecord, provider: any AuthProvider, at now: Date) -> Bool {
-        guard let expiresAt = provider.renewalPlan(for: record.tokens).expiresAt else { return false }
+        hasExpired(record.tokens, provider: provider, at: now)
+    }
+
+    private static func hasExpired(_ tokens: SessionTokens, provider: any AuthProvider, at now: Date) -> Bool {
+        guard let expiresAt = provider.renewalPlan(for: tokens).expiresAt else { return false }
         return expiresAt <= now
     }
 
-    func renewalFailed(_ error: AuthError) async {
+    /// A failed renewal: the session ends, waits for the user, or is kept and renewed
+    /// again later — except after a renewal of a token set only (`tokenSetOnly`), whose
+    /// caller got the error and whose failure says nothing of the session's own token.
+    func renewalFailed(_ error: AuthError, tokenSetOnly: Bool = false) async {
         if error.endsSession {
             logger.notice("renewal refused by the provider; ending the session", metadata: ["error": "\(error)"])
             await endSession(error)
@@ -293,6 +317,10 @@ extension AuthClient {
         }
         if error.code == .needsUserAction {
             requireUserAction(error)
+            return
+        }
+        if tokenSetOnly {
+            logger.notice("a token for another audience or scope could not be renewed; the session is kept", metadata: ["error": "\(error)"])
             return
         }
         logger.notice("renewal failed; keeping the session", metadata: ["error": "\(error)"])

@@ -54,6 +54,12 @@ public protocol AuthProvider: Sendable {
     /// ``SessionOptions/minimumTokenTTL`` says. Default 30 seconds.
     var defaultMinimumTokenTTL: Duration { get }
 
+    /// Whether tokens asked for another audience or scope are kept beside the session's
+    /// own, one set per (audience, scope) — as Auth0.swift keeps API credentials — instead
+    /// of replacing the session's tokens. The renewal that gets one still runs under the
+    /// store's lock and its rotated refresh token is saved for all. Default `false`.
+    var keepsTokenSetsApart: Bool { get }
+
     /// Logs in with adapter-specific credentials.
     ///
     /// - Parameters:
@@ -132,6 +138,8 @@ extension AuthProvider {
     public var endpoint: EndpointIdentity { EndpointIdentity(provider: identifier) }
 
     public var defaultMinimumTokenTTL: Duration { .seconds(30) }
+
+    public var keepsTokenSetsApart: Bool { false }
 
     public func prepareRenewal(_ request: RenewalRequest, current: AuthenticatedSession) async throws -> RenewalPreparation {
         RenewalPreparation()

@@ -14,7 +14,7 @@ enum BinaryHeader {
     }
 }
 
-/// Format 2, the binary record (see ``VaultRecord``).
+/// Formats 2 and 3, the binary record (see ``VaultRecord``).
 extension VaultRecord {
     /// Which optional objects a record holds: one bit each, in body order.
     private enum Present {
@@ -34,8 +34,10 @@ extension VaultRecord {
         writer.byte(BinaryHeader.magic.1)
         writer.byte(BinaryHeader.magic.2)
         writer.byte(BinaryHeader.magic.3)
-        writer.byte(UInt8(truncatingIfNeeded: Self.currentFormat))
-        writer.byte(UInt8(truncatingIfNeeded: Self.currentFormat >> 8))
+        // Format 2 unless there are token sets: a record without is what it always was.
+        let format = tokenSets.isEmpty ? 2 : 3
+        writer.byte(UInt8(truncatingIfNeeded: format))
+        writer.byte(UInt8(truncatingIfNeeded: format >> 8))
         writer.uint64(0)
         writer.string(provider)
         tokens.write(to: &writer)
@@ -55,6 +57,14 @@ extension VaultRecord {
         organization?.write(to: &objects)
         writer.string(objects.jsonBlock)
         writer.append(objects)
+        if !tokenSets.isEmpty {
+            writer.uint32(UInt32(clamping: tokenSets.count))
+            for set in tokenSets {
+                writer.optionalString(set.audience)
+                writer.optionalString(set.scope)
+                set.tokens.write(to: &writer)
+            }
+        }
         let checksum = writer.bytes.withUnsafeBytes { VaultChecksum.of(UnsafeRawBufferPointer(rebasing: $0[BinaryHeader.bodyOffset...])) }
         writer.patch(checksum, at: BinaryHeader.checksumOffset)
         return writer.bytes
@@ -64,14 +74,14 @@ extension VaultRecord {
         guard bytes.count >= BinaryHeader.bodyOffset else { throw VaultError.malformed("truncated record") }
         let format = Int(bytes[BinaryHeader.formatOffset]) | Int(bytes[BinaryHeader.formatOffset + 1]) << 8
         guard format <= currentFormat else { throw newerFormat(format) }
-        guard format == 2 else { throw VaultError.malformed("format \(format) is not stored in binary") }
+        guard format == 2 || format == 3 else { throw VaultError.malformed("format \(format) is not stored in binary") }
         var failure = VaultError.malformed("checksum mismatch")
         // Not a `Result`: taking the record out of one copied it (callgrind).
         let record = bytes.withUnsafeBytes { raw -> VaultRecord? in
             let stored = UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: BinaryHeader.checksumOffset, as: UInt64.self))
             guard VaultChecksum.of(UnsafeRawBufferPointer(rebasing: raw[BinaryHeader.bodyOffset...])) == stored else { return nil }
             var reader = VaultBinaryReader(raw, from: BinaryHeader.bodyOffset)
-            do throws(VaultError) { return try decodeBody(&reader, expectedProvider: expectedProvider) } catch {
+            do throws(VaultError) { return try decodeBody(&reader, expectedProvider: expectedProvider, format: format) } catch {
                 failure = error
                 return nil
             }
@@ -80,16 +90,30 @@ extension VaultRecord {
         return record
     }
 
-    private static func decodeBody(_ reader: inout VaultBinaryReader, expectedProvider: String) throws(VaultError) -> VaultRecord {
+    private static func decodeBody(_ reader: inout VaultBinaryReader, expectedProvider: String, format: Int) throws(VaultError) -> VaultRecord {
         let provider = reader.string()
         if let failure = reader.failure { throw failure }
         try checkBinding(provider, expected: expectedProvider)
         // Arguments are read in order: the tokens, then the last validation.
         var record = VaultRecord(provider: provider, tokens: SessionTokens(vault: &reader), lastValidatedAt: reader.date())
         record.readObjects(&reader)
+        if format == 3 { record.readTokenSets(&reader) }
         if let failure = reader.failure { throw failure }
         guard reader.isAtEnd else { throw VaultError.malformed("data after the record") }
         return record
+    }
+
+    /// Format 3's token sets, after the objects; the caller checks `reader.failure`.
+    private mutating func readTokenSets(_ reader: inout VaultBinaryReader) {
+        let count = reader.count(minimumSize: 8)
+        guard count > 0, count <= Self.maximumTokenSets else { return reader.fail("format 3 holds 1 to \(Self.maximumTokenSets) token sets") }
+        tokenSets.reserveCapacity(count)
+        for _ in 0..<count {
+            let audience = reader.optionalString()
+            let scope = reader.optionalString()
+            tokenSets.append(TokenSet(audience: audience, scope: scope, tokens: SessionTokens(vault: &reader)))
+            if reader.failure != nil { return }
+        }
     }
 
     /// The objects, after the tokens and the last validation, in reading order; the

@@ -4,6 +4,10 @@ internal import Foundation
 /// validated, and which provider wrote it.
 ///
 /// Stored formats (the first bytes tell them apart):
+/// - **3**: format 2 followed by the token sets kept for other audiences or scopes
+///   (``tokenSets``): a count, then each set's audience, scope and tokens. Written only
+///   when there are any, so a build that reads format 2 only refuses such a record and
+///   leaves it in place.
 /// - **2** (written since issue 18): binary — the magic `89 4C 4B 56` ("\x89LKV"), the
 ///   format as a little-endian `UInt16`, a 64-bit ``VaultChecksum`` of the body, then the
 ///   body (``encoded()``): provider, tokens, last validation, a byte of which objects
@@ -21,7 +25,10 @@ internal import Foundation
 /// were bound, used as is and bound when next saved.
 struct VaultRecord: Sendable, Hashable {
     /// The format this build writes. A record with a higher number is refused.
-    static let currentFormat = 2
+    static let currentFormat = 3
+
+    /// The most token sets kept beside the session's own: the oldest goes first.
+    static let maximumTokenSets = 16
 
     var provider: String
     var tokens: SessionTokens
@@ -31,6 +38,9 @@ struct VaultRecord: Sendable, Hashable {
     var member: Member?
     var organization: Organization?
     var lastValidatedAt: Date?
+    /// Tokens for other audiences or scopes, beside the session's own (providers that keep
+    /// them apart: ``AuthProvider/keepsTokenSetsApart``). A new login starts without any.
+    var tokenSets: [TokenSet] = []
 
     /// A record for a fresh login.
     init(provider: String, authenticated: AuthenticatedSession, validatedAt: Date?) {
