@@ -93,6 +93,7 @@ let package = Package(
             dependencies: [
                 "LatchkeyJSON",
                 "LatchkeyJWT",
+                "LatchkeyCrypto",
                 "LatchkeySecrets",
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -205,7 +206,7 @@ let package = Package(
         // background work, caught errors, orphaned child processes.
         .target(
             name: "LatchkeyTestSupport",
-            dependencies: [.product(name: "Logging", package: "swift-log")],
+            dependencies: ["LatchkeyJSON", .product(name: "Logging", package: "swift-log")],
             path: "Tests/LatchkeyTestSupport",
             swiftSettings: swiftSettings
         ),

@@ -20,6 +20,11 @@ public struct Auth0Configuration: Sendable, Hashable {
     public var organization: String?
     /// The clock skew allowed on ID-token times, in seconds.
     public var leeway: TimeInterval
+    /// Where the browser login redirects: `http://127.0.0.1:<port>/<path>` on a fixed port.
+    /// Register ``/Latchkey/LoopbackRedirect/absoluteString`` exactly in the application's
+    /// Allowed Callback URLs: Auth0 matches them exactly, port included, and refuses any
+    /// other at `/authorize`. `nil`: the browser login is refused with a configuration error.
+    public var redirectURI: LoopbackRedirect?
 
     /// The scope asked when the settings name none.
     public static let defaultScope = "openid profile email offline_access"
@@ -33,6 +38,7 @@ public struct Auth0Configuration: Sendable, Hashable {
         .init("scope", summary: "the scope asked at login (default \"\(defaultScope)\"; openid is always added)"),
         .init("organization", summary: "the organization (org_ ID or name) users sign in to"),
         .init("leeway_seconds", .integer, summary: "the clock skew allowed on ID-token times (default 60)"),
+        .init("redirect_uri", summary: "the browser login's loopback redirect on a fixed port, e.g. http://127.0.0.1:53682/callback; register it exactly (port included) in the application's Allowed Callback URLs"),
         .init("base_url", .url, summary: "overrides https://<domain>/ (http only for loopback addresses)"),
     ])
 
@@ -41,7 +47,7 @@ public struct Auth0Configuration: Sendable, Hashable {
     /// - Throws: ``/Latchkey/AuthError/Code/configuration`` when `baseURL` is plain http to a host
     ///   other than a loopback address.
     public init(baseURL: URL, clientID: String, clientSecret: String? = nil, audience: String? = nil, scope: String? = nil,
-                organization: String? = nil, leeway: TimeInterval = 60) throws(AuthError) {
+                organization: String? = nil, leeway: TimeInterval = 60, redirectURI: LoopbackRedirect? = nil) throws(AuthError) {
         guard let scheme = baseURL.scheme?.lowercased(), let host = baseURL.host(), !host.isEmpty else {
             throw AuthError(.configuration, "the Auth0 base URL is not an absolute URL")
         }
@@ -60,6 +66,7 @@ public struct Auth0Configuration: Sendable, Hashable {
         self.scope = Self.withOpenID(scope ?? Self.defaultScope)
         self.organization = organization.flatMap { $0.isEmpty ? nil : $0 }
         self.leeway = leeway
+        self.redirectURI = redirectURI
     }
 
     /// Reads the settings (already checked against ``schema``).
@@ -87,9 +94,15 @@ public struct Auth0Configuration: Sendable, Hashable {
             guard seconds >= 0 else { throw AuthError(.configuration, "setting \"settings.leeway_seconds\" for provider \"auth0\" must not be negative") }
             leeway = TimeInterval(seconds)
         }
+        var redirectURI: LoopbackRedirect?
+        if let text = settings["redirect_uri"] {
+            do { redirectURI = try LoopbackRedirect(text) } catch {
+                throw AuthError(.configuration, "setting \"settings.redirect_uri\" for provider \"auth0\": \(error.message)")
+            }
+        }
         do {
             try self.init(baseURL: baseURL, clientID: clientID, clientSecret: settings["client_secret"], audience: settings["audience"],
-                          scope: settings["scope"], organization: settings["organization"], leeway: leeway)
+                          scope: settings["scope"], organization: settings["organization"], leeway: leeway, redirectURI: redirectURI)
         } catch {
             throw AuthError(.configuration, "setting \"settings.\(settings["base_url"] == nil ? "domain" : "base_url")\" for provider \"auth0\": \(error.message)")
         }

@@ -61,12 +61,24 @@ public struct Auth0Seed: Sendable, Codable, CustomStringConvertible {
     /// When set, ID tokens carry `session_expiry`: the user's authentication time plus
     /// this many seconds.
     public var sessionLifetime: Int?
+    /// The application's Allowed Callback URLs. `/authorize` accepts a `redirect_uri` only
+    /// when it is one of them, compared exactly — scheme, host, port and path — as Auth0
+    /// does ("Callback URL mismatch"): a loopback redirect on another port is refused.
+    /// Default: ``defaultCallbackURL``.
+    public var callbackURLs: [String]?
+    /// The Allowed Logout URLs: `/v2/logout` redirects to `returnTo` only when it is one
+    /// of them, exactly; any other is refused with an error page. Default: none.
+    public var logoutURLs: [String]?
     public var users: [User]
+
+    /// The callback URL the standard tenant allows.
+    public static let defaultCallbackURL = "http://127.0.0.1:53682/callback"
 
     public init(clientID: String, connection: String = "Username-Password-Authentication", rotateRefreshTokens: Bool = true,
                 accessTokenLifetime: Int = 86_400, idTokenLifetime: Int = 36_000, refreshTokenLifetime: Int = 2_592_000,
                 deviceApprovalPolls: Int = 2, sessionLifetime: Int? = nil, refreshTokenReuseInterval: Int = 0,
-                userInfoBurst: Int = 10, userInfoPerMinute: Int = 5, users: [User]) {
+                userInfoBurst: Int = 10, userInfoPerMinute: Int = 5, callbackURLs: [String] = [Auth0Seed.defaultCallbackURL],
+                logoutURLs: [String] = [], users: [User]) {
         self.clientID = clientID
         self.connection = connection
         self.rotateRefreshTokens = rotateRefreshTokens
@@ -78,6 +90,8 @@ public struct Auth0Seed: Sendable, Codable, CustomStringConvertible {
         self.refreshTokenReuseInterval = refreshTokenReuseInterval
         self.userInfoBurst = userInfoBurst
         self.userInfoPerMinute = userInfoPerMinute
+        self.callbackURLs = callbackURLs
+        self.logoutURLs = logoutURLs
         self.users = users
     }
 
