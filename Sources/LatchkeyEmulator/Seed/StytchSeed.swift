@@ -72,12 +72,25 @@ public struct StytchSeed: Sendable, Codable, CustomStringConvertible {
     public var publicToken: String
     public var users: [User]
     public var organizations: [Organization]
+    /// The project's Redirect URLs (login and sign-up). An OAuth start's
+    /// `login_redirect_url` and `signup_redirect_url` must each be one of them — scheme,
+    /// host, port and path compared exactly; the query is kept and carried back.
+    /// Default: ``defaultRedirectURL``.
+    public var redirectURLs: [String]?
+    /// The OAuth providers the project has configured (default `google`, `github`, `microsoft`).
+    public var oauthProviders: [String]?
 
-    public init(projectID: String, publicToken: String, users: [User], organizations: [Organization] = []) {
+    /// The redirect URL the standard project allows.
+    public static let defaultRedirectURL = "http://127.0.0.1:53682/callback"
+
+    public init(projectID: String, publicToken: String, users: [User], organizations: [Organization] = [],
+                redirectURLs: [String] = [StytchSeed.defaultRedirectURL], oauthProviders: [String] = ["google", "github", "microsoft"]) {
         self.projectID = projectID
         self.publicToken = publicToken
         self.users = users
         self.organizations = organizations
+        self.redirectURLs = redirectURLs
+        self.oauthProviders = oauthProviders
     }
 
     /// Project `project-test-00000000-0000-4000-8000-000000000000`, public token
@@ -111,7 +124,7 @@ public struct StytchSeed: Sendable, Codable, CustomStringConvertible {
         "StytchSeed(project: \(projectID), \(users.count) users, \(organizations.count) organizations)"
     }
 
-    private enum CodingKeys: String, CodingKey { case projectID, publicToken, users, organizations }
+    private enum CodingKeys: String, CodingKey { case projectID, publicToken, users, organizations, redirectURLs, oauthProviders }
 
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
@@ -119,5 +132,7 @@ public struct StytchSeed: Sendable, Codable, CustomStringConvertible {
         publicToken = try container.decodeIfPresent(String.self, forKey: .publicToken) ?? Self.standard.publicToken
         users = try container.decodeIfPresent([User].self, forKey: .users) ?? []
         organizations = try container.decodeIfPresent([Organization].self, forKey: .organizations) ?? []
+        redirectURLs = try container.decodeIfPresent([String].self, forKey: .redirectURLs)
+        oauthProviders = try container.decodeIfPresent([String].self, forKey: .oauthProviders)
     }
 }

@@ -12,6 +12,7 @@ public import Latchkey
 /// | `custom_domain` | string | the project's custom-domain base URL, accepted as the JWT's `iss` |
 /// | `auto_extend` | boolean | heartbeat checks and renewals send the session duration, so a running app keeps its session (default off) |
 /// | `app_identifier` | string | the app's identifier in the `X-SDK-Client` header (default `latchkey-app`) |
+/// | `redirect_uri` | string | OAuth's loopback redirect on a fixed port, e.g. `http://127.0.0.1:53682/callback`; add it to the project's Redirect URLs (Login and Sign-up) |
 public struct StytchSettings: Sendable, Hashable {
     /// The project's public token.
     public var publicToken: String
@@ -25,6 +26,10 @@ public struct StytchSettings: Sendable, Hashable {
     public var autoExtend: Bool
     /// The app's identifier sent in `X-SDK-Client`.
     public var appIdentifier: String
+    /// Where OAuth logins redirect: `http://127.0.0.1:<port>/<path>` on a fixed port, listed
+    /// in the project's Redirect URLs for Login and Sign-up. `nil`: OAuth is refused with a
+    /// configuration error.
+    public var redirectURI: LoopbackRedirect?
 
     /// The settings the Stytch adapters take.
     public static let schema = ProviderSettingsSchema([
@@ -34,6 +39,7 @@ public struct StytchSettings: Sendable, Hashable {
         .init("custom_domain", .string, summary: "the project's custom-domain base URL, accepted as the session JWT's issuer"),
         .init("auto_extend", .boolean, summary: "renewals extend the session by the session duration (default false)"),
         .init("app_identifier", .string, summary: "the app's identifier in the X-SDK-Client header"),
+        .init("redirect_uri", .string, summary: "OAuth's loopback redirect on a fixed port, e.g. http://127.0.0.1:53682/callback; add it to the project's Redirect URLs"),
     ])
 
     /// Creates settings in code.
@@ -41,7 +47,7 @@ public struct StytchSettings: Sendable, Hashable {
     /// - Throws: ``/Latchkey/AuthError/Code/configuration`` when the public token is not
     ///   `public-token-test-…` or `public-token-live-…`.
     public init(publicToken: String, baseURL: URL? = nil, projectID: String? = nil, customDomain: String? = nil,
-                autoExtend: Bool = false, appIdentifier: String = "latchkey-app") throws(AuthError) {
+                autoExtend: Bool = false, appIdentifier: String = "latchkey-app", redirectURI: LoopbackRedirect? = nil) throws(AuthError) {
         let isTest = publicToken.hasPrefix(Self.testPrefix) && publicToken.count > Self.testPrefix.count
         let isLive = publicToken.hasPrefix(Self.livePrefix) && publicToken.count > Self.livePrefix.count
         guard isTest || isLive else {
@@ -53,16 +59,23 @@ public struct StytchSettings: Sendable, Hashable {
         self.customDomain = customDomain.flatMap { $0.isEmpty ? nil : String($0.reversed().drop { $0 == "/" }.reversed()) }
         self.autoExtend = autoExtend
         self.appIdentifier = appIdentifier
+        self.redirectURI = redirectURI
     }
 
     /// Reads settings from a configuration (keys as in ``schema``).
     ///
     /// - Throws: ``/Latchkey/AuthError/Code/configuration`` naming the missing or malformed key.
     public init(_ settings: ProviderSettings) throws(AuthError) {
+        var redirectURI: LoopbackRedirect?
+        if let text = settings["redirect_uri"] {
+            do { redirectURI = try LoopbackRedirect(text) } catch {
+                throw AuthError(.configuration, "setting \"settings.redirect_uri\" for provider \"stytch\": \(error.message)")
+            }
+        }
         try self.init(publicToken: try settings.required("public_token"), baseURL: try settings.url("base_url"),
                       projectID: settings["project_id"], customDomain: settings["custom_domain"],
                       autoExtend: try settings.boolean("auto_extend") ?? false,
-                      appIdentifier: settings["app_identifier"].flatMap { $0.isEmpty ? nil : $0 } ?? "latchkey-app")
+                      appIdentifier: settings["app_identifier"].flatMap { $0.isEmpty ? nil : $0 } ?? "latchkey-app", redirectURI: redirectURI)
     }
 
     /// Whether the public token is a test project's.
