@@ -94,6 +94,7 @@ let package = Package(
                 "LatchkeyCrypto",
                 "LatchkeyJSON",
                 "LatchkeyJWT",
+                "LatchkeyCrypto",
                 "LatchkeySecrets",
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -209,7 +210,7 @@ let package = Package(
         // background work, caught errors, orphaned child processes.
         .target(
             name: "LatchkeyTestSupport",
-            dependencies: [.product(name: "Logging", package: "swift-log")],
+            dependencies: ["LatchkeyJSON", .product(name: "Logging", package: "swift-log")],
             path: "Tests/LatchkeyTestSupport",
             swiftSettings: swiftSettings
         ),

@@ -89,7 +89,7 @@ struct DPoPProofTests {
         }
         // A retrying transport, as the registry builds by default, with short waits.
         let retrying = RetryingTransport(tenant, policy: RetryPolicy(maxAttempts: 3, baseDelay: .milliseconds(1), maxDelay: .milliseconds(5)))
-        let provider = Auth0Provider(configuration: try Auth0Configuration(baseURL: Self.base, clientID: "client", dpop: true),
+        let provider = Auth0Provider(configuration: try Auth0Configuration(domain: "tenant.example.com", clientID: "client", baseURL: Self.base, dpop: true),
                                      transport: retrying, clock: ManualClock(now: Date(timeIntervalSince1970: 1_800_000_000)),
                                      keyStore: try MemorySecretStore(namespace: "replay"))
         let session = try await provider.login(Self.password, sessionDuration: nil, pending: nil)

@@ -7,10 +7,10 @@ import Testing
 // The code of Docs/auth0-quickstart.md, compiled and run against the emulator.
 
 /// Quickstart, part 1: a desktop app signs in through the browser.
-func signInWithTheBrowser(domain: String, clientID: String, baseURL: String? = nil,
-                          opener: BrowserOpener = .system) async throws -> AuthClient {
+func signInWithTheBrowser(domain: String, clientID: String, redirectURI: String = "http://127.0.0.1:53682/callback",
+                          baseURL: String? = nil, opener: BrowserOpener = .system) async throws -> AuthClient {
     ProviderRegistry.shared.register(Auth0Provider.factory)
-    var settings: ProviderSettings = ["domain": domain, "client_id": clientID]
+    var settings: ProviderSettings = ["domain": domain, "client_id": clientID, "redirect_uri": redirectURI]
     settings.values["base_url"] = baseURL                          // only for a local emulator
     let configuration = LatchkeyConfiguration(provider: "auth0", settings: settings,
                                               store: StoreSettings(backend: .memory))
@@ -36,17 +36,15 @@ func signInFromATerminal(_ client: AuthClient) async throws {
 struct QuickstartTests {
     /// A GET over a raw socket on its own thread, as a browser would send it.
     static func get(_ url: URL) async throws -> String {
-        let port = UInt16(url.port ?? 80)
-        let target = url.path + (url.query.map { "?" + $0 } ?? "")
-        let request = Array("GET \(target) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nConnection: close\r\n\r\n".utf8)
-        let bytes = try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<[UInt8], any Error>) in
-            Thread { continuation.resume(with: Result { try RawHTTP.exchange(port: port, request) }) }.start()
-        }
-        return String(decoding: bytes, as: UTF8.self)
+        try await RawHTTP.get(url)
     }
 
     @Test func theQuickstartRuns() async throws {
-        let emulator = try await Emulator.start(EmulatorOptions(providers: [.auth0]))
+        // A free port in place of the documented 53682, registered with the tenant as the app would.
+        let redirect = try LoopbackRedirect(port: RawHTTP.freePort())
+        var options = EmulatorOptions(providers: [.auth0])
+        options.seed.auth0.callbackURLs = [redirect.absoluteString]
+        let emulator = try await Emulator.start(options)
         defer { Task { await emulator.stop() } }
         let auth0 = try #require(emulator.auth0)
         // The emulator's /authorize signs in the user named by login_hint without a page.
@@ -59,7 +57,7 @@ struct QuickstartTests {
             let callback = try #require(URL(string: location.dropFirst("location:".count).trimmingCharacters(in: .whitespaces)))
             #expect(try await Self.get(callback).contains("You are signed in"))
         }
-        let client = try await signInWithTheBrowser(domain: auth0.domain, clientID: auth0.clientID,
+        let client = try await signInWithTheBrowser(domain: auth0.domain, clientID: auth0.clientID, redirectURI: redirect.absoluteString,
                                                     baseURL: auth0.baseURL.absoluteString, opener: opener)
         #expect(client.state == .established)
         #expect(client.currentUser?.email == "alice@example.com")

@@ -92,7 +92,7 @@ import Testing
     @Test func loginPageAndDevicePage() async throws {
         try await withAuth0 { _, auth0 in
             var components = try #require(URLComponents(url: auth0.baseURL.appending(path: "authorize"), resolvingAgainstBaseURL: false))
-            let parameters = [("response_type", "code"), ("client_id", auth0.clientID), ("redirect_uri", "http://127.0.0.1:9/callback"),
+            let parameters = [("response_type", "code"), ("client_id", auth0.clientID), ("redirect_uri", Auth0Seed.defaultCallbackURL),
                               ("scope", "openid"), ("state", "s-1")]
             components.queryItems = parameters.map { URLQueryItem(name: $0.0, value: $0.1) }
             let page = try await http.send("GET", try #require(components.url))
@@ -104,7 +104,7 @@ import Testing
             let right = try await http.send("POST", auth0.baseURL.appending(path: "authorize"),
                                             form: parameters + [("username", "alice@example.com"), ("password", "alice-password-1")])
             #expect(right.status == 302)
-            #expect(right.header("location")?.hasPrefix("http://127.0.0.1:9/callback?code=") == true)
+            #expect(right.header("location")?.hasPrefix(Auth0Seed.defaultCallbackURL + "?code=") == true)
             #expect(right.header("location")?.hasSuffix("&state=s-1") == true)
 
             let device = try await http.send("POST", auth0.baseURL.appending(path: "oauth/device/code"),

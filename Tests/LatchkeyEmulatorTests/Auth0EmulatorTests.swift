@@ -221,7 +221,7 @@ import Testing
         try await withAuth0 { emulator, auth0 in
             let verifier = Base64URL.encode((0..<32).map { UInt8($0) })
             let challenge = Base64URL.encode(try #require(Self.sha256(verifier)))
-            let redirectURI = "com.example.app://callback"
+            let redirectURI = Auth0Seed.defaultCallbackURL
             func authorize(_ extra: [URLQueryItem] = [], method: String = "S256") async throws -> EmulatorHTTP.Reply {
                 var components = try #require(URLComponents(url: auth0.baseURL.appending(path: "authorize"), resolvingAgainstBaseURL: false))
                 components.queryItems = [

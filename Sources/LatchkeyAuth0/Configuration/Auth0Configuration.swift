@@ -28,6 +28,11 @@ public struct Auth0Configuration: Sendable, Hashable {
     /// carrying the access token. Required when the application has "Require Sender
     /// Constraining" on. Default `false`.
     public var dpop: Bool = false
+    /// Where the browser login redirects: `http://127.0.0.1:<port>/<path>` on a fixed port.
+    /// Register ``/Latchkey/LoopbackRedirect/absoluteString`` exactly in the application's
+    /// Allowed Callback URLs: Auth0 matches them exactly, port included, and refuses any
+    /// other at `/authorize`. `nil`: the browser login is refused with a configuration error.
+    public var redirectURI: LoopbackRedirect?
 
     /// The scope asked when the settings name none.
     public static let defaultScope = "openid profile email offline_access"
@@ -44,6 +49,7 @@ public struct Auth0Configuration: Sendable, Hashable {
         .init("base_url", .url, summary: "where requests go instead of https://<domain>/ (a proxy, the emulator; http only for loopback addresses); the issuer stays https://<domain>/"),
         .init("issuer", summary: "the ID tokens' iss when it is not https://<domain>/ (an https URL)"),
         .init("dpop", .boolean, summary: "sign token requests and API calls with DPoP proofs (RFC 9449; default false)"),
+        .init("redirect_uri", summary: "the browser login's loopback redirect on a fixed port, e.g. http://127.0.0.1:53682/callback; register it exactly (port included) in the application's Allowed Callback URLs"),
     ])
 
     /// Creates a configuration from values.
@@ -54,12 +60,13 @@ public struct Auth0Configuration: Sendable, Hashable {
     ///   - baseURL: where requests go when not `https://{domain}/`.
     ///   - issuer: the ID tokens' `iss` when not `https://{domain}/`.
     ///   - dpop: sign token requests and API calls with DPoP proofs (RFC 9449).
+    ///   - redirectURI: the browser login's loopback redirect (``redirectURI``).
     /// - Throws: ``/Latchkey/AuthError/Code/configuration`` for a domain that is not a host
     ///   name, a `baseURL` that is plain http to a host other than a loopback address, or an
     ///   issuer that is not an https URL.
     public init(domain: String, clientID: String, baseURL: URL? = nil, issuer: String? = nil, clientSecret: String? = nil,
                 audience: String? = nil, scope: String? = nil, organization: String? = nil, leeway: TimeInterval = 60,
-                dpop: Bool = false) throws(AuthError) {
+                dpop: Bool = false, redirectURI: LoopbackRedirect? = nil) throws(AuthError) {
         let tenant = try Self.tenantURL(domain)
         let target = baseURL ?? tenant
         do { try SecureURL.check(target, what: "the Auth0 base URL") } catch {
@@ -84,6 +91,7 @@ public struct Auth0Configuration: Sendable, Hashable {
         self.scope = Self.withOpenID(scope ?? Self.defaultScope)
         self.organization = organization.flatMap { $0.isEmpty ? nil : $0 }
         self.leeway = leeway
+        self.redirectURI = redirectURI
     }
 
     /// Reads the settings (already checked against ``schema``).
@@ -111,10 +119,16 @@ public struct Auth0Configuration: Sendable, Hashable {
             }
         }
         let dpop = try settings.boolean("dpop") ?? false
+        var redirectURI: LoopbackRedirect?
+        if let text = settings["redirect_uri"] {
+            do { redirectURI = try LoopbackRedirect(text) } catch {
+                throw AuthError(.configuration, "setting \"settings.redirect_uri\" for provider \"auth0\": \(error.message)")
+            }
+        }
         do {
             try self.init(domain: domain, clientID: clientID, baseURL: baseURL, issuer: settings["issuer"], clientSecret: settings["client_secret"],
                           audience: settings["audience"], scope: settings["scope"], organization: settings["organization"], leeway: leeway,
-                          dpop: dpop)
+                          dpop: dpop, redirectURI: redirectURI)
         } catch {
             throw AuthError(.configuration, "setting \"settings.\(baseURL == nil ? "domain" : "base_url")\" for provider \"auth0\": \(error.message)")
         }

@@ -31,37 +31,6 @@ extension JSONObject {
     }
 }
 
-/// `application/x-www-form-urlencoded`, as `/oauth/token` and `/oauth/device/code` take it.
-enum FormBody {
-    private static let unreserved = CharacterSet(charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
-
-    static func encode(_ pairs: [(String, String)]) -> String {
-        pairs.map { escape($0.0) + "=" + escape($0.1) }.joined(separator: "&")
-    }
-
-    static func escape(_ text: String) -> String {
-        text.addingPercentEncoding(withAllowedCharacters: unreserved) ?? text
-    }
-
-    /// Decodes a query string (`+` as space); the last value of a repeated name wins.
-    static func decode(_ text: Substring) -> [String: String] {
-        var result: [String: String] = [:]
-        for pair in text.split(separator: "&") {
-            let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
-            guard let rawName = parts.first else { continue }
-            let name = unescape(rawName)
-            guard !name.isEmpty else { continue }
-            result[name] = parts.count > 1 ? unescape(parts[1]) : ""
-        }
-        return result
-    }
-
-    private static func unescape(_ text: Substring) -> String {
-        let spaced = text.replacingOccurrences(of: "+", with: " ")
-        return spaced.removingPercentEncoding ?? spaced
-    }
-}
-
 extension Duration {
     /// The duration in seconds.
     var seconds: TimeInterval {

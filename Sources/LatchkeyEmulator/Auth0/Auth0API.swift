@@ -3,8 +3,9 @@ import LatchkeyJSON
 import LatchkeyJWT
 
 /// Auth0's Authentication API: `/oauth/token` (password-realm, password, refresh_token,
-/// authorization_code with PKCE, device_code), `/authorize`, `/oauth/device/code`,
-/// `/userinfo`, `/oauth/revoke`, discovery and JWKS.
+/// authorization_code with PKCE, device_code), `/authorize` (with the browser's Auth0
+/// session cookie), `/v2/logout`, `/oauth/device/code`, `/userinfo`, `/oauth/revoke`,
+/// discovery and JWKS.
 struct Auth0API: ProviderAPI {
     let provider = EmulatorProvider.auth0
     let seed: Auth0Seed
@@ -29,8 +30,12 @@ struct Auth0API: ProviderAPI {
     static let authorizeSubmit = EmulatorRoute(.auth0, "POST", "/authorize")
     static let activate = EmulatorRoute(.auth0, "GET", "/activate")
     static let activateSubmit = EmulatorRoute(.auth0, "POST", "/activate")
+    static let logout = EmulatorRoute(.auth0, "GET", "/v2/logout")
 
-    static let routes = [token, authorize, deviceCode, userInfo, revoke, discovery, jwks, authorizeSubmit, activate, activateSubmit]
+    static let routes = [token, authorize, deviceCode, userInfo, revoke, discovery, jwks, authorizeSubmit, activate, activateSubmit, logout]
+
+    /// The cookie carrying the browser's Auth0 session (Auth0's is named `auth0` too).
+    static let sessionCookie = "auth0"
 
     /// The grant types `/oauth/token` knows.
     enum GrantType {
@@ -91,10 +96,11 @@ struct Auth0API: ProviderAPI {
         case Self.discovery: return .json(discoveryDocument())
         case Self.jwks: return .json(.object(["keys": .array(await keys.keySet.keys.map { .object($0.jwk().object) })]))
         case Self.userInfo: return try await userInfo(request)
-        case Self.authorize: return try await authorize(request.query)
+        case Self.authorize: return try await authorize(request.query, cookie: Self.cookie(Self.sessionCookie, in: request))
         case Self.authorizeSubmit: return try await submitLogin(request)
         case Self.activate: return Auth0Pages.activate(userCode: request.query["user_code"] ?? "", message: nil)
         case Self.activateSubmit: return try await submitActivation(request)
+        case Self.logout: return await browserLogout(request)
         default: break
         }
         let fields: JSONObject
@@ -257,10 +263,16 @@ struct Auth0API: ProviderAPI {
     }
 
     /// `GET /authorize`: with `login_hint`, signs that user in at once and redirects to
-    /// `redirect_uri` with a code; otherwise answers the login page (email, password),
-    /// which posts to `POST /authorize`.
-    private func authorize(_ query: [String: String]) async throws -> EmulatorResponse {
+    /// `redirect_uri` with a code; with the browser's Auth0 session cookie (and no
+    /// `prompt=login`), signs its user in silently, as Auth0's SSO does; otherwise answers
+    /// the login page (email, password), which posts to `POST /authorize`. A `redirect_uri`
+    /// that is not an allowed callback URL gets Auth0's error page, never a redirect.
+    private func authorize(_ query: [String: String], cookie: String?) async throws -> EmulatorResponse {
+        if let refusal = callbackRefusal(query) { return refusal }
         _ = try checkAuthorization(query)
+        if query["login_hint"] == nil, query["prompt"] != "login", let cookie, let session = await store.browserSessionUser(cookie) {
+            return try await redirectWithCode(session.user, query, authTime: session.authTime)
+        }
         guard let hint = query["login_hint"] else { return Auth0Pages.login(parameters: query, message: nil) }
         guard let user = await store.authorizingUser(loginHint: hint) else {
             throw Auth0Error(status: 403, error: "access_denied", description: "No user can sign in.")
@@ -277,11 +289,53 @@ struct Auth0API: ProviderAPI {
         for member in fields { if let value = member.value.stringValue { parameters[member.name] = value } }
         let username = parameters.removeValue(forKey: "username") ?? ""
         let password = parameters.removeValue(forKey: "password") ?? ""
+        if let refusal = callbackRefusal(parameters) { return refusal }
         _ = try checkAuthorization(parameters)
         guard let user = await store.checkPassword(username: username, password: password) else {
             return Auth0Pages.login(parameters: parameters, message: "Wrong email or password.")
         }
-        return try await redirectWithCode(user, parameters)
+        var response = try await redirectWithCode(user, parameters)
+        let session = try await store.startBrowserSession(userID: user.userID)
+        response.headers.append(("Set-Cookie", "\(Self.sessionCookie)=\(session); Path=/; HttpOnly; SameSite=Lax"))
+        return response
+    }
+
+    /// Auth0's error page when `redirect_uri` is not one of the application's Allowed
+    /// Callback URLs, compared exactly (port included); `nil` when it is. A missing one
+    /// is left to ``checkAuthorization(_:)``.
+    private func callbackRefusal(_ query: [String: String]) -> EmulatorResponse? {
+        guard query["client_id"] == seed.clientID, let redirectURI = query["redirect_uri"] else { return nil }
+        guard !(seed.callbackURLs ?? [Auth0Seed.defaultCallbackURL]).contains(redirectURI) else { return nil }
+        return Auth0Pages.error("Callback URL mismatch. \(redirectURI) is not in the list of allowed callback URLs.")
+    }
+
+    /// `GET /v2/logout?client_id&returnTo`: ends the browser's Auth0 session (clears the
+    /// cookie) and redirects to `returnTo`, which must be an Allowed Logout URL, exactly.
+    /// Any other `returnTo` gets an error page and the session stays (the stricter
+    /// reading: whether Auth0 still ends it is unconfirmed). Without `returnTo`, a
+    /// signed-out page.
+    private func browserLogout(_ request: EmulatorRequest) async -> EmulatorResponse {
+        var response: EmulatorResponse
+        if let returnTo = request.query["returnTo"] {
+            guard request.query["client_id"] == seed.clientID, (seed.logoutURLs ?? []).contains(returnTo) else {
+                return Auth0Pages.error("The \"returnTo\" querystring parameter \"\(returnTo)\" is not defined as a valid URL in \"Allowed Logout URLs\".")
+            }
+            response = .redirect(returnTo)
+        } else {
+            response = Auth0Pages.done("Signed out", "You are signed out. You can close this window.")
+        }
+        if let cookie = Self.cookie(Self.sessionCookie, in: request) { await store.endBrowserSession(cookie) }
+        response.headers.append(("Set-Cookie", "\(Self.sessionCookie)=; Path=/; HttpOnly; SameSite=Lax; Max-Age=0"))
+        return response
+    }
+
+    /// The value of cookie `name` in the request's `Cookie` header.
+    private static func cookie(_ name: String, in request: EmulatorRequest) -> String? {
+        for pair in (request.header("cookie") ?? "").split(separator: ";") {
+            let parts = pair.split(separator: "=", maxSplits: 1)
+            if parts.count == 2, parts[0].trimmingCharacters(in: .whitespaces) == name { return String(parts[1]) }
+        }
+        return nil
     }
 
     /// Checks an authorization request; returns the redirect URI.
@@ -306,9 +360,9 @@ struct Auth0API: ProviderAPI {
         return redirectURI
     }
 
-    private func redirectWithCode(_ user: Auth0Store.User, _ query: [String: String]) async throws -> EmulatorResponse {
+    private func redirectWithCode(_ user: Auth0Store.User, _ query: [String: String], authTime: Date? = nil) async throws -> EmulatorResponse {
         let redirectURI = try checkAuthorization(query)
-        let grant = Auth0Store.Grant(userID: user.userID, scope: query["scope"] ?? "openid", audience: query["audience"], authTime: clock.now,
+        let grant = Auth0Store.Grant(userID: user.userID, scope: query["scope"] ?? "openid", audience: query["audience"], authTime: authTime ?? clock.now,
                                      nonce: query["nonce"], organization: query["organization"])
         let code = try await store.createCode(grant: grant, redirectURI: redirectURI, challenge: query["code_challenge"])
         var pairs = [("code", code)]

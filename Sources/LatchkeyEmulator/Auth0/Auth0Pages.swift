@@ -38,31 +38,23 @@ enum Auth0Pages {
         page(title, #"<h1 id="done">\#(escape(title))</h1><p>\#(escape(text))</p>"#)
     }
 
+    /// Auth0's error page (a refused authorization or logout request): status 400, the
+    /// reason in `#error`.
+    static func error(_ message: String) -> EmulatorResponse {
+        var response = page("Error", #"<h1>Oops!, something went wrong</h1><p id="error" role="alert">\#(escape(message))</p>"#)
+        response.status = 400
+        return response
+    }
+
     private static func errorLine(_ message: String?) -> String {
         message.map { #"<p id="error" role="alert">\#(escape($0))</p>"# } ?? ""
     }
 
     private static func page(_ title: String, _ body: String) -> EmulatorResponse {
-        let html = """
-            <!doctype html><html lang="en"><head><meta charset="utf-8"><title>\(escape(title))</title></head>
-            <body>\(body)</body></html>
-            """
-        return EmulatorResponse(status: 200, headers: [("Content-Type", "text/html; charset=utf-8"), ("Cache-Control", "no-store")],
-                                body: Array(html.utf8))
+        HTML.page(title, body)
     }
 
     private static func escape(_ text: String) -> String {
-        var out = ""
-        for character in text {
-            switch character {
-            case "&": out += "&amp;"
-            case "<": out += "&lt;"
-            case ">": out += "&gt;"
-            case "\"": out += "&quot;"
-            case "'": out += "&#39;"
-            default: out.append(character)
-            }
-        }
-        return out
+        HTML.escape(text)
     }
 }

@@ -104,6 +104,8 @@ actor Auth0Store {
     private var devices: [String: DeviceAuthorization] = [:]
     private var deviceCodeByUserCode: [String: String] = [:]
     private var mfaTokens: [String: PendingMFA] = [:]
+    /// The Auth0 sessions browsers hold (the `auth0` cookie): whose, since when.
+    private var browserSessions: [String: (userID: String, authTime: Date)] = [:]
 
     /// An `mfa_token` waiting for its second factor: whose, for which grant, until when.
     private struct PendingMFA {
@@ -369,6 +371,25 @@ actor Auth0Store {
         guard let user = users.values.first(where: { $0.email == username.lowercased() }), constantTimeEquals(user.password, password),
               !user.blocked else { return nil }
         return user
+    }
+
+    /// Starts the Auth0 session a browser keeps after signing in on the login page; the
+    /// answer is its cookie value.
+    func startBrowserSession(userID: String) throws -> String {
+        let id = try OpaqueToken.make()
+        browserSessions[id] = (userID, clock.now)
+        return id
+    }
+
+    /// The user a browser's session cookie signs in silently, and when they authenticated.
+    func browserSessionUser(_ id: String) -> (user: User, authTime: Date)? {
+        guard let session = browserSessions[id], let user = users[session.userID], !user.blocked else { return nil }
+        return (user, session.authTime)
+    }
+
+    /// `/v2/logout`: the browser's session ends.
+    func endBrowserSession(_ id: String) {
+        browserSessions[id] = nil
     }
 
     func createCode(grant: Grant, redirectURI: String, challenge: String?) throws -> String {

@@ -74,12 +74,24 @@ public struct Auth0Seed: Sendable, Codable, CustomStringConvertible {
     /// the emulator's clock): one without it is answered `use_dpop_nonce` with the nonce
     /// in `DPoP-Nonce`. Default false.
     public var requireDPoPNonce: Bool?
+    /// The application's Allowed Callback URLs. `/authorize` accepts a `redirect_uri` only
+    /// when it is one of them, compared exactly — scheme, host, port and path — as Auth0
+    /// does ("Callback URL mismatch"): a loopback redirect on another port is refused.
+    /// Default: ``defaultCallbackURL``.
+    public var callbackURLs: [String]?
+    /// The Allowed Logout URLs: `/v2/logout` redirects to `returnTo` only when it is one
+    /// of them, exactly; any other is refused with an error page. Default: none.
+    public var logoutURLs: [String]?
     public var users: [User]
+
+    /// The callback URL the standard tenant allows.
+    public static let defaultCallbackURL = "http://127.0.0.1:53682/callback"
 
     public init(clientID: String, connection: String = "Username-Password-Authentication", rotateRefreshTokens: Bool = true,
                 accessTokenLifetime: Int = 86_400, idTokenLifetime: Int = 36_000, refreshTokenLifetime: Int = 2_592_000,
                 deviceApprovalPolls: Int = 2, sessionLifetime: Int? = nil, refreshTokenReuseInterval: Int = 0,
-                userInfoBurst: Int = 10, userInfoPerMinute: Int = 5, domain: String? = nil, users: [User]) {
+                userInfoBurst: Int = 10, userInfoPerMinute: Int = 5, domain: String? = nil,
+                callbackURLs: [String] = [Auth0Seed.defaultCallbackURL], logoutURLs: [String] = [], users: [User]) {
         self.domain = domain
         self.clientID = clientID
         self.connection = connection
@@ -92,6 +104,8 @@ public struct Auth0Seed: Sendable, Codable, CustomStringConvertible {
         self.refreshTokenReuseInterval = refreshTokenReuseInterval
         self.userInfoBurst = userInfoBurst
         self.userInfoPerMinute = userInfoPerMinute
+        self.callbackURLs = callbackURLs
+        self.logoutURLs = logoutURLs
         self.users = users
     }
 

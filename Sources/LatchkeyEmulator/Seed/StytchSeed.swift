@@ -76,18 +76,30 @@ public struct StytchSeed: Sendable, Codable, CustomStringConvertible {
     public var authorizedAppIdentifiers: [String]
     public var users: [User]
     public var organizations: [Organization]
+    /// The project's Redirect URLs (login and sign-up). An OAuth start's
+    /// `login_redirect_url` and `signup_redirect_url` must each be one of them — scheme,
+    /// host, port and path compared exactly; the query is kept and carried back.
+    /// Default: ``defaultRedirectURL``.
+    public var redirectURLs: [String]?
+    /// The OAuth providers the project has configured (default `google`, `github`, `microsoft`).
+    public var oauthProviders: [String]?
 
     /// The identifier the standard seed authorizes, which the project's tests, examples
     /// and demo configure as `app_identifier`.
     public static let defaultAppIdentifier = "dev.latchkey.example"
+    /// The redirect URL the standard project allows.
+    public static let defaultRedirectURL = "http://127.0.0.1:53682/callback"
 
     public init(projectID: String, publicToken: String, authorizedAppIdentifiers: [String] = [defaultAppIdentifier], users: [User],
-                organizations: [Organization] = []) {
+                organizations: [Organization] = [], redirectURLs: [String] = [StytchSeed.defaultRedirectURL],
+                oauthProviders: [String] = ["google", "github", "microsoft"]) {
         self.projectID = projectID
         self.publicToken = publicToken
         self.authorizedAppIdentifiers = authorizedAppIdentifiers
         self.users = users
         self.organizations = organizations
+        self.redirectURLs = redirectURLs
+        self.oauthProviders = oauthProviders
     }
 
     /// Project `project-test-00000000-0000-4000-8000-000000000000`, public token
@@ -122,7 +134,7 @@ public struct StytchSeed: Sendable, Codable, CustomStringConvertible {
         "StytchSeed(project: \(projectID), \(users.count) users, \(organizations.count) organizations)"
     }
 
-    private enum CodingKeys: String, CodingKey { case projectID, publicToken, authorizedAppIdentifiers, users, organizations }
+    private enum CodingKeys: String, CodingKey { case projectID, publicToken, authorizedAppIdentifiers, users, organizations, redirectURLs, oauthProviders }
 
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
@@ -131,5 +143,7 @@ public struct StytchSeed: Sendable, Codable, CustomStringConvertible {
         authorizedAppIdentifiers = try container.decodeIfPresent([String].self, forKey: .authorizedAppIdentifiers) ?? [Self.defaultAppIdentifier]
         users = try container.decodeIfPresent([User].self, forKey: .users) ?? []
         organizations = try container.decodeIfPresent([Organization].self, forKey: .organizations) ?? []
+        redirectURLs = try container.decodeIfPresent([String].self, forKey: .redirectURLs)
+        oauthProviders = try container.decodeIfPresent([String].self, forKey: .oauthProviders)
     }
 }

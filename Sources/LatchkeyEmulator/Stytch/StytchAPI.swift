@@ -40,7 +40,7 @@ struct StytchAPI: ProviderAPI {
                          magicLinksEmailLoginOrCreate, b2bMagicLinksEmailLoginOrSignup,
                          b2bSessionsAuthenticate, b2bSessionsRevoke, b2bPasswordsAuthenticate, b2bMagicLinksAuthenticate, b2bSMSSend,
                          b2bSMSAuthenticate, b2bTOTPAuthenticate, b2bRecoveryCodesRecover, b2bDiscoveryOrganizations, b2bDiscoveryExchange,
-                         bootstrap, jwks, b2bJWKS, appSession, b2bAppSession]
+                         bootstrap, jwks, b2bJWKS, appSession, b2bAppSession] + oauthRoutes
 
     /// Session durations Stytch accepts, in minutes (5 minutes to 366 days).
     static let durationRange = 5...527_040
@@ -73,7 +73,7 @@ struct StytchAPI: ProviderAPI {
         case ("GET", let path) where path.count == 5 && path.starts(with: ["v1", "b2b", "sessions", "jwks"]): route = Self.b2bJWKS
         case ("GET", ["__app", "session"]): route = Self.appSession
         case ("GET", ["__app", "b2b", "session"]): route = Self.b2bAppSession
-        default: route = nil
+        default: route = matchOAuth(request)
         }
         return route.map { RouteMatch(route: $0) }
     }
@@ -122,6 +122,10 @@ struct StytchAPI: ProviderAPI {
                                            "password_config": .object(["luds_complexity": 3, "luds_minimum_count": 8])])])
         case Self.appSession, Self.b2bAppSession:
             return try await appSession(request, b2b: route == Self.b2bAppSession, requestID: requestID)
+        case Self.oauthStart, Self.b2bOAuthStart:
+            return try await startOAuth(request, b2b: route == Self.b2bOAuthStart)
+        case Self.oauthConsent:
+            return try await consentOAuth(request)
         default:
             break
         }
@@ -186,6 +190,9 @@ struct StytchAPI: ProviderAPI {
             case .session(let authenticated): return try await success(authenticated, requestID: requestID)
             case .mfaRequired(let intermediate): return intermediateResponse(intermediate, requestID: requestID)
             }
+        case Self.oauthAuthenticate, Self.b2bOAuthAuthenticate:
+            return try await authenticateOAuth(fields, b2b: route == Self.b2bOAuthAuthenticate, sessionToken: sessionToken, userAgent: userAgent,
+                                               requestID: requestID)
         default:
             return try await handleB2B(route, fields: fields, userAgent: userAgent, requestID: requestID) ?? notFound(request)
         }

@@ -51,6 +51,11 @@ struct StytchError: Error, Sendable {
     static let totpCodeInvalid = StytchError(status: 401, type: "totp_code_already_authenticated_or_invalid",
                                              message: "The TOTP code is invalid or was already used.")
     static let recoveryCodeInvalid = StytchError(status: 401, type: "recovery_code_invalid", message: "The recovery code is invalid or already used.")
+    static let oauthTokenNotFound = StytchError(status: 404, type: "oauth_token_not_found",
+                                                message: "The OAuth token is invalid, expired or already used.")
+    static let oauthAttemptNotFound = StytchError(status: 404, type: "oauth_attempt_not_found", message: "The OAuth attempt has expired.")
+    static let pkceMismatch = StytchError(status: 400, type: "pkce_mismatch",
+                                          message: "The code_verifier does not match the code_challenge of the OAuth start.")
     static let organizationNotFound = StytchError(status: 404, type: "organization_not_found", message: "Organization could not be found.")
 
     /// The usual `error_type` for a status (used by injected faults).

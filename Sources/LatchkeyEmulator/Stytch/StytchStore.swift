@@ -116,6 +116,10 @@ actor StytchStore {
     var b2bMagicLinkChallenges: [String: String] = [:]
     /// The last link "emailed" by a send call, by email (B2B: organization ID + email).
     var sentMagicLinks: [String: String] = [:]
+    /// OAuth starts waiting for the provider's consent, by attempt ID.
+    var oauthAttempts: [String: OAuthAttempt] = [:]
+    /// OAuth tokens the redirect carried, waiting for `oauth/authenticate`.
+    var oauthTokens: [String: OAuthToken] = [:]
     let clock: EmulatorClock
 
     init(seed: StytchSeed, clock: EmulatorClock) throws {
@@ -154,6 +158,23 @@ actor StytchStore {
               !member.banned, constantTimeEquals(member.password, password)
         else { throw .unauthorized("The email or password is incorrect.") }
         return member
+    }
+
+    /// The live (not banned) user with this email address, for a provider's consent.
+    func user(email: String) -> User? {
+        users.values.first { $0.email == email.lowercased() && !$0.banned }
+    }
+
+    /// The organization with this ID, else the one with this slug.
+    func organization(id: String?, slug: String?) -> Organization? {
+        if let id { return organizations[id] }
+        guard let slug else { return nil }
+        return organizations.values.first { $0.slug == slug }
+    }
+
+    /// The live user with this ID.
+    func user(id: String) -> User? {
+        users[id].flatMap { $0.banned ? nil : $0 }
     }
 
     func redeemOTP(methodID: String, code: String) throws(StytchError) -> User {

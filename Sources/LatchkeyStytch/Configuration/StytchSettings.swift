@@ -12,6 +12,7 @@ public import Latchkey
 /// | `custom_domain` | string | the project's custom-domain base URL, accepted as the JWT's `iss` |
 /// | `auto_extend` | boolean | heartbeat checks and renewals send the session duration, so a running app keeps its session (default off) |
 /// | `app_identifier` | string, required | the app's bundle ID / package name in the `X-SDK-Client` header: one of the project's Authorized environments |
+/// | `redirect_uri` | string | OAuth's loopback redirect on a fixed port, e.g. `http://127.0.0.1:53682/callback`; add it to the project's Redirect URLs (Login and Sign-up) |
 public struct StytchSettings: Sendable, Hashable {
     /// The project's public token.
     public var publicToken: String
@@ -27,6 +28,10 @@ public struct StytchSettings: Sendable, Hashable {
     /// must be one of the project's Authorized environments (Stytch dashboard, SDK
     /// configuration), or Stytch answers `invalid_mobile_identifier` to every request.
     public var appIdentifier: String
+    /// Where OAuth logins redirect: `http://127.0.0.1:<port>/<path>` on a fixed port, listed
+    /// in the project's Redirect URLs for Login and Sign-up. `nil`: OAuth is refused with a
+    /// configuration error.
+    public var redirectURI: LoopbackRedirect?
 
     /// Where an app identifier is registered, for error messages.
     static let appIdentifierHelp = "register the app's bundle ID / package name under Authorized environments in the Stytch dashboard (SDK configuration) and set it as \"settings.app_identifier\""
@@ -40,6 +45,7 @@ public struct StytchSettings: Sendable, Hashable {
         .init("auto_extend", .boolean, summary: "renewals extend the session by the session duration (default false)"),
         .init("app_identifier", .string, required: true,
               summary: "the app's bundle ID / package name (X-SDK-Client), registered under Authorized environments in the Stytch dashboard"),
+        .init("redirect_uri", .string, summary: "OAuth's loopback redirect on a fixed port, e.g. http://127.0.0.1:53682/callback; add it to the project's Redirect URLs"),
     ])
 
     /// Creates settings in code. There is no default app identifier: Stytch accepts only
@@ -49,7 +55,7 @@ public struct StytchSettings: Sendable, Hashable {
     ///   `public-token-test-…` or `public-token-live-…`, the app identifier is empty, or
     ///   `baseURL` is neither https nor http to a loopback address (``/Latchkey/SecureURL``).
     public init(publicToken: String, appIdentifier: String, baseURL: URL? = nil, projectID: String? = nil, customDomain: String? = nil,
-                autoExtend: Bool = false) throws(AuthError) {
+                autoExtend: Bool = false, redirectURI: LoopbackRedirect? = nil) throws(AuthError) {
         let isTest = publicToken.hasPrefix(Self.testPrefix) && publicToken.count > Self.testPrefix.count
         let isLive = publicToken.hasPrefix(Self.livePrefix) && publicToken.count > Self.livePrefix.count
         guard isTest || isLive else {
@@ -66,15 +72,22 @@ public struct StytchSettings: Sendable, Hashable {
         self.customDomain = customDomain.flatMap { $0.isEmpty ? nil : String($0.reversed().drop { $0 == "/" }.reversed()) }
         self.autoExtend = autoExtend
         self.appIdentifier = appIdentifier
+        self.redirectURI = redirectURI
     }
 
     /// Reads settings from a configuration (keys as in ``schema``).
     ///
     /// - Throws: ``/Latchkey/AuthError/Code/configuration`` naming the missing or malformed key.
     public init(_ settings: ProviderSettings) throws(AuthError) {
+        var redirectURI: LoopbackRedirect?
+        if let text = settings["redirect_uri"] {
+            do { redirectURI = try LoopbackRedirect(text) } catch {
+                throw AuthError(.configuration, "setting \"settings.redirect_uri\" for provider \"stytch\": \(error.message)")
+            }
+        }
         try self.init(publicToken: try settings.required("public_token"), appIdentifier: settings["app_identifier"] ?? "",
                       baseURL: try settings.url("base_url"), projectID: settings["project_id"], customDomain: settings["custom_domain"],
-                      autoExtend: try settings.boolean("auto_extend") ?? false)
+                      autoExtend: try settings.boolean("auto_extend") ?? false, redirectURI: redirectURI)
     }
 
     /// Whether the public token is a test project's.

@@ -20,6 +20,7 @@ public struct StytchB2BCredentials: LoginCredentials, CustomStringConvertible, C
         case totp(code: String, setDefaultMFA: Bool?)
         case recoveryCode(String)
         case discoveryExchange(locale: String?)
+        case oauth(StytchOAuthLogin)
     }
 
     let kind: Kind
@@ -81,6 +82,14 @@ public struct StytchB2BCredentials: LoginCredentials, CustomStringConvertible, C
                              intermediateSessionToken: intermediateSessionToken)
     }
 
+    /// OAuth through Stytch in the browser into `organizationID` (see ``StytchOAuthLogin``):
+    /// the token is exchanged at `b2b/oauth/authenticate` with the PKCE verifier (and a
+    /// pending intermediate session, if any). Answers `needsUserAction` when the
+    /// organization requires MFA.
+    public static func oauth(organizationID: String, _ options: StytchOAuthLogin) -> StytchB2BCredentials {
+        StytchB2BCredentials(kind: .oauth(options), organizationID: organizationID, memberID: nil, intermediateSessionToken: nil)
+    }
+
     public var description: String {
         let name = switch kind {
         case .password(let email, _, _): "password(\(email), password: <redacted>)"
@@ -89,6 +98,7 @@ public struct StytchB2BCredentials: LoginCredentials, CustomStringConvertible, C
         case .totp: "totp(code: <redacted>)"
         case .recoveryCode: "recoveryCode(<redacted>)"
         case .discoveryExchange: "discoveryExchange(\(organizationID ?? "?"))"
+        case .oauth(let options): "oauth(\(options.provider), \(organizationID ?? "?"))"
         }
         return "StytchB2BCredentials." + name
     }

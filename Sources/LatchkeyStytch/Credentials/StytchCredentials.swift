@@ -11,6 +11,7 @@ public struct StytchCredentials: LoginCredentials, CustomStringConvertible, Cust
         case password(email: String, password: String)
         case otp(methodID: String, code: String)
         case magicLink(token: String, codeVerifier: String?)
+        case oauth(StytchOAuthLogin)
     }
 
     let kind: Kind
@@ -33,11 +34,19 @@ public struct StytchCredentials: LoginCredentials, CustomStringConvertible, Cust
         StytchCredentials(kind: .magicLink(token: token, codeVerifier: codeVerifier))
     }
 
+    /// OAuth through Stytch in the browser ("Sign in with Google"): see ``StytchOAuthLogin``.
+    /// The token Stytch's redirect carries is exchanged at `oauth/authenticate` with the
+    /// PKCE verifier.
+    public static func oauth(_ options: StytchOAuthLogin) -> StytchCredentials {
+        StytchCredentials(kind: .oauth(options))
+    }
+
     public var description: String {
         switch kind {
         case .password(let email, _): "StytchCredentials.password(\(email), password: <redacted>)"
         case .otp(let methodID, _): "StytchCredentials.otp(\(methodID), code: <redacted>)"
         case .magicLink(_, let verifier): "StytchCredentials.magicLink(token: <redacted>\(verifier == nil ? "" : ", PKCE"))"
+        case .oauth(let options): "StytchCredentials.oauth(\(options.provider))"
         }
     }
 

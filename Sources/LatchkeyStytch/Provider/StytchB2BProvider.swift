@@ -108,6 +108,12 @@ public struct StytchB2BProvider: AuthProvider {
             body = ["intermediate_session_token": .string(try requireToken(credentials.intermediateSessionToken ?? pendingToken)),
                     "organization_id": .string(credentials.organizationID ?? ""), "session_duration_minutes": minutes]
             if let locale { body["locale"] = .string(locale) }
+        case .oauth(let options):
+            let flow = StytchOAuthFlow(settings: settings, clock: calls.api.clock, options: options, organizationID: credentials.organizationID ?? "")
+            let (token, verifier) = try await flow.run()
+            path = .b2bOAuthAuthenticate
+            body = ["oauth_token": .string(token), "session_duration_minutes": minutes, "pkce_code_verifier": .string(verifier)]
+            if let token = credentials.intermediateSessionToken ?? pendingToken { body["intermediate_session_token"] = .string(token) }
         }
         let data = try await calls.api.post(path, body, sessionToken: nil)
         // The link is used up whether or not another factor is needed.

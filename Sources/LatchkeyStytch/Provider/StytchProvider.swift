@@ -78,6 +78,10 @@ public struct StytchProvider: AuthProvider {
             path = .magicLinksAuthenticate
             body = ["token": .string(token), "session_duration_minutes": minutes]
             if let verifier = try await pkce.verifier(given: verifier) { body["code_verifier"] = .string(verifier) }
+        case .oauth(let options):
+            let (token, verifier) = try await StytchOAuthFlow(settings: settings, clock: calls.api.clock, options: options, organizationID: nil).run()
+            path = .oauthAuthenticate
+            body = ["token": .string(token), "session_duration_minutes": minutes, "code_verifier": .string(verifier)]
         }
         let data = try await calls.api.post(path, body, sessionToken: nil)
         if path == .magicLinksAuthenticate { await pkce.clear() }

@@ -148,6 +148,8 @@ struct StytchPath: Sendable, Hashable {
     static let b2bRecoveryCodesRecover = StytchPath("b2b/recovery_codes/recover")
     static let b2bDiscoveryOrganizations = StytchPath("b2b/discovery/organizations")
     static let b2bDiscoveryExchange = StytchPath("b2b/discovery/intermediate_sessions/exchange")
+    static let oauthAuthenticate = StytchPath("oauth/authenticate")
+    static let b2bOAuthAuthenticate = StytchPath("b2b/oauth/authenticate")
     /// The session JWKS (outside `sdk/v1/`; only for error messages).
     static let jwks = StytchPath("jwks")
 }

@@ -22,8 +22,16 @@ struct Auth0Harness {
     let provider: Auth0Provider
     let client: AuthClient
     let options: SessionOptions
+    /// The client's browser-login redirect, on a free port; the tenant allows it as its
+    /// callback URL unless the seed names its own.
+    let redirect: LoopbackRedirect
 
-    init(seed: Auth0Seed = .standard, options: SessionOptions = SessionOptions(heartbeatInterval: nil), organization: String? = nil) async throws {
+    init(seed: Auth0Seed = .standard, options: SessionOptions = SessionOptions(heartbeatInterval: nil), organization: String? = nil,
+         redirect: LoopbackRedirect? = nil) async throws {
+        let redirect = try redirect ?? LoopbackRedirect(port: RawHTTP.freePort())
+        self.redirect = redirect
+        var seed = seed
+        if seed.callbackURLs == Auth0Seed.standard.callbackURLs { seed.callbackURLs = [redirect.absoluteString] }
         var emulatorOptions = EmulatorOptions(providers: [.auth0], clockStart: Self.start)
         emulatorOptions.seed.auth0 = seed
         emulator = try await Emulator.start(emulatorOptions)
@@ -33,7 +41,7 @@ struct Auth0Harness {
         logs = LogCapture()
         self.options = options
         let configuration = try Auth0Configuration(domain: auth0.domain, clientID: auth0.clientID, baseURL: auth0.baseURL,
-                                                   organization: organization)
+                                                   organization: organization, redirectURI: redirect)
         provider = Auth0Provider(configuration: configuration, transport: URLSessionTransport(), clock: clock, logger: logs.logger)
         client = AuthClient(provider: provider, store: store, options: options, transport: URLSessionTransport(), clock: clock, logger: logs.logger)
     }

@@ -27,14 +27,19 @@ struct StytchHarness {
     let client: AuthClient
 
     static func make(b2b: Bool = false, options: SessionOptions = SessionOptions(renewsProactively: false),
-                     settings extra: [String: String] = [:], timeout: Duration = .seconds(5)) async throws -> StytchHarness {
-        let emulator = try await Emulator.start(EmulatorOptions(providers: [.stytch], clockStart: start))
+                     settings extra: [String: String] = [:], timeout: Duration = .seconds(5),
+                     redirect: LoopbackRedirect? = nil) async throws -> StytchHarness {
+        // With a redirect: the client's OAuth redirect_uri, and the project's one Redirect URL.
+        var emulatorOptions = EmulatorOptions(providers: [.stytch], clockStart: start)
+        if let redirect { emulatorOptions.seed.stytch.redirectURLs = [redirect.absoluteString] }
+        let emulator = try await Emulator.start(emulatorOptions)
         let endpoint = try #require(emulator.stytch)
         let clock = ManualClock(now: start)
         let logs = LogCapture()
         let transport = RecordingTransport(URLSessionTransport(defaultTimeout: timeout))
         var settings: [String: String] = ["public_token": endpoint.publicToken, "base_url": endpoint.baseURL.absoluteString,
                                           "project_id": endpoint.projectID, "app_identifier": endpoint.appIdentifier]
+        if let redirect { settings["redirect_uri"] = redirect.absoluteString }
         settings.merge(extra) { _, new in new }
         let configuration = LatchkeyConfiguration(provider: b2b ? StytchB2BProvider.identifier : StytchProvider.identifier,
                                                   settings: ProviderSettings(settings), session: options)
@@ -91,9 +96,9 @@ struct StytchHarness {
 
     /// Runs `body` with a harness and stops it whatever happens.
     static func with(b2b: Bool = false, options: SessionOptions = SessionOptions(renewsProactively: false),
-                     settings: [String: String] = [:], timeout: Duration = .seconds(5),
+                     settings: [String: String] = [:], timeout: Duration = .seconds(5), redirect: LoopbackRedirect? = nil,
                      _ body: (StytchHarness) async throws -> Void) async throws {
-        let harness = try await make(b2b: b2b, options: options, settings: settings, timeout: timeout)
+        let harness = try await make(b2b: b2b, options: options, settings: settings, timeout: timeout, redirect: redirect)
         do { try await body(harness) } catch {
             await harness.stop()
             throw error

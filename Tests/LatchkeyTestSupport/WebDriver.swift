@@ -1,19 +1,17 @@
-import Foundation
+public import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
 import Glibc
-import LatchkeyJWT
 import LatchkeyJSON
-import Testing
 
 /// Headless Chromium driven through chromedriver's W3C WebDriver HTTP API, spoken
 /// directly (a handful of JSON calls). `start()` returns `nil` when Chromium or
-/// chromedriver is not installed.
-final class WebDriver: Sendable {
-    static let chromium = ["/usr/bin/chromium", "/usr/bin/chromium-browser"].first { FileManager.default.isExecutableFile(atPath: $0) }
-    static let chromedriver = ["/usr/bin/chromedriver", "/usr/lib/chromium/chromedriver"].first { FileManager.default.isExecutableFile(atPath: $0) }
-    static var isAvailable: Bool { chromium != nil && chromedriver != nil }
+/// chromedriver is not installed. Shared by every suite that drives a browser login.
+public final class WebDriver: Sendable {
+    public static let chromium = ["/usr/bin/chromium", "/usr/bin/chromium-browser"].first { FileManager.default.isExecutableFile(atPath: $0) }
+    public static let chromedriver = ["/usr/bin/chromedriver", "/usr/lib/chromium/chromedriver"].first { FileManager.default.isExecutableFile(atPath: $0) }
+    public static var isAvailable: Bool { chromium != nil && chromedriver != nil }
 
     private let process: Process
     private let base: URL
@@ -25,7 +23,7 @@ final class WebDriver: Sendable {
         self.session = session
     }
 
-    static func start() async throws -> WebDriver? {
+    public static func start() async throws -> WebDriver? {
         guard let chromium, let chromedriver else { return nil }
         let port = Int.random(in: 20_000..<40_000)
         let process = Process()
@@ -34,7 +32,7 @@ final class WebDriver: Sendable {
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
         try process.run()
-        let base = try #require(URL(string: "http://127.0.0.1:\(port)/"))
+        guard let base = URL(string: "http://127.0.0.1:\(port)/") else { throw Failure(message: "no chromedriver URL") }
         var ready = false
         var last = "no answer"
         for _ in 0..<200 where !ready {
@@ -60,30 +58,30 @@ final class WebDriver: Sendable {
         return WebDriver(process: process, base: base, session: session)
     }
 
-    func navigate(_ url: URL) async throws {
+    public func navigate(_ url: URL) async throws {
         _ = try await command("POST", "url", .object(["url": .string(url.absoluteString)]))
     }
 
-    func type(_ selector: String, _ text: String) async throws {
+    public func type(_ selector: String, _ text: String) async throws {
         let element = try await find(selector)
         _ = try await command("POST", "element/\(element)/clear", .object([:]))
         _ = try await command("POST", "element/\(element)/value", .object(["text": .string(text)]))
     }
 
-    func click(_ selector: String) async throws {
+    public func click(_ selector: String) async throws {
         _ = try await command("POST", "element/\(try await find(selector))/click", .object([:]))
     }
 
-    func text(_ selector: String) async throws -> String {
+    public func text(_ selector: String) async throws -> String {
         try await command("GET", "element/\(try await find(selector))/text")["value"]?.stringValue ?? ""
     }
 
-    func currentURL() async throws -> String {
+    public func currentURL() async throws -> String {
         try await command("GET", "url")["value"]?.stringValue ?? ""
     }
 
     /// Waits (real time, up to 10 s) until an element matches.
-    func waitFor(_ selector: String) async throws {
+    public func waitFor(_ selector: String) async throws {
         for _ in 0..<100 {
             if (try? await find(selector)) != nil { return }
             try await Task.sleep(for: .milliseconds(100))
@@ -91,7 +89,7 @@ final class WebDriver: Sendable {
         throw Failure(message: "no element \(selector) at \(try await currentURL())")
     }
 
-    func quit() async {
+    public func quit() async {
         _ = try? await Self.call(base, "DELETE", "session/\(session)")
         process.terminate()
         // Reaped on its own thread: waitUntilExit blocks, and the cooperative pool is small.
@@ -139,16 +137,19 @@ final class WebDriver: Sendable {
         return nil
     }
 
-    struct Failure: Error, CustomStringConvertible {
-        var message: String
-        var description: String { message }
+    /// A WebDriver call that failed.
+    public struct Failure: Error, CustomStringConvertible {
+        public var message: String
+        public var description: String { message }
+
+        public init(message: String) { self.message = message }
     }
 }
 
 /// A blocking request/response over a loopback TCP socket, read up to its Content-Length.
-enum RawHTTP {
+public enum RawHTTP {
     /// Header length plus Content-Length, once the headers are in.
-    static func expectedLength(_ bytes: [UInt8]) -> Int? {
+    public static func expectedLength(_ bytes: [UInt8]) -> Int? {
         let text = String(decoding: bytes, as: UTF8.self)
         guard let end = text.range(of: "\r\n\r\n") else { return nil }
         let headers = text[..<end.lowerBound].lowercased()
@@ -157,7 +158,7 @@ enum RawHTTP {
         return text.utf8.distance(from: text.utf8.startIndex, to: end.upperBound.samePosition(in: text.utf8) ?? text.utf8.endIndex) + length
     }
 
-    static func exchange(port: UInt16, _ request: [UInt8]) throws -> [UInt8] {
+    public static func exchange(port: UInt16, _ request: [UInt8]) throws -> [UInt8] {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw WebDriver.Failure(message: "socket failed") }
         defer { close(fd) }
@@ -186,5 +187,42 @@ enum RawHTTP {
             if let expected = expectedLength(response), response.count >= expected { break }
         }
         return response
+    }
+}
+
+extension RawHTTP {
+    /// A GET over a raw socket on its own thread, as a browser would send it; the whole
+    /// answer, head and body. (FoundationNetworking requests to an in-process loopback
+    /// listener have been seen to hang and hold a connection slot of the shared session.)
+    public static func get(_ url: URL) async throws -> String {
+        let port = UInt16(url.port ?? 80)
+        let target = url.path + (url.query.map { "?" + $0 } ?? "")
+        let request = Array("GET \(target) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nConnection: close\r\n\r\n".utf8)
+        let bytes = try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<[UInt8], any Error>) in
+            Thread { continuation.resume(with: Result { try exchange(port: port, request) }) }.start()
+        }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// A TCP port on 127.0.0.1 that is free now, for a test's fixed loopback redirect:
+    /// picked at random below Linux's ephemeral range (32768–60999), so the outgoing
+    /// connections of parallel tests, which take their local ports from that range, never
+    /// hold it when the test binds it.
+    public static func freePort() throws -> UInt16 {
+        for _ in 0..<200 {
+            let port = UInt16.random(in: 10_000..<32_768)
+            let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+            guard fd >= 0 else { throw WebDriver.Failure(message: "socket failed") }
+            var address = sockaddr_in()
+            address.sin_family = sa_family_t(AF_INET)
+            address.sin_port = port.bigEndian
+            address.sin_addr.s_addr = UInt32(0x7F00_0001).bigEndian
+            let bound = withUnsafePointer(to: &address) { pointer in
+                pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0 }
+            }
+            close(fd)
+            if bound { return port }
+        }
+        throw WebDriver.Failure(message: "no free port below the ephemeral range")
     }
 }
