@@ -29,7 +29,7 @@ struct StytchError: Error, Sendable {
     /// A magic link sent with a PKCE challenge, authenticated without the verifier that
     /// hashes to it. (The error type is the plausible form; unconfirmed.)
     static let pkceMismatch = StytchError(status: 400, type: "pkce_mismatch",
-                                          message: "The PKCE code verifier does not match the code challenge the magic link was sent with.")
+                                          message: "The PKCE code verifier does not match the code challenge the link or OAuth start was sent with.")
 
     static func badRequest(_ message: String) -> StytchError {
         StytchError(status: 400, type: "bad_request", message: message)
@@ -54,8 +54,6 @@ struct StytchError: Error, Sendable {
     static let oauthTokenNotFound = StytchError(status: 404, type: "oauth_token_not_found",
                                                 message: "The OAuth token is invalid, expired or already used.")
     static let oauthAttemptNotFound = StytchError(status: 404, type: "oauth_attempt_not_found", message: "The OAuth attempt has expired.")
-    static let pkceMismatch = StytchError(status: 400, type: "pkce_mismatch",
-                                          message: "The code_verifier does not match the code_challenge of the OAuth start.")
     static let organizationNotFound = StytchError(status: 404, type: "organization_not_found", message: "Organization could not be found.")
 
     /// The usual `error_type` for a status (used by injected faults).

@@ -1,4 +1,5 @@
 import Foundation
+internal import LatchkeyCrypto
 
 /// OAuth through Stytch ("Sign in with Google"): the start remembers where to send the
 /// browser back and the PKCE challenge; the provider's consent turns it into a one-time
