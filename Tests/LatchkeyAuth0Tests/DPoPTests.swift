@@ -69,7 +69,7 @@ struct DPoPTests {
         static func client(auth0: Auth0Endpoint, store: any SecretStore, clock: ManualClock, logs: LogCapture, dpop: Bool) throws -> AuthClient {
             let registry = ProviderRegistry()
             registry.register(Auth0Provider.factory)
-            let settings: ProviderSettings = ["domain": "tenant.example.com", "client_id": auth0.clientID, "base_url": auth0.baseURL.absoluteString,
+            let settings: ProviderSettings = ["domain": auth0.domain, "client_id": auth0.clientID, "base_url": auth0.baseURL.absoluteString,
                                               "dpop": dpop ? "true" : "false"]
             // Renewals only when a test asks: a background one would race the checks.
             let options = SessionOptions(heartbeatInterval: nil, renewsProactively: false)

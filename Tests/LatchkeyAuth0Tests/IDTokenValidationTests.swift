@@ -98,6 +98,8 @@ struct IDTokenValidationTests {
         ("iat", "yesterday", "iat"),
         ("nbf", .number(1_800_000_000 + 86_400), "nbf"),
         ("iat", .number(1_800_000_000 + 365 * 86_400), "iat"),
+        ("iat", .number(1_800_000_000 + 901), "iat"),
+        ("nbf", .number(1_800_000_000 + 901), "nbf"),
     ] as [(String, JSONValue?, String)])
     func eachBadClaimIsNamed(_ name: String, _ value: JSONValue?, _ expected: String) async throws {
         var claims = Self.claims()
@@ -140,6 +142,15 @@ struct IDTokenValidationTests {
         var claims = Self.claims()
         claims["nbf"] = .number(Self.now.timeIntervalSince1970 + 59)
         claims["iat"] = .number(Self.now.timeIntervalSince1970 + 59)
+        #expect(try await refusal(claims) == nil)
+    }
+
+    @Test func aDeviceClockTenMinutesBehindStillTakesAFreshToken() async throws {
+        // Auth0 made the token a moment ago on its clock, 600 s ahead of this device's.
+        var claims = Self.claims()
+        claims["nbf"] = .number(Self.now.timeIntervalSince1970 + 600)
+        claims["iat"] = .number(Self.now.timeIntervalSince1970 + 600)
+        claims["exp"] = .number(Self.now.timeIntervalSince1970 + 600 + 36_000)
         #expect(try await refusal(claims) == nil)
     }
 

@@ -26,7 +26,8 @@ import Testing
         registry.register(StytchB2BProvider.factory)
         let configuration = LatchkeyConfiguration(
             provider: b2b ? StytchB2BProvider.identifier : StytchProvider.identifier,
-            settings: ["public_token": endpoint.publicToken, "base_url": endpoint.baseURL.absoluteString, "project_id": endpoint.projectID],
+            settings: ["public_token": endpoint.publicToken, "base_url": endpoint.baseURL.absoluteString, "project_id": endpoint.projectID,
+                       "app_identifier": endpoint.appIdentifier],
             session: SessionOptions(heartbeatInterval: nil, renewsProactively: false))
         let client = try registry.makeClient(configuration, store: try MemorySecretStore(namespace: "stytch-skew"),
                                              transport: URLSessionTransport(defaultTimeout: .seconds(30)), clock: clock, logger: logs.logger)

@@ -15,7 +15,8 @@ import Testing
         let registry = ProviderRegistry()
         registry.register(StytchProvider.factory)
         let configuration = LatchkeyConfiguration(provider: StytchProvider.identifier,
-                                                  settings: ["public_token": "public-token-test-hostile", "base_url": baseURL.absoluteString],
+                                                  settings: ["public_token": "public-token-test-hostile", "app_identifier": "dev.latchkey.example",
+                                                             "base_url": baseURL.absoluteString],
                                                   session: SessionOptions(heartbeatInterval: nil, renewsProactively: false))
         return try registry.makeClient(configuration, store: store, transport: URLSessionTransport(defaultTimeout: .seconds(30)))
     }

@@ -116,16 +116,17 @@ import Testing
         let first = try await fixture.run(["status"])
         #expect(first.status == 1)
         #expect(first.stdout.contains("session ended"), "\(first.stdout)")
-        #expect(first.stdout.contains("unauthorized_credentials") && first.stdout.contains("sessions/authenticate"), "\(first.stdout)")
+        #expect(first.stdout.contains("session_not_found") && first.stdout.contains("sessions/authenticate"), "\(first.stdout)")
 
         // A later process says it too, from the note in the store.
         let later = try await fixture.json(["status"])
         #expect(later.result.status == 1)
         let reason = try #require(later.object["end_reason"] as? [String: Any], "\(later.result.stdout)")
         #expect(reason["code"] as? String == "unrecoverable")
-        #expect(reason["provider_code"] as? String == "unauthorized_credentials")
+        // Stytch's answer for a session its project ended (a backend revoke): 404.
+        #expect(reason["provider_code"] as? String == "session_not_found")
         #expect(reason["endpoint"] as? String == "sessions/authenticate")
-        #expect(reason["http_status"] as? Int == 401)
+        #expect(reason["http_status"] as? Int == 404)
         #expect((reason["message"] as? String)?.isEmpty == false)
         #expect(!later.result.stdout.contains(token), "no secret in the note")
 

@@ -4,9 +4,9 @@ internal import LatchkeyJWT
 /// A Proof Key for Code Exchange (RFC 7636, S256) and the other random values of a
 /// browser login (`state`, `nonce`).
 ///
-/// The verifier is 32 random bytes in base64url (43 characters); the challenge is
-/// base64url(SHA-256(verifier)). Auth0 and Stytch check the verifier against the challenge
-/// the same way.
+/// The pair is made by LatchkeyCrypto's `PKCE`, the one home of the rule (the Stytch
+/// magic links and the emulator's checks use it too): the verifier is 32 random bytes in
+/// base64url (43 characters), the challenge base64url(SHA-256(verifier)).
 package struct PKCEPair: Sendable {
     /// Sent with the code or token exchange; a secret until then.
     package let verifier: String
@@ -17,13 +17,8 @@ package struct PKCEPair: Sendable {
     ///
     /// - Throws: when the system's random source fails.
     package init() throws {
-        verifier = try Self.randomToken(bytes: 32)
-        challenge = Self.challenge(for: verifier)
-    }
-
-    /// base64url(SHA-256(verifier)).
-    package static func challenge(for verifier: String) -> String {
-        Base64URL.encode(HashAlgorithm.sha256.hash(Array(verifier.utf8)))
+        verifier = try PKCE.makeVerifier()
+        challenge = PKCE.challenge(for: verifier)
     }
 
     /// `bytes` random bytes in base64url.

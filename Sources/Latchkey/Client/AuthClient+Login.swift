@@ -106,6 +106,9 @@ extension AuthClient {
         restoreTask = nil
         var failure: AuthError?
         do { try await clearEndedSession(ended) } catch { failure = error }
+        // Before the state says logged out: a login cannot begin while this runs, so
+        // what the adapter drops is never what a new session just made.
+        await provider.loggedOut()
         move(to: .notLoggedIn)
         publish()
         if let failure { throw failure }

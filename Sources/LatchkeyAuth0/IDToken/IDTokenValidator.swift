@@ -1,13 +1,15 @@
 internal import Foundation
 internal import Latchkey
+internal import LatchkeyJSON
 internal import LatchkeyJWT
 
-internal import LatchkeyJSON
 /// Validates ID tokens as Auth0.swift does, and no looser. The token is parsed and
 /// verified once, by the JWT toolkit (``JWKSCache/verify(_:options:)``): RS256 only, the
 /// signature with the tenant's JWKS (refetched once for an unknown `kid`), and the
 /// registered claims by its own checks — `iss` and `aud` compared by code units, `exp`,
-/// `nbf` and `iat` against the clock with the leeway. Then only Auth0's own: `kid`
+/// `nbf` and `iat` against the clock with the leeway (`nbf` and `iat` ahead of the clock
+/// by up to ``futureSkew``: a device clock minutes behind Auth0's still takes the token
+/// Auth0 just issued, while one dated a day or a year ahead is refused). Then only Auth0's own: `kid`
 /// present, `sub` non-empty, `azp`, `nonce`, `auth_time` and the organization, compared
 /// by code units too. Leeway is in seconds.
 struct IDTokenValidator: Sendable {
@@ -28,6 +30,10 @@ struct IDTokenValidator: Sendable {
     let configuration: Auth0Configuration
     let keys: JWKSCache
     let clock: any SessionClock
+
+    /// How far `nbf` and `iat` may be ahead of the device's clock: device clocks run
+    /// minutes off the issuer's, and the token was made a moment ago on Auth0's.
+    static let futureSkew: TimeInterval = 900
 
     /// The claims every ID token carries.
     private static let required: Set<String> = ["iss", "sub", "aud", "exp", "iat"]
@@ -60,7 +66,8 @@ struct IDTokenValidator: Sendable {
         }
         let clock = self.clock
         let options = JWTValidationOptions(issuer: configuration.issuer, audience: configuration.clientID, requiredClaims: Self.required,
-                                           leeway: configuration.leeway, jws: JWSOptions(allowedAlgorithms: [.rs256]),
+                                           leeway: configuration.leeway, futureLeeway: max(configuration.leeway, Self.futureSkew),
+                                           jws: JWSOptions(allowedAlgorithms: [.rs256]),
                                            now: { clock.now })
         let jwt: JWT
         do { jwt = try await keys.verify(token, options: options) } catch let error as JWTError {

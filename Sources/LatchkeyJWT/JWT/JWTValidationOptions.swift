@@ -18,6 +18,10 @@ public struct JWTValidationOptions: Sendable {
     public var requiredClaims: Set<String> = []
     /// Tolerance for clock skew on `exp`, `nbf` and `iat`, in seconds. Default 60.
     public var leeway: TimeInterval = 60
+    /// Tolerance for `nbf` and `iat` in the future, when it should differ from ``leeway``:
+    /// a token made for later use is refused, while a device clock minutes behind the
+    /// issuer's still accepts the token the issuer just made. `nil`: ``leeway``.
+    public var futureLeeway: TimeInterval?
     /// The maximum age from `iat`, if set (then `iat` is required).
     public var maxAge: TimeInterval?
     /// The clock; inject one in tests.
@@ -28,13 +32,14 @@ public struct JWTValidationOptions: Sendable {
 
     /// Options with the given fields set.
     public init(issuer: String? = nil, audience: String? = nil, audiences: Set<String> = [], requiredClaims: Set<String> = [],
-                leeway: TimeInterval = 60, maxAge: TimeInterval? = nil, jws: JWSOptions = JWSOptions(),
-                now: @escaping @Sendable () -> Date = { Date() }) {
+                leeway: TimeInterval = 60, futureLeeway: TimeInterval? = nil, maxAge: TimeInterval? = nil,
+                jws: JWSOptions = JWSOptions(), now: @escaping @Sendable () -> Date = { Date() }) {
         self.issuer = issuer
         self.audience = audience
         self.audiences = audiences
         self.requiredClaims = requiredClaims
         self.leeway = leeway
+        self.futureLeeway = futureLeeway
         self.maxAge = maxAge
         self.jws = jws
         self.now = now
@@ -87,10 +92,11 @@ extension JWTClaims {
         if let exp, now >= exp + leeway {
             throw JWTError(.expired, "expired at \(Date(timeIntervalSince1970: exp).utcText)", claim: "exp")
         }
-        if let nbf, now + leeway < nbf {
+        let ahead = options.futureLeeway ?? leeway
+        if let nbf, now + ahead < nbf {
             throw JWTError(.notYetValid, "not valid before \(Date(timeIntervalSince1970: nbf).utcText)", claim: "nbf")
         }
-        if let issuedAt, issuedAt > now + leeway {
+        if let issuedAt, issuedAt > now + ahead {
             throw JWTError(.issuedAtInvalid, "issued in the future, at \(Date(timeIntervalSince1970: issuedAt).utcText)", claim: "iat")
         }
         if let maxAge = options.maxAge {
