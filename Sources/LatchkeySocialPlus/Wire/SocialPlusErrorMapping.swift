@@ -1,8 +1,8 @@
 internal import Foundation
 internal import Latchkey
+internal import LatchkeyJSON
 internal import LatchkeyJWT
 
-internal import LatchkeyJSON
 /// Turns social.plus's answers into ``AuthError``s.
 ///
 /// Errors are `{"status": "error", "code", "message", "data"?}`. What ends a session is
@@ -72,9 +72,11 @@ enum SocialPlusErrorMapping {
                 return error
             }
         case .accessTokenLogin:
-            // The app's JWT refused: the login fails, as a refused session creation does.
+            // The app's JWT refused: the login fails as a refused session creation does —
+            // `unauthorized` only for social.plus's own 401 `400100`; another 401 (a proxy's,
+            // a body without the code) is transient there too, and the login may be tried again.
             if code == globalBanCode { return .terminated(.globalBan, message, providerCode: code, httpStatus: status) }
-            if status == 401 { return .terminated(.unauthorized, message, providerCode: code, httpStatus: status) }
+            if status == 401, code == unauthorizedCode { return .terminated(.unauthorized, message, providerCode: code, httpStatus: status) }
             if status == 400 || status == 404 { return AuthError(.invalidArgument, message, providerCode: code, httpStatus: status) }
         case .accessTokenRenewal:
             if code == globalBanCode { return .terminated(.globalBan, message, providerCode: code, httpStatus: status) }
