@@ -2,6 +2,10 @@
 SWIFT ?= swift
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 APT_PACKAGES := libssl-dev libkeyutils-dev pkg-config chromium chromium-driver
+# Test-only, run time only: a private session bus and GNOME Keyring for the Secret
+# Service store's tests (Scripts/with-secret-service.sh), and gdbus to inspect them.
+# The package builds without them; libsecret is opened at run time.
+TEST_APT_PACKAGES := dbus-daemon dbus-bin gnome-keyring libsecret-1-0 libglib2.0-bin
 CONFIG ?= debug
 
 .PHONY: all deps bench-deps build build-release test demo examples docs bench bench-check fuzz fuzz-ci soak soak-short soak-sweep clean
@@ -11,7 +15,7 @@ all: build
 # Install the C libraries' development files the package links against, if missing.
 deps:
 	@missing=""; \
-	for p in $(APT_PACKAGES); do \
+	for p in $(APT_PACKAGES) $(TEST_APT_PACKAGES); do \
 	  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q "install ok installed" || missing="$$missing $$p"; \
 	done; \
 	if [ -n "$$missing" ]; then \

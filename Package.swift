@@ -47,6 +47,10 @@ let package = Package(
             pkgConfig: "libkeyutils",
             providers: [.apt(["libkeyutils-dev"])]
         ),
+        // The Secret Service through libsecret, opened with dlopen at run time: nothing
+        // new to build, and a server that never uses it needs no libsecret (its header
+        // says why).
+        .target(name: "CLatchkeySecretService"),
 
         // MARK: Crypto layer
         // HMAC on OpenSSL's SHA-2 block functions, with the key's pads hashed once
@@ -82,6 +86,7 @@ let package = Package(
             dependencies: [
                 "LatchkeyCrypto",
                 "CKeyutils",
+                "CLatchkeySecretService",
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings

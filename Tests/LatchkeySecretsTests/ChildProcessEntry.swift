@@ -76,6 +76,10 @@ import Testing
                 // rewrites, shrinks and resets stores, reporting every mode it sees.
                 umask(mode_t(environment["LATCHKEY_UMASK"].flatMap { UInt32($0, radix: 8) } ?? 0))
                 report(try await FileModeProbe.run(configuration: configuration, namespace: namespace))
+            case "secret-service-select":
+                report(try SecretServiceChild.select(namespace: namespace, configuration: configuration))
+            case "secret-service-locked":
+                report(try await SecretServiceChild.locked(namespace: namespace))
             default:
                 report("unknown mode \(mode)")
                 status = 2

@@ -70,6 +70,7 @@ final class CapturingLogHandler: LogHandler, Sendable {
         let handler = CapturingLogHandler()
         var configuration = directory.configuration()
         configuration.keyringSystem = .failing(errno: code)
+        configuration.secretServiceSystem = .unavailable("no desktop session (played by the test)")
         configuration.logger = Logger(label: "test") { _ in handler }
         let selection = try SecretStoreSelection.automatic(namespace: "app", configuration: configuration)
         #expect(selection.backend == .file)
@@ -78,6 +79,7 @@ final class CapturingLogHandler: LogHandler, Sendable {
         #expect(selection.probe?.error?.code == .unavailable)
         #expect(selection.reason.contains("errno \(code)"))
         #expect(selection.reason.contains("seccomp"))
+        #expect(selection.reason.contains("no Secret Service: no desktop session (played by the test)"))
         let lines = handler.lines.withLock { $0 }
         #expect(lines.count == 1)
         #expect(lines.first?.contains("backend=file") == true)
@@ -85,8 +87,11 @@ final class CapturingLogHandler: LogHandler, Sendable {
 
     @Test(needsKeyring) func workingKeyringSelectsTheLayeredStore() throws {
         let directory = try TemporaryDirectory()
-        let selection = try SecretStoreSelection.automatic(namespace: "app", configuration: directory.configuration())
+        var configuration = directory.configuration()
+        configuration.secretServiceSystem = .unavailable("no desktop session (played by the test)")
+        let selection = try SecretStoreSelection.automatic(namespace: "app", configuration: configuration)
         #expect(selection.backend == .layered)
+        #expect(selection.reason.hasPrefix("no Secret Service: no desktop session (played by the test); "))
         #expect(selection.store is LayeredSecretStore)
         #expect(selection.reason.contains("works"))
         #expect(selection.probe?.isAvailable == true)

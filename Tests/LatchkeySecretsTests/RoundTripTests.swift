@@ -4,7 +4,7 @@ import Testing
 
 /// Every backend, so the same behaviour is checked against each.
 enum Backend: String, CaseIterable, CustomTestStringConvertible, Sendable {
-    case memory, keyring, file, passphrase, layered
+    case memory, keyring, file, passphrase, layered, secretService
 
     var testDescription: String { rawValue }
 
@@ -21,6 +21,7 @@ enum Backend: String, CaseIterable, CustomTestStringConvertible, Sendable {
         case .passphrase:
             try EncryptedFileSecretStore(namespace: namespace, configuration: directory.configuration(keySource: .passphrase("correct horse battery staple")))
         case .layered: try LayeredSecretStore(namespace: namespace, configuration: directory.configuration())
+        case .secretService: try SecretServiceSecretStore(namespace: namespace)
         }
     }
 
@@ -30,6 +31,7 @@ enum Backend: String, CaseIterable, CustomTestStringConvertible, Sendable {
             Issue.record("SKIPPED: the kernel keyring is unavailable here (\(keyringProbe.reason)); \(rawValue) tests did not run")
             return false
         }
+        if self == .secretService { return secretServiceIsRunnable() }
         return true
     }
 }

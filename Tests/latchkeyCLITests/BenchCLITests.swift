@@ -8,7 +8,7 @@ import Testing
 /// /proc/keys and would see another run's.
 @Suite(.serialized) struct BenchCLITests {
     private let cli = JWTCLIRunner()
-    private static let targets = ["memory", "keyring", "file", "layered-cold", "layered-warm"]
+    private static let targets = ["memory", "keyring", "file", "layered-cold", "layered-warm", "secret-service"]
 
     /// `$XDG_DATA_HOME` and `$TMPDIR` inside `tmp` (made when `create`).
     private static func environment(_ tmp: JWTCLITemporaryDirectory, create: Bool = true) throws -> [String: String] {
@@ -64,13 +64,19 @@ import Testing
         #expect(report["onDataFilesystem"] as? Bool == true)
         let automatic = try #require(report["automatic"] as? [String: Any])
         let chosen = try #require(automatic["backend"] as? String)
-        #expect(["layered", "file"].contains(chosen))
+        #expect(["layered", "file", "secret-service"].contains(chosen))
         #expect((automatic["reason"] as? String)?.isEmpty == false)
         let results = try #require(report["results"] as? [[String: Any]])
         #expect(results.map { $0["id"] as? String } == Self.targets)
         for result in results {
             let id = result["id"] as? String ?? "?"
             #expect(result["automatic"] as? Bool == (result["backend"] as? String == chosen), "\(id)")
+            if result["status"] as? String == "skipped", id == "secret-service" {
+                // No desktop session here: the row says so, and auto did not pick it.
+                #expect(chosen != "secret-service")
+                #expect((result["reason"] as? String ?? "\(result)").contains("no Secret Service"), "\(result)")
+                continue
+            }
             if result["status"] as? String == "skipped" {
                 // Only keyring rows may be skipped, and only where the keyring is unusable.
                 #expect(result["backend"] as? String != "memory" && result["backend"] as? String != "file")
@@ -104,14 +110,18 @@ import Testing
         for column in ["get median", "set median", "remove median", "p99", "rounds"] {
             #expect(header.contains(column))
         }
-        let rows = lines.filter { line in ["memory", "kernel keyring", "encrypted file", "layered, cold", "layered, warm"].contains { line.hasPrefix($0) } }
-        #expect(rows.count == 5, "\(run.stdout)")
+        let rows = lines.filter { line in ["memory", "kernel keyring", "encrypted file", "layered, cold", "layered, warm", "Secret Service"].contains { line.hasPrefix($0) && !line.hasPrefix($0 + ":") } }
+        #expect(rows.count == 6, "\(run.stdout)")
         let memory = try #require(rows.first { $0.hasPrefix("memory") })
         #expect(memory.hasSuffix("3/3/3"))
         #expect(memory.contains(" µs") || memory.contains(" ns"))
         let note = try #require(lines.first { $0.hasPrefix("* the automatic choice (--backend auto): ") })
-        if note.contains("auto): layered;") {
-            #expect(note.contains("why: the kernel keyring works"))
+        if note.contains("auto): secret-service;") {
+            #expect(note.contains("answers on the session bus"))
+            #expect(rows.first { $0.hasPrefix("Secret Service") }?.contains("*") == true)
+        } else if note.contains("auto): layered;") {
+            #expect(note.contains("why: no Secret Service: "))
+            #expect(note.contains("the kernel keyring works"))
             #expect(rows.filter { $0.contains(" * ") || $0.hasSuffix(" *") }.count == 2)
             #expect(rows.first { $0.hasPrefix("layered, warm") }?.contains("*") == true)
             #expect(run.stdout.contains("cold: the keyring holds no copy"))
@@ -186,7 +196,11 @@ import Testing
         let results = try #require(try JWTCLIRunner.jsonObject(run.stdout)["results"] as? [[String: Any]])
         for result in results {
             let backend = result["backend"] as? String
-            if backend == "memory" || backend == "file" {
+            if backend == "secret-service" {
+                // No size limit: measured in a desktop session, else skipped for that reason.
+                let status = result["status"] as? String
+                #expect(status == "measured" || (result["reason"] as? String ?? "").contains("no Secret Service"), "\(result)")
+            } else if backend == "memory" || backend == "file" {
                 #expect(result["status"] as? String == "measured")
                 let operations = result["operations"] as? [String: [String: Any]]
                 #expect(operations?["get"]?["samples"] as? Int == 2)

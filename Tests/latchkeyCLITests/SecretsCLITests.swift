@@ -50,6 +50,9 @@ import Testing
         environment["XDG_DATA_HOME"] = home + "/data"
         environment["XDG_CONFIG_HOME"] = home + "/config"
         environment["HOME"] = home
+        // No session bus: on a developer's desktop, automatic selection would otherwise
+        // pick the real Secret Service and these runs would write to the login keyring.
+        environment["DBUS_SESSION_BUS_ADDRESS"] = ""
         for (key, value) in extra { environment[key] = value }
         process.environment = environment
         let stdin = Pipe(), stdout = Pipe(), stderr = Pipe()

@@ -2,11 +2,19 @@ internal import Logging
 
 /// Which store to use on this machine, and why.
 ///
-/// ``automatic(namespace:configuration:)`` probes the kernel keyring once per process
-/// (add, read back and invalidate a probe key) and picks ``Backend/layered`` where the
-/// keyring works and ``Backend/file`` where it does not — typically in a container
-/// whose seccomp profile blocks the keyring calls (EPERM in Docker, ENOSYS in Podman).
-/// The choice and its reason are logged at `info` level to the configuration's logger.
+/// ``automatic(namespace:configuration:)`` first asks the session's Secret Service once
+/// per process (a search through libsecret: no item written, no prompt). Where one
+/// answers — a desktop session — it picks ``Backend/secretService`` alone: the desktop's
+/// keyring is already the persistent, encrypted store, and putting the kernel keyring in
+/// front (as ``Backend/layered`` does for the file) would keep a second copy readable
+/// while the user has the desktop keyring locked.
+///
+/// Where none answers (a server, a container, CI: no session bus, or no libsecret), the
+/// kernel keyring is probed once per process (add, read back and invalidate a probe key)
+/// and it picks ``Backend/layered`` where the keyring works and ``Backend/file`` where it
+/// does not — typically in a container whose seccomp profile blocks the keyring calls
+/// (EPERM in Docker, ENOSYS in Podman). The choice and its reason are logged at `info`
+/// level to the configuration's logger.
 public struct SecretStoreSelection: Sendable, CustomStringConvertible {
     /// A storage backend.
     public enum Backend: String, Sendable, CaseIterable, CustomStringConvertible {
@@ -18,6 +26,8 @@ public struct SecretStoreSelection: Sendable, CustomStringConvertible {
         case layered
         /// ``MemorySecretStore``.
         case memory
+        /// ``SecretServiceSecretStore``.
+        case secretService = "secret-service"
 
         /// The raw value.
         public var description: String { rawValue }
@@ -29,24 +39,46 @@ public struct SecretStoreSelection: Sendable, CustomStringConvertible {
     public let reason: String
     /// The store itself.
     public let store: any SecretStore
-    /// The keyring probe the choice was based on (`nil` when a backend was named).
+    /// The keyring probe the choice was based on (`nil` when a backend was named, or
+    /// when a Secret Service answered and the keyring was not needed).
     public let probe: KeyringProbe?
+    /// The Secret Service probe the choice was based on (`nil` when a backend was named).
+    public let secretServiceProbe: SecretServiceProbe?
+
+    init(backend: Backend, reason: String, store: any SecretStore, probe: KeyringProbe?, secretServiceProbe: SecretServiceProbe? = nil) {
+        self.backend = backend
+        self.reason = reason
+        self.store = store
+        self.probe = probe
+        self.secretServiceProbe = secretServiceProbe
+    }
 
     /// Picks the store for this machine.
     /// - Throws: `.invalidName` if the namespace is not usable.
     public static func automatic(namespace: String, configuration: SecretStoreConfiguration = SecretStoreConfiguration()) throws -> SecretStoreSelection {
-        let probe = KeyringProbe.cached(system: configuration.keyringSystem)
+        let desktop = SecretServiceProbe.cached(system: configuration.secretServiceSystem)
         let selection: SecretStoreSelection
+        if desktop.isAvailable {
+            selection = SecretStoreSelection(
+                backend: .secretService,
+                reason: "\(desktop.reason); using it as the persistent store (a desktop session)",
+                store: try SecretServiceSecretStore(namespace: namespace, system: configuration.secretServiceSystem),
+                probe: nil, secretServiceProbe: desktop)
+            configuration.logger.info("secret store selected", metadata: ["backend": "\(selection.backend)", "reason": "\(selection.reason)"])
+            return selection
+        }
+        let noDesktop = "no Secret Service: \(desktop.reason)"
+        let probe = KeyringProbe.cached(system: configuration.keyringSystem)
         if probe.isAvailable {
             selection = SecretStoreSelection(
                 backend: .layered,
-                reason: "\(probe.reason); using the keyring in front of the encrypted file \(configuration.dataFilePath(namespace: namespace))",
-                store: try LayeredSecretStore(namespace: namespace, configuration: configuration), probe: probe)
+                reason: "\(noDesktop); \(probe.reason); using the keyring in front of the encrypted file \(configuration.dataFilePath(namespace: namespace))",
+                store: try LayeredSecretStore(namespace: namespace, configuration: configuration), probe: probe, secretServiceProbe: desktop)
         } else {
             selection = SecretStoreSelection(
                 backend: .file,
-                reason: "the kernel keyring is not usable: \(probe.reason); using the encrypted file \(configuration.dataFilePath(namespace: namespace)) alone",
-                store: try EncryptedFileSecretStore(namespace: namespace, configuration: configuration), probe: probe)
+                reason: "\(noDesktop); the kernel keyring is not usable: \(probe.reason); using the encrypted file \(configuration.dataFilePath(namespace: namespace)) alone",
+                store: try EncryptedFileSecretStore(namespace: namespace, configuration: configuration), probe: probe, secretServiceProbe: desktop)
         }
         configuration.logger.info("secret store selected", metadata: ["backend": "\(selection.backend)", "reason": "\(selection.reason)"])
         return selection
@@ -60,6 +92,7 @@ public struct SecretStoreSelection: Sendable, CustomStringConvertible {
         case .file: try EncryptedFileSecretStore(namespace: namespace, configuration: configuration)
         case .layered: try LayeredSecretStore(namespace: namespace, configuration: configuration)
         case .memory: try MemorySecretStore(namespace: namespace)
+        case .secretService: try SecretServiceSecretStore(namespace: namespace, system: configuration.secretServiceSystem)
         }
         return SecretStoreSelection(backend: backend, reason: "the \(backend) backend was requested", store: store, probe: nil)
     }

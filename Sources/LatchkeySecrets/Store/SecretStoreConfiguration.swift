@@ -21,6 +21,8 @@ public struct SecretStoreConfiguration: Sendable {
     public var logger: Logger
     /// The keyring calls, replaceable in tests.
     package var keyringSystem: KeyringSystem = .live
+    /// The Secret Service calls, replaceable in tests.
+    package var secretServiceSystem: SecretServiceSystem = .live
 
     /// A configuration; `nil` directories resolve from the XDG environment variables.
     public init(

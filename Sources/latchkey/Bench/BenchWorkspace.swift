@@ -53,10 +53,20 @@ final class BenchWorkspace {
     /// The keyring namespaces the bench may have created.
     var keyringNamespaces: [String] { [namespace("keyring"), namespace("layered")] }
 
+    /// The Secret Service namespace the bench may have created.
+    var secretServiceNamespace: String { namespace("secret-service") }
+
     /// Removes the keyring namespaces (when the keyring is usable) and the directory.
     /// Returns what could not be removed, for a warning; never throws.
-    func cleanUp(keyringAvailable: Bool) async -> [String] {
+    func cleanUp(keyringAvailable: Bool, secretServiceAvailable: Bool = false) async -> [String] {
         var problems: [String] = []
+        if secretServiceAvailable {
+            do {
+                try await SecretServiceSecretStore(namespace: secretServiceNamespace).removeAll()
+            } catch {
+                problems.append("Secret Service namespace \(secretServiceNamespace): \(error)")
+            }
+        }
         if keyringAvailable {
             for namespace in keyringNamespaces {
                 do {

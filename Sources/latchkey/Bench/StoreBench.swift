@@ -10,12 +10,13 @@ import LatchkeySecrets
 /// call itself is inside the clock: the set-up a round needs (the entry to remove, the
 /// keyring copy to drop) happens before it starts.
 ///
-/// Rows: memory, kernel keyring, encrypted file, and the layered store twice — *cold*,
+/// Rows: memory, kernel keyring, encrypted file, the layered store twice — *cold*,
 /// where the keyring holds no copy of the entry before each call (the first read
 /// after a reboot or logout: the file is read, decrypted and copied into the keyring),
-/// and *warm*, where it does (every later read). Keyring rows are skipped with the
-/// probe's reason where the keyring is not usable, and for values over its 32,767
-/// bytes. A store error ends that row only; the others still run.
+/// and *warm*, where it does (every later read) — and the desktop's Secret Service.
+/// Keyring rows are skipped with the probe's reason where the keyring is not usable,
+/// and for values over its 32,767 bytes; the Secret Service row where none answers (no
+/// desktop session). A store error ends that row only; the others still run.
 struct StoreBench {
     /// An operation the bench times.
     enum Operation: String, CaseIterable {
@@ -27,6 +28,7 @@ struct StoreBench {
         case memory, keyring, file
         case layeredCold = "layered-cold"
         case layeredWarm = "layered-warm"
+        case secretService = "secret-service"
 
         /// The row's name in the table.
         var label: String {
@@ -36,6 +38,7 @@ struct StoreBench {
             case .file: "encrypted file"
             case .layeredCold: "layered, cold"
             case .layeredWarm: "layered, warm"
+            case .secretService: "Secret Service"
             }
         }
 
@@ -46,6 +49,7 @@ struct StoreBench {
             case .keyring: .keyring
             case .file: .file
             case .layeredCold, .layeredWarm: .layered
+            case .secretService: .secretService
             }
         }
 
@@ -78,6 +82,7 @@ struct StoreBench {
     let plan: Plan
     let workspace: BenchWorkspace
     let keyring: KeyringProbe
+    let secretService: SecretServiceProbe
     let progress: ProgressLine
 
     /// The entry every round reads, writes and removes.
@@ -109,6 +114,9 @@ struct StoreBench {
 
     /// Why `target` cannot run here, or nil.
     private func skipReason(_ target: Target) -> String? {
+        if target == .secretService {
+            return secretService.isAvailable ? nil : "no Secret Service: \(secretService.reason)"
+        }
         guard target.needsKeyring else { return nil }
         guard keyring.isAvailable else { return "the kernel keyring is not usable: \(keyring.reason)" }
         guard plan.valueBytes <= KeyringSecretStore.maxValueBytes else {
@@ -128,6 +136,7 @@ struct StoreBench {
             case .file: store = try EncryptedFileSecretStore(namespace: workspace.namespace("file"), configuration: workspace.configuration)
             case .layeredCold, .layeredWarm:
                 store = try LayeredSecretStore(namespace: workspace.namespace("layered"), configuration: workspace.configuration)
+            case .secretService: store = try SecretServiceSecretStore(namespace: workspace.secretServiceNamespace)
             }
         } catch {
             return .failed("\(error)")

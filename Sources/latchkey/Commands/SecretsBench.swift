@@ -9,8 +9,9 @@ extension SecretsCommand {
         static let configuration = CommandConfiguration(
             abstract: "Time get, set and remove on every backend available here, and compare them.",
             discussion: """
-            Rows: memory, kernel keyring, encrypted file, and the layered store (the keyring in \
-            front of the encrypted file) cold and warm. Cold: the keyring holds no copy of the entry \
+            Rows: memory, kernel keyring, encrypted file, the layered store (the keyring in \
+            front of the encrypted file) cold and warm, and the desktop's Secret Service (GNOME Keyring, \
+            KDE Wallet; skipped, with the reason, where no desktop session has one). Cold: the keyring holds no copy of the entry \
             before each call, as on the first read after a reboot or logout (the file is read, \
             decrypted and copied into the keyring); warm: it does, as on every later read. Keyring \
             rows are skipped, with the reason, where the keyring is not usable (a container's seccomp \
@@ -71,6 +72,7 @@ extension SecretsCommand {
             // touches no file (only the keyring probe runs).
             let selection = try? SecretStoreSelection.automatic(namespace: "latchkey")
             let probe = selection?.probe ?? KeyringProbe.run()
+            let desktop = selection?.secretServiceProbe ?? SecretServiceProbe.run()
 
             let workspace: BenchWorkspace
             do {
@@ -80,7 +82,7 @@ extension SecretsCommand {
             }
             let signals = InterruptSignal.install()
             let progress = ProgressLine()
-            let bench = StoreBench(plan: plan, workspace: workspace, keyring: probe, progress: progress)
+            let bench = StoreBench(plan: plan, workspace: workspace, keyring: probe, secretService: desktop, progress: progress)
             let outcome: Result<[(StoreBench.Target, StoreBench.Outcome)], any Error>
             do {
                 outcome = .success(try await bench.run())
@@ -88,7 +90,7 @@ extension SecretsCommand {
                 outcome = .failure(error)
             }
             progress.finish()
-            let problems = await workspace.cleanUp(keyringAvailable: probe.isAvailable)
+            let problems = await workspace.cleanUp(keyringAvailable: probe.isAvailable, secretServiceAvailable: desktop.isAvailable)
             signals.restore()
             for problem in problems { printError("warning: could not remove \(problem)") }
 

@@ -20,6 +20,7 @@ extension SecretsCommand {
     /// The backend choice on the command line.
     enum BackendOption: String, ExpressibleByArgument, CaseIterable {
         case auto, keyring, file, layered
+        case secretService = "secret-service"
     }
 
     /// Options every store-touching subcommand shares.
@@ -27,7 +28,7 @@ extension SecretsCommand {
         @Option(name: .long, help: "The namespace (usually an app's service name).")
         var namespace: String = "latchkey"
 
-        @Option(name: .long, help: "The backend: auto, keyring, file or layered.")
+        @Option(name: .long, help: "The backend: auto, keyring, file, layered or secret-service.")
         var backend: BackendOption = .auto
 
         func validate() throws {
@@ -46,6 +47,7 @@ extension SecretsCommand {
             case .keyring: return try SecretStoreSelection.named(.keyring, namespace: namespace, configuration: configuration).store
             case .file: return try SecretStoreSelection.named(.file, namespace: namespace, configuration: configuration).store
             case .layered: return try SecretStoreSelection.named(.layered, namespace: namespace, configuration: configuration).store
+            case .secretService: return try SecretStoreSelection.named(.secretService, namespace: namespace, configuration: configuration).store
             }
         }
     }

@@ -4,8 +4,8 @@ import Glibc
 import LatchkeySecrets
 
 extension SecretsCommand {
-    /// `latchkey secrets doctor`: what automatic selection picks and why, the keyring's
-    /// state and quota, and the files with their modes.
+    /// `latchkey secrets doctor`: what automatic selection picks and why, whether a
+    /// Secret Service answers, the keyring's state and quota, and the files with their modes.
     struct Doctor: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Explain which backend is used and why, and check keyring and files.")
 
@@ -27,7 +27,11 @@ extension SecretsCommand {
             }
             let probe = selection.probe ?? KeyringProbe.run()
             print("automatic selection: \(selection.backend) (\(selection.store.backendName))")
-            print("  why: \(selection.reason)")
+            print(TerminalText.escape("  why: \(selection.reason)"))
+            // The service's answer comes from outside this process: escaped.
+            let desktop = selection.secretServiceProbe ?? SecretServiceProbe.run()
+            print("Secret Service: \(desktop.isAvailable ? "available (the persistent store of a desktop session)" : "unavailable")")
+            print(TerminalText.escape("  why: \(desktop.reason)"))
             print("kernel keyring: \(probe.isAvailable ? "available" : "unavailable")")
             if !probe.isAvailable { print("  why: \(probe.reason)") }
             let persistent = switch probe.hasPersistentKeyring {
