@@ -108,6 +108,18 @@ import Testing
         #expect(selection.reason.contains("persistent store"))
     }
 
+    @Test(needsSecretService) func aNamespaceWhoseSecretsAreInTheFileStaysThere() async throws {
+        // Secrets an earlier version stored in the encrypted file must not be left behind.
+        let directory = try TemporaryDirectory()
+        let namespace = uniqueNamespace("kept")
+        let file = try EncryptedFileSecretStore(namespace: namespace, configuration: directory.configuration())
+        try await file.set("session", Array("stored-before".utf8))
+        let selection = try SecretStoreSelection.automatic(namespace: namespace, configuration: directory.configuration())
+        #expect(selection.backend == .layered || selection.backend == .file)
+        #expect(selection.reason.contains("already in"), "\(selection.reason)")
+        #expect(try await selection.store.get("session") == Array("stored-before".utf8))
+    }
+
     /// A locked collection with no one to answer the unlock prompt gives a clear error,
     /// never a hang, and never the value. Run in a child with a keyring of its own, as
     /// locking it would disturb the other tests.

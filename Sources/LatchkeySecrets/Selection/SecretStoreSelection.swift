@@ -1,3 +1,4 @@
+internal import Glibc
 internal import Logging
 
 /// Which store to use on this machine, and why.
@@ -7,7 +8,9 @@ internal import Logging
 /// answers — a desktop session — it picks ``Backend/secretService`` alone: the desktop's
 /// keyring is already the persistent, encrypted store, and putting the kernel keyring in
 /// front (as ``Backend/layered`` does for the file) would keep a second copy readable
-/// while the user has the desktop keyring locked.
+/// while the user has the desktop keyring locked. A namespace whose encrypted file
+/// already exists (secrets an earlier version stored) keeps today's choice instead, so
+/// nothing stored is left behind.
 ///
 /// Where none answers (a server, a container, CI: no session bus, or no libsecret), the
 /// kernel keyring is probed once per process (add, read back and invalidate a probe key)
@@ -58,7 +61,12 @@ public struct SecretStoreSelection: Sendable, CustomStringConvertible {
     public static func automatic(namespace: String, configuration: SecretStoreConfiguration = SecretStoreConfiguration()) throws -> SecretStoreSelection {
         let desktop = SecretServiceProbe.cached(system: configuration.secretServiceSystem)
         let selection: SecretStoreSelection
-        if desktop.isAvailable {
+        // A namespace whose secrets an earlier version kept in the encrypted file stays
+        // there: choosing the Secret Service would leave them behind, and a stored session
+        // would read as logged out.
+        let dataFile = configuration.dataFilePath(namespace: namespace)
+        let keptInFile = access(dataFile, F_OK) == 0
+        if desktop.isAvailable, !keptInFile {
             selection = SecretStoreSelection(
                 backend: .secretService,
                 reason: "\(desktop.reason); using it as the persistent store (a desktop session)",
@@ -67,7 +75,9 @@ public struct SecretStoreSelection: Sendable, CustomStringConvertible {
             configuration.logger.info("secret store selected", metadata: ["backend": "\(selection.backend)", "reason": "\(selection.reason)"])
             return selection
         }
-        let noDesktop = "no Secret Service: \(desktop.reason)"
+        let noDesktop = desktop.isAvailable
+            ? "\(desktop.reason), but this namespace's secrets are already in \(dataFile): kept there (they are not moved)"
+            : "no Secret Service: \(desktop.reason)"
         let probe = KeyringProbe.cached(system: configuration.keyringSystem)
         if probe.isAvailable {
             selection = SecretStoreSelection(
