@@ -33,6 +33,11 @@ extension SessionCommand {
         @Option(name: .long, help: ArgumentHelp("A provider setting, overriding the file (repeatable).", valueName: "name=value"))
         var setting: [String] = []
 
+        @Option(name: .long, help: ArgumentHelp("Record every HTTP exchange with the provider in FILE as HAR 1.2 (mode 600), every "
+                                                + "token, password, code and key replaced by a marker (default: $LATCHKEY_TRACE).",
+                                                valueName: "file"))
+        var trace: String?
+
         func validate() throws {
             for item in setting where Self.splitSetting(item) == nil {
                 throw ValidationError("--setting takes name=value; got \"\(TerminalText.escape(item))\"")
@@ -76,9 +81,21 @@ extension SessionCommand {
                 for warning in try registry.check(configuration) + secretWarnings(configuration, registry: registry) {
                     printError("warning: " + warning)
                 }
-                return (try registry.makeClient(configuration), configuration)
+                return (try registry.makeClient(configuration, transport: try traceTransport()), configuration)
             } catch let error as AuthError {
                 throw SessionFailure(error, loggingIn: false)
+            }
+        }
+
+        /// With --trace or $LATCHKEY_TRACE, the recorder under the usual retries (so every
+        /// attempt is recorded); nil otherwise, for the client's default transport.
+        func traceTransport() throws -> (any HTTPTransport)? {
+            let environment = ProcessInfo.processInfo.environment["LATCHKEY_TRACE"]
+            guard let path = trace ?? environment, !path.isEmpty else { return nil }
+            do {
+                return RetryingTransport(try HARRecordingTransport(URLSessionTransport(), path: path))
+            } catch {
+                throw SessionFailure(status: SessionExitStatus.storage, code: "trace", message: "\(error)")
             }
         }
 
