@@ -110,7 +110,8 @@ public struct LatchkeyConfiguration: Sendable, Hashable {
         let reader = Reader(source: source)
         try reader.checkKeys(root, allowed: ["provider", "settings", "store", "session"], path: "")
 
-        var provider = try reader.string(root, "provider", path: "")
+        let fileProvider = try reader.string(root, "provider", path: "")
+        var provider = fileProvider
         if let value = environment["LATCHKEY_PROVIDER"] { provider = value }
         guard let provider, !provider.isEmpty else {
             throw AuthError(.configuration, "\(source): missing key \"provider\" (or set LATCHKEY_PROVIDER)")
@@ -118,7 +119,10 @@ public struct LatchkeyConfiguration: Sendable, Hashable {
 
         var settings: [String: String] = [:]
         var inlineKeys: Set<String> = []
-        if let object = try reader.object(root, "settings", path: "") {
+        // The file's settings belong to the file's provider: another provider named in the
+        // environment (or on a command line) starts from none of them, so a Stytch public
+        // token never travels to Auth0 as a stray setting.
+        if let object = try reader.object(root, "settings", path: ""), fileProvider == nil || fileProvider == provider {
             for member in object {
                 switch member.value {
                 case .string(let value): settings[member.name] = value
