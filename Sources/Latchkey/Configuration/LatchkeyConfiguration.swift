@@ -26,6 +26,12 @@ internal import Glibc
 /// `LATCHKEY_SESSION_DURATION_MINUTES`, `LATCHKEY_SESSION_RENEW_PROACTIVELY`,
 /// `LATCHKEY_SESSION_MINIMUM_TOKEN_TTL_SECONDS`, `LATCHKEY_SESSION_LEEWAY_SECONDS`.
 ///
+/// One order for every way of loading (``load(path:environment:)``, ``parse(_:source:environment:)``
+/// and the build plugin's `bundled`): the file, then the environment, each variable
+/// replacing its key. A `LATCHKEY_PROVIDER` other than the file's provider starts from
+/// none of the file's `settings` (they are the other provider's); `store` and `session`
+/// still apply.
+///
 /// Unknown keys in the file are errors (a typo must not be silently ignored); every
 /// error names the key.
 public struct LatchkeyConfiguration: Sendable, Hashable {
