@@ -150,10 +150,14 @@ final class SecretLedger: Sendable {
         let totp = try await run.fixture.emulator.control.stytchTOTPCode(memberID: carol.memberID)
         let recovery = try #require(try await run.fixture.emulator.control.stytchRecoveryCodes(memberID: carol.memberID).first)
         for secret in ["carol-password-1", totp, recovery] { run.ledger.add(secret) }
-        // The password on standard input; the code from a file named by the environment, read as `--code-fd 0` cannot be.
+        // The password on standard input, the second factor (a recovery code, then a TOTP code) on descriptor 3.
         let password = ["login", "--organization-id", acme.organizationID, "--email", carol.email, "--password-stdin"]
         try await run.traced(password + ["--recovery-code", "--code-fd", "3"], stdin: "carol-password-1\n",
                              codeFile: recovery)
+        // A fresh TOTP code: the first may have aged out on a slow machine.
+        let fresh = try await run.fixture.emulator.control.stytchTOTPCode(memberID: carol.memberID)
+        run.ledger.add(fresh)
+        try await run.traced(password + ["--code-fd", "3"], stdin: "carol-password-1\n", codeFile: fresh)
         try run.check()
     }
 
