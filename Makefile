@@ -8,7 +8,8 @@ APT_PACKAGES := libssl-dev libkeyutils-dev pkg-config chromium chromium-driver
 TEST_APT_PACKAGES := dbus-daemon dbus-bin gnome-keyring libsecret-1-0 libglib2.0-bin
 CONFIG ?= debug
 
-.PHONY: all deps bench-deps build build-release test demo examples docs bench bench-check fuzz fuzz-ci soak soak-short soak-sweep clean
+.PHONY: all deps bench-deps build build-release test demo examples docs bench bench-check fuzz fuzz-ci soak soak-short soak-sweep clean \
+	install uninstall
 
 all: build
 
@@ -101,6 +102,42 @@ fuzz: deps
 # What CI runs: build every fuzz target, replay Fuzz/Regressions/, fuzz each briefly.
 fuzz-ci: deps
 	$(MAKE) -C Fuzz fuzz-ci
+
+# `make install PREFIX=/usr/local` (and DESTDIR for packaging): the binary, its man page
+# (swift-argument-parser's generate-manual plugin) and bash, zsh and fish completions.
+# BIN= installs an already-built latchkey instead of building a release one; MAN= an
+# already-generated latchkey.1 instead of running the plugin.
+PREFIX ?= /usr/local
+DESTDIR ?=
+BIN ?=
+MAN ?=
+INSTALL_BIN := $(DESTDIR)$(PREFIX)/bin
+INSTALL_MAN := $(DESTDIR)$(PREFIX)/share/man/man1
+INSTALL_BASH := $(DESTDIR)$(PREFIX)/share/bash-completion/completions
+INSTALL_ZSH := $(DESTDIR)$(PREFIX)/share/zsh/site-functions
+INSTALL_FISH := $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d
+
+install:
+	@set -e; bin="$(BIN)"; man="$(MAN)"; \
+	if [ -z "$$bin" ]; then $(SWIFT) build -c release --product latchkey; bin="$$($(SWIFT) build -c release --show-bin-path)/latchkey"; fi; \
+	if [ -z "$$man" ]; then \
+	  $(SWIFT) package plugin generate-manual --configuration release; \
+	  man=.build/plugins/GenerateManual/outputs/latchkey/latchkey.1; \
+	fi; \
+	[ -x "$$bin" ] || { echo "error: make install: no latchkey binary at $$bin" >&2; exit 1; }; \
+	[ -f "$$man" ] || { echo "error: make install: no man page (latchkey.1) from generate-manual" >&2; exit 1; }; \
+	install -d "$(INSTALL_BIN)" "$(INSTALL_MAN)" "$(INSTALL_BASH)" "$(INSTALL_ZSH)" "$(INSTALL_FISH)"; \
+	install -m 755 "$$bin" "$(INSTALL_BIN)/latchkey"; \
+	install -m 644 "$$man" "$(INSTALL_MAN)/latchkey.1"; \
+	"$$bin" --generate-completion-script bash > "$(INSTALL_BASH)/latchkey"; \
+	"$$bin" --generate-completion-script zsh > "$(INSTALL_ZSH)/_latchkey"; \
+	"$$bin" --generate-completion-script fish > "$(INSTALL_FISH)/latchkey.fish"; \
+	chmod 644 "$(INSTALL_BASH)/latchkey" "$(INSTALL_ZSH)/_latchkey" "$(INSTALL_FISH)/latchkey.fish"; \
+	echo "installed latchkey in $(INSTALL_BIN), its man page and bash, zsh and fish completions"
+
+uninstall:
+	rm -f "$(INSTALL_BIN)/latchkey" "$(INSTALL_MAN)/latchkey.1" "$(INSTALL_BASH)/latchkey" \
+	  "$(INSTALL_ZSH)/_latchkey" "$(INSTALL_FISH)/latchkey.fish"
 
 clean:
 	rm -rf .build

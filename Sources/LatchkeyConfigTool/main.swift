@@ -46,7 +46,7 @@ do {
         probe.settings.values[key.name] = "build-time-placeholder"
     }
     _ = try registry.makeProvider(probe, store: MemorySecretStore(namespace: "latchkey-config"), transport: OfflineTransport())
-    let source = ConfigurationSource.swift(for: configuration, from: input)
+    let source = ConfigurationSource.swift(json: String(decoding: data, as: UTF8.self), from: input)
     try Data(source.utf8).write(to: URL(fileURLWithPath: output), options: .atomic)
 } catch let error as AuthError {
     fail(error.message.hasPrefix(input + ": ") ? String(error.message.dropFirst(input.count + 2)) : error.message)

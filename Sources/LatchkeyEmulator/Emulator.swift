@@ -99,7 +99,8 @@ public final class Emulator: Sendable {
                 case .auth0: api = try control.auth0API()
                 case .socialPlus: api = try control.socialPlusAPI()
                 }
-                let responder = EmulatorResponder(api: api, control: controlAPI, faults: control.faults, log: control.log, clock: clock)
+                let responder = EmulatorResponder(api: api, control: controlAPI, faults: control.faults, log: control.log, clock: clock,
+                                                  observer: options.exchangeObserver)
                 let server = try await ProviderServer.start(responder: responder, host: options.host, port: options.port.map { $0 + index } ?? 0,
                                                             logger: options.logger)
                 servers.append(server)

@@ -21,6 +21,10 @@ public struct EmulatorOptions: Sendable {
     public var clockStart: Date?
     /// Where the emulator and Hummingbird log; nothing by default. Never receives a secret.
     public var logger: Logger
+    /// Sees every exchange with a provider route whole, secrets included: for tests that
+    /// must know every value the providers received and issued (such as proving that a
+    /// trace file holds none of them). Nil by default; never set it outside a test.
+    public var exchangeObserver: (@Sendable (EmulatorExchange) -> Void)?
 
     public init(providers: [EmulatorProvider] = EmulatorProvider.allCases, host: String = "127.0.0.1", allowNonLoopback: Bool = false,
                 port: Int? = nil, seed: EmulatorSeed = .standard, faultSeed: UInt64 = 0, clockStart: Date? = nil,

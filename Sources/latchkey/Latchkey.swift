@@ -1,4 +1,5 @@
 import ArgumentParser
+import Foundation
 
 /// `latchkey`: inspect, verify and sign JWTs, manage stored secrets.
 @main
@@ -20,8 +21,9 @@ struct Latchkey: AsyncParsableCommand {
         ]
     )
 
-    /// ArgumentParser's own main, except that a usage error of `session … --json` is
-    /// answered with its JSON object too (a script reads standard output).
+    /// ArgumentParser's own main, except that a usage error names its subcommand with the
+    /// tool's one `error:` prefix, and a usage error of `session … --json` is answered
+    /// with its JSON object too (a script reads standard output).
     static func main() async {
         do {
             var command = try parseAsRoot()
@@ -31,8 +33,15 @@ struct Latchkey: AsyncParsableCommand {
                 try command.run()
             }
         } catch {
-            SessionCommand.reportUsageErrorAsJSON(error, message: fullMessage(for: error), status: exitCode(for: error).rawValue)
-            exit(withError: error)
+            let message = fullMessage(for: error)
+            let status = exitCode(for: error)
+            SessionCommand.reportUsageErrorAsJSON(error, message: message, status: status.rawValue)
+            guard status != .success, let line = UsageError.message(message, arguments: Array(CommandLine.arguments.dropFirst()), root: Self.self)
+            else { exit(withError: error) }
+            // The usage lines stay lines (printError would join them); the text is escaped already.
+            fflush(nil)
+            FileHandle.standardError.write(Data((line.hasSuffix("\n") ? line : line + "\n").utf8))
+            exit(withError: ExitCode(status.rawValue))
         }
     }
 }

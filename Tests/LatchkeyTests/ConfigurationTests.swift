@@ -44,6 +44,15 @@ import Testing
         #expect(configuration.session.renewsProactively)
     }
 
+    @Test func anotherProviderStartsFromNoneOfTheFilesSettings() throws {
+        let other = try LatchkeyConfiguration.parse(Array(Self.file.utf8), environment: ["LATCHKEY_PROVIDER": "auth0"])
+        #expect(other.settings["public_token"] == nil, "Stytch's settings stay with Stytch")
+        #expect(other.settings["session_minutes"] == nil)
+        #expect(other.store.namespace == "com.example.app", "the store is not the provider's")
+        let same = try LatchkeyConfiguration.parse(Array(Self.file.utf8), environment: ["LATCHKEY_PROVIDER": "stytch"])
+        #expect(same.settings["public_token"] == "public-token-test-123", "naming the file's own provider keeps its settings")
+    }
+
     @Test func loadsFromAFileOrTheEnvironmentAlone() throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("latchkey-config-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)

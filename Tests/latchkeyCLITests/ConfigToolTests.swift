@@ -55,7 +55,10 @@ import Testing
         #expect(good.status == 0, "\(good.stderr)")
         let source = try String(contentsOf: output, encoding: .utf8)
         #expect(source.contains("static var bundled: LatchkeyConfiguration"))
-        #expect(source.contains(#""com.example\u{1b}""#))
+        #expect(source.contains(#"com.example\\u001b"#), "the file's text, escaped inside its literal")
+        // The environment's overrides apply when the app reads it, through the runtime's one parser.
+        #expect(source.contains("bundled(environment: ProcessInfo.processInfo.environment)"))
+        #expect(source.contains("LatchkeyConfiguration.parse(") && source.contains("environment: environment)"))
         // It compiles against the built Latchkey module.
         let swiftc = ["/opt/swift/usr/bin/swiftc", "/usr/bin/swiftc"].first { FileManager.default.isExecutableFile(atPath: $0) }
         if let swiftc {

@@ -28,8 +28,11 @@ struct SessionCLIFixture {
     let directory: URL
     let environment: [String: String]
 
-    static func start(_ provider: Provider, seed: EmulatorSeed = .standard) async throws -> SessionCLIFixture {
-        let emulator = try await Emulator.start(EmulatorOptions(providers: [provider.emulated], seed: seed))
+    static func start(_ provider: Provider, seed: EmulatorSeed = .standard,
+                      exchangeObserver: (@Sendable (EmulatorExchange) -> Void)? = nil) async throws -> SessionCLIFixture {
+        var options = EmulatorOptions(providers: [provider.emulated], seed: seed)
+        options.exchangeObserver = exchangeObserver
+        let emulator = try await Emulator.start(options)
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("latchkey-session-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         let settings: String

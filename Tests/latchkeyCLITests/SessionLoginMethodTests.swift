@@ -91,6 +91,20 @@ import Testing
         #expect(try await fixture.run(["refresh", "--session-duration", "1d"]).status == 0)
     }
 
+    @Test func aSentMagicLinkLogsInFromAnotherProcessWithItsPKCEVerifier() async throws {
+        let fixture = try await SessionCLIFixture.start(.stytch)
+        defer { Task { await fixture.stop() } }
+        let send = try await fixture.json(["login", "--email", "alice@example.com", "--send-magic-link"])
+        #expect(send.result.status == 0, "\(send.result.stderr)")
+        #expect(send.object["sent"] as? Bool == true)
+        #expect(try await fixture.run(["status"]).status == 1, "sending is not logging in")
+        let token = try await fixture.emulator.control.sentStytchMagicLink(email: "alice@example.com")
+        let login = try await fixture.run(["login", "--magic-link-token-stdin"], stdin: token + "\n")
+        #expect(login.status == 0, "the verifier kept by the send completes the PKCE pair: \(login.stderr)")
+        #expect(try await fixture.run(["login", "--send-magic-link"]).status == 64, "an email is needed")
+        #expect(try await fixture.run(["login", "--email", "alice@example.com", "--send-magic-link", "--password-stdin"], stdin: "x\n").status == 64)
+    }
+
     @Test func aSessionDurationIsRefusedWhereSessionsHaveNoLength() async throws {
         let fixture = try await SessionCLIFixture.start(.socialPlus)
         defer { Task { await fixture.stop() } }

@@ -5,7 +5,7 @@ import LatchkeyEmulator
 
 let emulator = try await Emulator.start(EmulatorOptions(providers: [.auth0]))
 guard let endpoint = emulator.auth0 else { fatalError("no Auth0 emulator") }
-var configuration = LatchkeyConfiguration.bundled
+var configuration = try LatchkeyConfiguration.bundled
 configuration.settings.values["domain"] = endpoint.domain
 configuration.settings.values["base_url"] = endpoint.baseURL.absoluteString
 

@@ -7,7 +7,7 @@ import LatchkeySocialPlus
 // environment in a real app, the emulator's here, and so does the base URL.
 let emulator = try await Emulator.start(EmulatorOptions(providers: [.socialPlus]))
 guard let endpoint = emulator.socialPlus else { fatalError("the emulator has no social.plus") }
-var configuration = LatchkeyConfiguration.bundled
+var configuration = try LatchkeyConfiguration.bundled
 configuration.settings.values["api_key"] = endpoint.apiKey
 configuration.settings.values["base_url"] = endpoint.baseURL.absoluteString
 

@@ -5,7 +5,7 @@ import LatchkeyStytch
 
 let emulator = try await Emulator.start(EmulatorOptions(providers: [.stytch]))
 guard let endpoint = emulator.stytch, let user = emulator.seed.stytch.users.first else { fatalError("no Stytch emulator") }
-var configuration = LatchkeyConfiguration.bundled
+var configuration = try LatchkeyConfiguration.bundled
 configuration.settings.values["base_url"] = endpoint.baseURL.absoluteString
 
 ProviderRegistry.shared.register(StytchProvider.factory)

@@ -26,6 +26,12 @@ internal import Glibc
 /// `LATCHKEY_SESSION_DURATION_MINUTES`, `LATCHKEY_SESSION_RENEW_PROACTIVELY`,
 /// `LATCHKEY_SESSION_MINIMUM_TOKEN_TTL_SECONDS`, `LATCHKEY_SESSION_LEEWAY_SECONDS`.
 ///
+/// One order for every way of loading (``load(path:environment:)``, ``parse(_:source:environment:)``
+/// and the build plugin's `bundled`): the file, then the environment, each variable
+/// replacing its key. A `LATCHKEY_PROVIDER` other than the file's provider starts from
+/// none of the file's `settings` (they are the other provider's); `store` and `session`
+/// still apply.
+///
 /// Unknown keys in the file are errors (a typo must not be silently ignored); every
 /// error names the key.
 public struct LatchkeyConfiguration: Sendable, Hashable {
@@ -110,7 +116,8 @@ public struct LatchkeyConfiguration: Sendable, Hashable {
         let reader = Reader(source: source)
         try reader.checkKeys(root, allowed: ["provider", "settings", "store", "session"], path: "")
 
-        var provider = try reader.string(root, "provider", path: "")
+        let fileProvider = try reader.string(root, "provider", path: "")
+        var provider = fileProvider
         if let value = environment["LATCHKEY_PROVIDER"] { provider = value }
         guard let provider, !provider.isEmpty else {
             throw AuthError(.configuration, "\(source): missing key \"provider\" (or set LATCHKEY_PROVIDER)")
@@ -118,7 +125,10 @@ public struct LatchkeyConfiguration: Sendable, Hashable {
 
         var settings: [String: String] = [:]
         var inlineKeys: Set<String> = []
-        if let object = try reader.object(root, "settings", path: "") {
+        // The file's settings belong to the file's provider: another provider named in the
+        // environment (or on a command line) starts from none of them, so a Stytch public
+        // token never travels to Auth0 as a stray setting.
+        if let object = try reader.object(root, "settings", path: ""), fileProvider == nil || fileProvider == provider {
             for member in object {
                 switch member.value {
                 case .string(let value): settings[member.name] = value

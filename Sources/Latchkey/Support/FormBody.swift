@@ -17,15 +17,18 @@ package enum FormBody {
 
     /// Decodes a query string (`+` as space); the last value of a repeated name wins.
     package static func decode(_ text: Substring) -> [String: String] {
-        var result: [String: String] = [:]
-        for pair in text.split(separator: "&") {
+        Dictionary(pairs(text), uniquingKeysWith: { _, last in last })
+    }
+
+    /// Decodes a query string (`+` as space) into its pairs, in order, repeats kept.
+    package static func pairs(_ text: Substring) -> [(name: String, value: String)] {
+        text.split(separator: "&").compactMap { pair in
             let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
-            guard let rawName = parts.first else { continue }
+            guard let rawName = parts.first else { return nil }
             let name = unescape(rawName)
-            guard !name.isEmpty else { continue }
-            result[name] = parts.count > 1 ? unescape(parts[1]) : ""
+            guard !name.isEmpty else { return nil }
+            return (name, parts.count > 1 ? unescape(parts[1]) : "")
         }
-        return result
     }
 
     private static func unescape(_ text: Substring) -> String {

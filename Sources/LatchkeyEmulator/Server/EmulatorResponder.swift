@@ -13,6 +13,7 @@ struct EmulatorResponder: HTTPResponder {
     let faults: FaultInjector
     let log: RequestLog
     let clock: EmulatorClock
+    var observer: (@Sendable (EmulatorExchange) -> Void)?
 
     /// Bodies larger than this are refused (413) before any route sees them.
     static let maximumBodySize = 1 << 20
@@ -39,7 +40,11 @@ struct EmulatorResponder: HTTPResponder {
         if emulated.path == "/__emulator" || emulated.path.hasPrefix("/__emulator/") {
             return Self.hummingbird(await control.respond(to: emulated))
         }
-        return try await Self.hummingbird(answer(emulated, dropConnection: context.dropConnection))
+        let response = try await answer(emulated, dropConnection: context.dropConnection)
+        observer?(EmulatorExchange(method: emulated.method, path: emulated.path, query: emulated.query, requestHeaders: emulated.headers,
+                                   requestBody: emulated.body, status: response.status,
+                                   responseHeaders: response.headers.map { ($0.name, $0.value) }, responseBody: response.body))
+        return Self.hummingbird(response)
     }
 
     private func answer(_ request: EmulatorRequest, dropConnection: @Sendable () -> Void) async throws -> EmulatorResponse {

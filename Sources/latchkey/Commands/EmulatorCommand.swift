@@ -32,8 +32,23 @@ extension Latchkey {
         @Flag(help: "Print one JSON line once ready, instead of text.")
         var json = false
 
+        @Option(name: .customLong("print-config"),
+                help: ArgumentHelp("Once ready, print a latchkey.json for this emulator and PROVIDER (stytch, stytch-b2b, auth0, "
+                                   + "socialplus) instead of the summary; with --format env, export lines.", valueName: "provider"))
+        var printConfig: String?
+
+        @Option(help: ArgumentHelp("What --print-config prints: json (one line) or env (export lines for a shell).", valueName: "json|env"))
+        var format: String = "json"
+
         func validate() throws {
-            _ = try parsedProviders()
+            let running = try parsedProviders()
+            if let printConfig {
+                guard let needed = EmulatorConfig.emulated(printConfig) else {
+                    throw ValidationError("--print-config takes stytch, stytch-b2b, auth0 or socialplus; got \"\(TerminalText.escape(printConfig))\"")
+                }
+                guard running.contains(needed) else { throw ValidationError("--print-config \(printConfig) needs \(needed.rawValue) in --providers") }
+            }
+            guard ["json", "env"].contains(format) else { throw ValidationError("--format takes json or env") }
             if let port, !(0...65_535).contains(port) { throw ValidationError("--port must be between 0 and 65535") }
         }
 
@@ -64,7 +79,11 @@ extension Latchkey {
             } catch {
                 throw fail("\(error)")
             }
-            print(json ? Self.summary(emulator).jsonText : Self.text(emulator))
+            if let printConfig {
+                print(format == "env" ? EmulatorConfig.exports(printConfig, emulator) : EmulatorConfig.json(printConfig, emulator).jsonText)
+            } else {
+                print(json ? Self.summary(emulator).jsonText : Self.text(emulator))
+            }
             fflush(nil)
             let received = await signals.next()
             await emulator.stop()

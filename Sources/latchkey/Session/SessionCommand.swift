@@ -10,7 +10,8 @@ struct SessionCommand: AsyncParsableCommand {
         abstract: "Log in, inspect, renew and log out of a session with the configured provider.",
         discussion: """
         The provider, its settings and the store come from latchkey.json (--config, $LATCHKEY_CONFIG, or ./latchkey.json) \
-        and LATCHKEY_* environment variables; --provider and --setting override them. ./latchkey.json is used only when \
+        and LATCHKEY_* environment variables; --provider, --setting, --backend and --namespace override them (a provider \
+        other than the file's takes none of the file's settings). ./latchkey.json is used only when \
         it is yours and writable by no one else; name a file with --config to pin it. A stored session is used only with \
         the endpoint that made it (provider, base URL, public token / client ID / API key). Every subcommand takes --json: \
         one JSON object on standard output, errors included ({"error": {...}, "exit_status": N}).
@@ -33,7 +34,24 @@ extension SessionCommand {
         @Option(name: .long, help: ArgumentHelp("A provider setting, overriding the file (repeatable).", valueName: "name=value"))
         var setting: [String] = []
 
+        @Option(name: .long, help: ArgumentHelp("The store backend, overriding the file (automatic, keyring, file, layered, memory).", valueName: "backend"))
+        var backend: String?
+
+        @Option(name: .long, help: ArgumentHelp("The store namespace, overriding the file: one app's or one account's sessions.",
+                                                valueName: "namespace"))
+        var namespace: String?
+
+        @Option(name: .long, help: ArgumentHelp("Record every HTTP exchange with the provider in FILE as HAR 1.2 (mode 600), every "
+                                                + "token, password, code and key replaced by a marker (default: $LATCHKEY_TRACE).",
+                                                valueName: "file"))
+        var trace: String?
+
         func validate() throws {
+            if let backend, StoreSettings.Backend(rawValue: backend) == nil {
+                throw ValidationError("--backend takes one of \(StoreSettings.Backend.allCases.map(\.rawValue).joined(separator: ", ")); "
+                                      + "got \"\(TerminalText.escape(backend))\"")
+            }
+            if namespace?.isEmpty == true { throw ValidationError("--namespace takes a name; got an empty one") }
             for item in setting where Self.splitSetting(item) == nil {
                 throw ValidationError("--setting takes name=value; got \"\(TerminalText.escape(item))\"")
             }
@@ -52,6 +70,8 @@ extension SessionCommand {
         func configuration() throws -> LatchkeyConfiguration {
             var environment = ProcessInfo.processInfo.environment
             if let provider { environment["LATCHKEY_PROVIDER"] = provider }
+            if let backend { environment["LATCHKEY_STORE_BACKEND"] = backend }
+            if let namespace { environment["LATCHKEY_STORE_NAMESPACE"] = namespace }
             for item in setting {
                 guard let (name, value) = Self.splitSetting(item) else { throw ValidationError("--setting takes name=value") }
                 environment[ProviderSettings.environmentName(of: name)] = value
@@ -76,9 +96,21 @@ extension SessionCommand {
                 for warning in try registry.check(configuration) + secretWarnings(configuration, registry: registry) {
                     printError("warning: " + warning)
                 }
-                return (try registry.makeClient(configuration), configuration)
+                return (try registry.makeClient(configuration, transport: try traceTransport()), configuration)
             } catch let error as AuthError {
                 throw SessionFailure(error, loggingIn: false)
+            }
+        }
+
+        /// With --trace or $LATCHKEY_TRACE, the recorder under the usual retries (so every
+        /// attempt is recorded); nil otherwise, for the client's default transport.
+        func traceTransport() throws -> (any HTTPTransport)? {
+            let environment = ProcessInfo.processInfo.environment["LATCHKEY_TRACE"]
+            guard let path = trace ?? environment, !path.isEmpty else { return nil }
+            do {
+                return RetryingTransport(try HARRecordingTransport(URLSessionTransport(), path: path))
+            } catch {
+                throw SessionFailure(status: SessionExitStatus.storage, code: "trace", message: "\(error)")
             }
         }
 

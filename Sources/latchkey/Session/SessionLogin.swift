@@ -57,6 +57,10 @@ extension SessionCommand {
         @Flag(name: .customLong("magic-link-token-stdin"), help: "Stytch: log in with the magic link's token, read from standard input.")
         var magicLinkTokenFromStandardInput = false
 
+        @Flag(name: .customLong("send-magic-link"),
+              help: "Stytch: email a login magic link to --email and stop; log in with its token and --magic-link-token-stdin.")
+        var sendMagicLink = false
+
         @Flag(name: .long, help: "Stytch B2B: send the second factor by SMS instead of asking for a TOTP code.")
         var sms = false
 
@@ -90,6 +94,12 @@ extension SessionCommand {
                 throw ValidationError("standard input carries one secret: use --code-fd N for the code when the password is on standard input")
             }
             if let sessionDuration { _ = try SessionDuration.parse(sessionDuration, option: "--session-duration") }
+            if sendMagicLink {
+                guard email != nil else { throw ValidationError("--send-magic-link needs --email") }
+                if stdinReaders.contains(true) || otpMethodID != nil || sessionDuration != nil {
+                    throw ValidationError("--send-magic-link only sends: give the token later with --magic-link-token-stdin")
+                }
+            }
         }
 
         func run() async throws {
@@ -99,6 +109,7 @@ extension SessionCommand {
                 if duration != nil, client.provider.sessionDurationBounds == nil {
                     throw SessionFailure.usage("--session-duration is for providers whose sessions have a length (Stytch), not \(configuration.provider)")
                 }
+                if sendMagicLink, let email { return try await Self.sendLink(client, email: email) }
                 let login = LoginSteps(command: self, run: run, client: client)
                 let credentials = try await login.credentials(for: configuration.provider)
                 let progress = Progress("Logging in with \(configuration.provider)", enabled: !json)
@@ -117,6 +128,20 @@ extension SessionCommand {
                 await SessionEndNote.forget(client)
                 return await outcome(client, provider: configuration.provider, replaced: replacing, recoveryCode: login.newRecoveryCode)
             }
+        }
+
+        /// Emails a magic link; the adapter keeps the PKCE verifier in the store for the
+        /// later `--magic-link-token-stdin` login (another process). The session is untouched.
+        private static func sendLink(_ client: AuthClient, email: String) async throws -> SessionOutcome {
+            guard let stytch = client.provider as? StytchProvider else {
+                throw SessionFailure.usage("--send-magic-link is for Stytch (consumer) only")
+            }
+            try await stytch.sendMagicLink(email: email)
+            var outcome = SessionOutcome()
+            outcome.lines = ["Sent a login magic link to \(TerminalText.escape(email)). Open it, then log in with its token: "
+                             + "latchkey session login --magic-link-token-stdin"]
+            outcome.object = ["sent": .bool(true), "email": .string(email), "logged_in": .bool(false)]
+            return outcome
         }
 
         private func outcome(_ client: AuthClient, provider: String, replaced: Bool, recoveryCode: String?) async -> SessionOutcome {
