@@ -99,7 +99,6 @@ let package = Package(
                 "LatchkeyCrypto",
                 "LatchkeyJSON",
                 "LatchkeyJWT",
-                "LatchkeyCrypto",
                 "LatchkeySecrets",
                 .product(name: "Logging", package: "swift-log"),
             ],

@@ -142,7 +142,7 @@ for await user in client.userChanges {                       // replays the curr
 
 func readmeStore(token: String) async throws {
 let selection = try SecretStoreSelection.automatic(namespace: "com.example.app")
-let store = selection.store            // Layered where the keyring works, else the encrypted file
+let store = selection.store            // Secret Service on a desktop; else Layered where the keyring works, else the file
 try await store.set("refresh-token", Array(token.utf8))
 let value = try await store.get("refresh-token")   // nil when absent
     _ = value

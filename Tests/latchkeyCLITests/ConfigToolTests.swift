@@ -67,7 +67,8 @@ import Testing
                                                   "-I", root.appendingPathComponent("Sources/COpenSSL").path,
                                                   "-I", root.appendingPathComponent("Sources/CKeyutils").path,
                                                   "-I", root.appendingPathComponent("Sources/CLatchkeyHMAC/include").path,
-                                                  "-I", root.appendingPathComponent("Sources/CLatchkeyBase64/include").path, output.path])
+                                                  "-I", root.appendingPathComponent("Sources/CLatchkeyBase64/include").path,
+                                                  "-I", root.appendingPathComponent("Sources/CLatchkeySecretService/include").path, output.path])
             #expect(typecheck.status == 0, "\(typecheck.stderr)")
         }
     }
