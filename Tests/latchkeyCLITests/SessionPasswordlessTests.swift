@@ -130,10 +130,12 @@ import Testing
         #expect(try await fixture.run(["login", "--discovery", "--email", "carol@acme.example", "--send-magic-link"]).status == 0)
         let token = try await fixture.emulator.control.sentStytchDiscoveryMagicLink(email: "carol@acme.example")
         #expect(try await runDetached(fixture, ["login", "--discovery", "--magic-link-token-stdin"], stdin: token + "\n").status == 64)
-        let terminal = try await runOnTerminal(fixture, ["login", "--discovery"], typing: "2\n")
+        // A first answer that is not a choice is asked again.
+        let terminal = try await runOnTerminal(fixture, ["login", "--discovery"], typing: "7\n2\n")
         #expect(terminal.status == 0, "\(terminal.output)")
         #expect(terminal.output.contains("1) Acme (acme,") && terminal.output.contains("2) Globex (globex,"), "\(terminal.output)")
         #expect(terminal.output.contains("Choose 1-2"))
+        #expect(terminal.output.contains("Not one of the choices"))
         let status = try await fixture.json(["status"])
         #expect(status.result.stdout.contains("globex") || status.result.stdout.contains("Globex"), "\(status.result.stdout)")
     }
