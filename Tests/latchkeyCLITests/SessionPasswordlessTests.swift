@@ -48,6 +48,19 @@ import Testing
         #expect(whatsapp.object["channel"] as? String == "whatsapp")
     }
 
+    @Test func withoutAWayToReadTheCodeTheErrorGivesTheMethodIDOfTheSentOne() async throws {
+        let fixture = try await SessionCLIFixture.start(.stytch)
+        defer { Task { await fixture.stop() } }
+        let result = try await runDetached(fixture, ["login", "--phone", "+15555550143", "--json"])
+        #expect(result.status == 66, "no terminal, no --code-stdin: \(result.stderr)")
+        let error = try #require((try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])?["error"] as? [String: Any])
+        let methodID = try #require(error["method_id"] as? String)
+        #expect((error["hint"] as? String)?.contains("--otp-method-id") == true)
+        let code = try await fixture.emulator.control.sentStytchOTP(to: "+15555550143").code
+        let login = try await fixture.run(["login", "--otp-method-id", methodID, "--code-stdin"], stdin: code + "\n")
+        #expect(login.status == 0, "the sent code still logs in: \(login.stderr)")
+    }
+
     @Test func passcodeOptionsThatCannotWorkAreUsageErrors() async throws {
         let fixture = try await SessionCLIFixture.start(.stytch)
         defer { Task { await fixture.stop() } }

@@ -231,7 +231,14 @@ final class LoginSteps: Sendable {
         case StytchProvider.identifier:
             if command.phone != nil || command.otp {
                 let sent = try await command.sendOneTimePasscode(client, json: run.json)
-                return StytchCredentials.otp(methodID: sent.methodID, code: try command.codes.read("one-time passcode"))
+                do {
+                    return StytchCredentials.otp(methodID: sent.methodID, code: try command.codes.read("one-time passcode"))
+                } catch var failure as SessionFailure {
+                    // The code is on its way: say how to use it rather than send another.
+                    failure.hint = "the code was sent: log in with --otp-method-id \(TerminalText.escape(sent.methodID)) and --code-stdin or --code-fd N"
+                    failure.details["method_id"] = .string(sent.methodID)
+                    throw failure
+                }
             }
             if let methodID = command.otpMethodID {
                 return StytchCredentials.otp(methodID: methodID, code: try command.codes.read("one-time passcode"))
