@@ -59,4 +59,50 @@ import Testing
             }
         }
     }
+
+    @Test func theEnvironmentOverridesTheReaderAsItOverridesAFile() throws {
+        let registry = Self.registry()
+        let values: [AbsoluteConfigKey: ConfigValue] = [
+            "provider": "example", "settings.domain": "reader.example.com", "settings.leeway": 30,
+            "store.namespace": "from-the-reader", "session.heartbeat_seconds": 60,
+        ]
+        let environment = ["LATCHKEY_SETTING_DOMAIN": "environment.example.com", "LATCHKEY_SETTING_CLIENT_SECRET": "s3cret",
+                           "LATCHKEY_STORE_NAMESPACE": "from-the-environment", "LATCHKEY_STORE_BACKEND": "memory",
+                           "LATCHKEY_SESSION_HEARTBEAT_SECONDS": "0"]
+        let configuration = try LatchkeyConfiguration(config: ConfigReader(provider: InMemoryProvider(values: values)), registry: registry,
+                                                      environment: environment)
+        #expect(configuration.settings["domain"] == "environment.example.com", "LATCHKEY_SETTING_<NAME> replaces the reader's value")
+        #expect(configuration.settings["client_secret"] == "s3cret")
+        #expect(configuration.settings["leeway"] == "30", "what the environment does not name stays the reader's")
+        #expect(configuration.store.namespace == "from-the-environment")
+        #expect(configuration.store.backend == .memory)
+        #expect(configuration.session.heartbeatInterval == nil, "0 disables the heartbeat, as in a file")
+        #expect(configuration.settings.inlineKeys.isEmpty)
+
+        // The same overrides through the file loader give the same configuration: one order.
+        let file = #"{"provider": "example", "settings": {"domain": "reader.example.com", "leeway": 30}, "store": {"namespace": "from-the-reader"}, "session": {"heartbeat_seconds": 60}}"#
+        var parsed = try LatchkeyConfiguration.parse(Array(file.utf8), environment: environment)
+        parsed.settings.inlineKeys = []
+        #expect(parsed == configuration)
+    }
+
+    @Test func anotherProviderInTheEnvironmentTakesNoneOfTheReadersSettings() throws {
+        let registry = Self.registry()
+        registry.register(ProviderFactory(identifier: "other", schema: ProviderSettingsSchema([.init("region")])) { _ in throw NoProvider() })
+        let values: [AbsoluteConfigKey: ConfigValue] = ["provider": "example", "settings.domain": "reader.example.com", "settings.leeway": 30]
+        let config = ConfigReader(provider: InMemoryProvider(values: values))
+        let configuration = try LatchkeyConfiguration(config: config, registry: registry,
+                                                      environment: ["LATCHKEY_PROVIDER": "other", "LATCHKEY_SETTING_REGION": "eu"])
+        #expect(configuration.provider == "other")
+        #expect(configuration.settings.values == ["region": "eu"], "the reader's settings are the other provider's")
+        // The environment alone can name the provider.
+        let fromEnvironment = try LatchkeyConfiguration(config: ConfigReader(provider: InMemoryProvider(values: [:])), registry: registry,
+                                                        environment: ["LATCHKEY_PROVIDER": "other"])
+        #expect(fromEnvironment.provider == "other")
+        #expect {
+            _ = try LatchkeyConfiguration(config: config, registry: registry, environment: ["LATCHKEY_PROVIDER": "nope"])
+        } throws: { error in
+            ((error as? AuthError)?.message ?? "").contains("nope")
+        }
+    }
 }

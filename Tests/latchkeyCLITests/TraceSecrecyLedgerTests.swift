@@ -137,6 +137,11 @@ final class SecretLedger: Sendable {
         let link = try await run.fixture.emulator.control.issueStytchMagicLink(email: "alice@example.com")
         run.ledger.add(link)
         try await run.traced(["login", "--magic-link-token-stdin"], stdin: link + "\n")
+        // A code the command sends, entered in another process.
+        try await run.traced(["login", "--phone", "+15555550142", "--send-otp"])
+        let sent = try await run.fixture.emulator.control.sentStytchOTP(to: "+15555550142")
+        run.ledger.add(sent.code)
+        try await run.traced(["login", "--otp-method-id", sent.methodID, "--code-stdin"], stdin: sent.code + "\n")
         try run.check()
     }
 
@@ -158,6 +163,11 @@ final class SecretLedger: Sendable {
         let fresh = try await run.fixture.emulator.control.stytchTOTPCode(memberID: carol.memberID)
         run.ledger.add(fresh)
         try await run.traced(password + ["--code-fd", "3"], stdin: "carol-password-1\n", codeFile: fresh)
+        // Discovery: the link's token and the intermediate session never reach the trace.
+        try await run.traced(["login", "--discovery", "--email", carol.email, "--send-magic-link"])
+        let discovery = try await run.fixture.emulator.control.sentStytchDiscoveryMagicLink(email: carol.email)
+        run.ledger.add(discovery)
+        try await run.traced(["login", "--discovery", "--magic-link-token-stdin", "--organization", "globex"], stdin: discovery + "\n")
         try run.check()
     }
 

@@ -69,6 +69,19 @@ struct ControlAPI: Sendable {
             guard let email = fields.string("email") else { throw Failure(status: 400, message: "email is required") }
             let otp = try await control.issueStytchOTP(email: email)
             return .json(["method_id": .string(otp.methodID), "code": .string(otp.code)])
+        case ("POST", ["stytch", "otps", "sent"]):
+            guard let destination = fields.string("to") else { throw Failure(status: 400, message: "to (a phone number or an email) is required") }
+            let sent = try await control.sentStytchOTP(to: destination, channel: fields.string("channel") ?? (destination.contains("@") ? "email" : "sms"))
+            return .json(["method_id": .string(sent.methodID), "code": .string(sent.code)])
+        case ("POST", ["stytch", "magic-links", "sent"]):
+            guard let email = fields.string("email") else { throw Failure(status: 400, message: "email is required") }
+            let token: String
+            if fields["discovery"]?.boolValue == true {
+                token = try await control.sentStytchDiscoveryMagicLink(email: email)
+            } else {
+                token = try await control.sentStytchMagicLink(email: email, organizationID: fields.string("organization_id"))
+            }
+            return .json(["token": .string(token)])
         case ("POST", ["stytch", "magic-links"]):
             guard let email = fields.string("email") else { throw Failure(status: 400, message: "email is required") }
             return .json(["token": .string(try await control.issueStytchMagicLink(email: email))])

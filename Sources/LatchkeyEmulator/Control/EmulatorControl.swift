@@ -140,6 +140,23 @@ public struct EmulatorControl: Sendable {
         return token
     }
 
+    /// The last one-time passcode an `otps/{sms,whatsapp,email}/login_or_create` call
+    /// "delivered" to `destination` (a phone number, or an address with `channel`
+    /// `email`), as the phone or inbox shows it: the `method_id` the send answered and the code.
+    public func sentStytchOTP(to destination: String, channel: String = "sms") async throws -> (methodID: String, code: String) {
+        guard let sent = try await stytchAPI().store.sentOTP(channel: channel, destination: destination) else {
+            throw EmulatorError.unknownUser(destination)
+        }
+        return sent
+    }
+
+    /// The token of the last discovery magic link `b2b/magic_links/email/discovery/send`
+    /// "emailed" to `email`, as the member would find it in the link.
+    public func sentStytchDiscoveryMagicLink(email: String) async throws -> String {
+        guard let token = try await stytchAPI().store.sentMagicLink("discovery " + email.lowercased()) else { throw EmulatorError.unknownUser(email) }
+        return token
+    }
+
     /// Issues a Stytch magic-link token for the user with this email (one use, 1 hour).
     public func issueStytchMagicLink(email: String) async throws -> String {
         guard let token = try await stytchAPI().store.issueMagicLink(email: email) else { throw EmulatorError.unknownUser(email) }

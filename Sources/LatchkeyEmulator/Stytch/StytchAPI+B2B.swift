@@ -53,14 +53,19 @@ extension StytchAPI {
         case Self.b2bDiscoveryOrganizations:
             guard let token = fields.string("intermediate_session_token") else { throw StytchError.missing("intermediate_session_token") }
             let (email, found) = try await store.discover(token: token)
-            let list: [JSONValue] = found.map { organization, member in
-                .object(["organization": .object(organizationJSON(organization)),
-                         "membership": .object(["type": "active_member", "details": .null, "member": .object(memberJSON(member))]),
-                         "member_authenticated": .bool(!member.mfaRequired), "primary_required": .null,
-                         "mfa_required": member.mfaRequired ? .object(mfaRequiredJSON(member)) : .null])
-            }
             return .json(["data": .object(["request_id": .string(requestID), "status_code": 200, "email_address": .string(email),
-                                           "discovered_organizations": .array(list)])])
+                                           "discovered_organizations": discoveredJSON(found)])])
+        case Self.b2bMagicLinksDiscoverySend:
+            guard let email = fields.string("email_address") else { throw StytchError.missing("email_address") }
+            guard Self.isEmailShaped(email) else { throw StytchError(status: 400, type: "invalid_email", message: "The email address is not valid.") }
+            try await store.sendDiscoveryMagicLink(email: email, codeChallenge: fields.string("pkce_code_challenge"))
+            return .json(["data": .object(["request_id": .string(requestID), "status_code": 200])])
+        case Self.b2bMagicLinksDiscoveryAuthenticate:
+            guard let token = fields.string("discovery_magic_links_token") else { throw StytchError.missing("discovery_magic_links_token") }
+            let intermediate = try await store.redeemDiscoveryMagicLink(token, pkceCodeVerifier: fields.string("pkce_code_verifier"))
+            let (email, found) = try await store.discover(token: intermediate)
+            return .json(["data": .object(["request_id": .string(requestID), "status_code": 200, "intermediate_session_token": .string(intermediate),
+                                           "email_address": .string(email), "discovered_organizations": discoveredJSON(found)])])
         case Self.b2bDiscoveryExchange:
             guard let token = fields.string("intermediate_session_token") else { throw StytchError.missing("intermediate_session_token") }
             guard let organizationID = fields.string("organization_id") else { throw StytchError.missing("organization_id") }
@@ -70,6 +75,16 @@ extension StytchAPI {
         default:
             return nil
         }
+    }
+
+    /// `discovered_organizations`: each organization with the address's membership.
+    private func discoveredJSON(_ found: [(StytchStore.Organization, StytchStore.Member)]) -> JSONValue {
+        .array(found.map { organization, member in
+            .object(["organization": .object(organizationJSON(organization)),
+                     "membership": .object(["type": "active_member", "details": .null, "member": .object(memberJSON(member))]),
+                     "member_authenticated": .bool(!member.mfaRequired), "primary_required": .null,
+                     "mfa_required": member.mfaRequired ? .object(mfaRequiredJSON(member)) : .null])
+        })
     }
 
     private func memberSignIn(_ signIn: StytchStore.MemberSignIn, requestID: String) async throws -> EmulatorResponse {

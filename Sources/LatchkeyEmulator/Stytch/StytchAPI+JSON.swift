@@ -92,8 +92,10 @@ extension StytchAPI {
     func userJSON(_ user: StytchStore.User) -> JSONObject {
         ["user_id": .string(user.userID), "created_at": time(user.createdAt), "status": "active",
          "name": .object(["first_name": .string(user.firstName), "middle_name": "", "last_name": .string(user.lastName)]),
-         "emails": [.object(["email_id": .string(user.emailID), "email": .string(user.email), "verified": true])],
-         "phone_numbers": [], "providers": [], "webauthn_registrations": [], "totps": [], "crypto_wallets": [],
+         "emails": user.email.isEmpty ? [] : [.object(["email_id": .string(user.emailID), "email": .string(user.email), "verified": true])],
+         "phone_numbers": .array(user.phoneNumber.map { [.object(["phone_id": .string(user.phoneID ?? ""), "phone_number": .string($0),
+                                                                  "verified": true])] } ?? []),
+         "providers": [], "webauthn_registrations": [], "totps": [], "crypto_wallets": [],
          "password": .object(["password_id": .string("password-test-" + user.userID), "requires_reset": false]),
          "trusted_metadata": .object([:]), "untrusted_metadata": .object([:]), "roles": ["stytch_user"]]
     }

@@ -17,6 +17,11 @@ struct StytchAPI: ProviderAPI {
     static let magicLinksAuthenticate = EmulatorRoute(.stytch, "POST", "/sdk/v1/magic_links/authenticate")
     static let magicLinksEmailLoginOrCreate = EmulatorRoute(.stytch, "POST", "/sdk/v1/magic_links/email/login_or_create")
     static let b2bMagicLinksEmailLoginOrSignup = EmulatorRoute(.stytch, "POST", "/sdk/v1/b2b/magic_links/email/login_or_signup")
+    static let otpsSMSLoginOrCreate = EmulatorRoute(.stytch, "POST", "/sdk/v1/otps/sms/login_or_create")
+    static let otpsWhatsAppLoginOrCreate = EmulatorRoute(.stytch, "POST", "/sdk/v1/otps/whatsapp/login_or_create")
+    static let otpsEmailLoginOrCreate = EmulatorRoute(.stytch, "POST", "/sdk/v1/otps/email/login_or_create")
+    static let b2bMagicLinksDiscoverySend = EmulatorRoute(.stytch, "POST", "/sdk/v1/b2b/magic_links/email/discovery/send")
+    static let b2bMagicLinksDiscoveryAuthenticate = EmulatorRoute(.stytch, "POST", "/sdk/v1/b2b/magic_links/discovery/authenticate")
     static let b2bSessionsAuthenticate = EmulatorRoute(.stytch, "POST", "/sdk/v1/b2b/sessions/authenticate")
     static let b2bSessionsRevoke = EmulatorRoute(.stytch, "POST", "/sdk/v1/b2b/sessions/revoke")
     static let b2bPasswordsAuthenticate = EmulatorRoute(.stytch, "POST", "/sdk/v1/b2b/passwords/authenticate")
@@ -37,7 +42,8 @@ struct StytchAPI: ProviderAPI {
 
     /// Every route, for documentation and the control API.
     static let routes = [sessionsAuthenticate, sessionsRevoke, passwordsAuthenticate, otpsAuthenticate, magicLinksAuthenticate,
-                         magicLinksEmailLoginOrCreate, b2bMagicLinksEmailLoginOrSignup,
+                         magicLinksEmailLoginOrCreate, b2bMagicLinksEmailLoginOrSignup, otpsSMSLoginOrCreate, otpsWhatsAppLoginOrCreate,
+                         otpsEmailLoginOrCreate, b2bMagicLinksDiscoverySend, b2bMagicLinksDiscoveryAuthenticate,
                          b2bSessionsAuthenticate, b2bSessionsRevoke, b2bPasswordsAuthenticate, b2bMagicLinksAuthenticate, b2bSMSSend,
                          b2bSMSAuthenticate, b2bTOTPAuthenticate, b2bRecoveryCodesRecover, b2bDiscoveryOrganizations, b2bDiscoveryExchange,
                          bootstrap, jwks, b2bJWKS, appSession, b2bAppSession] + oauthRoutes
@@ -58,6 +64,11 @@ struct StytchAPI: ProviderAPI {
         case ("POST", ["sdk", "v1", "magic_links", "authenticate"]): route = Self.magicLinksAuthenticate
         case ("POST", ["sdk", "v1", "magic_links", "email", "login_or_create"]): route = Self.magicLinksEmailLoginOrCreate
         case ("POST", ["sdk", "v1", "b2b", "magic_links", "email", "login_or_signup"]): route = Self.b2bMagicLinksEmailLoginOrSignup
+        case ("POST", ["sdk", "v1", "otps", "sms", "login_or_create"]): route = Self.otpsSMSLoginOrCreate
+        case ("POST", ["sdk", "v1", "otps", "whatsapp", "login_or_create"]): route = Self.otpsWhatsAppLoginOrCreate
+        case ("POST", ["sdk", "v1", "otps", "email", "login_or_create"]): route = Self.otpsEmailLoginOrCreate
+        case ("POST", ["sdk", "v1", "b2b", "magic_links", "email", "discovery", "send"]): route = Self.b2bMagicLinksDiscoverySend
+        case ("POST", ["sdk", "v1", "b2b", "magic_links", "discovery", "authenticate"]): route = Self.b2bMagicLinksDiscoveryAuthenticate
         case ("POST", ["sdk", "v1", "b2b", "sessions", "authenticate"]): route = Self.b2bSessionsAuthenticate
         case ("POST", ["sdk", "v1", "b2b", "sessions", "revoke"]): route = Self.b2bSessionsRevoke
         case ("POST", ["sdk", "v1", "b2b", "passwords", "authenticate"]): route = Self.b2bPasswordsAuthenticate
@@ -157,8 +168,8 @@ struct StytchAPI: ProviderAPI {
             guard let code = fields.string("token") else { throw StytchError.missing("token") }
             guard let methodID = fields.string("method_id") else { throw StytchError.missing("method_id") }
             let minutes = try duration(fields, default: 5)
-            let user = try await store.redeemOTP(methodID: methodID, code: code)
-            return try await signIn(user, factor: ("otp", "email"), minutes: minutes, sessionToken: sessionToken, userAgent: userAgent,
+            let (user, delivery) = try await store.redeemOTP(methodID: methodID, code: code)
+            return try await signIn(user, factor: ("otp", delivery), minutes: minutes, sessionToken: sessionToken, userAgent: userAgent,
                                     requestID: requestID)
         case Self.magicLinksAuthenticate:
             guard let token = fields.string("token") else { throw StytchError.missing("token") }
@@ -194,6 +205,7 @@ struct StytchAPI: ProviderAPI {
             return try await authenticateOAuth(fields, b2b: route == Self.b2bOAuthAuthenticate, sessionToken: sessionToken, userAgent: userAgent,
                                                requestID: requestID)
         default:
+            if let response = try await handleOTPSend(route, fields: fields, requestID: requestID) { return response }
             return try await handleB2B(route, fields: fields, userAgent: userAgent, requestID: requestID) ?? notFound(request)
         }
     }

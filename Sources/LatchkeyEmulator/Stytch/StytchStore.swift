@@ -13,6 +13,9 @@ actor StytchStore {
         var lastName: String
         var createdAt: Date
         var banned = false
+        /// The phone number one-time passcodes by SMS or WhatsApp went to, and its method ID.
+        var phoneNumber: String?
+        var phoneID: String?
     }
 
     struct Organization: Sendable {
@@ -87,6 +90,8 @@ actor StytchStore {
         var code: String
         var userID: String
         var expiresAt: Date
+        /// How it was delivered (`email`, `sms`, `whatsapp`): the factor's `delivery_method`.
+        var delivery = "email"
     }
 
     private struct MagicLink {
@@ -96,7 +101,7 @@ actor StytchStore {
         var codeChallenge: String?
     }
 
-    private var users: [String: User] = [:]
+    var users: [String: User] = [:]
     var organizations: [String: Organization] = [:]
     var members: [String: Member] = [:]
     var sessions: [String: Session] = [:]
@@ -104,7 +109,13 @@ actor StytchStore {
     /// Tokens of sessions ended on the project's side (backend revocation, ban,
     /// deletion): answered `session_not_found` (404) rather than 401.
     private var endedByProject: Set<String> = []
-    private var otps: [String: OneTimeCode] = [:]
+    var otps: [String: OneTimeCode] = [:]
+    /// The last one-time passcode a send call "delivered", by channel and destination.
+    var sentOTPs: [String: (methodID: String, code: String)] = [:]
+    /// When codes were sent to each destination, for the send rate limit.
+    var otpSendTimes: [String: [Date]] = [:]
+    /// Discovery magic links: token → the address, expiry and PKCE challenge.
+    var discoveryLinks: [String: DiscoveryLink] = [:]
     private var magicLinks: [String: MagicLink] = [:]
     /// Intermediate sessions by token (B2B: MFA pending, or discovery).
     var intermediates: [String: IntermediateSession] = [:]
@@ -177,11 +188,12 @@ actor StytchStore {
         users[id].flatMap { $0.banned ? nil : $0 }
     }
 
-    func redeemOTP(methodID: String, code: String) throws(StytchError) -> User {
+    /// Redeems a one-time passcode: the user, and how the code was delivered.
+    func redeemOTP(methodID: String, code: String) throws(StytchError) -> (user: User, delivery: String) {
         guard let otp = otps[methodID], constantTimeEquals(otp.code, code) else { throw .otpNotFound }
         otps[methodID] = nil
         guard otp.expiresAt > clock.now, let user = users[otp.userID], !user.banned else { throw .otpNotFound }
-        return user
+        return (user, otp.delivery)
     }
 
     /// Redeems a consumer link; one sent with a PKCE challenge needs the verifier that

@@ -186,6 +186,11 @@ public struct StytchB2BProvider: AuthProvider {
     public func discoveredOrganizations(intermediateSessionToken: String) async throws -> [StytchDiscoveredOrganization] {
         let path = StytchPath.b2bDiscoveryOrganizations
         let data = try await calls.api.post(path, ["intermediate_session_token": .string(intermediateSessionToken)], sessionToken: nil)
+        return try Self.organizations(in: data, path: path)
+    }
+
+    /// The `discovered_organizations` of an answer.
+    static func organizations(in data: JSONObject, path: StytchPath) throws(AuthError) -> [StytchDiscoveredOrganization] {
         guard let list = data["discovered_organizations"]?.arrayValue else {
             throw StytchAPIClient.malformed(path, "the answer has no discovered_organizations")
         }

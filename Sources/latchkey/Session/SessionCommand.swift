@@ -147,6 +147,8 @@ extension SessionCommand {
     /// Prints a usage error of `latchkey session … --json` as its JSON object (the
     /// message stays on standard error as well); does nothing otherwise.
     static func reportUsageErrorAsJSON(_ error: any Error, message: String, status: Int32) {
+        // A failure while running was printed by SessionRun already: one object per run.
+        guard !(error is ExitCode) else { return }
         let arguments = CommandLine.arguments.dropFirst()
         guard arguments.first == "session", arguments.contains("--json"), status == SessionExitStatus.usage else { return }
         var line = message.split(separator: "\n").first.map(String.init) ?? message

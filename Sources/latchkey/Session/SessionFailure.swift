@@ -20,6 +20,8 @@ struct SessionFailure: Error {
     var terminationReason: String?
     /// What to do about it, for a person.
     var hint: String?
+    /// More members of the JSON object for a script (the choices a usage error offers).
+    var details: JSONObject = [:]
 
     init(status: Int32, code: String, message: String, hint: String? = nil) {
         self.status = status
@@ -86,6 +88,7 @@ struct SessionFailure: Error {
         if let retryAfter { object["retry_after_seconds"] = .number(retryAfter.clampedSeconds) }
         if let terminationReason { object["termination_reason"] = .string(terminationReason) }
         if let hint { object["hint"] = .string(hint) }
+        for member in details where object[member.name] == nil { object[member.name] = member.value }
         return object
     }
 }

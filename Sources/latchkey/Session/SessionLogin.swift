@@ -15,10 +15,15 @@ extension SessionCommand {
         static let configuration = CommandConfiguration(
             abstract: "Log in and persist the session in the configured store.",
             discussion: """
-            Stytch: --email, and the password from the terminal (no echo) or --password-stdin; or --otp-method-id with \
-            the code, or --magic-link-token-stdin.
+            Stytch: --email, and the password from the terminal (no echo) or --password-stdin; or a one-time passcode: \
+            --phone NUMBER (SMS, or --whatsapp) or --email with --otp sends it and reads it in the same run, --send-otp only \
+            sends and prints the method id for a later --otp-method-id; or --magic-link-token-stdin.
             Stytch B2B: --organization-id and --email as well; a second factor is a TOTP code, an SMS code (--sms) or a \
-            recovery code (--recovery-code).
+            recovery code (--recovery-code). Discovery, before choosing an organization: --discovery --email E \
+            --send-magic-link emails a link; --discovery --magic-link-token-stdin signs in with its token; then \
+            --organization ID|slug picks the organization, or a numbered list on the terminal does, or the command fails \
+            (exit 64) listing the choices and keeps the sign-in for 10 minutes, for --discovery --organization \
+            ID|slug (--list-organizations lists them).
             Auth0: the device code by default (the code and the URL are printed; approve in any browser); --browser opens \
             the system browser with a loopback redirect; --username with --password-stdin uses the password grant, and a \
             second factor is a one-time code or a recovery code (--recovery-code).
@@ -61,13 +66,43 @@ extension SessionCommand {
               help: "Stytch: email a login magic link to --email and stop; log in with its token and --magic-link-token-stdin.")
         var sendMagicLink = false
 
+        @Option(name: .long, help: ArgumentHelp("Stytch: send a one-time passcode to this phone number (E.164, +15555550123) by "
+                                                + "SMS and log in with it.", valueName: "number"))
+        var phone: String?
+
+        @Flag(name: .long, help: "Stytch: send the one-time passcode to --phone by WhatsApp instead of SMS.")
+        var whatsapp = false
+
+        @Flag(name: .long, help: "Stytch: send a one-time passcode to --email and log in with it instead of a password.")
+        var otp = false
+
+        @Flag(name: .customLong("send-otp"),
+              help: "Stytch: send a one-time passcode to --phone or --email and stop, printing its method id for --otp-method-id.")
+        var sendOTP = false
+
+        @Option(name: .customLong("otp-expiration"), help: ArgumentHelp("Stytch: how long the sent code works, 1m to 10m (Stytch's "
+                                                                         + "default: 2m).", valueName: "duration"))
+        var otpExpiration: String?
+
+        @Flag(name: .long, help: "Stytch B2B: sign in before choosing an organization (a discovery magic link), then choose one.")
+        var discovery = false
+
+        @Option(name: .long, help: ArgumentHelp("Stytch B2B discovery: the organization to enter, by ID or slug.", valueName: "id|slug"))
+        var organization: String?
+
+        @Flag(name: .customLong("list-organizations"), help: "Stytch B2B discovery: list the organizations the sign-in can enter, and stop.")
+        var listOrganizations = false
+
         @Flag(name: .long, help: "Stytch B2B: send the second factor by SMS instead of asking for a TOTP code.")
         var sms = false
 
         @Flag(name: .customLong("recovery-code"), help: "Stytch B2B, Auth0: the second factor is a recovery code.")
         var recoveryCode = false
 
-        @Flag(name: .long, help: "Auth0: log in in the system browser (PKCE, loopback redirect) instead of with a device code.")
+        @Flag(name: .long, help: ArgumentHelp("Auth0: log in in the system browser (PKCE, loopback redirect) instead of with a device code. "
+                                              + "The redirect must be registered first: settings.redirect_uri (http://127.0.0.1:PORT/callback, "
+                                              + "a fixed port) listed exactly, port included, in the Auth0 application's Allowed Callback URLs "
+                                              + "(for Stytch OAuth: the project's Redirect URLs), or the provider refuses it."))
         var browser = false
 
         @Option(name: .long, help: "Auth0: the username for the password grant (with --password-stdin or a terminal prompt).")
@@ -100,6 +135,7 @@ extension SessionCommand {
                     throw ValidationError("--send-magic-link only sends: give the token later with --magic-link-token-stdin")
                 }
             }
+            try validatePasswordless()
         }
 
         func run() async throws {
@@ -109,7 +145,12 @@ extension SessionCommand {
                 if duration != nil, client.provider.sessionDurationBounds == nil {
                     throw SessionFailure.usage("--session-duration is for providers whose sessions have a length (Stytch), not \(configuration.provider)")
                 }
-                if sendMagicLink, let email { return try await Self.sendLink(client, email: email) }
+                try checkPasswordlessProvider(configuration.provider)
+                if sendMagicLink, let email {
+                    return try await discovery ? Self.sendDiscoveryLink(client, email: email) : Self.sendLink(client, email: email)
+                }
+                if sendOTP { return try await sendCode(client) }
+                if listOrganizations { return try await DiscoverySignIn(command: self, client: client).list() }
                 let login = LoginSteps(command: self, run: run, client: client)
                 let credentials = try await login.credentials(for: configuration.provider)
                 let progress = Progress("Logging in with \(configuration.provider)", enabled: !json)
@@ -126,7 +167,10 @@ extension SessionCommand {
                 }
                 progress.finish()
                 await SessionEndNote.forget(client)
-                return await outcome(client, provider: configuration.provider, replaced: replacing, recoveryCode: login.newRecoveryCode)
+                if discovery { await DiscoverySignIn.forget(client) }
+                var result = await outcome(client, provider: configuration.provider, replaced: replacing, recoveryCode: login.newRecoveryCode)
+                if let chosen = login.chosenOrganization { result.object["organization"] = .object(chosen) }
+                return result
             }
         }
 
@@ -164,13 +208,16 @@ extension SessionCommand {
 
 /// The steps of one login: the first factor's credentials, then a second factor when the
 /// provider asks for one.
-private final class LoginSteps: Sendable {
+final class LoginSteps: Sendable {
     let command: SessionCommand.Login
     let run: SessionRun
     let client: AuthClient
     /// The recovery code Auth0 issued in place of the one used, for the user's eyes only.
     private let recoveryCode = Mutex<String?>(nil)
     var newRecoveryCode: String? { recoveryCode.withLock { $0 } }
+    /// The organization a discovery login entered (`{"organization_id", "slug", "name"}`).
+    private let chosen = Mutex<JSONObject?>(nil)
+    var chosenOrganization: JSONObject? { chosen.withLock { $0 } }
 
     init(command: SessionCommand.Login, run: SessionRun, client: AuthClient) {
         self.command = command
@@ -182,6 +229,17 @@ private final class LoginSteps: Sendable {
         let command = self.command
         switch provider {
         case StytchProvider.identifier:
+            if command.phone != nil || command.otp {
+                let sent = try await command.sendOneTimePasscode(client, json: run.json)
+                do {
+                    return StytchCredentials.otp(methodID: sent.methodID, code: try command.codes.read("one-time passcode"))
+                } catch var failure as SessionFailure {
+                    // The code is on its way: say how to use it rather than send another.
+                    failure.hint = "the code was sent: log in with --otp-method-id \(TerminalText.escape(sent.methodID)) and --code-stdin or --code-fd N"
+                    failure.details["method_id"] = .string(sent.methodID)
+                    throw failure
+                }
+            }
             if let methodID = command.otpMethodID {
                 return StytchCredentials.otp(methodID: methodID, code: try command.codes.read("one-time passcode"))
             }
@@ -191,6 +249,11 @@ private final class LoginSteps: Sendable {
             guard let email = command.email else { throw SessionFailure.usage("Stytch needs --email (or --otp-method-id, --magic-link-token-stdin)") }
             return StytchCredentials.password(email: email, password: try password())
         case StytchB2BProvider.identifier:
+            if command.discovery {
+                let (credentials, organization) = try await DiscoverySignIn(command: command, client: client).enter()
+                chosen.withLock { $0 = organization }
+                return credentials
+            }
             guard let email = command.email, let organizationID = command.organizationID else {
                 throw SessionFailure.usage("Stytch B2B needs --organization-id and --email")
             }

@@ -100,6 +100,35 @@ enum SecretInput {
     }
 }
 
+/// A numbered choice on the terminal, echoed (nothing secret is chosen): `nil` without a
+/// terminal, at its end, or after three answers that are not a choice — so a script never
+/// waits on it. `items` are already escaped for a terminal.
+enum TerminalChoice {
+    static func pick(_ items: [String], heading: String) -> Int? {
+        guard !items.isEmpty else { return nil }
+        let fd = open("/dev/tty", O_RDWR)
+        guard fd >= 0 else { return nil }
+        defer { close(fd) }
+        func say(_ text: String) { _ = text.withCString { write(fd, $0, strlen($0)) } }
+        say(heading + "\n" + items.enumerated().map { "  \($0.offset + 1)) \($0.element)\n" }.joined())
+        for _ in 0..<3 {
+            say("Choose 1-\(items.count): ")
+            var bytes: [UInt8] = []
+            var byte: UInt8 = 0
+            var count = 0
+            repeat {
+                count = read(fd, &byte, 1)
+                if count == 1, byte != 10 { bytes.append(byte) }
+            } while (count == 1 && byte != 10 && bytes.count < 256) || (count < 0 && errno == EINTR)
+            if count == 0, bytes.isEmpty { return nil }
+            let answer = String(decoding: bytes, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+            if let number = Int(answer), (1...items.count).contains(number) { return number - 1 }
+            say("Not one of the choices.\n")
+        }
+        return nil
+    }
+}
+
 /// Where a second factor's code comes from: `--code-stdin`, `--code-fd N`, or the terminal.
 struct CodeOptions: ParsableArguments {
     @Flag(name: .customLong("code-stdin"), help: "Read the one-time or recovery code from standard input.")
