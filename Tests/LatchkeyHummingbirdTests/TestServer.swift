@@ -62,7 +62,7 @@ struct EmulatorTime: SessionClock {
     let emulator: Emulator
     var now: Date { emulator.control.now }
     func sleep(until deadline: Date) async throws {
-        try await Task.sleep(for: .milliseconds(10))
+        while now < deadline { try await Task.sleep(for: .milliseconds(10)) }
     }
 }
 
