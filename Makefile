@@ -37,6 +37,7 @@ test: deps
 	$(SWIFT) build --package-path Examples
 	$(SWIFT) run --package-path Examples --skip-build SocialPlusExample
 	$(SWIFT) run --package-path Examples --skip-build CustomProviderExample
+	$(SWIFT) run --package-path Examples --skip-build ServerExample
 	$(MAKE) -C Fuzz fuzz-ci CI_SECONDS=15
 
 demo: build-release

@@ -21,6 +21,7 @@ let package = Package(
         .library(name: "LatchkeySocialPlus", targets: ["LatchkeySocialPlus"]),
         .library(name: "LatchkeyStytch", targets: ["LatchkeyStytch"]),
         .library(name: "LatchkeyAuth0", targets: ["LatchkeyAuth0"]),
+        .library(name: "LatchkeyHummingbird", targets: ["LatchkeyHummingbird"]),
         .executable(name: "latchkey", targets: ["latchkey"]),
         .executable(name: "latchkey-soak", targets: ["LatchkeySoak"]),
         .plugin(name: "LatchkeyConfigPlugin", targets: ["LatchkeyConfigPlugin"]),
@@ -30,6 +31,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1", traits: []),
+        // Only LatchkeyHummingbird uses it: the core names no server framework.
+        .package(url: "https://github.com/hummingbird-project/hummingbird-auth", from: "2.5.0"),
         .package(url: "https://github.com/apple/swift-configuration", from: "1.4.0", traits: []),
         // Plugin only (`swift package generate-documentation`, `make docs`): no target
         // depends on it, so it adds nothing to what `swift build` compiles.
@@ -133,6 +136,22 @@ let package = Package(
                 "LatchkeyJWT",
                 "LatchkeyCrypto",
                 "LatchkeySecrets",
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+
+        // MARK: Server side: bearer-token verification for Hummingbird apps
+        // Core and JWT only, never an adapter: the providers' few facts it needs
+        // (issuers, JWKS paths, claim names) live in its verifiers.
+        .target(
+            name: "LatchkeyHummingbird",
+            dependencies: [
+                "Latchkey",
+                "LatchkeyJSON",
+                "LatchkeyJWT",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdAuth", package: "hummingbird-auth"),
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings
@@ -306,6 +325,22 @@ let package = Package(
                 "LatchkeyEmulator",
                 "LatchkeyCrypto",
                 "LatchkeyTestSupport",
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "LatchkeyHummingbirdTests",
+            dependencies: [
+                "LatchkeyHummingbird",
+                "Latchkey",
+                "LatchkeyJSON",
+                "LatchkeyJWT",
+                "LatchkeyCrypto",
+                "LatchkeyEmulator",
+                "LatchkeyTestSupport",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdAuth", package: "hummingbird-auth"),
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings

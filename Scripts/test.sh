@@ -16,6 +16,7 @@ groups=(
   "LatchkeyStytchTests"
   "LatchkeyAuth0Tests"
   "LatchkeySocialPlusTests"
+  "LatchkeyHummingbirdTests"
   "LatchkeySoakTests"
   "latchkeyCLITests"
 )

@@ -28,6 +28,7 @@ import Testing
         let key = try TestKeys.pair(.hs256)
         let token = try Self.token(["iss": .string(inToken), "exp": 4_102_444_800], key: key)
         expectJWTError(.wrongIssuer) { try JWT.verify(token, keys: key, options: JWTValidationOptions(issuer: expected)) }
+        expectJWTError(.wrongIssuer) { try JWT.verify(token, keys: key, options: JWTValidationOptions(issuers: [expected, "x"])) }
         _ = try JWT.verify(token, keys: key, options: JWTValidationOptions(issuer: inToken))
     }
 
@@ -108,5 +109,26 @@ import Testing
         expectJWTError(.missingClaim) { try JWT.verify(missing, keys: key, options: options) }
         // No audience configured: aud is not checked.
         _ = try JWT.verify(several, keys: key)
+    }
+}
+
+/// Several allowed issuers (Stytch signs as `stytch.com/{project}` or the custom domain).
+@Suite struct IssuersTests {
+    @Test func aTokenPassesWhenItsIssuerIsAnyAllowedOne() throws {
+        let key = try TestKeys.pair(.hs256)
+        let stytch = try JWT.sign(["iss": "stytch.com/project-test-1", "exp": 4_102_444_800], key: key)
+        let custom = try JWT.sign(["iss": "https://login.example.com", "exp": 4_102_444_800], key: key)
+        // An escape makes the parser build the string instead of reading it in place.
+        let escaped = try JWS.sign(payload: Array(#"{"iss":"https:\/\/login.example.com","exp":4102444800}"#.utf8), key: key)
+        let options = JWTValidationOptions(issuers: ["stytch.com/project-test-1", "https://login.example.com"])
+        for token in [stytch, custom, escaped] { _ = try JWT.verify(token, keys: key, options: options) }
+        _ = try JWT.verify(custom, keys: key, options: JWTValidationOptions(issuer: "https://login.example.com", issuers: ["nope"]))
+        let other = try JWT.sign(["iss": "stytch.com/project-test-2", "exp": 4_102_444_800], key: key)
+        let error = expectJWTError(.wrongIssuer) { try JWT.verify(other, keys: key, options: options) }
+        #expect(error?.message == #"wrong issuer "stytch.com/project-test-2" (expected one of ["https://login.example.com", "stytch.com/project-test-1"])"#)
+        let one = expectJWTError(.wrongIssuer) { try JWT.verify(other, keys: key, options: JWTValidationOptions(issuer: "a")) }
+        #expect(one?.message == #"wrong issuer "stytch.com/project-test-2" (expected "a")"#)
+        let missing = try JWT.sign(["exp": 4_102_444_800], key: key)
+        expectJWTError(.missingClaim) { try JWT.verify(missing, keys: key, options: options) }
     }
 }

@@ -75,7 +75,7 @@ struct Auth0API: ProviderAPI {
     }
 
     /// `https://{domain}/`: Auth0's issuer is its domain's, whatever URL the request came to.
-    private var issuer: String {
+    var issuer: String {
         "https://\(Auth0Endpoint.domain(seed: seed, root: URL(string: baseURL.value) ?? URL(fileURLWithPath: "/")))/"
     }
 
@@ -105,6 +105,8 @@ struct Auth0API: ProviderAPI {
         }
         let fields: JSONObject
         do { fields = try request.fields() } catch { throw Auth0Error.invalidRequest(error.message) }
+        // Machine clients are applications of their own, with secrets: not the seed's client.
+        if route == Self.token, fields.string("grant_type") == Self.clientCredentialsGrant { return try await clientCredentials(fields) }
         guard let clientID = fields.string("client_id") else { throw Auth0Error.missing("client_id") }
         guard clientID == seed.clientID else { throw Auth0Error.invalidClient }
         switch route {

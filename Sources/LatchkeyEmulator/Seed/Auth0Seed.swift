@@ -82,6 +82,11 @@ public struct Auth0Seed: Sendable, Codable, CustomStringConvertible {
     /// The Allowed Logout URLs: `/v2/logout` redirects to `returnTo` only when it is one
     /// of them, exactly; any other is refused with an error page. Default: none.
     public var logoutURLs: [String]?
+    /// The APIs registered in the tenant: a `client_credentials` grant must name one of
+    /// them as its audience. Default: ``standardAPI``.
+    public var apis: [Auth0SeedAPI]?
+    /// The machine-to-machine applications. Default: ``standardMachineClient``.
+    public var machineClients: [Auth0SeedMachineClient]?
     public var users: [User]
 
     /// The callback URL the standard tenant allows.

@@ -5,8 +5,14 @@ import LatchkeyJSON
 public struct JWTValidationOptions: Sendable {
     /// Parsing and signature options (size limit, `none`, `crit`).
     public var jws: JWSOptions = JWSOptions()
-    /// The exact `iss` required, if set (compared by UTF-8 bytes, RFC 7519 §7.3).
+    /// The exact `iss` required, if set (compared by UTF-8 bytes, RFC 7519 §7.3). With
+    /// ``issuers`` too, any one of them will do.
     public var issuer: String?
+    /// The issuers this app accepts (a provider known under two names, such as Stytch's
+    /// `stytch.com/{project_id}` and its custom domain): the token passes when its `iss`
+    /// is one of them (or ``issuer``), compared by UTF-8 bytes. Empty: no check unless
+    /// ``issuer`` is set.
+    public var issuers: Set<String> = []
     /// A value `aud` must contain, if set. With ``audiences`` too, any one of them will do.
     /// (When both are unset, `aud` is not checked.)
     public var audience: String?
@@ -31,10 +37,11 @@ public struct JWTValidationOptions: Sendable {
     public init() {}
 
     /// Options with the given fields set.
-    public init(issuer: String? = nil, audience: String? = nil, audiences: Set<String> = [], requiredClaims: Set<String> = [],
+    public init(issuer: String? = nil, issuers: Set<String> = [], audience: String? = nil, audiences: Set<String> = [], requiredClaims: Set<String> = [],
                 leeway: TimeInterval = 60, futureLeeway: TimeInterval? = nil, maxAge: TimeInterval? = nil,
                 jws: JWSOptions = JWSOptions(), now: @escaping @Sendable () -> Date = { Date() }) {
         self.issuer = issuer
+        self.issuers = issuers
         self.audience = audience
         self.audiences = audiences
         self.requiredClaims = requiredClaims
@@ -105,14 +112,24 @@ extension JWTClaims {
                 throw JWTError(.issuedAtInvalid, "issued at \(Date(timeIntervalSince1970: issuedAt).utcText), older than the maximum age of \(Int(maxAge)) s", claim: "iat")
             }
         }
-        if let issuer = options.issuer {
+        if options.issuer != nil || !options.issuers.isEmpty {
             let matches: Bool
             switch registered.kind(.iss) {
             case .absent: throw JWTError(.missingClaim, "required claim \"iss\" is missing", claim: "iss")
-            case .text: matches = text(registered.textRange(.iss), is: issuer)
-            default: matches = self.issuer.map { sameCodeUnits($0, issuer) } ?? false
+            case .text:
+                let range = registered.textRange(.iss)
+                matches = options.issuer.map { text(range, is: $0) } == true || options.issuers.contains { text(range, is: $0) }
+            default:
+                matches = self.issuer.map { value in
+                    options.issuer.map { sameCodeUnits($0, value) } == true || options.issuers.contains { sameCodeUnits($0, value) }
+                } ?? false
             }
-            guard matches else { throw JWTError(.wrongIssuer, "wrong issuer \"\(self.issuer ?? "")\" (expected \"\(issuer)\")", claim: "iss") }
+            guard matches else {
+                var expected = options.issuers.sorted()
+                if let issuer = options.issuer, !expected.contains(issuer) { expected.insert(issuer, at: 0) }
+                let wanted = expected.count == 1 ? "\"\(expected[0])\"" : "one of \(expected)"
+                throw JWTError(.wrongIssuer, "wrong issuer \"\(self.issuer ?? "")\" (expected \(wanted))", claim: "iss")
+            }
         }
         if options.audience != nil || !options.audiences.isEmpty {
             // Byte-wise, never `==`: canonically equivalent audiences are different audiences.
