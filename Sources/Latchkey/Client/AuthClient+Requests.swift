@@ -28,7 +28,9 @@ extension AuthClient {
         try checkNotShutDown()
         if let sessionDuration { try provider.checkSessionDuration(sessionDuration) }
         guard record != nil else { throw notSignedInError() }
-        if isAwaitingRenewalAction { move(to: isExpired ? .tokenExpired : .established) }
+        // A live token is established again at once; an expired one waits in
+        // needsUserAction for this renewal (the diagram has no move to tokenExpired from there).
+        if isAwaitingRenewalAction, !isExpired { move(to: .established) }
         let request = RenewalRequest(reason: sessionDuration == nil ? .forced : .extend, sessionDuration: sessionDuration)
         _ = try await renewShared(request)
     }
