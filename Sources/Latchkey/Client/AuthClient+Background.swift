@@ -129,11 +129,11 @@ extension AuthClient {
             await endSession(AuthError(.notLoggedIn, "signed out in another process"), clear: false)
             throw notSignedInError()
         case .saved(let record), .adopted(let record):
-            if memory.unsaved != nil { unsaved = nil }
+            if memory.unsaved != nil { unsaved.clear() }
             adopt(record)
         case .unsaved(let record, let base, let error):
             logger.error("validated session could not be persisted", metadata: ["error": "\(error)"])
-            if unsaved == nil, !(self.record?.tokens.hasSameCredentials(as: record.tokens) ?? true) { unsaved = UnsavedRecord(base: base) }
+            if !(self.record?.tokens.hasSameCredentials(as: record.tokens) ?? true) { unsaved.saveFailed(base: base) }
             adopt(record)
         }
     }
@@ -144,7 +144,7 @@ extension AuthClient {
         while let wait = delay {
             do { try await clock.sleep(for: wait) } catch { return }
             guard generation == self.generation, lifecycle == .running else { return }
-            if unsaved != nil { await flushUnsaved() }
+            if unsaved.isPending { await flushUnsaved() }
             guard generation == self.generation, let record, isSignedIn else { return }
             do {
                 try await checkSession(record)
@@ -177,39 +177,30 @@ extension AuthClient {
         stopBackgroundWork()
         let generation = self.generation
         if options.heartbeatInterval != nil || revalidationPending {
-            heartbeatTask = Task { await self.runHeartbeat(generation: generation) }
+            timers.setHeartbeat(Task { await self.runHeartbeat(generation: generation) })
         }
         scheduleTimers()
     }
 
     func stopBackgroundWork() {
         generation += 1
-        heartbeatTask?.cancel()
-        heartbeatTask = nil
-        renewalTimer?.cancel()
-        renewalTimer = nil
-        expiryTimer?.cancel()
-        expiryTimer = nil
-        actionTimer?.cancel()
-        actionTimer = nil
+        timers.stopSessionTimers()
     }
 
     /// The renewal timer (at the plan's renewal time, when renewing proactively) and
     /// the expiry timer (at the plan's expiry: `established → tokenExpired`, published,
     /// even when nobody asks for a token).
     func scheduleTimers() {
-        renewalTimer?.cancel()
-        renewalTimer = nil
-        expiryTimer?.cancel()
-        expiryTimer = nil
+        timers.setRenewal(nil)
+        timers.setExpiry(nil)
         guard record != nil, machine.isSignedIn || machine.state == nil else { return }
         if options.renewsProactively, let renewAt = plan.renewAt { startRenewalTimer(at: renewAt) }
         if let expiresAt = plan.expiresAt, expiresAt > clock.now {
             let (generation, clock) = (self.generation, self.clock)
-            expiryTimer = Task {
+            timers.setExpiry(Task {
                 do { try await clock.sleep(until: expiresAt) } catch { return }
                 self.expiryTimerFired(generation: generation)
-            }
+            })
         }
     }
 
@@ -219,12 +210,11 @@ extension AuthClient {
     }
 
     func startRenewalTimer(at deadline: Date) {
-        renewalTimer?.cancel()
         let (generation, clock) = (self.generation, self.clock)
-        renewalTimer = Task {
+        timers.setRenewal(Task {
             do { try await clock.sleep(until: deadline) } catch { return }
             await self.renewInBackground(generation: generation)
-        }
+        })
     }
 
     private func renewInBackground(generation: Int) async {
@@ -234,12 +224,11 @@ extension AuthClient {
 
     /// A pending login step (no session behind it) ends when its continuation expires.
     func startActionTimer(_ action: UserAction, expiresAt: Date) {
-        actionTimer?.cancel()
         let (generation, clock) = (self.generation, self.clock)
-        actionTimer = Task {
+        timers.setAction(Task {
             do { try await clock.sleep(until: expiresAt) } catch { return }
             self.actionExpired(action, generation: generation)
-        }
+        })
     }
 
     private func actionExpired(_ action: UserAction, generation: Int) {

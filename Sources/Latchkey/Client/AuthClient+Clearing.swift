@@ -14,8 +14,7 @@ extension AuthClient {
             // over, and a process killed before the first retry would leave the session.
             do { try await clearVault() } catch { try await clearVault() }
             uncleared = nil
-            clearRetryTask?.cancel()
-            clearRetryTask = nil
+            timers.setRemovalRetry(nil)
         } catch {
             if let ended {
                 uncleared = ended
@@ -28,15 +27,15 @@ extension AuthClient {
     /// Retries removing an ended session with back-off on the client's clock, until it is
     /// gone, replaced (a login, another process) or the client shuts down.
     func scheduleClearRetry() {
-        guard clearRetryTask == nil else { return }
-        clearRetryTask = retryingWithBackoff { await $0.retryClear() }
+        guard timers.removalRetry == nil else { return }
+        timers.setRemovalRetry(retryingWithBackoff { await $0.retryClear() })
     }
 
     /// - Returns: whether to try again later.
     private func retryClear() async -> Bool {
         guard lifecycle == .running else { return false }
         let done = await removeUncleared()
-        if done { clearRetryTask = nil }
+        if done { timers.removalRetryEnded() }
         return !done
     }
 
@@ -81,7 +80,6 @@ extension AuthClient {
     /// A new session was saved over whatever the store held: nothing ended is left there.
     func forgetUncleared() {
         uncleared = nil
-        clearRetryTask?.cancel()
-        clearRetryTask = nil
+        timers.setRemovalRetry(nil)
     }
 }

@@ -99,11 +99,10 @@ extension AuthClient {
         let ended = record?.tokens ?? vault.lastKnown?.tokens
         record = nil
         plan = .none
-        unsaved = nil
+        unsaved.clear()
         revalidationPending = false
         lastEndError = nil
-        restoreTask?.cancel()
-        restoreTask = nil
+        timers.setRestoreRetry(nil)
         var failure: AuthError?
         do { try await clearEndedSession(ended) } catch { failure = error }
         // Before the state says logged out: a login cannot begin while this runs, so
@@ -147,8 +146,7 @@ extension AuthClient {
 
     private func beginEstablishing() {
         stopBackgroundWork()
-        restoreTask?.cancel()
-        restoreTask = nil
+        timers.setRestoreRetry(nil)
         record = nil
         plan = .none
         revalidationPending = false
@@ -164,9 +162,9 @@ extension AuthClient {
         try await vault.withLock { try await vault.save(fresh) }
         guard generation == self.generation else { throw AuthError(.cancelled, "the login was overtaken by a logout or another login") }
         establishingTask = nil
-        unsaved = nil
+        unsaved.clear()
         forgetUncleared()
-        renewalBackoff.reset()
+        renewals.backoff.reset()
         adopt(fresh, publishing: false)
         move(to: .established)
         publish()

@@ -1,83 +1,6 @@
 internal import Foundation
 
 extension AuthClient {
-    // MARK: Tokens and requests
-
-    /// An access token valid for at least `minTTL`, with the scope and audience asked,
-    /// renewed first if needed. Concurrent callers asking the same thing share one
-    /// renewal, in this process and — through the store's lock — in other processes
-    /// sharing the store; callers asking another scope or audience get their own.
-    ///
-    /// - Parameters:
-    ///   - minTTL: default ``SessionOptions/minimumTokenTTL`` when set, else the provider's
-    ///     ``AuthProvider/defaultMinimumTokenTTL``.
-    ///   - scope: the scope the token must carry (space-separated); `nil`: whatever the
-    ///     session has. A different scope renews (Auth0: a refresh grant with `scope`).
-    ///   - audience: the audience the token must be for; `nil`: the session's.
-    /// - Throws: ``AuthError``: `notLoggedIn`, `terminated`, `needsUserAction`,
-    ///   `largeMinTTL` when the provider's tokens live less than `minTTL` (naming both),
-    ///   or the renewal's classified failure (transient failures keep the session).
-    public func accessToken(minTTL: Duration? = nil, scope: String? = nil, audience: String? = nil) async throws -> String {
-        try await tokens(minTTL: minTTL ?? defaultMinimumTokenTTL, scope: scope, audience: audience).accessToken
-    }
-
-    /// Renews now, whether or not the token is about to expire; with `sessionDuration`,
-    /// also extends the session at providers that take a duration (checked against
-    /// their bounds first).
-    public func renew(sessionDuration: Duration? = nil) async throws {
-        try checkNotShutDown()
-        if let sessionDuration { try provider.checkSessionDuration(sessionDuration) }
-        guard record != nil else { throw notSignedInError() }
-        if isAwaitingRenewalAction { move(to: isExpired ? .tokenExpired : .established) }
-        let request = RenewalRequest(reason: sessionDuration == nil ? .forced : .extend, sessionDuration: sessionDuration)
-        _ = try await renewShared(request)
-    }
-
-    /// Sends an app request with the session's credentials. On a 401 it renews once (or
-    /// reuses a renewal another caller already made) and retries once; a second 401 is
-    /// ``AuthError/Code/unauthorizedAfterRenewal`` — the session is kept. Each response
-    /// is shown to the provider (``AuthProvider/inspect(_:to:)``): a ban answered to an
-    /// app request ends the session at once. Each attempt is prepared by the provider
-    /// (``AuthProvider/prepare(_:with:)``: a DPoP proof per attempt), and an answer that
-    /// only asks for a fresh proof is sent once more first (``AuthProvider/shouldRetry(_:to:)``).
-    ///
-    /// Called from a provider's handler during a renewal, it sends with the current
-    /// token and never waits for that renewal.
-    ///
-    /// - Throws: ``AuthError`` from the renewal or the provider's verdict, or the
-    ///   transport's error.
-    public nonisolated func send(_ request: HTTPRequest) async throws -> HTTPResponse {
-        let insideRenewal = RenewalScope.preparing.contains(ObjectIdentifier(self))
-        let tokens = try await tokens(minTTL: defaultMinimumTokenTTL, scope: nil, audience: nil)
-        let response = try await sendPrepared(request, with: tokens)
-        try await inspect(response, to: request)
-        guard response.status == 401, !insideRenewal else { return response }
-        let renewed = try await renewShared(RenewalRequest(reason: .rejected), replacing: tokens.accessToken)
-        let retried = try await sendPrepared(request, with: renewed)
-        try await inspect(retried, to: request)
-        guard retried.status == 401 else { return retried }
-        logger.notice("request refused again after renewal", metadata: ["request": "\(request)"])
-        throw AuthError(.unauthorizedAfterRenewal, "\(request) was refused with 401 again after the session was renewed; the session is kept",
-                        httpStatus: 401)
-    }
-
-    /// One send with `tokens`, prepared by the provider; when the answer asks for a fresh
-    /// proof (``AuthProvider/shouldRetry(_:to:)``), prepared and sent once more.
-    private nonisolated func sendPrepared(_ request: HTTPRequest, with tokens: SessionTokens) async throws -> HTTPResponse {
-        let response = try await transport.send(try await provider.prepare(request, with: tokens))
-        guard await provider.shouldRetry(response, to: request) else { return response }
-        let retried = try await transport.send(try await provider.prepare(request, with: tokens))
-        _ = await provider.shouldRetry(retried, to: request)
-        return retried
-    }
-
-    private func inspect(_ response: HTTPResponse, to request: HTTPRequest) async throws {
-        guard let verdict = provider.inspect(response, to: request), verdict.endsSession, record != nil else { return }
-        logger.notice("the provider ended the session in an answer to an app request", metadata: ["error": "\(verdict)"])
-        await endSession(verdict)
-        throw verdict
-    }
-
     // MARK: - Tokens and renewal
 
     /// The app's ``SessionOptions/minimumTokenTTL`` when it set one, else the provider's.
@@ -88,7 +11,7 @@ extension AuthClient {
     func tokens(minTTL: Duration, scope: String?, audience: String?) async throws -> SessionTokens {
         try checkNotShutDown()
         if RenewalScope.preparing.contains(ObjectIdentifier(self)) { return try tokensInsideRenewal() }
-        if unsaved != nil { await flushUnsaved() }
+        if unsaved.isPending { await flushUnsaved() }
         guard let record, isSignedIn else { throw notSignedInError() }
         let wanted = minTTL.timeInterval
         let asksOther = scope != nil || audience != nil
@@ -146,16 +69,15 @@ extension AuthClient {
         // wire) starts no renewal after it: no one would save what it rotates.
         try checkNotShutDown()
         // Only a renewal of this generation serves callers; older ones stay listed for shutdown.
-        if let joinable = renewals.first(where: { $0.generation == generation && request.isSatisfied(by: $0.request) }) {
+        if let joinable = renewals.joinable(request, generation: generation) {
             return try await joinable.task.value
         }
         guard let current = record, isSignedIn || isAwaitingRenewalAction else { throw notSignedInError() }
         if let used, current.tokens.accessToken != used { return current.tokens }
-        let id = nextRenewalID
-        nextRenewalID += 1
+        let id = renewals.reserveID()
         let task = Task { try await self.performRenewal(request, id: id) }
-        renewals.append(InFlightRenewal(id: id, generation: generation, request: request, task: task))
-        defer { renewals.removeAll { $0.id == id } }
+        renewals.started(InFlightRenewal(id: id, generation: generation, request: request, task: task))
+        defer { renewals.finished(id) }
         return try await task.value
     }
 
@@ -191,13 +113,13 @@ extension AuthClient {
             await renewalFailed(classified, tokenSetOnly: apart)
             throw classified
         }
-        if unsaved != nil { await flushUnsaved() }
+        if unsaved.isPending { await flushUnsaved() }
         guard generation == self.generation, record != nil else {
             throw AuthError(.cancelled, "the session changed while it was being renewed")
         }
         // From here the provider may rotate the refresh token: shutdown waits for this.
-        renewingIDs.insert(id)
-        defer { renewingIDs.remove(id) }
+        renewals.beganRenewing(id)
+        defer { renewals.endedRenewing(id) }
         let (vault, clock) = (self.vault, self.clock)
         let outcome: LockedOutcome
         do {
@@ -260,12 +182,12 @@ extension AuthClient {
             return Self.served(request, by: stored, apart: apart)
         case .saved(let renewed):
             logger.info("access token renewed", metadata: ["reason": "\(request.reason)"])
-            unsaved = nil
+            unsaved.clear()
             adopt(renewed)
             return Self.served(request, by: renewed, apart: apart)
         case .unsaved(let renewed, let base, let error):
             logger.error("renewed tokens could not be persisted; keeping them in memory and retrying the save", metadata: ["error": "\(error)"])
-            if unsaved == nil { unsaved = UnsavedRecord(base: base) }
+            unsaved.saveFailed(base: base)
             adopt(renewed)
             return Self.served(request, by: renewed, apart: apart)
         }
@@ -281,7 +203,7 @@ extension AuthClient {
     private func keepOutlivedRenewal(_ renewed: VaultRecord, base: SessionTokens, renewedFrom: SessionTokens, saveError: AuthError) async {
         if let memory = record, memory.tokens.hasSameCredentials(as: base) || memory.tokens.hasSameCredentials(as: renewedFrom) {
             logger.error("renewed tokens could not be persisted after the session's background work stopped; keeping them in memory to save", metadata: ["error": "\(saveError)"])
-            if unsaved == nil { unsaved = UnsavedRecord(base: base) }
+            unsaved.saveFailed(base: base)
             record = renewed
             plan = provider.renewalPlan(for: renewed.tokens)
             return
@@ -326,89 +248,8 @@ extension AuthClient {
         logger.notice("renewal failed; keeping the session", metadata: ["error": "\(error)"])
         markExpiredIfDue()
         if options.renewsProactively || isExpired {
-            startRenewalTimer(at: clock.now.addingTimeInterval(renewalBackoff.next(retryAfter: error.retryAfter).timeInterval))
+            startRenewalTimer(at: clock.now.addingTimeInterval(renewals.backoff.next(retryAfter: error.retryAfter).timeInterval))
         }
     }
 
-    /// Tries once more to persist tokens a failed save left in memory only. The vault
-    /// is overwritten only while it still holds what the memory record replaced (or
-    /// nothing readable); a record another process wrote meanwhile wins.
-    func flushUnsaved() async {
-        guard unsaved != nil, record != nil else { return }
-        let generation = self.generation
-        let vault = self.vault
-        enum Flush: Sendable { case saved(SessionTokens), replaced(VaultRecord), nothing }
-        do {
-            let result: Flush = try await vault.withLock {
-                // Memory as it is now: a renewal may have saved newer tokens (and cleared
-                // the mark) while this waited for the lock.
-                let memory = await self.memorySnapshot()
-                guard memory.generation == generation, let pending = memory.unsaved, let record = memory.record else { return .nothing }
-                let stored = (try? await vault.load()) ?? vault.lastKnown
-                if let stored, !stored.tokens.hasSameCredentials(as: record.tokens),
-                   let base = pending.base, !stored.tokens.hasSameCredentials(as: base) {
-                    return .replaced(stored)
-                }
-                try await vault.save(record)
-                return .saved(record.tokens)
-            }
-            guard generation == self.generation else { return }
-            switch result {
-            case .nothing: return
-            case .saved(let tokens):
-                // Memory may have moved on again since: only what was saved is no longer unsaved.
-                guard record?.tokens.hasSameCredentials(as: tokens) ?? false else { return }
-                unsaved = nil
-                logger.info("renewed tokens saved after an earlier failure")
-            case .replaced(let stored):
-                unsaved = nil
-                logger.notice("the stored session was replaced by another process; adopting it")
-                adopt(stored)
-            }
-        } catch {
-            logger.warning("renewed tokens still not saved", metadata: ["error": "\(AuthError.classifying(error))"])
-        }
-    }
-
-    /// What memory holds when a locked section begins: the record, the unsaved mark and
-    /// the generation. Read under the store's lock, never before it: a record taken before
-    /// waiting for the lock may be one a renewal replaced meanwhile, and writing it back
-    /// would bring a spent refresh token back into the vault. Even then memory may lag
-    /// (a renewal that released the lock adopts its record a moment later): when the vault
-    /// cannot be read, ``SessionVault/lastKnown`` comes first.
-    struct MemorySnapshot: Sendable {
-        let record: VaultRecord?
-        let unsaved: UnsavedRecord?
-        let generation: Int
-    }
-
-    func memorySnapshot() -> MemorySnapshot {
-        MemorySnapshot(record: record, unsaved: unsaved, generation: generation)
-    }
-
-    /// The record a locked section works from: memory's when it holds tokens the vault
-    /// does not (a save failed), else the vault's. Memory takes a renewed record only after
-    /// the renewal released the lock, so when the vault's last known record is neither
-    /// memory's nor the one an unsaved record replaced, a save succeeded meanwhile and it
-    /// is the newer.
-    ///
-    /// When the vault cannot be read: what this process last read or wrote there — unless
-    /// that holds a refresh token. Another writer (a client shut down in the middle of its
-    /// renewal, another process) may have rotated it since, and presenting a spent refresh
-    /// token ends the session at providers with reuse detection: the read failure is thrown
-    /// instead (the session is kept, and the caller retries).
-    static func lockedBase(_ memory: MemorySnapshot, vault: SessionVault) async throws(AuthError) -> VaultRecord? {
-        if let pending = memory.unsaved, let record = memory.record {
-            if let known = vault.lastKnown, !known.tokens.hasSameCredentials(as: record.tokens),
-               !(pending.base.map { known.tokens.hasSameCredentials(as: $0) } ?? false) {
-                return known
-            }
-            return record
-        }
-        do { return try await vault.load() } catch {
-            let fallback = vault.lastKnown ?? memory.record
-            if fallback?.tokens.refreshToken != nil { throw error }
-            return fallback
-        }
-    }
 }

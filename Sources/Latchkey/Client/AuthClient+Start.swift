@@ -85,17 +85,17 @@ extension AuthClient {
     /// Reads the store again after a failure, with back-off, while nothing else has
     /// happened to the session (a login meanwhile stops it).
     func scheduleRestoreRetry() {
-        guard restoreTask == nil else { return }
-        restoreTask = retryingWithBackoff { await $0.retryRestore() }
+        guard timers.restoreRetry == nil else { return }
+        timers.setRestoreRetry(retryingWithBackoff { await $0.retryRestore() })
     }
 
     /// - Returns: whether to try again later.
     private func retryRestore() async -> Bool {
         guard lifecycle == .running, machine.state == .restoring else {
-            restoreTask = nil
+            timers.restoreRetryEnded()
             return false
         }
-        restoreTask = nil
+        timers.restoreRetryEnded()
         await restore()
         return false
     }

@@ -8,7 +8,7 @@ extension AuthClient {
         self.record = record
         plan = provider.renewalPlan(for: record.tokens)
         if tokensChanged {
-            renewalBackoff.reset()
+            renewals.backoff.reset()
             if !isExpired, machine.state == .tokenExpired || isAwaitingRenewalAction { move(to: .established) }
             if machine.isSignedIn { scheduleTimers() }
         }
@@ -22,7 +22,7 @@ extension AuthClient {
         let ended = record?.tokens ?? vault.lastKnown?.tokens
         record = nil
         plan = .none
-        unsaved = nil
+        unsaved.clear()
         revalidationPending = false
         lastEndError = error.code == .notLoggedIn ? nil : error
         if clear {

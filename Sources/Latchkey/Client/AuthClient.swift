@@ -19,9 +19,10 @@ public import LatchkeySecrets
 /// ```
 ///
 /// The implementation is split by concern: `AuthClient+Start` (restore),
-/// `AuthClient+Login` (login, update, logout), `AuthClient+Renewal` (tokens, renewal,
-/// `send`), `AuthClient+Background` (heartbeat and timers), `AuthClient+State`
-/// (transitions and publishing).
+/// `AuthClient+Login` (login, update, logout), `AuthClient+Requests` (`accessToken`,
+/// `renew`, `send`), `AuthClient+Renewal` (single-flight renewal), `AuthClient+Unsaved`
+/// (tokens the vault does not hold yet), `AuthClient+Background` (heartbeat and timers),
+/// `AuthClient+State` (transitions and publishing).
 public actor AuthClient {
     /// The provider adapter.
     public nonisolated let provider: any AuthProvider
@@ -55,31 +56,19 @@ public actor AuthClient {
     /// Bumped whenever the session is replaced or ended; work that started under an
     /// older generation must not apply its result.
     var generation = 0
-    /// Every renewal in flight, of any generation: callers join only the current
-    /// generation's; ``shutdown()`` waits for those on the wire, whatever their generation.
-    var renewals: [InFlightRenewal] = []
-    /// The renewals past their preparation (the app's handlers), which may have the
-    /// provider rotate the refresh token: the ones ``shutdown()`` waits for. One still
-    /// preparing never renews once its generation has ended, and app code it waits on
-    /// may take any time.
-    var renewingIDs: Set<Int> = []
-    var nextRenewalID = 0
-    var heartbeatTask: Task<Void, Never>?
-    var renewalTimer: Task<Void, Never>?
-    var expiryTimer: Task<Void, Never>?
-    var actionTimer: Task<Void, Never>?
-    var restoreTask: Task<Void, Never>?
+    /// The renewals in flight, of every generation.
+    var renewals = RenewalBook()
+    /// The heartbeat, renewal, expiry and login-step timers, and the store retries.
+    var timers = SessionTimers()
     var establishingTask: Task<AuthenticatedSession, any Error>?
-    var renewalBackoff = Backoff()
     var revalidationPending = false
     /// The in-memory record holds tokens the vault does not (a save failed): retried
     /// before the next renewal, on the next call and on every heartbeat.
-    var unsaved: UnsavedRecord?
+    var unsaved = UnsavedTokens()
     /// The tokens of an ended session the store still holds (removing it failed):
     /// removed by retries with back-off and by ``shutdown()``, unless a new session
     /// replaced it first.
     var uncleared: SessionTokens?
-    var clearRetryTask: Task<Void, Never>?
     var lastRestoreError: AuthError?
     var lastStoredSessionConflict: AuthError?
     /// The access token of a renewal that came back shorter-lived than a caller's minTTL.
@@ -177,7 +166,7 @@ public actor AuthClient {
 
     /// Whether renewed tokens are held in memory only, because the store refused them;
     /// the client keeps trying to save them.
-    public var hasUnsavedTokens: Bool { unsaved != nil }
+    public var hasUnsavedTokens: Bool { unsaved.isPending }
 
     // MARK: Shutdown
 
@@ -193,18 +182,16 @@ public actor AuthClient {
         lifecycle = .shutDown
         // A renewal on the wire may rotate the refresh token: its answer is awaited (and
         // kept, when its save fails) before the stored session is left for the next start.
-        let inFlight = renewals.filter { renewingIDs.contains($0.id) }.map(\.task)
+        let inFlight = renewals.onTheWire
         stopBackgroundWork()
-        restoreTask?.cancel()
-        restoreTask = nil
+        timers.setRestoreRetry(nil)
         establishingTask?.cancel()
         for renewal in inFlight { _ = try? await renewal.value }
-        for _ in 0..<Self.shutdownSaveAttempts where unsaved != nil { await flushUnsaved() }
-        if unsaved != nil {
+        for _ in 0..<Self.shutdownSaveAttempts where unsaved.isPending { await flushUnsaved() }
+        if unsaved.isPending {
             logger.error("renewed tokens could not be saved before shutdown; the next start reads the older ones")
         }
-        clearRetryTask?.cancel()
-        clearRetryTask = nil
+        timers.setRemovalRetry(nil)
         for _ in 0..<Self.shutdownSaveAttempts where uncleared != nil { await removeUncleared() }
         if uncleared != nil {
             logger.error("the ended session could not be removed before shutdown; the next start finds it and asks the provider")
@@ -218,22 +205,6 @@ public actor AuthClient {
     func checkNotShutDown() throws(AuthError) {
         if lifecycle == .shutDown { throw AuthError(.cancelled, "the client has shut down") }
     }
-}
-
-/// A renewal in flight, and what it was asked.
-struct InFlightRenewal: Sendable {
-    let id: Int
-    /// The client's generation when it started: a renewal of an ended one serves nobody new.
-    let generation: Int
-    let request: RenewalRequest
-    let task: Task<SessionTokens, any Error>
-}
-
-/// Tokens held in memory that the vault does not have yet.
-struct UnsavedRecord: Sendable {
-    /// The tokens the vault held when the save first failed: if the vault still holds
-    /// them (or nothing readable), the memory record replaces them.
-    let base: SessionTokens?
 }
 
 /// Marks the tasks running a renewal's app-code phase, so that app code calling back

@@ -1,0 +1,87 @@
+internal import Foundation
+
+extension AuthClient {
+    // MARK: - Tokens the vault does not hold yet
+
+    /// Tries once more to persist tokens a failed save left in memory only. The vault
+    /// is overwritten only while it still holds what the memory record replaced (or
+    /// nothing readable); a record another process wrote meanwhile wins.
+    func flushUnsaved() async {
+        guard unsaved.isPending, record != nil else { return }
+        let generation = self.generation
+        let vault = self.vault
+        enum Flush: Sendable { case saved(SessionTokens), replaced(VaultRecord), nothing }
+        do {
+            let result: Flush = try await vault.withLock {
+                // Memory as it is now: a renewal may have saved newer tokens (and cleared
+                // the mark) while this waited for the lock.
+                let memory = await self.memorySnapshot()
+                guard memory.generation == generation, let pending = memory.unsaved, let record = memory.record else { return .nothing }
+                let stored = (try? await vault.load()) ?? vault.lastKnown
+                if let stored, !stored.tokens.hasSameCredentials(as: record.tokens),
+                   let base = pending.base, !stored.tokens.hasSameCredentials(as: base) {
+                    return .replaced(stored)
+                }
+                try await vault.save(record)
+                return .saved(record.tokens)
+            }
+            guard generation == self.generation else { return }
+            switch result {
+            case .nothing: return
+            case .saved(let tokens):
+                // Memory may have moved on again since: only what was saved is no longer unsaved.
+                guard record?.tokens.hasSameCredentials(as: tokens) ?? false else { return }
+                unsaved.clear()
+                logger.info("renewed tokens saved after an earlier failure")
+            case .replaced(let stored):
+                unsaved.clear()
+                logger.notice("the stored session was replaced by another process; adopting it")
+                adopt(stored)
+            }
+        } catch {
+            logger.warning("renewed tokens still not saved", metadata: ["error": "\(AuthError.classifying(error))"])
+        }
+    }
+
+    /// What memory holds when a locked section begins: the record, the unsaved mark and
+    /// the generation. Read under the store's lock, never before it: a record taken before
+    /// waiting for the lock may be one a renewal replaced meanwhile, and writing it back
+    /// would bring a spent refresh token back into the vault. Even then memory may lag
+    /// (a renewal that released the lock adopts its record a moment later): when the vault
+    /// cannot be read, ``SessionVault/lastKnown`` comes first.
+    struct MemorySnapshot: Sendable {
+        let record: VaultRecord?
+        let unsaved: UnsavedRecord?
+        let generation: Int
+    }
+
+    func memorySnapshot() -> MemorySnapshot {
+        MemorySnapshot(record: record, unsaved: unsaved.record, generation: generation)
+    }
+
+    /// The record a locked section works from: memory's when it holds tokens the vault
+    /// does not (a save failed), else the vault's. Memory takes a renewed record only after
+    /// the renewal released the lock, so when the vault's last known record is neither
+    /// memory's nor the one an unsaved record replaced, a save succeeded meanwhile and it
+    /// is the newer.
+    ///
+    /// When the vault cannot be read: what this process last read or wrote there — unless
+    /// that holds a refresh token. Another writer (a client shut down in the middle of its
+    /// renewal, another process) may have rotated it since, and presenting a spent refresh
+    /// token ends the session at providers with reuse detection: the read failure is thrown
+    /// instead (the session is kept, and the caller retries).
+    static func lockedBase(_ memory: MemorySnapshot, vault: SessionVault) async throws(AuthError) -> VaultRecord? {
+        if let pending = memory.unsaved, let record = memory.record {
+            if let known = vault.lastKnown, !known.tokens.hasSameCredentials(as: record.tokens),
+               !(pending.base.map { known.tokens.hasSameCredentials(as: $0) } ?? false) {
+                return known
+            }
+            return record
+        }
+        do { return try await vault.load() } catch {
+            let fallback = vault.lastKnown ?? memory.record
+            if fallback?.tokens.refreshToken != nil { throw error }
+            return fallback
+        }
+    }
+}

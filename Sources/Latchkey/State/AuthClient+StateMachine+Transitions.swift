@@ -1,0 +1,411 @@
+// The transitions of `AuthClient.StateMachine`, one method per state. Each returns the
+// actions for the caller to perform; none performs anything itself.
+
+extension AuthClient.StateMachine {
+    // MARK: Answers, whatever the state
+
+    /// Answers carry the identifier of the call they answer, so the state itself says
+    /// whether one still applies: `nil` when `event` is for the state's own handler.
+    mutating func answered(_ event: Event) -> [Action]? {
+        switch event {
+        case .checkAnswered(let id, _):
+            // A check that outlived its session (a logout, a login, a step the user must take) says nothing now.
+            return state.session?.check == id ? nil : []
+        case .loginAnswered(let id, let answer):
+            if case .establishing(let establishing) = state, establishing.login == id { return nil }
+            // A login a logout overtook after it saved: its session must not outlive the logout.
+            if case .saved(let record) = answer { return [.removeIfStored(record)] }
+            return []
+        case .renewalAnswered(let id, let answer):
+            guard let from = renewals.removeValue(forKey: id) else { return [.refused] }
+            if state.session?.renewal == id { return nil }
+            return outlived(answer, from: from)
+        case .saveAnswered(let record, let saved):
+            guard saved, var session = state.session, session.record == record, session.unsaved != nil else { return [] }
+            session.unsaved = nil
+            state.replaceSession(with: session)
+            return []
+        case .clearAnswered(let removed):
+            guard state.owed != nil else { return [] }
+            if removed {
+                state.replaceOwed(with: nil)
+                return [.disarm(.removalRetry)]
+            }
+            return [.arm(.removalRetry)]
+        default:
+            return nil
+        }
+    }
+
+    /// A renewal that finished after its session's renewal was no longer the one in flight.
+    /// A rotated refresh token the vault refused is never dropped: while memory holds the
+    /// session it renewed, it becomes that session's record, marked unsaved; otherwise it
+    /// is saved only where the vault still holds what it replaced.
+    private mutating func outlived(_ answer: RenewalAnswer, from: Record) -> [Action] {
+        guard case .renewed(let renewed, let base, saved: false) = answer else { return [] }
+        guard var session = state.session, session.record == from || session.record == base else {
+            return [.saveIfStoreHolds(renewed, base: base)]
+        }
+        session.record = renewed
+        session.expired = false
+        if session.unsaved == nil { session.unsaved = Unsaved(base: base) }
+        state.replaceSession(with: session)
+        if case .shutDown = state { return [.flush(renewed, base: session.unsaved?.base)] }
+        return []
+    }
+
+    // MARK: Before the session is known
+
+    mutating func idle(_ event: Event) -> [Action] {
+        switch event {
+        case .start:
+            state = .loading
+            return [.readStore]
+        case .shutdown:
+            return shutDown(kept: nil, owed: nil)
+        default:
+            return [.refused]
+        }
+    }
+
+    mutating func loading(_ event: Event) -> [Action] {
+        switch event {
+        case .storeRead(nil):
+            state = .notLoggedIn(owed: nil)
+            return [.publish(.notLoggedIn)]
+        case .storeRead(let record?):
+            var session = Session(record)
+            let id = makeID()
+            session.check = id
+            state = .validating(session)
+            return [.validate(id, record)]
+        case .storeReadFailed:
+            state = .restoring
+            return [.publish(.restoring), .arm(.restoreRetry)]
+        case .logout:
+            return logout(ended: nil)
+        case .shutdown:
+            return shutDown(kept: nil, owed: nil)
+        default:
+            return [.refused]
+        }
+    }
+
+    mutating func restoring(_ event: Event) -> [Action] {
+        switch event {
+        case .restoreRetryFired:
+            state = .loading
+            return [.readStore]
+        case .loginBegan:
+            return [.disarm(.restoreRetry)] + beginLogin(kept: nil, from: .restoring, owed: nil)
+        case .logout:
+            return [.disarm(.restoreRetry)] + logout(ended: nil)
+        case .shutdown:
+            return [.disarm(.restoreRetry)] + shutDown(kept: nil, owed: nil)
+        default:
+            return [.refused]
+        }
+    }
+
+    mutating func validating(_ session: Session, _ event: Event) -> [Action] {
+        var session = session
+        switch event {
+        case .checkAnswered(_, let answer):
+            session.check = nil
+            switch answer {
+            case .valid: return signIn(session)
+            case .failed(.transient):
+                session.revalidationPending = true
+                return signIn(session)
+            case .failed(.ended(let ending)): return end(session.record, ending)
+            case .failed(.needsUserAction(let action)): return needUser(action, kept: session)
+            }
+        case .renewalWanted:
+            let actions = renew(&session)
+            state = .validating(session)
+            return actions
+        case .renewalAnswered(_, let answer):
+            return renewed(session, answer)
+        case .expiryFired:
+            session.expired = true
+            state = .validating(session)
+            return []
+        case .logout:
+            return logout(ended: session.record)
+        case .shutdown:
+            return shutDown(kept: session, owed: nil)
+        default:
+            return [.refused]
+        }
+    }
+
+    // MARK: Signed in
+
+    mutating func signedIn(_ session: Session, _ event: Event) -> [Action] {
+        var session = session
+        switch event {
+        case .heartbeatFired:
+            var actions = flush(session)
+            if session.check == nil {
+                let id = makeID()
+                session.check = id
+                actions.append(.validate(id, session.record))
+            }
+            state.replaceSession(with: session)
+            return actions
+        case .checkAnswered(_, let answer):
+            session.check = nil
+            switch answer {
+            case .valid:
+                session.revalidationPending = false
+                state.replaceSession(with: session)
+                return []
+            case .failed(.transient):
+                state.replaceSession(with: session)
+                return []
+            case .failed(.ended(let ending)): return end(session.record, ending)
+            case .failed(.needsUserAction(let action)): return needUser(action, kept: session)
+            }
+        case .renewalWanted:
+            let actions = flush(session) + renew(&session)
+            state.replaceSession(with: session)
+            return actions
+        case .renewalAnswered(_, let answer):
+            return renewed(session, answer)
+        case .expiryFired:
+            guard case .established = state else { return [] }
+            session.expired = true
+            state = .tokenExpired(session)
+            return [.publish(.tokenExpired)]
+        case .loginBegan:
+            guard case .tokenExpired = state else { return [.refused] }
+            return beginLogin(kept: session, from: .tokenExpired, owed: nil)
+        case .logout:
+            return logout(ended: session.record)
+        case .shutdown:
+            return shutDown(kept: session, owed: nil)
+        default:
+            return [.refused]
+        }
+    }
+
+    mutating func needsUserAction(_ action: UserAction, kept: Session?, _ event: Event) -> [Action] {
+        switch event {
+        case .loginBegan:
+            return beginLogin(kept: kept, from: .needsUserAction(action), owed: nil)
+        case .renewalWanted:
+            // An explicit renewal of a kept session: the user's step may not be needed after
+            // all. With a live token the session is established again at once; with an
+            // expired one it waits here for the renewal (the diagram has no move from
+            // `needsUserAction` to `tokenExpired`).
+            guard var session = kept else { return [.refused] }
+            let actions = renew(&session)
+            if session.expired {
+                state = .needsUserAction(action, kept: session)
+                return actions
+            }
+            state = .established(session)
+            return [.publish(.established)] + actions
+        case .renewalAnswered(_, let answer):
+            guard let kept else { return [.refused] }
+            return renewed(kept, answer)
+        case .actionExpired:
+            guard kept == nil else { return [] }
+            state = .notLoggedIn(owed: nil)
+            return [.publish(.notLoggedIn)]
+        case .logout:
+            return logout(ended: kept?.record)
+        case .shutdown:
+            return shutDown(kept: kept, owed: nil)
+        default:
+            return [.refused]
+        }
+    }
+
+    // MARK: Logging in and out
+
+    mutating func establishing(_ establishing: Establishing, _ event: Event) -> [Action] {
+        switch event {
+        case .loginAnswered(_, .saved(let record)):
+            let forgetOwed: [Action] = establishing.owed == nil ? [] : [.disarm(.removalRetry)]
+            return forgetOwed + signIn(Session(record))
+        case .loginAnswered(_, .failed(let failure)):
+            return loginFailed(establishing, failure)
+        case .logout:
+            return [.cancelLogin] + logout(ended: establishing.kept?.record ?? establishing.owed)
+        case .shutdown:
+            return [.cancelLogin] + shutDown(kept: establishing.kept, owed: establishing.owed)
+        default:
+            return [.refused]
+        }
+    }
+
+    private mutating func loginFailed(_ establishing: Establishing, _ failure: Failure) -> [Action] {
+        if case .needsUserAction(let action) = failure { return needUser(action, kept: establishing.kept) }
+        let terminated = if case .ended(.terminated) = failure { true } else { false }
+        if case .needsUserAction(let action) = establishing.from, !terminated {
+            // A wrong code: the pending step stays for another try.
+            return needUser(action, kept: establishing.kept)
+        }
+        if let kept = establishing.kept {
+            // A failed login is a verdict on the credentials tried, not on the stored session.
+            guard terminated else { return signIn(kept) }
+            state = .notLoggedIn(owed: kept.record)
+            return [.clear(kept.record), .publish(.notLoggedIn)]
+        }
+        state = .notLoggedIn(owed: establishing.owed)
+        return [.publish(.notLoggedIn)]
+    }
+
+    mutating func ended(_ reason: TerminationReason?, owed: Record?, _ event: Event) -> [Action] {
+        switch event {
+        case .loginBegan where reason == nil:
+            return beginLogin(kept: nil, from: .notLoggedIn, owed: owed)
+        case .logout:
+            return logout(ended: owed)
+        case .shutdown:
+            return shutDown(kept: nil, owed: owed)
+        default:
+            return [.refused]
+        }
+    }
+
+    mutating func shutDown(_ event: Event) -> [Action] {
+        if case .shutdown = event { return [] }
+        return [.refused]
+    }
+
+    // MARK: Moves shared by several states
+
+    private mutating func signIn(_ session: Session) -> [Action] {
+        state = session.expired ? .tokenExpired(session) : .established(session)
+        return [.arm(.heartbeat), .arm(.renewal), .arm(.expiry), .publish(session.expired ? .tokenExpired : .established)]
+    }
+
+    private mutating func renew(_ session: inout Session) -> [Action] {
+        if let id = session.renewal { return [.join(id)] }
+        let id = makeID()
+        session.renewal = id
+        renewals[id] = session.record
+        return [.renew(id, from: session.record)]
+    }
+
+    private mutating func renewed(_ session: Session, _ answer: RenewalAnswer) -> [Action] {
+        var session = session
+        session.renewal = nil
+        switch answer {
+        case .renewed(let record, let base, let saved):
+            if saved {
+                session.unsaved = nil
+            } else if session.unsaved == nil {
+                session.unsaved = Unsaved(base: base)
+            }
+            session.record = record
+            session.expired = false
+            if case .validating = state {
+                state = .validating(session)
+                return []
+            }
+            state = .established(session)
+            return [.arm(.renewal), .arm(.expiry), .publish(.established)]
+        case .failed(.transient):
+            state.replaceSession(with: session)
+            return [.arm(.renewal)]
+        case .failed(.ended(let ending)):
+            return end(session.record, ending)
+        case .failed(.needsUserAction(let action)):
+            return needUser(action, kept: session)
+        case .cancelled:
+            state.replaceSession(with: session)
+            return []
+        }
+    }
+
+    private func flush(_ session: Session) -> [Action] {
+        guard let unsaved = session.unsaved else { return [] }
+        return [.flush(session.record, base: unsaved.base)]
+    }
+
+    private mutating func end(_ record: Record, _ ending: Ending) -> [Action] {
+        switch ending {
+        case .unrecoverable: state = .notLoggedIn(owed: record)
+        case .terminated(let reason): state = .terminated(reason, owed: record)
+        }
+        return Self.stopSession + [.clear(record), .publish(state.published ?? .notLoggedIn)]
+    }
+
+    private mutating func needUser(_ action: UserAction, kept: Session?) -> [Action] {
+        state = .needsUserAction(action, kept: kept.map(Self.quiesced))
+        let timer: [Action] = kept == nil && action.expiresAt != nil ? [.arm(.action)] : []
+        return Self.stopSession + [.publish(.needsUserAction(action))] + timer
+    }
+
+    private mutating func beginLogin(kept: Session?, from: SessionState, owed: Record?) -> [Action] {
+        let id = makeID()
+        state = .establishing(Establishing(login: id, kept: kept.map(Self.quiesced), from: from, owed: owed))
+        return Self.stopSession + [.publish(.establishing), .login(id)]
+    }
+
+    private mutating func logout(ended: Record?) -> [Action] {
+        state = .notLoggedIn(owed: ended)
+        return Self.stopSession + [.clear(ended), .publish(.notLoggedIn)]
+    }
+
+    private mutating func shutDown(kept: Session?, owed: Record?) -> [Action] {
+        let kept = kept.map(Self.quiesced)
+        state = .shutDown(kept: kept, owed: owed)
+        var actions = Self.stopSession + [.disarm(.restoreRetry), .disarm(.removalRetry)]
+        actions += renewals.keys.sorted().map { .await($0) }
+        if let kept, let unsaved = kept.unsaved { actions.append(.flush(kept.record, base: unsaved.base)) }
+        if let owed { actions.append(.removeIfStored(owed)) }
+        return actions + [.finishStreams]
+    }
+
+    /// A session whose background work stopped: nothing of it is in flight any more.
+    private static func quiesced(_ session: Session) -> Session {
+        var session = session
+        session.renewal = nil
+        session.check = nil
+        return session
+    }
+
+    private static var stopSession: [Action] {
+        [.disarm(.heartbeat), .disarm(.renewal), .disarm(.expiry), .disarm(.action)]
+    }
+}
+
+extension AuthClient.StateMachine.State {
+    /// The ended session's tokens the store may still hold.
+    var owed: Record? {
+        switch self {
+        case .notLoggedIn(let owed), .terminated(_, let owed), .shutDown(_, let owed): owed
+        case .establishing(let establishing): establishing.owed
+        default: nil
+        }
+    }
+
+    mutating func replaceOwed(with owed: Record?) {
+        switch self {
+        case .notLoggedIn: self = .notLoggedIn(owed: owed)
+        case .terminated(let reason, _): self = .terminated(reason, owed: owed)
+        case .shutDown(let kept, _): self = .shutDown(kept: kept, owed: owed)
+        case .establishing(let establishing):
+            self = .establishing(.init(login: establishing.login, kept: establishing.kept, from: establishing.from, owed: owed))
+        default: break
+        }
+    }
+
+    /// Puts `session` back in whichever case holds the session.
+    mutating func replaceSession(with session: AuthClient.StateMachine<Record>.Session) {
+        switch self {
+        case .validating: self = .validating(session)
+        case .established: self = .established(session)
+        case .tokenExpired: self = .tokenExpired(session)
+        case .needsUserAction(let action, _): self = .needsUserAction(action, kept: session)
+        case .shutDown(_, let owed): self = .shutDown(kept: session, owed: owed)
+        case .establishing(let establishing):
+            self = .establishing(.init(login: establishing.login, kept: session, from: establishing.from, owed: establishing.owed))
+        case .idle, .loading, .restoring, .notLoggedIn, .terminated: break
+        }
+    }
+}
