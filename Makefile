@@ -4,8 +4,9 @@ SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 APT_PACKAGES := libssl-dev libkeyutils-dev pkg-config chromium chromium-driver
 # Test-only, run time only: a private session bus and GNOME Keyring for the Secret
 # Service store's tests (Scripts/with-secret-service.sh), and gdbus to inspect them.
-# The package builds without them; libsecret is opened at run time.
-TEST_APT_PACKAGES := dbus-daemon dbus-bin gnome-keyring libsecret-1-0 libglib2.0-bin
+# The package builds without them; libsecret is opened at run time. postgresql: the
+# server binaries Scripts/with-postgres.sh starts privately (no system service is used).
+TEST_APT_PACKAGES := dbus-daemon dbus-bin gnome-keyring libsecret-1-0 libglib2.0-bin postgresql
 CONFIG ?= debug
 
 .PHONY: all deps bench-deps build build-release test demo examples docs bench bench-check fuzz fuzz-ci soak soak-short soak-sweep clean \

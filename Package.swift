@@ -16,6 +16,7 @@ let package = Package(
         .library(name: "LatchkeyJSON", targets: ["LatchkeyJSON"]),
         .library(name: "LatchkeyJWT", targets: ["LatchkeyJWT"]),
         .library(name: "LatchkeySecrets", targets: ["LatchkeySecrets"]),
+        .library(name: "LatchkeyPostgres", targets: ["LatchkeyPostgres"]),
         .library(name: "Latchkey", targets: ["Latchkey"]),
         .library(name: "LatchkeyEmulator", targets: ["LatchkeyEmulator"]),
         .library(name: "LatchkeySocialPlus", targets: ["LatchkeySocialPlus"]),
@@ -34,6 +35,7 @@ let package = Package(
         // Only LatchkeyHummingbird uses it: the core names no server framework.
         .package(url: "https://github.com/hummingbird-project/hummingbird-auth", from: "2.5.0"),
         .package(url: "https://github.com/apple/swift-configuration", from: "1.4.0", traits: []),
+        .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
         // Plugin only (`swift package generate-documentation`, `make docs`): no target
         // depends on it, so it adds nothing to what `swift build` compiles.
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
@@ -90,6 +92,18 @@ let package = Package(
                 "LatchkeyCrypto",
                 "CKeyutils",
                 "CLatchkeySecretService",
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+
+        // MARK: Secret storage on PostgreSQL, shared by several instances
+        .target(
+            name: "LatchkeyPostgres",
+            dependencies: [
+                "LatchkeySecrets",
+                "LatchkeyCrypto",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings
@@ -177,6 +191,7 @@ let package = Package(
                 "LatchkeyJSON",
                 "LatchkeyJWT",
                 "LatchkeySecrets",
+                "LatchkeyPostgres",
                 "LatchkeyEmulator",
                 "Latchkey",
                 "LatchkeySocialPlus",
@@ -255,7 +270,23 @@ let package = Package(
         ),
         .testTarget(
             name: "LatchkeySecretsTests",
-            dependencies: ["LatchkeySecrets", "LatchkeyCrypto"],
+            // LatchkeyPostgres: the shared store tests run against it too.
+            dependencies: ["LatchkeySecrets", "LatchkeyCrypto", "LatchkeyPostgres"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "LatchkeyPostgresTests",
+            dependencies: [
+                "LatchkeyPostgres",
+                "LatchkeySecrets",
+                "LatchkeyCrypto",
+                "Latchkey",
+                "LatchkeyAuth0",
+                "LatchkeyEmulator",
+                "LatchkeyJSON",
+                "LatchkeyTestSupport",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+            ],
             swiftSettings: swiftSettings
         ),
         .testTarget(

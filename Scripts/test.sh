@@ -11,6 +11,7 @@ SWIFT=${SWIFT:-swift}
 
 groups=(
   "LatchkeyCryptoTests|LatchkeyJSONTests|LatchkeyJWTTests|LatchkeySecretsTests|LatchkeySwiftConfigurationTests|LatchkeyDocsTests"
+  "LatchkeyPostgresTests"
   "LatchkeyTests"
   "LatchkeyEmulatorTests"
   "LatchkeyStytchTests"
@@ -34,8 +35,11 @@ for group in "${groups[@]}"; do
   # GROUP_TIMEOUT seconds with its log, instead of holding CI until its own limit.
   # The secrets group runs inside a private session bus and GNOME Keyring, so the Secret
   # Service store is tested against the real thing (the script stops both afterwards).
+  # It, the PostgreSQL group and the CLI group (the bench's PostgreSQL row) get a private
+  # PostgreSQL server each (Scripts/with-postgres.sh).
   wrap=()
-  [[ "$group" == *LatchkeySecretsTests* ]] && wrap=(./Scripts/with-secret-service.sh)
+  [[ "$group" == *LatchkeySecretsTests* ]] && wrap=(./Scripts/with-postgres.sh ./Scripts/with-secret-service.sh)
+  [[ "$group" == *LatchkeyPostgresTests* || "$group" == latchkeyCLITests ]] && wrap=(./Scripts/with-postgres.sh)
   timeout --kill-after=30 "${GROUP_TIMEOUT:-900}" "${wrap[@]}" "$SWIFT" test --skip-build --filter "^($group)\." >"$log" 2>&1
   status=$?
   [ "$status" = 124 ] && echo "   timed out after ${GROUP_TIMEOUT:-900} s; the log's last lines:" && tail -n 40 "$log"

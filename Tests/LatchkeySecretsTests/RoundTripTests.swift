@@ -1,10 +1,11 @@
 import Foundation
+import LatchkeyPostgres
 @testable import LatchkeySecrets
 import Testing
 
 /// Every backend, so the same behaviour is checked against each.
 enum Backend: String, CaseIterable, CustomTestStringConvertible, Sendable {
-    case memory, keyring, file, passphrase, layered, secretService
+    case memory, keyring, file, passphrase, layered, secretService, postgres
 
     var testDescription: String { rawValue }
 
@@ -22,6 +23,7 @@ enum Backend: String, CaseIterable, CustomTestStringConvertible, Sendable {
             try EncryptedFileSecretStore(namespace: namespace, configuration: directory.configuration(keySource: .passphrase("correct horse battery staple")))
         case .layered: try LayeredSecretStore(namespace: namespace, configuration: directory.configuration())
         case .secretService: try SecretServiceSecretStore(namespace: namespace)
+        case .postgres: try PostgresTestDatabases.database(keysIn: directory).store(namespace: namespace)
         }
     }
 
@@ -32,6 +34,7 @@ enum Backend: String, CaseIterable, CustomTestStringConvertible, Sendable {
             return false
         }
         if self == .secretService { return secretServiceIsRunnable() }
+        if self == .postgres { return PostgresTestDatabases.isRunnable() }
         return true
     }
 }

@@ -1,6 +1,8 @@
 import Foundation
 import Glibc
 import LatchkeySecrets
+import LatchkeyPostgres
+import Synchronization
 import Testing
 
 /// A private temporary directory, removed when the value is released.
@@ -134,5 +136,38 @@ struct ChildProcess {
         try process.run()
         while process.isRunning { try await Task.sleep(for: .milliseconds(5)) }
         return process.terminationStatus
+    }
+}
+
+/// The PostgreSQL store's databases for the shared store tests: the private server
+/// `make test` starts (Scripts/with-postgres.sh), one pool per key directory.
+enum PostgresTestDatabases {
+    static let url = ProcessInfo.processInfo.environment["LATCHKEY_TEST_POSTGRES_URL"]
+    private static let databases = Mutex<[String: PostgresSecretDatabase]>([:])
+
+    /// Whether PostgreSQL tests can run: skipped with a warning without a server,
+    /// except under `CI=true`, where they fail.
+    static func isRunnable() -> Bool {
+        if url != nil { return true }
+        let why = "LATCHKEY_TEST_POSTGRES_URL is not set; run the tests under Scripts/with-postgres.sh, as make test does"
+        if ProcessInfo.processInfo.environment["CI"] == "true" {
+            Issue.record("CI=true and \(why)")
+        } else {
+            FileHandle.standardError.write(Data("WARNING: PostgreSQL store tests skipped: \(why)\n".utf8))
+        }
+        return false
+    }
+
+    /// The database whose sealing key lives in `directory`'s key file.
+    static func database(keysIn directory: TemporaryDirectory) throws -> PostgresSecretDatabase {
+        try databases.withLock { databases in
+            if let database = databases[directory.path] { return database }
+            var options = PostgresSecretDatabase.Options()
+            options.keyConfiguration = directory.configuration()
+            options.maximumConnections = 4
+            let database = try PostgresSecretDatabase(url: url ?? "", options: options)
+            databases[directory.path] = database
+            return database
+        }
     }
 }

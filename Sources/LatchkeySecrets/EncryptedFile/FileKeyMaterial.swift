@@ -1,17 +1,17 @@
 internal import Glibc
-internal import LatchkeyCrypto
+package import LatchkeyCrypto
 internal import Synchronization
 
 /// The file store's keys: the key file's key, loaded once, and scrypt-derived keys,
 /// derived once per salt and parameter set. Neither the key file nor scrypt is touched
 /// again on later reads.
-final class FileKeyMaterial: Sendable {
+package final class FileKeyMaterial: Sendable {
     /// A 256-bit key, its key check value, and the key prepared for decrypting.
-    struct Key: Sendable {
-        let bytes: [UInt8]
-        let check: [UInt8]
+    package struct Key: Sendable {
+        package let bytes: [UInt8]
+        package let check: [UInt8]
         /// Every read decrypts the whole file: the key schedule is expanded once, here.
-        let opening: AESGCMOpeningKey
+        package let opening: AESGCMOpeningKey
 
         init(_ bytes: [UInt8]) throws {
             self.bytes = bytes
@@ -40,10 +40,24 @@ final class FileKeyMaterial: Sendable {
     private let fileKey = Mutex<Key?>(nil)
     private let derived = Mutex<[DerivationID: Key]>([:])
 
-    init(configuration: SecretStoreConfiguration) {
+    package init(configuration: SecretStoreConfiguration) {
         self.source = configuration.keySource.kind
         self.keyFilePath = configuration.keyFilePath
         self.scrypt = configuration.scrypt
+    }
+
+    /// The key file's key for a store that keeps no header of its own (the PostgreSQL
+    /// store): loaded once and cached, the file created (0600) on first use. A
+    /// passphrase has no home for its salt there, so it is refused.
+    package func keyFileKey(store: String) throws -> Key {
+        guard case .keyFile = source else {
+            throw SecretStoreError(.wrongKey, store: store,
+                                   reason: "this store needs a key file (FileKeySource.keyFile); a passphrase has nowhere to keep its salt here")
+        }
+        guard let key = try loadKeyFile(create: true, store: store) else {
+            throw SecretStoreError(.ioFailure, store: store, reason: "the key file \(keyFilePath ?? "") could not be created")
+        }
+        return key
     }
 
     /// The key a file with this header was written under, as far as this store can

@@ -5,7 +5,7 @@ internal import Synchronization
 /// Used to serialize a namespace's writers inside one process before they take the
 /// cross-process `flock`, so no cooperative thread ever blocks on a lock another task
 /// of this process holds across an `await`. Waiting is not cancellable.
-final class AsyncExclusiveLock: Sendable {
+package final class AsyncExclusiveLock: Sendable {
     private struct State {
         var locked = false
         var waiters: [CheckedContinuation<Void, Never>] = []
@@ -13,10 +13,10 @@ final class AsyncExclusiveLock: Sendable {
 
     private let state = Mutex(State())
 
-    init() {}
+    package init() {}
 
     /// Waits until the lock is free, then takes it.
-    func lock() async {
+    package func lock() async {
         let acquired = state.withLock { state -> Bool in
             guard !state.locked else { return false }
             state.locked = true
@@ -37,7 +37,7 @@ final class AsyncExclusiveLock: Sendable {
     }
 
     /// Releases the lock, handing it straight to the longest waiter if there is one.
-    func unlock() {
+    package func unlock() {
         let next = state.withLock { state -> CheckedContinuation<Void, Never>? in
             guard !state.waiters.isEmpty else {
                 state.locked = false

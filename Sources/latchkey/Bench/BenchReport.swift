@@ -15,7 +15,7 @@ struct BenchReport {
     let files: (parent: String, onDataFilesystem: Bool)
 
     private func isAutomatic(_ target: StoreBench.Target) -> Bool {
-        automatic?.backend == target.backend
+        target.backend != nil && automatic?.backend == target.backend
     }
 
     // MARK: Table
@@ -101,7 +101,7 @@ struct BenchReport {
         for (target, outcome) in rows {
             var object: JSONObject = [
                 "id": .string(target.rawValue),
-                "backend": .string(target.backend.rawValue),
+                "backend": .string(target.backendName),
                 "label": .string(target.label),
                 "automatic": .bool(isAutomatic(target)),
             ]

@@ -1,4 +1,5 @@
 import Foundation
+import LatchkeyPostgres
 import LatchkeySecrets
 
 /// Times `get`, `set` and `remove` on every backend this machine has, for
@@ -16,7 +17,9 @@ import LatchkeySecrets
 /// and *warm*, where it does (every later read) — and the desktop's Secret Service.
 /// Keyring rows are skipped with the probe's reason where the keyring is not usable,
 /// and for values over its 32,767 bytes; the Secret Service row where none answers (no
-/// desktop session). A store error ends that row only; the others still run.
+/// desktop session). With a database URL (`--postgres`, `LATCHKEY_POSTGRES_URL`) a
+/// PostgreSQL row follows, over the network to that database; without one it is not
+/// listed. A store error ends that row only; the others still run.
 struct StoreBench {
     /// An operation the bench times.
     enum Operation: String, CaseIterable {
@@ -29,6 +32,7 @@ struct StoreBench {
         case layeredCold = "layered-cold"
         case layeredWarm = "layered-warm"
         case secretService = "secret-service"
+        case postgres
 
         /// The row's name in the table.
         var label: String {
@@ -39,19 +43,25 @@ struct StoreBench {
             case .layeredCold: "layered, cold"
             case .layeredWarm: "layered, warm"
             case .secretService: "Secret Service"
+            case .postgres: "PostgreSQL"
             }
         }
 
-        /// The backend `--backend` and the automatic selection call it.
-        var backend: SecretStoreSelection.Backend {
+        /// The backend `--backend` and the automatic selection call it (none for
+        /// PostgreSQL, which an app sets up in code).
+        var backend: SecretStoreSelection.Backend? {
             switch self {
             case .memory: .memory
             case .keyring: .keyring
             case .file: .file
             case .layeredCold, .layeredWarm: .layered
             case .secretService: .secretService
+            case .postgres: nil
             }
         }
+
+        /// The row's backend name in the JSON report.
+        var backendName: String { backend?.rawValue ?? rawValue }
 
         /// Whether the row needs the kernel keyring.
         var needsKeyring: Bool { self == .keyring || backend == .layered }
@@ -77,7 +87,12 @@ struct StoreBench {
         var budget: Duration?
         /// The fewest timed rounds before a budget may stop an operation.
         var minimumSamples = 5
+        /// The PostgreSQL database to measure, or `nil` for no PostgreSQL row.
+        var postgresURL: String?
     }
+
+    /// The rows this run lists: every target, PostgreSQL only with a database.
+    var targets: [Target] { Target.allCases.filter { $0 != .postgres || plan.postgresURL != nil } }
 
     let plan: Plan
     let workspace: BenchWorkspace
@@ -92,10 +107,10 @@ struct StoreBench {
     /// - Throws: ``InterruptSignal/Interrupted`` when SIGINT or SIGTERM arrived.
     func run() async throws -> [(Target, Outcome)] {
         let value = (0..<plan.valueBytes).map { _ in UInt8.random(in: 0...255) }
-        let runnable = Target.allCases.filter { skipReason($0) == nil }
+        let runnable = targets.filter { skipReason($0) == nil }
         var results: [(Target, Outcome)] = []
         var finishedOperations = 0
-        for target in Target.allCases {
+        for target in targets {
             if let reason = skipReason(target) {
                 results.append((target, .skipped(reason)))
                 continue
@@ -129,6 +144,8 @@ struct StoreBench {
     private func measure(_ target: Target, value: [UInt8], progress: (Operation, Double) -> Void,
                          finished: () -> Void) async throws -> Outcome {
         let store: any SecretStore
+        var database: PostgresSecretDatabase?
+        defer { database?.shutdown() }
         do {
             switch target {
             case .memory: store = try MemorySecretStore(namespace: workspace.namespace("memory"))
@@ -137,6 +154,12 @@ struct StoreBench {
             case .layeredCold, .layeredWarm:
                 store = try LayeredSecretStore(namespace: workspace.namespace("layered"), configuration: workspace.configuration)
             case .secretService: store = try SecretServiceSecretStore(namespace: workspace.secretServiceNamespace)
+            case .postgres:
+                var options = PostgresSecretDatabase.Options()
+                options.keyConfiguration = workspace.configuration
+                let opened = try PostgresSecretDatabase(url: plan.postgresURL ?? "", options: options)
+                database = opened
+                store = try opened.store(namespace: workspace.namespace("postgres"))
             }
         } catch {
             return .failed("\(error)")

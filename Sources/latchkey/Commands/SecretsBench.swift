@@ -11,7 +11,9 @@ extension SecretsCommand {
             discussion: """
             Rows: memory, kernel keyring, encrypted file, the layered store (the keyring in \
             front of the encrypted file) cold and warm, and the desktop's Secret Service (GNOME Keyring, \
-            KDE Wallet; skipped, with the reason, where no desktop session has one). Cold: the keyring holds no copy of the entry \
+            KDE Wallet; skipped, with the reason, where no desktop session has one), and PostgreSQL when \
+            --postgres or LATCHKEY_POSTGRES_URL names a database (a postgres:// URL; the row's entries are \
+            sealed with the bench's own key and removed afterwards). Cold: the keyring holds no copy of the entry \
             before each call, as on the first read after a reboot or logout (the file is read, \
             decrypted and copied into the keyring); warm: it does, as on every later read. Keyring \
             rows are skipped, with the reason, where the keyring is not usable (a container's seccomp \
@@ -50,6 +52,9 @@ extension SecretsCommand {
         @Option(help: ArgumentHelp("Exactly this many timed calls per operation (1 to 100000) instead of the default of up to 200 within 0.4 s.", valueName: "n"))
         var iterations: Int?
 
+        @Option(help: ArgumentHelp("A PostgreSQL database to add as a row: postgres://user:password@host:port/db?sslmode=disable|require (default: $LATCHKEY_POSTGRES_URL).", valueName: "url"))
+        var postgres: String?
+
         @Flag(help: "Print the results as one JSON object (times in nanoseconds).")
         var json = false
 
@@ -66,8 +71,9 @@ extension SecretsCommand {
 
         func run() async throws {
             let valueBytes = try ByteSize.parse(size, in: Self.sizeRange)
-            let plan = StoreBench.Plan(valueBytes: valueBytes, iterations: iterations ?? Self.defaultIterations,
+            var plan = StoreBench.Plan(valueBytes: valueBytes, iterations: iterations ?? Self.defaultIterations,
                                        budget: iterations == nil ? Self.defaultBudget : nil)
+            plan.postgresURL = postgres ?? ProcessInfo.processInfo.environment["LATCHKEY_POSTGRES_URL"].flatMap { $0.isEmpty ? nil : $0 }
             // What `--backend auto` does for the default namespace; building the selection
             // touches no file (only the keyring probe runs).
             let selection = try? SecretStoreSelection.automatic(namespace: "latchkey")
