@@ -22,14 +22,16 @@ compares, at p90 per operation:
   (Scripts/instructions.py), which repeats within a fraction of a percent.
 
 A benchmark that is new (not in the committed files) is reported, not failed: run
-`make thresholds` to commit it. Exit status 1 on a regression, 2 on missing data.
+`make thresholds` to commit it. Rows of benchmarks.UNGATED (the Secret Service's D-Bus
+round trips) are reported as not gated and never committed. Exit status 1 on a
+regression, 2 on missing data.
 """
 
 import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from benchmarks import best_run_per_row, group_key, per_operation, read_p90_directory, row_key, rows_from  # noqa: E402
+from benchmarks import best_run_per_row, group_key, is_gated, per_operation, read_p90_directory, row_key, rows_from  # noqa: E402
 
 
 def best_of(directories):
@@ -83,6 +85,9 @@ def main(argv):
         for row in sorted(set(reference.get(group, {})) | set(current.get(group, {})), key=row_key):
             name = f"{group}/{'/'.join(row)}"
             old, new = reference.get(group, {}).get(row), current.get(group, {}).get(row)
+            if not is_gated(name):
+                notes.append(f"not gated (D-Bus round trips; benchmarks.UNGATED says why): {name}")
+                continue
             if old is None or "latchkey" not in old:
                 notes.append(f"new (not in the committed thresholds): {name}")
                 continue

@@ -4,7 +4,9 @@ import Glibc
 import LatchkeySecrets
 
 // Get, set and remove of 256 B, 2 KB and 16 KB values on every backend: memory,
-// kernel keyring, encrypted file, and layered (keyring in front of the file). Layered
+// kernel keyring, encrypted file, layered (keyring in front of the file), and the
+// desktop's Secret Service where one answers (`make bench` starts a private one with
+// Scripts/with-secret-service.sh; without one its rows are skipped, saying why). Layered
 // reads are measured warm (the keyring holds the value) and cold (the keyring copy is
 // gone, as after a reboot: the read falls back to the file and refills the keyring),
 // each beside the layer it should cost: a keyring read, an encrypted-file read.
@@ -28,6 +30,7 @@ struct ValueSize: Sendable {
 
 enum Backend: String, CaseIterable {
     case memory, keyring, file, layered
+    case secretService = "secret-service"
 
     func make(namespace: String) throws -> any SecretStore {
         switch self {
@@ -35,11 +38,24 @@ enum Backend: String, CaseIterable {
         case .keyring: try KeyringSecretStore(namespace: namespace)
         case .file: try EncryptedFileSecretStore(namespace: namespace, configuration: scratchConfiguration)
         case .layered: try LayeredSecretStore(namespace: namespace, configuration: scratchConfiguration)
+        case .secretService: try SecretServiceSecretStore(namespace: namespace)
         }
     }
 
     /// Memory and keyring operations take microseconds: time them in batches of 1,000.
     var isFast: Bool { self == .memory || self == .keyring }
+
+    /// The backends measured in this process: the Secret Service only where one answers
+    /// (a search: nothing written, no prompt). Probed once, when the suite registers.
+    static let measured: [Backend] = {
+        let probe = SecretServiceProbe.run()
+        guard probe.isAvailable else {
+            let line = Array("StorageBenchmarks: the Secret Service rows are skipped: \(probe.reason)\n".utf8)
+            _ = line.withUnsafeBytes { write(STDERR_FILENO, $0.baseAddress, $0.count) }
+            return Backend.allCases.filter { $0 != .secretService }
+        }
+        return Backend.allCases
+    }()
 }
 
 /// One process-wide scratch directory for the file-backed stores, removed at exit.
@@ -90,12 +106,13 @@ func registerStorage(size: ValueSize) {
     let slow = Suite.configuration(warmup: 2)
     let store: (any SecretStore) async throws -> Void = { try await $0.set(entry, bytes) }
 
-    for backend in Backend.allCases {
+    for backend in Backend.measured {
         let label = backend.rawValue
         // A layered get is measured warm and cold below.
         if backend != .layered {
-            // Every backend's get is under 50 µs: batched (see `Suite.asyncConfiguration`).
-            storeBenchmark(Suite.name("Storage", ["get", label, size.label], .latchkey), batched,
+            // Every local backend's get is under 50 µs: batched (see `Suite.asyncConfiguration`);
+            // a Secret Service get is D-Bus round trips, about a millisecond.
+            storeBenchmark(Suite.name("Storage", ["get", label, size.label], .latchkey), backend == .secretService ? slow : batched,
                            backend: backend, namespace: namespace("get-\(label)", size), prepare: store) { benchmark, store in
                 try await benchmark.measure { blackHole(try await store.get(entry)) }
             }

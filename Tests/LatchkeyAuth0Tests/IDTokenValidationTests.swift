@@ -286,20 +286,32 @@ struct WireTests {
         #expect(parse(.bool(true)) == nil)
     }
 
-    @Test func rateLimitResetIsClampedAndRead() {
-        let now = Date(timeIntervalSince1970: 1_800_000_000)
-        var response = HTTPResponse(status: 429, headers: ["x-ratelimit-reset": "1800000030"], body: Data(#"{"error":"too_many_requests"}"#.utf8))
-        #expect(Auth0ErrorResponse(response, now: now).classified(.refresh, now: now).retryAfter == .seconds(30))
-        response.headers["x-ratelimit-reset"] = "99999999999999999999999"
-        #expect(Auth0ErrorResponse(response, now: now).classified(.refresh, now: now).retryAfter == .seconds(86_400))
-        response.headers["x-ratelimit-reset"] = "-1"
-        #expect(Auth0ErrorResponse(response, now: now).classified(.refresh, now: now).retryAfter == .zero)
+    @Test func rateLimitResetIsMeasuredAgainstTheAnswersDateAndClamped() {
+        // The local clock is 10 minutes ahead of Auth0's: it plays no part in the wait.
+        let now = Date(timeIntervalSince1970: 1_800_000_600)
+        var response = HTTPResponse(status: 429, headers: ["Date": "Fri, 15 Jan 2027 08:00:00 GMT", "x-ratelimit-reset": "1800000030"],
+                                    body: Data(#"{"error":"too_many_requests"}"#.utf8))
+        #expect(Auth0ErrorResponse(response).rateLimitReset == Date(timeIntervalSince1970: 1_800_000_030))
+        #expect(Auth0ErrorResponse(response).classified(.refresh, now: now).retryAfter == .seconds(30))
+        response.headers["x-ratelimit-reset"] = "99999999999"
+        #expect(Auth0ErrorResponse(response).classified(.refresh, now: now).retryAfter == .seconds(86_400), "capped to a day")
+        response.headers["x-ratelimit-reset"] = "1799999990"
+        #expect(Auth0ErrorResponse(response).classified(.refresh, now: now).retryAfter == .zero, "a reset already past")
+        for absurd in ["-1", "99999999999999999999999", "1e308", "nan", "soon"] {
+            response.headers["x-ratelimit-reset"] = absurd
+            #expect(Auth0ErrorResponse(response).classified(.refresh, now: now).retryAfter == nil, "\(absurd)")
+        }
+        response.headers["x-ratelimit-reset"] = "1800000030"
+        response.headers["Date"] = nil
+        let undated = Auth0ErrorResponse(response).classified(.refresh, now: now)
+        #expect(undated.code == .rateLimited)
+        #expect(undated.retryAfter == nil, "no Date: nothing relates the reset to this clock; the core backs off on its own")
     }
 
     @Test func nonJSONErrorsAreTransient() {
         let now = Date()
         let response = HTTPResponse(status: 403, body: Data("<html>Forbidden by proxy</html>".utf8))
-        let error = Auth0ErrorResponse(response, now: now).classified(.refresh, now: now)
+        let error = Auth0ErrorResponse(response).classified(.refresh, now: now)
         #expect(error.code == .transient)
         #expect(error.httpStatus == 403)
     }

@@ -40,7 +40,7 @@ struct UserInfoRefusalTests {
         let response = HTTPResponse(status: 401, headers: ["Content-Type": "text/plain",
                                                            "WWW-Authenticate": #"Bearer realm="t", error="invalid_token", error_description="expired""#],
                                     body: Data("Unauthorized".utf8))
-        let error = Auth0ErrorResponse(response, now: now).classified(.userInfo, now: now)
+        let error = Auth0ErrorResponse(response).classified(.userInfo, now: now)
         #expect(error.code == .renewAndRecheck)
         #expect(error.providerCode == "invalid_token")
         #expect(error.message.contains("expired"))
@@ -50,7 +50,7 @@ struct UserInfoRefusalTests {
         // A proxy's 401 says nothing about the session.
         let now = Date()
         let response = HTTPResponse(status: 401, body: Data("Unauthorized".utf8))
-        #expect(Auth0ErrorResponse(response, now: now).classified(.userInfo, now: now).code == .transient)
+        #expect(Auth0ErrorResponse(response).classified(.userInfo, now: now).code == .transient)
     }
 
     @Test func aRestoredSessionWhoseTokenIsRefusedRenewsAndStays() async throws {

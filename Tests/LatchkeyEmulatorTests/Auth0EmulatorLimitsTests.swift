@@ -74,6 +74,34 @@ import Testing
         }
     }
 
+    /// A real service writes `Date` and `x-ratelimit-reset` from one clock, so a client
+    /// measures the wait as reset − `Date`. The emulator's clock is pinned in 2027 and moved
+    /// by the test, far from the machine's: its `Date` follows it all the same.
+    @Test func theDateHeaderAndTheResetShareTheEmulatorClock() async throws {
+        try await withAuth0 { emulator, auth0 in
+            let alice = try #require(try await login(auth0)["access_token"]?.stringValue)
+            let epoch = Int(Self.start.timeIntervalSince1970)
+            for _ in 0..<10 { #expect(try await userInfo(auth0, alice).status == 200) }
+            let limited = try await userInfo(auth0, alice)
+            #expect(limited.status == 429)
+            // 1,800,000,000 s after 1970; the bucket is full again 120 s later.
+            #expect(limited.header("Date") == "Fri, 15 Jan 2027 08:00:00 GMT")
+            #expect(limited.header("x-ratelimit-reset") == String(epoch + 120))
+            emulator.control.advanceClock(by: 3600)
+            let later = try await userInfo(auth0, alice)
+            #expect(later.header("Date") == "Fri, 15 Jan 2027 09:00:00 GMT")
+            #expect(later.header("x-ratelimit-reset") == String(epoch + 3600 + 12), "one request spent: 12 s to refill")
+            // An injected 429 (a limit elsewhere in the tenant) says a minute, on the same clock.
+            await emulator.control.inject(EmulatorFault(route: EmulatorRoute(.auth0, "POST", "/oauth/token"), kind: .status(429)))
+            let token = try await refresh(auth0, "x")
+            #expect(token.status == 429)
+            #expect(token.header("Date") == "Fri, 15 Jan 2027 09:00:00 GMT")
+            #expect(token.header("x-ratelimit-reset") == String(epoch + 3600 + 60))
+            // Every answer carries it, not only a limited one.
+            #expect(try await http.send("GET", auth0.baseURL.appending(path: ".well-known/jwks.json")).header("Date") == "Fri, 15 Jan 2027 09:00:00 GMT")
+        }
+    }
+
     @Test func theLimitIsPerUserAndCanBeTurnedOff() async throws {
         var seed = Auth0Seed.standard
         seed.users.append(Auth0Seed.User(userID: "auth0|bob", email: "bob@example.com", password: "bob-password-1"))

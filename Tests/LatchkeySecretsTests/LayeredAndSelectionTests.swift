@@ -99,11 +99,35 @@ final class CapturingLogHandler: LogHandler, Sendable {
 
     @Test func namedBackends() throws {
         let directory = try TemporaryDirectory()
-        for backend in SecretStoreSelection.Backend.allCases {
+        // The Secret Service needs a running service: the two tests below.
+        for backend in SecretStoreSelection.Backend.allCases where backend != .secretService {
             let selection = try SecretStoreSelection.named(backend, namespace: "app", configuration: directory.configuration())
             #expect(selection.backend == backend)
             #expect(selection.store.namespace == "app")
         }
+    }
+
+    @Test func aNamedSecretServiceThatDoesNotAnswerIsAnErrorNeverAnotherStore() throws {
+        let directory = try TemporaryDirectory()
+        var configuration = directory.configuration()
+        configuration.secretServiceSystem = .unavailable("no desktop session (played by the test)")
+        let error = try #require(throws: SecretStoreError.self) {
+            _ = try SecretStoreSelection.named(.secretService, namespace: "app", configuration: configuration)
+        }
+        #expect(error.code == .unavailable)
+        #expect(error.description.contains("the secret-service backend was chosen, but no Secret Service answers: no desktop session (played by the test)"),
+                "\(error)")
+        #expect(error.description.contains("choose another backend"))
+    }
+
+    @Test(needsSecretService) func aNamedSecretServiceIsUsedWhereOneAnswers() async throws {
+        let directory = try TemporaryDirectory()
+        let selection = try SecretStoreSelection.named(.secretService, namespace: uniqueNamespace("named-secret-service"), configuration: directory.configuration())
+        #expect(selection.backend == .secretService)
+        #expect(selection.store is SecretServiceSecretStore)
+        try await selection.store.set("entry", [1, 2, 3])
+        #expect(try await selection.store.get("entry") == [1, 2, 3])
+        try await selection.store.removeAll()
     }
 
     @Test func probeFailsCleanlyWithInjectedErrors() {

@@ -123,6 +123,25 @@ import Testing
         #expect(error?.message == "Slow down.")
     }
 
+    /// An HTTP-date `Retry-After` is measured against the answer's own `Date` (here a day
+    /// in 2027, whatever this machine's clock says); without a `Date` it gives no wait and
+    /// the core backs off on its own.
+    @Test func anHTTPDateRetryAfterIsMeasuredAgainstTheAnswersDate() async throws {
+        let body = Data(#"{"status_code":429,"request_id":"r","error_type":"too_many_requests","error_message":"Slow down."}"#.utf8)
+        let session = AuthenticatedSession(tokens: SessionTokens(accessToken: "j", sessionToken: "s"))
+        let settings = try StytchSettings(publicToken: "public-token-test-1", appIdentifier: "dev.latchkey.example")
+        var headers: HTTPHeaders = ["Date": "Fri, 15 Jan 2027 08:00:00 GMT", "Retry-After": "Fri, 15 Jan 2027 08:03:00 GMT"]
+        let dated = StytchProvider(settings: settings, transport: FixedTransport(response: HTTPResponse(status: 429, headers: headers, body: body)))
+        let error = await authError { _ = try await dated.validate(session) }
+        #expect(error?.code == .rateLimited)
+        #expect(error?.retryAfter == .seconds(180))
+        headers["Date"] = nil
+        let undated = StytchProvider(settings: settings, transport: FixedTransport(response: HTTPResponse(status: 429, headers: headers, body: body)))
+        let bare = await authError { _ = try await undated.validate(session) }
+        #expect(bare?.code == .rateLimited)
+        #expect(bare?.retryAfter == nil)
+    }
+
     @Test func anAppAPIRefusalKeepsTheSession() async throws {
         try await StytchHarness.with { harness in
             try await harness.loginAlice()

@@ -44,6 +44,19 @@ import Testing
         #expect(configuration.session.renewsProactively)
     }
 
+    @Test func theSecretServiceIsABackendOfTheFileAndTheEnvironment() throws {
+        let file = #"{"provider": "stytch", "store": {"backend": "secret-service"}}"#
+        #expect(try LatchkeyConfiguration.parse(Array(file.utf8)).store.backend == .secretService)
+        let overridden = try LatchkeyConfiguration.parse(Array(Self.file.utf8), environment: ["LATCHKEY_STORE_BACKEND": "secret-service"])
+        #expect(overridden.store.backend == .secretService)
+        let wrong = #"{"provider": "stytch", "store": {"backend": "secretservice"}}"#
+        #expect {
+            _ = try LatchkeyConfiguration.parse(Array(wrong.utf8))
+        } throws: { error in
+            (error as? AuthError)?.message.contains("secret-service") == true
+        }
+    }
+
     @Test func anotherProviderStartsFromNoneOfTheFilesSettings() throws {
         let other = try LatchkeyConfiguration.parse(Array(Self.file.utf8), environment: ["LATCHKEY_PROVIDER": "auth0"])
         #expect(other.settings["public_token"] == nil, "Stytch's settings stay with Stytch")

@@ -76,4 +76,30 @@ import Testing
         #expect(run.status == 0, "\(run.stderr)")
         #expect(run.stdout.contains("Secret Service: skipped, no Secret Service: no desktop session"), "\(run.stdout)")
     }
+
+    @Test func aChosenSecretServiceWithoutOneIsAnErrorNeverAnotherStore() throws {
+        let tmp = try JWTCLITemporaryDirectory()
+        var environment = try Self.environment(tmp)
+        environment["DBUS_SESSION_BUS_ADDRESS"] = ""
+        let run = try cli.run(["secrets", "set", "entry", "--backend", "secret-service"], stdin: "value", environment: environment)
+        #expect(run.status == 1, "\(run.stdout) \(run.stderr)")
+        #expect(run.stderr.contains("the secret-service backend was chosen, but no Secret Service answers: no desktop session"), "\(run.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: tmp.path("data-home") + "/latchkey"), "nothing was written to the file store instead")
+    }
+
+    @Test(.enabled(if: canStartKeyring, "gnome-keyring is not installed (make deps installs it)"))
+    func aChosenSecretServiceKeepsSecretsInADesktopSession() throws {
+        let tmp = try JWTCLITemporaryDirectory()
+        var environment = try Self.environment(tmp)
+        environment["CI"] = "true"  // the script must start the service, not fall back
+        let latchkey = try cli.executablePath()
+        // One desktop session for both commands: the private keyring lives as long as the script.
+        let script = "printf value | \"$0\" secrets set entry --backend secret-service --namespace cli-desktop "
+            + "&& \"$0\" secrets get entry --reveal --backend secret-service --namespace cli-desktop"
+        let run = try cli.run(["/bin/sh", "-c", script, latchkey], environment: environment, executable: Self.withSecretService)
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(run.stdout == "value", "\(run.stdout)")
+        #expect(run.stderr.contains("in the Secret Service store"), "\(run.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: tmp.path("data-home") + "/latchkey"), "kept in the Secret Service, not the file")
+    }
 }

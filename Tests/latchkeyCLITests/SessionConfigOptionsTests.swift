@@ -33,6 +33,20 @@ import Testing
         #expect(try await fixture.run(["status", "--namespace", ""]).status == 64)
     }
 
+    /// Asked for by name, the Secret Service is used or the command fails saying why —
+    /// never a silent switch to another store (no session bus here).
+    @Test func aChosenSecretServiceThatDoesNotAnswerIsAStorageError() async throws {
+        let fixture = try await SessionCLIFixture.start(.socialPlus)
+        defer { Task { await fixture.stop() } }
+        let noBus = ["DBUS_SESSION_BUS_ADDRESS": ""]
+        for (arguments, environment) in [(["status", "--backend", "secret-service"], noBus),
+                                         (["status"], noBus.merging(["LATCHKEY_STORE_BACKEND": "secret-service"]) { $1 })] {
+            let result = try await fixture.run(arguments, environment: environment)
+            #expect(result.status == 74, "\(result.stdout) \(result.stderr)")
+            #expect(result.stderr.contains("the secret-service backend was chosen, but no Secret Service answers"), "\(result.stderr)")
+        }
+    }
+
     @Test func anotherProviderOnTheCommandLineTakesNoneOfTheFilesSettings() async throws {
         // The file is Stytch's; the command line asks for social.plus at the same emulator.
         let fixture = try await SessionCLIFixture.start(.stytch)

@@ -2,10 +2,14 @@ public import LatchkeySecrets
 
 /// Which secret store holds the session, and where.
 public struct StoreSettings: Sendable, Hashable {
-    /// `automatic` (keyring in front of an encrypted file where the keyring works, the
-    /// file alone where it does not), or a named backend.
+    /// `automatic` (the desktop's Secret Service where one answers; else the keyring in
+    /// front of an encrypted file where the keyring works, the file alone where it does
+    /// not), or a named backend. `secret-service` is the desktop session's Secret Service
+    /// (GNOME Keyring, KDE Wallet): named, it never falls back to another store — where
+    /// none answers, opening the store fails and says why.
     public enum Backend: String, Sendable, Hashable, CaseIterable {
         case automatic, keyring, file, layered, memory
+        case secretService = "secret-service"
     }
 
     /// The backend. Default `automatic`.
@@ -31,7 +35,8 @@ public struct StoreSettings: Sendable, Hashable {
 
     /// Opens the store these settings describe.
     ///
-    /// - Throws: ``AuthError/Code/storage`` when it cannot be opened.
+    /// - Throws: ``AuthError/Code/storage`` when it cannot be opened (for `secret-service`:
+    ///   when no Secret Service answers on the session bus).
     public func makeStore() throws(AuthError) -> SecretStoreSelection {
         let configuration = SecretStoreConfiguration(dataDirectory: dataDirectory, configDirectory: configDirectory,
                                                      keySource: keyFile.map(FileKeySource.keyFile(at:)) ?? .keyFile)
@@ -42,6 +47,7 @@ public struct StoreSettings: Sendable, Hashable {
             case .file: return try SecretStoreSelection.named(.file, namespace: namespace, configuration: configuration)
             case .layered: return try SecretStoreSelection.named(.layered, namespace: namespace, configuration: configuration)
             case .memory: return try SecretStoreSelection.named(.memory, namespace: namespace, configuration: configuration)
+            case .secretService: return try SecretStoreSelection.named(.secretService, namespace: namespace, configuration: configuration)
             }
         } catch {
             throw AuthError(.storage, "cannot open the \(backend.rawValue) secret store for namespace \"\(namespace)\": \(error)", underlying: error)

@@ -29,7 +29,7 @@ public struct RetryingTransport: HTTPTransport {
                     return response
                 }
                 let backoff = policy.delay(afterAttempt: attempt)
-                if let retryAfter = response.retryAfter(now: clock.now) {
+                if let retryAfter = response.retryAfter {
                     // A server that asks for longer than we are willing to wait gets its answer back.
                     guard retryAfter <= policy.maxDelay else { return response }
                     wait = max(retryAfter, backoff)

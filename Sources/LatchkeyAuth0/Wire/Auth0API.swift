@@ -24,7 +24,7 @@ struct Auth0API: Sendable {
         var all = [("client_id", configuration.clientID)] + fields
         if let secret = configuration.clientSecret { all.append(("client_secret", secret)) }
         let response = try await post("oauth/token", all, signing: call)
-        guard response.status == 200 else { throw Auth0ErrorResponse(response, now: clock.now).classified(call, now: clock.now) }
+        guard response.status == 200 else { throw Auth0ErrorResponse(response).classified(call, now: clock.now) }
         guard let object = JSONObject.parsing(response.body), let tokens = TokenResponse(object) else {
             throw AuthError(.transient, "Auth0 answered the \(call.rawValue) with a body that is not a token answer", httpStatus: response.status)
         }
@@ -41,7 +41,7 @@ struct Auth0API: Sendable {
         if let organization = configuration.organization { fields.append(("organization", organization)) }
         let response = try await post("oauth/device/code", fields)
         guard response.status == 200 else {
-            throw Auth0ErrorResponse(response, now: clock.now).classified(.deviceCode, now: clock.now)
+            throw Auth0ErrorResponse(response).classified(.deviceCode, now: clock.now)
         }
         guard let object = JSONObject.parsing(response.body), let device = DeviceCodeResponse(object) else {
             throw AuthError(.transient, "Auth0 answered the device authorization with a malformed body", httpStatus: response.status)
@@ -59,10 +59,9 @@ struct Auth0API: Sendable {
         request.headers["Accept"] = "application/json"
         let response = try await sendAuthorized(request, accessToken: accessToken, dpopBound: dpopBound)
         let now = clock.now
-        let error = response.status == 200 ? nil : Auth0ErrorResponse(response, now: now)
+        let error = response.status == 200 ? nil : Auth0ErrorResponse(response)
         let remaining = response.headers["x-ratelimit-remaining"].flatMap { Int($0.trimmingCharacters(in: .whitespaces)) }
-        await userInfoLimit.record(for: user, status: response.status, remaining: remaining, reset: error?.rateLimitReset,
-                                   retryAfter: error?.retryAfter, now: now)
+        await userInfoLimit.record(for: user, status: response.status, remaining: remaining, retryAfter: error?.retryAfter, now: now)
         if let error { throw error.classified(.userInfo, now: now) }
         guard let object = JSONObject.parsing(response.body), object.text("sub") != nil else {
             throw AuthError(.transient, "Auth0 answered the session check with a malformed body", httpStatus: response.status)
@@ -76,7 +75,7 @@ struct Auth0API: Sendable {
         if let secret = configuration.clientSecret { fields.append(("client_secret", secret)) }
         let response = try await post("oauth/revoke", fields, signing: .revoke)
         if response.status == 200 { return }
-        let error = Auth0ErrorResponse(response, now: clock.now)
+        let error = Auth0ErrorResponse(response)
         if error.code == "invalid_grant" { return }
         throw error.classified(.revoke, now: clock.now)
     }

@@ -16,15 +16,18 @@ public struct Auth0ErrorResponse: Error, Sendable, Hashable {
     var mfaToken: String?
     /// `mfa_requirements`, with `mfa_required`.
     var mfaRequirements: JSONValue?
-    /// `x-ratelimit-reset` (Unix epoch seconds), when the answer carried it.
+    /// `x-ratelimit-reset` (Unix epoch seconds), when the answer carried it: an instant on
+    /// Auth0's clock, which can be minutes off this device's; the wait it means is in
+    /// ``/Latchkey/AuthError/retryAfter``.
     public var rateLimitReset: Date?
-    /// `Retry-After`, when given instead.
+    /// The wait the answer asked for (`Retry-After`, else `x-ratelimit-reset` against the
+    /// answer's own `Date`: ``/Latchkey/HTTPResponse/retryAfter``), to start at receipt.
     var retryAfter: Duration?
 
     /// Reads an error answer: its JSON body, else the `Bearer` challenge of its
     /// `WWW-Authenticate` header (Auth0's `/userinfo` answers a refused token with a
     /// plain-text body and the reason there). Neither: only the status.
-    init(_ response: HTTPResponse, now: Date) {
+    init(_ response: HTTPResponse) {
         status = response.status
         let object = JSONObject.parsing(response.body)
         // Each WWW-Authenticate field may hold other schemes' challenges (DPoP): the Bearer one counts.
@@ -34,12 +37,8 @@ public struct Auth0ErrorResponse: Error, Sendable, Hashable {
         message = object?.text("error_description") ?? object?.text("description") ?? challenge?.errorDescription
         mfaToken = object?.text("mfa_token")
         mfaRequirements = object?["mfa_requirements"]
-        if let reset = response.headers["x-ratelimit-reset"].flatMap({ Double($0.trimmingCharacters(in: .whitespaces)) }), reset.isFinite {
-            // Epoch seconds from a header: clamped to a day either side, never trapped on.
-            let clamped = min(max(reset, now.timeIntervalSince1970 - 86_400), now.timeIntervalSince1970 + 86_400)
-            rateLimitReset = Date(timeIntervalSince1970: clamped)
-        }
-        retryAfter = response.retryAfter(now: now)
+        rateLimitReset = response.rateLimitReset
+        retryAfter = response.retryAfter
     }
 
     /// What the endpoint was asked, which decides what an error means.
@@ -79,8 +78,7 @@ public struct Auth0ErrorResponse: Error, Sendable, Hashable {
         let call = self.call ?? .login
         let text = "Auth0 refused the \(call.rawValue): \(message ?? code ?? "HTTP \(status)")"
         if status == 429 {
-            let wait = rateLimitReset.map { Duration.clamped(seconds: $0.timeIntervalSince(now)) } ?? retryAfter
-            return AuthError.rateLimited(retryAfter: wait, text, providerCode: code, httpStatus: status)
+            return AuthError.rateLimited(retryAfter: retryAfter, text, providerCode: code, httpStatus: status)
         }
         if status >= 500 || code == nil {
             return AuthError(.transient, status >= 500 ? text : "Auth0 answered HTTP \(status) to the \(call.rawValue) without an error body",

@@ -9,7 +9,8 @@ internal import Latchkey
 /// bucket holds a request again (the core's heartbeat waits that long and keeps the
 /// session). Auth0's own count wins whenever it is lower (other clients of the same user
 /// share it): each answer's `x-ratelimit-remaining` caps the bucket, and a 429 stops
-/// every call until its `x-ratelimit-reset`.
+/// every call until its `x-ratelimit-reset` — the wait from the answer's `Date` to the
+/// reset, both on Auth0's clock, started when the 429 arrived here.
 actor UserInfoRateLimit {
     /// Auth0's documented limit for `/userinfo` (every plan): the burst …
     static let burst = 10
@@ -45,14 +46,15 @@ actor UserInfoRateLimit {
         buckets[user] = bucket
     }
 
-    /// Learns from Auth0's answer: `x-ratelimit-remaining` caps the bucket; a 429 blocks
-    /// until `reset` (or `retryAfter`, or a minute).
-    func record(for user: String, status: Int, remaining: Int?, reset: Date?, retryAfter: Duration?, now: Date) {
+    /// Learns from Auth0's answer, received at `now` (local clock): `x-ratelimit-remaining`
+    /// caps the bucket; a 429 blocks for `retryAfter` — its reset measured against its own
+    /// `Date`, never against this clock — or, when it said nothing usable, a minute.
+    func record(for user: String, status: Int, remaining: Int?, retryAfter: Duration?, now: Date) {
         var bucket = refilled(user, now: now)
         if let remaining { bucket.tokens = min(bucket.tokens, Double(max(0, remaining))) }
         if status == 429 {
             bucket.tokens = 0
-            bucket.blockedUntil = reset ?? retryAfter.map { now.addingTimeInterval($0.seconds) } ?? now.addingTimeInterval(60)
+            bucket.blockedUntil = now.addingTimeInterval(retryAfter?.seconds ?? 60)
         }
         buckets[user] = bucket
     }

@@ -1,12 +1,14 @@
 import Foundation
 import Hummingbird
+import HummingbirdCore
 import Logging
 import NIOCore
 import ServiceLifecycle
 
 /// One provider's HTTP server: a Hummingbird application on its own port, in a service
 /// group whose graceful shutdown stops it (closing the listening socket and the
-/// connections once their requests are answered).
+/// connections once their requests are answered). Its answers' `Date` is the emulator's
+/// clock (``EmulatorDateHeader``).
 final class ProviderServer: Sendable {
     let port: Int
     private let task: Task<Void, Never>
@@ -22,8 +24,10 @@ final class ProviderServer: Sendable {
     static func start(responder: EmulatorResponder, host: String, port: Int, logger: Logger) async throws -> ProviderServer {
         let (bound, continuation) = AsyncStream<Int>.makeStream()
         let (failures, failed) = AsyncStream<String>.makeStream()
+        let clock = responder.clock
         let application = Application(
             responder: responder,
+            server: .http1(configuration: HTTP1Channel.Configuration(additionalChannelHandlers: [EmulatorDateHeader(clock: clock)])),
             configuration: ApplicationConfiguration(address: .hostname(host, port: port), serverName: nil),
             onServerRunning: { channel in
                 continuation.yield(channel.localAddress?.port ?? 0)

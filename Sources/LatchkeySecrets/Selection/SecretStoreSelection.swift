@@ -94,9 +94,22 @@ public struct SecretStoreSelection: Sendable, CustomStringConvertible {
         return selection
     }
 
-    /// The store for a named backend, without probing.
-    /// - Throws: `.invalidName` if the namespace is not usable.
+    /// The store for a named backend. Only ``Backend/secretService`` is probed (a search,
+    /// as in ``automatic(namespace:configuration:)``): asked for by name, it is used or it
+    /// is an error, never silently replaced by another store.
+    /// - Throws: `.invalidName` if the namespace is not usable; `.unavailable` for
+    ///   ``Backend/secretService`` when no Secret Service answers, saying why.
     public static func named(_ backend: Backend, namespace: String, configuration: SecretStoreConfiguration = SecretStoreConfiguration()) throws -> SecretStoreSelection {
+        if backend == .secretService {
+            // Not the cached probe: a service started since the last one counts.
+            let probe = SecretServiceProbe.run(system: configuration.secretServiceSystem)
+            guard probe.isAvailable else {
+                throw SecretStoreError(.unavailable, store: "Secret Service store \"\(namespace)\"", reason:
+                    "the secret-service backend was chosen, but no Secret Service answers: \(probe.reason). "
+                        + "Run it inside a desktop session whose keyring (GNOME Keyring, KDE Wallet, KeePassXC) is running, "
+                        + "or choose another backend (automatic picks one that works here)", underlying: probe.error)
+            }
+        }
         let store: any SecretStore = switch backend {
         case .keyring: try KeyringSecretStore(namespace: namespace, system: configuration.keyringSystem, logger: configuration.logger)
         case .file: try EncryptedFileSecretStore(namespace: namespace, configuration: configuration)

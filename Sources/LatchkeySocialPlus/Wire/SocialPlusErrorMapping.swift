@@ -48,7 +48,7 @@ enum SocialPlusErrorMapping {
         let code = object?.errorCode("code")
         let message = object?.text("message").map { "social.plus: \($0)" } ?? "social.plus answered HTTP \(status) to \(endpoint.rawValue)"
         if status == 429 {
-            return AuthError.rateLimited(retryAfter: HTTPResponse(status: status, headers: headers).retryAfter(now: now), message,
+            return AuthError.rateLimited(retryAfter: HTTPResponse(status: status, headers: headers).retryAfter, message,
                                          providerCode: code, httpStatus: status)
         }
         if status >= 500 { return AuthError(.transient, message, providerCode: code, httpStatus: status) }

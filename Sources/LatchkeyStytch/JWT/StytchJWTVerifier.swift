@@ -31,7 +31,7 @@ struct StytchJWTVerifier: Sendable {
         cache = JWKSCache(now: { clock.now }) {
             let response = try await transport.send(HTTPRequest(method: "GET", url: url, headers: ["Accept": "application/json"]))
             guard response.status == 200 else {
-                throw StytchAPIClient.classify(status: response.status, body: response.body, path: .jwks, retryAfter: response.retryAfter(now: clock.now))
+                throw StytchAPIClient.classify(status: response.status, body: response.body, path: .jwks, retryAfter: response.retryAfter)
             }
             return JWKSCache.Response(body: Array(response.body), cacheControl: response.headers["Cache-Control"])
         }

@@ -51,7 +51,7 @@ struct StytchAPIClient: Sendable {
         }
         logger.debug("Stytch answered", metadata: ["endpoint": "\(path.rawValue)", "status": "\(response.status)"])
         guard (200..<300).contains(response.status) else {
-            throw Self.classify(status: response.status, body: response.body, path: path, retryAfter: response.retryAfter(now: clock.now))
+            throw Self.classify(status: response.status, body: response.body, path: path, retryAfter: response.retryAfter)
         }
         guard let object = StytchJSON.object(response.body), let data = object.object("data") else {
             throw Self.malformed(path, "the answer is not a JSON object with \"data\"", status: response.status)

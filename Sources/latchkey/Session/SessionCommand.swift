@@ -34,7 +34,7 @@ extension SessionCommand {
         @Option(name: .long, help: ArgumentHelp("A provider setting, overriding the file (repeatable).", valueName: "name=value"))
         var setting: [String] = []
 
-        @Option(name: .long, help: ArgumentHelp("The store backend, overriding the file (automatic, keyring, file, layered, memory).", valueName: "backend"))
+        @Option(name: .long, help: ArgumentHelp("The store backend, overriding the file (automatic, keyring, file, layered, memory, secret-service).", valueName: "backend"))
         var backend: String?
 
         @Option(name: .long, help: ArgumentHelp("The store namespace, overriding the file: one app's or one account's sessions.",

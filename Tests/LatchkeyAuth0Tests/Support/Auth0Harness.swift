@@ -26,8 +26,9 @@ struct Auth0Harness {
     /// callback URL unless the seed names its own.
     let redirect: LoopbackRedirect
 
+    /// - Parameter clockSkew: how far the client's clock is ahead of the emulator's (negative: behind).
     init(seed: Auth0Seed = .standard, options: SessionOptions = SessionOptions(heartbeatInterval: nil), organization: String? = nil,
-         redirect: LoopbackRedirect? = nil) async throws {
+         redirect: LoopbackRedirect? = nil, clockSkew: TimeInterval = 0) async throws {
         let redirect = try redirect ?? LoopbackRedirect(port: RawHTTP.freePort())
         self.redirect = redirect
         var seed = seed
@@ -36,7 +37,7 @@ struct Auth0Harness {
         emulatorOptions.seed.auth0 = seed
         emulator = try await Emulator.start(emulatorOptions)
         auth0 = try #require(emulator.auth0)
-        clock = ManualClock(now: Self.start)
+        clock = ManualClock(now: Self.start.addingTimeInterval(clockSkew))
         store = try MemorySecretStore(namespace: "auth0-test")
         logs = LogCapture()
         self.options = options
