@@ -197,6 +197,7 @@ let package = Package(
                 "LatchkeySocialPlus",
                 "LatchkeyStytch",
                 "LatchkeyAuth0",
+                "LatchkeyBundledAdapters",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: swiftSettings
@@ -232,9 +233,15 @@ let package = Package(
         ),
 
         // MARK: Build-time configuration
+        // The adapters the package ships, listed once for the CLI and the build tool.
+        .target(
+            name: "LatchkeyBundledAdapters",
+            dependencies: ["Latchkey", "LatchkeySocialPlus", "LatchkeyStytch", "LatchkeyAuth0"],
+            swiftSettings: swiftSettings
+        ),
         .executableTarget(
             name: "LatchkeyConfigTool",
-            dependencies: ["Latchkey", "LatchkeySecrets", "LatchkeySocialPlus", "LatchkeyStytch", "LatchkeyAuth0"],
+            dependencies: ["Latchkey", "LatchkeySecrets", "LatchkeyBundledAdapters"],
             swiftSettings: swiftSettings
         ),
         .plugin(

@@ -82,8 +82,7 @@ public struct Auth0Provider: AuthProvider {
         self.dpop = dpop
         let api = Auth0API(configuration: configuration, transport: transport, clock: clock, dpop: dpop)
         self.api = api
-        let keys = JWKSCache(now: { clock.now }, fetcher: { try await api.jwks() })
-        validator = IDTokenValidator(configuration: configuration, keys: keys, clock: clock)
+        validator = IDTokenValidator(configuration: configuration, keys: api.jwksCache(), clock: clock)
     }
 
     // MARK: AuthProvider

@@ -9,6 +9,7 @@
 // file (they come from the environment when the app runs).
 import Foundation
 import Latchkey
+import LatchkeyBundledAdapters
 import LatchkeySecrets
 
 let arguments = CommandLine.arguments

@@ -158,7 +158,7 @@ struct IDTokenValidationTests {
         // "café" composed and decomposed are equal to `==`, not byte for byte.
         let tenant = try CraftedTenant()
         let configuration = try Auth0Configuration(domain: Self.domain, clientID: Self.clientID)
-        let keys = JWKSCache(now: { Self.now }) { try await Auth0API(configuration: configuration, transport: tenant, clock: ManualClock(now: Self.now)).jwks() }
+        let keys = Auth0API(configuration: configuration, transport: tenant, clock: ManualClock(now: Self.now)).jwksCache()
         let check = IDTokenValidator(configuration: configuration, keys: keys, clock: ManualClock(now: Self.now))
         var claims = Self.claims()
         claims["org_name"] = "cafe\u{301}"
@@ -230,7 +230,7 @@ struct IDTokenValidationTests {
             let tenant = try CraftedTenant()
             let token = try JWT.sign(claims, key: tenant.key)
             let configuration = try Auth0Configuration(domain: Self.domain, clientID: Self.clientID)
-            let keys = JWKSCache(now: { Self.now }) { try await Auth0API(configuration: configuration, transport: tenant, clock: ManualClock(now: Self.now)).jwks() }
+            let keys = Auth0API(configuration: configuration, transport: tenant, clock: ManualClock(now: Self.now)).jwksCache()
             let check = IDTokenValidator(configuration: configuration, keys: keys, clock: ManualClock(now: Self.now))
             do {
                 _ = try await check.validate(token, .init(organization: organization))
@@ -250,7 +250,7 @@ struct IDTokenValidationTests {
     @Test func nonceAndMaxAge() async throws {
         let tenant = try CraftedTenant()
         let configuration = try Auth0Configuration(domain: Self.domain, clientID: Self.clientID)
-        let keys = JWKSCache(now: { Self.now }) { try await Auth0API(configuration: configuration, transport: tenant, clock: ManualClock(now: Self.now)).jwks() }
+        let keys = Auth0API(configuration: configuration, transport: tenant, clock: ManualClock(now: Self.now)).jwksCache()
         let check = IDTokenValidator(configuration: configuration, keys: keys, clock: ManualClock(now: Self.now))
         func claim(_ claims: JSONObject, _ expectations: IDTokenValidator.Expectations) async throws -> String? {
             do {

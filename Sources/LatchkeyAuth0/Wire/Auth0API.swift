@@ -80,13 +80,14 @@ struct Auth0API: Sendable {
         throw error.classified(.revoke, now: clock.now)
     }
 
-    /// `GET /.well-known/jwks.json`, for the JWKS cache.
-    func jwks() async throws -> JWKSCache.Response {
-        let response = try await transport.send(HTTPRequest(url: configuration.endpoint(".well-known/jwks.json"), timeout: Self.timeout))
-        guard response.status == 200 else {
-            throw AuthError(.transient, "Auth0 answered HTTP \(response.status) for its signing keys", httpStatus: response.status)
+    /// The cache of Auth0's signing keys, `GET /.well-known/jwks.json` through the core's
+    /// one JWKS fetcher. A refused fetch is transient: the cache keeps its last good set
+    /// and tries again later.
+    func jwksCache() -> JWKSCache {
+        JWKSCache.fetchingOrRefusing(from: configuration.endpoint(".well-known/jwks.json"), transport: transport, clock: clock,
+                                     timeout: Self.timeout) { response in
+            AuthError(.transient, "Auth0 answered HTTP \(response.status) for its signing keys", httpStatus: response.status)
         }
-        return JWKSCache.Response(body: Array(response.body), cacheControl: response.headers["Cache-Control"])
     }
 
     /// - Parameter call: for token and revocation calls, which DPoP proof they carry.

@@ -28,12 +28,8 @@ struct StytchJWTVerifier: Sendable {
             return
         }
         let url = settings.baseURL.appending(path: (b2b ? "v1/b2b/sessions/jwks/" : "v1/sessions/jwks/") + projectID)
-        cache = JWKSCache(now: { clock.now }) {
-            let response = try await transport.send(HTTPRequest(method: "GET", url: url, headers: ["Accept": "application/json"]))
-            guard response.status == 200 else {
-                throw StytchAPIClient.classify(status: response.status, body: response.body, path: .jwks, retryAfter: response.retryAfter)
-            }
-            return JWKSCache.Response(body: Array(response.body), cacheControl: response.headers["Cache-Control"])
+        cache = JWKSCache.fetchingOrRefusing(from: url, transport: transport, clock: clock) { response in
+            StytchAPIClient.classify(status: response.status, body: response.body, path: .jwks, retryAfter: response.retryAfter)
         }
     }
 

@@ -22,7 +22,7 @@ internal import LatchkeyJSON
 /// (``sendSMSOTP(for:mfaPhoneNumber:)``) when that is the factor, then logs in with the
 /// second factor (``StytchB2BCredentials/totp(code:organizationID:memberID:intermediateSessionToken:setDefaultMFA:)``…),
 /// which takes the token from the pending action. A finished member session replaces it.
-public struct StytchB2BProvider: AuthProvider {
+public struct StytchB2BProvider: AuthProvider, StytchAdapter {
     /// `stytch-b2b`.
     public static let identifier = "stytch-b2b"
 
@@ -35,18 +35,15 @@ public struct StytchB2BProvider: AuthProvider {
     public static let intermediateSessionLifetime: TimeInterval = 600
 
     /// The adapter's settings.
-    public let settings: StytchSettings
-    let calls: StytchSessionCalls
-    let verifier: StytchJWTVerifier
-    let pkce: StytchMagicLinkPKCE
+    public var settings: StytchSettings { parts.settings }
+    let parts: StytchAdapterParts
 
     /// Builds the adapter from the core's context (settings, transport, clock, logger,
     /// options, and its store namespace for a sent magic link's PKCE verifier).
     ///
     /// - Throws: ``/Latchkey/AuthError/Code/configuration`` for a malformed setting.
     public init(_ context: ProviderContext) throws {
-        try self.init(settings: StytchSettings(context.settings), transport: context.transport, clock: context.clock,
-                      logger: context.logger, options: context.options, store: context.store)
+        parts = try StytchAdapterParts(context, b2b: true)
     }
 
     /// Builds the adapter from settings made in code; without a `store`, a sent magic
@@ -54,11 +51,8 @@ public struct StytchB2BProvider: AuthProvider {
     public init(settings: StytchSettings, transport: any HTTPTransport, clock: any SessionClock = SystemClock(),
                 logger: Logger = Logger(label: "latchkey.stytch", factory: { _ in SwiftLogNoOpLogHandler() }),
                 options: SessionOptions = SessionOptions(), store: (any SecretStore)? = nil) {
-        self.settings = settings
-        pkce = StytchMagicLinkPKCE(store: store)
-        let api = StytchAPIClient(settings: settings, transport: transport, clock: clock, logger: logger)
-        calls = StytchSessionCalls(api: api, b2b: true, autoExtendDuration: settings.autoExtend ? options.sessionDuration : nil)
-        verifier = StytchJWTVerifier(settings: settings, b2b: true, transport: transport, clock: clock, leeway: options.leeway.seconds)
+        parts = StytchAdapterParts(settings: settings, b2b: true, transport: transport, clock: clock, logger: logger,
+                                   options: options, store: store)
     }
 
     public var identifier: String { Self.identifier }

@@ -19,7 +19,7 @@ internal import LatchkeyJSON
 /// `session_not_found`), or a 404 `session_not_found`, answered to
 /// `sessions/authenticate` or `sessions/revoke`; any other failure keeps it. A value
 /// type, safe to share.
-public struct StytchProvider: AuthProvider {
+public struct StytchProvider: AuthProvider, StytchAdapter {
     /// `stytch`.
     public static let identifier = "stytch"
 
@@ -29,18 +29,15 @@ public struct StytchProvider: AuthProvider {
     }
 
     /// The adapter's settings.
-    public let settings: StytchSettings
-    let calls: StytchSessionCalls
-    let verifier: StytchJWTVerifier
-    let pkce: StytchMagicLinkPKCE
+    public var settings: StytchSettings { parts.settings }
+    let parts: StytchAdapterParts
 
     /// Builds the adapter from the core's context (settings, transport, clock, logger,
     /// options, and its store namespace for a sent magic link's PKCE verifier).
     ///
     /// - Throws: ``/Latchkey/AuthError/Code/configuration`` for a malformed setting.
     public init(_ context: ProviderContext) throws {
-        try self.init(settings: StytchSettings(context.settings), transport: context.transport, clock: context.clock,
-                      logger: context.logger, options: context.options, store: context.store)
+        parts = try StytchAdapterParts(context, b2b: false)
     }
 
     /// Builds the adapter from settings made in code; without a `store`, a sent magic
@@ -48,11 +45,8 @@ public struct StytchProvider: AuthProvider {
     public init(settings: StytchSettings, transport: any HTTPTransport, clock: any SessionClock = SystemClock(),
                 logger: Logger = Logger(label: "latchkey.stytch", factory: { _ in SwiftLogNoOpLogHandler() }),
                 options: SessionOptions = SessionOptions(), store: (any SecretStore)? = nil) {
-        self.settings = settings
-        pkce = StytchMagicLinkPKCE(store: store)
-        let api = StytchAPIClient(settings: settings, transport: transport, clock: clock, logger: logger)
-        calls = StytchSessionCalls(api: api, b2b: false, autoExtendDuration: settings.autoExtend ? options.sessionDuration : nil)
-        verifier = StytchJWTVerifier(settings: settings, b2b: false, transport: transport, clock: clock, leeway: options.leeway.seconds)
+        parts = StytchAdapterParts(settings: settings, b2b: false, transport: transport, clock: clock, logger: logger,
+                                   options: options, store: store)
     }
 
     public var identifier: String { Self.identifier }

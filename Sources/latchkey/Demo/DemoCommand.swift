@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Latchkey
+import LatchkeyBundledAdapters
 import LatchkeyAuth0
 import LatchkeyEmulator
 import LatchkeySecrets
@@ -60,7 +61,7 @@ struct Demo {
     func client(_ configuration: LatchkeyConfiguration, clock: any SessionClock = SystemClock(),
                 dependencies: ProviderDependencies = ProviderDependencies()) throws -> AuthClient {
         let registry = ProviderRegistry()
-        for factory in LinkedAdapters.factories { registry.register(factory) }
+        for factory in BundledAdapters.factories { registry.register(factory) }
         return try registry.makeClient(configuration, store: try store(), dependencies: dependencies, clock: clock)
     }
 

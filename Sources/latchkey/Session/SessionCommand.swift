@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Latchkey
+import LatchkeyBundledAdapters
 
 /// `latchkey session`: the whole life of a session from the command line — log in,
 /// look, get a token, renew, log out — with the app's own `latchkey.json`.
@@ -91,7 +92,7 @@ extension SessionCommand {
             configuration.session.heartbeatInterval = nil
             configuration.session.renewsProactively = false
             let registry = ProviderRegistry()
-            for factory in LinkedAdapters.factories { registry.register(factory) }
+            for factory in BundledAdapters.factories { registry.register(factory) }
             do {
                 for warning in try registry.check(configuration) + secretWarnings(configuration, registry: registry) {
                     printError("warning: " + warning)
