@@ -171,7 +171,7 @@ public struct TinyAuthProvider: AuthProvider {
             // A refused password or refresh token: the provider's final word.
             return AuthError(.unrecoverable, message, providerCode: code, httpStatus: 401)
         case (429, _):
-            return AuthError.rateLimited(retryAfter: response.retryAfter(now: context.clock.now), message, providerCode: code)
+            return AuthError.rateLimited(retryAfter: response.retryAfter, message, providerCode: code)
         default:
             // 5xx, a proxy's page, anything else: keep the session and try again later.
             return AuthError(.transient, message, providerCode: code, httpStatus: response.status)
