@@ -7,7 +7,10 @@
 //     <call>\n<answer>[\n~~~\n<answer>]...
 //
 // where each answer is `<status>[;<header>=<value>]...\n<body>`: `429;retry-after=7`,
-// `200`, or `timeout` / `lost` for a request that got no response. The target makes
+// `200`, or `timeout` / `lost` for a request that got no response. Bodies and header
+// values may use the size grammar (`ScriptedBody.swift`: `<<1M*9>>`), and every body
+// reaches the adapter through the cap production applies (`ResponseBodyLimit`, 1 MiB,
+// checked against a `Content-Length` header first). The target makes
 // `<call>` and then, while answers remain, the calls an app would make next (a second
 // factor after a pending MFA step, then checks, renewals and a logout), each request
 // taking the next answer. Only the adapters' public API is used.
@@ -23,9 +26,15 @@ public struct Script: Sendable {
     /// The first line.
     public var call: String
     /// The answers, in the order requests take them.
-    public var answers: [Answer]
+    public var answers: [Reply]
 
-    /// What one request gets.
+    /// What the script says one request gets, bodies not yet expanded.
+    public enum Reply: Sendable {
+        case response(status: Int, headers: HTTPHeaders, body: ScriptedBody)
+        case failure(TransportError)
+    }
+
+    /// What one request got, through the cap.
     public enum Answer: Sendable {
         case response(HTTPResponse)
         case failure(TransportError)
@@ -77,10 +86,16 @@ public struct Script: Sendable {
         return parts
     }
 
-    private static func answer(_ part: ArraySlice<UInt8>, rewrite: (Data) -> Data) -> Answer {
+    /// The longest header value libcurl takes (`CURL_MAX_HTTP_HEADER`, 100 KiB): past it
+    /// the real transport gets no response at all.
+    static let maximumHeaderSize = 100 << 10
+
+    private static func answer(_ part: ArraySlice<UInt8>, rewrite: (Data) -> Data) -> Reply {
         let lineEnd = part.firstIndex(of: UInt8(ascii: "\n")) ?? part.endIndex
         let line = String(decoding: part[..<lineEnd], as: UTF8.self)
-        let body = lineEnd < part.endIndex ? Data(part[(lineEnd + 1)...]) : Data()
+        var body = ScriptedBody(parsing: lineEnd < part.endIndex ? part[(lineEnd + 1)...] : [])
+        // Claims written as JSON are signed when the body, expanded, is small enough for it.
+        if let small = body.literal ?? body.expanded(limit: 65_536) { body = ScriptedBody(literal: rewrite(small)) }
         var fields = line.split(separator: ";", omittingEmptySubsequences: false).makeIterator()
         let statusText = (fields.next() ?? "").trimmingCharacters(in: .whitespaces)
         switch statusText {
@@ -92,9 +107,13 @@ public struct Script: Sendable {
         var headers = HTTPHeaders()
         while let field = fields.next() {
             let pair = field.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
-            headers.add(name: String(pair[0]).trimmingCharacters(in: .whitespaces), value: pair.count > 1 ? String(pair[1]) : "")
+            let written = pair.count > 1 ? ScriptedBody(parsing: ArraySlice(pair[1].utf8)) : ScriptedBody(literal: Data())
+            guard let value = written.expanded(limit: maximumHeaderSize) else {
+                return .failure(TransportError(.other, request: "fuzz", message: "a header over libcurl's \(maximumHeaderSize)-byte limit"))
+            }
+            headers.add(name: String(pair[0]).trimmingCharacters(in: .whitespaces), value: String(decoding: value, as: UTF8.self))
         }
-        return .response(HTTPResponse(status: status, headers: headers, body: rewrite(body)))
+        return .response(status: status, headers: headers, body: body)
     }
 }
 
@@ -103,38 +122,63 @@ public struct Script: Sendable {
 /// ends every flow (a device login polls only as long as there are answers).
 public final class ScriptedTransport: HTTPTransport {
     private struct State {
-        var answers: [Script.Answer] = []
+        var answers: [Script.Reply] = []
         var next = 0
         var sent = 0
     }
 
     private let state = Mutex(State())
     private let isKeySetRequest: @Sendable (HTTPRequest) -> Bool
+    /// The cap of requests that set none, as `URLSessionTransport`'s default.
+    public let maximumResponseSize: Int
 
     /// - Parameter isKeySetRequest: which requests fetch the signing keys.
-    public init(isKeySetRequest: @escaping @Sendable (HTTPRequest) -> Bool) {
+    public init(maximumResponseSize: Int = URLSessionTransport.defaultMaximumResponseSize,
+                isKeySetRequest: @escaping @Sendable (HTTPRequest) -> Bool) {
+        self.maximumResponseSize = maximumResponseSize
         self.isKeySetRequest = isKeySetRequest
     }
 
     /// Starts an input.
-    public func load(_ answers: [Script.Answer]) {
+    public func load(_ answers: [Script.Reply]) {
         state.withLock { $0 = State(answers: answers) }
     }
 
     /// Answers not taken yet.
     public var remaining: Int { state.withLock { $0.answers.count - $0.next } }
 
-    /// Takes the next answer, for a target that feeds one to the adapter some other way.
+    /// Takes the next answer, for a target that feeds one to the adapter some other way
+    /// (an app's response, a token); it too is read through the default cap.
     public func take() -> Script.Answer? {
-        state.withLock { state in
+        let reply: Script.Reply? = state.withLock { state in
             guard state.next < state.answers.count else { return nil }
             defer { state.next += 1 }
             return state.answers[state.next]
         }
+        return reply.map { deliver($0, ResponseBodyLimit(limit: maximumResponseSize, request: "fuzz")) }
+    }
+
+    /// A reply read as the real transport reads one: a `Content-Length` over the cap is
+    /// refused before the body, and the body is streamed into the cap, which stops it.
+    private func deliver(_ reply: Script.Reply, _ cap: ResponseBodyLimit) -> Script.Answer {
+        switch reply {
+        case .failure(let error):
+            return .failure(error)
+        case .response(let status, let headers, let body):
+            var cap = cap
+            do throws(TransportError) {
+                // Foundation's `expectedContentLength`: the header's number, or -1.
+                try cap.admit(announcedLength: headers["Content-Length"].flatMap { Int64($0.trimmingCharacters(in: .whitespaces)) } ?? -1)
+                try body.stream { (chunk: Data) throws(TransportError) in try cap.append(chunk) }
+            } catch {
+                return .failure(error)
+            }
+            return .response(HTTPResponse(status: status, headers: headers, body: cap.body))
+        }
     }
 
     public func send(_ request: HTTPRequest) async throws -> HTTPResponse {
-        let answer: Script.Answer? = try state.withLock { state in
+        let reply: Script.Reply? = try state.withLock { state in
             state.sent += 1
             // Every request but the JWKS takes an answer, and a JWKS fetch happens at most
             // once or twice per ID token: far more requests than answers is a loop.
@@ -146,10 +190,10 @@ public final class ScriptedTransport: HTTPTransport {
             defer { state.next += 1 }
             return state.answers[state.next]
         }
-        switch answer {
-        case nil: return HTTPResponse(status: 200, headers: ["Content-Type": "application/json"], body: FuzzSigner.keySetBody)
-        case .response(let response)?: return response
-        case .failure(let error)?: throw error
+        guard let reply else { return HTTPResponse(status: 200, headers: ["Content-Type": "application/json"], body: FuzzSigner.keySetBody) }
+        switch deliver(reply, ResponseBodyLimit(for: request, defaultLimit: maximumResponseSize)) {
+        case .response(let response): return response
+        case .failure(let error): throw error
         }
     }
 }
@@ -257,6 +301,25 @@ public enum Outcome {
             Fuzz.fail("\(call): renewal planned at \(renewAt.timeIntervalSince1970), after the expiry \(expiresAt.timeIntervalSince1970)")
         }
         HeldSecret.check("\(report)", "the session's description", call: call)
+    }
+
+    /// The most heap one call may hold at once beyond what was live before it: 32 times
+    /// the transport's 1 MiB cap. An answer costs the body read (the cap) plus the
+    /// adapter's parse of it, and a parse tree outweighs its text: a 1 MiB array of
+    /// one-digit numbers peaks at ~21 MB, 250k empty arrays at ~11 MB, the emulator's
+    /// answers padded to the cap at ~3.3 MB (see README.md). Far past that is an adapter
+    /// copying or re-reading answers, which this catches long before `-rss_limit_mb`.
+    public static let heapBound = 32 << 20
+
+    /// Runs one call of a target, and stops the run if it held more than ``heapBound``
+    /// of heap at once (`LATCHKEY_FUZZ_TRACE=1` prints each call's peak).
+    public static func measuring<T>(_ call: String, _ body: () -> T) -> T {
+        let start = HeapWatch.begin()
+        let result = body()
+        let peak = HeapWatch.peak(since: start)
+        if tracing { print("\(call): heap peak \(peak) bytes") }
+        if peak > heapBound { Fuzz.fail("\(call): held \(peak) bytes of heap at once, over the \(heapBound)-byte bound") }
+        return result
     }
 
     /// An error: an ``AuthError`` (consistent with itself), or the transport's failure

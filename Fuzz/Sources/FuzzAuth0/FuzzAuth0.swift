@@ -73,7 +73,7 @@ public func fuzz(_ start: UnsafeRawPointer, _ count: Int) -> CInt {
     for step in 0..<12 {
         let name = "\(script.call) step \(step) \(call)"
         let (thisCall, held, pendingAction) = (call, current, pending)
-        let outcome = Fuzz.runBlocking { () async throws -> AuthenticatedSession? in
+        let outcome = Outcome.measuring(name) { Fuzz.runBlocking { () async throws -> AuthenticatedSession? in
             switch thisCall {
             case .login(let credentials):
                 return try await provider.login(credentials, sessionDuration: nil, pending: pendingAction)
@@ -90,7 +90,7 @@ public func fuzz(_ start: UnsafeRawPointer, _ count: Int) -> CInt {
                 try await provider.revoke(held)
                 return nil
             }
-        }
+        } }
         switch outcome {
         case .success(let report?):
             Outcome.check(report, of: provider, call: name)

@@ -92,7 +92,7 @@ public func fuzz(_ start: UnsafeRawPointer, _ count: Int) -> CInt {
     for step in 0..<12 {
         let name = "\(script.call) step \(step) \(call)"
         let (thisCall, session) = (call, current)
-        let outcome = Fuzz.runBlocking { () async throws -> AuthenticatedSession? in
+        let outcome = Outcome.measuring(name) { Fuzz.runBlocking { () async throws -> AuthenticatedSession? in
             switch thisCall {
             case .login(let credentials):
                 return try await provider.login(credentials, sessionDuration: nil, pending: nil)
@@ -123,7 +123,7 @@ public func fuzz(_ start: UnsafeRawPointer, _ count: Int) -> CInt {
                 if provider.inspect(response, to: elsewhere) != nil { Fuzz.fail("\(name): inspect judged another origin's answer") }
                 return nil
             }
-        }
+        } }
         switch outcome {
         case .success(let report?):
             Outcome.check(report, of: provider, call: name)

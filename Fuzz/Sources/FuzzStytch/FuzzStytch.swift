@@ -86,7 +86,7 @@ public func fuzz(_ start: UnsafeRawPointer, _ count: Int) -> CInt {
         let provider: any AuthProvider = b2b ? b2bProvider : consumer
         let name = "\(script.call) step \(step) \(call)"
         let (thisCall, held, pendingAction) = (call, current, pending)
-        let outcome = Fuzz.runBlocking { () async throws -> AuthenticatedSession? in
+        let outcome = Outcome.measuring(name) { Fuzz.runBlocking { () async throws -> AuthenticatedSession? in
             switch thisCall {
             case .login(let credentials, _):
                 return try await provider.login(credentials, sessionDuration: .seconds(3600), pending: pendingAction)
@@ -110,7 +110,7 @@ public func fuzz(_ start: UnsafeRawPointer, _ count: Int) -> CInt {
                 for organization in organizations where organization.organization.id.isEmpty { Fuzz.fail("\(name): an organization without an id") }
                 return nil
             }
-        }
+        } }
         switch outcome {
         case .success(let report?):
             Outcome.check(report, of: provider, call: name)

@@ -16,7 +16,7 @@ public import FoundationNetworking
 /// - the body is read up to a cap (``maximumResponseSize``, or the request's own), counted
 ///   after any content decoding, and a longer one fails with
 ///   ``TransportError/Code/tooLarge`` as soon as the cap is passed: an endless body or a
-///   compression bomb costs at most the cap in memory;
+///   compression bomb costs at most the cap in memory (``ResponseBodyLimit``);
 /// - `Accept-Encoding: identity` is asked for (a request may set its own).
 public struct URLSessionTransport: HTTPTransport {
     /// The timeout of requests that do not set their own.
@@ -76,7 +76,8 @@ public struct URLSessionTransport: HTTPTransport {
         // own (backstop) timeout, its body still held to the cap.
         let race = Race<HTTPResponse>()
         let task = session.dataTask(with: urlRequest)
-        exchanges.register(task, Exchange(race: race, request: description, limit: max(0, request.maximumResponseSize ?? maximumResponseSize)))
+        exchanges.register(task, Exchange(race: race, request: description,
+                                          body: ResponseBodyLimit(limit: request.maximumResponseSize ?? maximumResponseSize, request: description)))
         task.resume()
         let timer = Task {
             try? await Task.sleep(for: timeout)
@@ -113,20 +114,8 @@ public struct URLSessionTransport: HTTPTransport {
 private struct Exchange: Sendable {
     let race: Race<HTTPResponse>
     let request: String
-    let limit: Int
     var response: HTTPURLResponse?
-    var body = Data()
-
-    init(race: Race<HTTPResponse>, request: String, limit: Int) {
-        self.race = race
-        self.request = request
-        self.limit = limit
-    }
-
-    func tooLarge(_ size: Int?) -> TransportError {
-        TransportError(.tooLarge, request: request,
-                       message: "the answer is larger than the \(limit)-byte cap\(size.map { " (\($0) bytes announced)" } ?? ""); reading stopped")
-    }
+    var body: ResponseBodyLimit
 }
 
 /// The session's delegate: it reads each task's answer into its ``Exchange``, refuses
@@ -161,9 +150,9 @@ private final class ExchangeDelegate: NSObject, URLSessionDataDelegate, Sendable
     func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive response: URLResponse,
                     completionHandler: @escaping @Sendable (URLSession.ResponseDisposition) -> Void) {
         let announced = response.expectedContentLength
-        let refused: TransportError? = exchanges.withLock { exchanges in
+        let refused = exchanges.withLock { exchanges -> TransportError? in
             guard var exchange = exchanges[dataTask.taskIdentifier] else { return nil }
-            if announced > Int64(exchange.limit) { return exchange.tooLarge(Int(clamping: announced)) }
+            do throws(TransportError) { try exchange.body.admit(announcedLength: announced) } catch { return error }
             exchange.response = response as? HTTPURLResponse
             exchanges[dataTask.taskIdentifier] = exchange
             return nil
@@ -173,10 +162,9 @@ private final class ExchangeDelegate: NSObject, URLSessionDataDelegate, Sendable
     }
 
     func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
-        let refused: TransportError? = exchanges.withLock { exchanges in
+        let refused = exchanges.withLock { exchanges -> TransportError? in
             guard var exchange = exchanges[dataTask.taskIdentifier] else { return nil }
-            guard data.count <= exchange.limit - exchange.body.count else { return exchange.tooLarge(nil) }
-            exchange.body.append(data)
+            do throws(TransportError) { try exchange.body.append(data) } catch { return error }
             exchanges[dataTask.taskIdentifier] = exchange
             return nil
         }
@@ -200,7 +188,7 @@ private final class ExchangeDelegate: NSObject, URLSessionDataDelegate, Sendable
             for (name, value) in http.allHeaderFields {
                 if let name = name as? String, let value = value as? String { headers.add(name: name, value: value) }
             }
-            return .success(HTTPResponse(status: http.statusCode, headers: headers, body: exchange.body))
+            return .success(HTTPResponse(status: http.statusCode, headers: headers, body: exchange.body.body))
         }
     }
 }
