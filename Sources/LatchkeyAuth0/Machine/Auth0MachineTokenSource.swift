@@ -180,7 +180,7 @@ private struct Grant: Sendable {
         let response = try await transport.send(request)
         // The lifetime starts when the answer arrived here.
         let received = clock.now
-        guard response.status == 200 else { throw refusal(Auth0ErrorResponse(response, now: received), now: received) }
+        guard response.status == 200 else { throw refusal(Auth0ErrorResponse(response), now: received) }
         guard let object = JSONObject.parsing(response.body), let tokens = TokenResponse(object), !tokens.isDPoPBound else {
             throw AuthError(.transient, "Auth0 answered the client-credentials grant with a body that is not a token answer", httpStatus: 200)
         }
