@@ -23,7 +23,7 @@ let package = Package(
         .library(name: "LatchkeyStytch", targets: ["LatchkeyStytch"]),
         .library(name: "LatchkeyAuth0", targets: ["LatchkeyAuth0"]),
         .library(name: "LatchkeyHummingbird", targets: ["LatchkeyHummingbird"]),
-        .executable(name: "latchkey", targets: ["latchkey"]),
+        .executable(name: "latchkey", targets: ["LatchkeyCLI"]),
         .executable(name: "latchkey-soak", targets: ["LatchkeySoak"]),
         .plugin(name: "LatchkeyConfigPlugin", targets: ["LatchkeyConfigPlugin"]),
         .library(name: "LatchkeySwiftConfiguration", targets: ["LatchkeySwiftConfiguration"]),
@@ -185,8 +185,9 @@ let package = Package(
         ),
 
         // MARK: Command-line tool
+        // The product is `latchkey`; the target's name differs from the core's by more than case.
         .executableTarget(
-            name: "latchkey",
+            name: "LatchkeyCLI",
             dependencies: [
                 "LatchkeyJSON",
                 "LatchkeyJWT",
@@ -399,7 +400,7 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .testTarget(
-            name: "latchkeyCLITests",
+            name: "LatchkeyCLITests",
             dependencies: ["LatchkeyJSON", "LatchkeyJWT", "LatchkeyEmulator", "LatchkeyTestSupport"],
             swiftSettings: swiftSettings
         ),

@@ -19,7 +19,7 @@ groups=(
   "LatchkeySocialPlusTests"
   "LatchkeyHummingbirdTests"
   "LatchkeySoakTests"
-  "latchkeyCLITests"
+  "LatchkeyCLITests"
 )
 
 failed=()
@@ -39,7 +39,7 @@ for group in "${groups[@]}"; do
   # PostgreSQL server each (Scripts/with-postgres.sh).
   wrap=()
   [[ "$group" == *LatchkeySecretsTests* ]] && wrap=(./Scripts/with-postgres.sh ./Scripts/with-secret-service.sh)
-  [[ "$group" == *LatchkeyPostgresTests* || "$group" == latchkeyCLITests ]] && wrap=(./Scripts/with-postgres.sh)
+  [[ "$group" == *LatchkeyPostgresTests* || "$group" == LatchkeyCLITests ]] && wrap=(./Scripts/with-postgres.sh)
   timeout --kill-after=30 "${GROUP_TIMEOUT:-900}" "${wrap[@]}" "$SWIFT" test --skip-build --filter "^($group)\." >"$log" 2>&1
   status=$?
   [ "$status" = 124 ] && echo "   timed out after ${GROUP_TIMEOUT:-900} s; the log's last lines:" && tail -n 40 "$log"

@@ -105,7 +105,7 @@ import Testing
         #expect(try secrets(["list"] + options).text == "")
     }
 
-    /// Issue 16, finding 1, as the audit ran it.
+    /// Namespaces kept apart, run as the security audit ran it.
     @Test func keyringNamespacesDoNotBleedIntoEachOther() throws {
         let outer = ["--namespace", namespace, "--backend", "keyring"]
         let inner = ["--namespace", namespace + ":e", "--backend", "keyring"]
@@ -124,7 +124,7 @@ import Testing
         #expect(kept.stdout == [])
     }
 
-    /// Issue 16, finding 2: a delete through the file backend reaches automatic reads.
+    /// A delete through the file backend reaches automatic reads.
     @Test func aDeleteThroughTheFileBackendIsSeenByTheDefaultBackend() throws {
         let automatic = ["--namespace", namespace]
         defer { _ = try? secrets(["wipe"] + automatic) }
@@ -136,7 +136,7 @@ import Testing
         #expect(after.stdout.isEmpty)
     }
 
-    /// Issue 15: delete confirms on standard error as set does, and asks nothing,
+    /// Delete confirms on standard error as set does, and asks nothing,
     /// terminal or not.
     @Test(arguments: ["file", "keyring", "layered"])
     func deleteConfirmsLikeSet(_ backend: String) throws {

@@ -3,9 +3,8 @@ import Dispatch
 import Foundation
 import LatchkeyEmulator
 import LatchkeyJSON
-import LatchkeyJWT
 
-extension Latchkey {
+extension LatchkeyCommand {
     /// `latchkey emulator`: run the Stytch, Auth0 and social.plus emulators in the foreground.
     struct EmulatorCommand: AsyncParsableCommand {
         static let configuration = CommandConfiguration(

@@ -3,7 +3,7 @@ import Foundation
 import LatchkeyJSON
 import LatchkeyJWT
 
-extension Latchkey {
+extension LatchkeyCommand {
     /// `latchkey inspect`: decode a token without verifying it.
     struct Inspect: AsyncParsableCommand {
         static let configuration = CommandConfiguration(

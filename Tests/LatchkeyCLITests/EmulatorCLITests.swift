@@ -3,7 +3,6 @@ import Foundation
 import FoundationNetworking
 #endif
 import LatchkeyJSON
-import LatchkeyJWT
 import Testing
 
 /// `latchkey emulator`, end to end: the built executable starts, prints one JSON line

@@ -3,7 +3,7 @@ import Foundation
 import LatchkeyJSON
 import LatchkeyJWT
 
-extension Latchkey {
+extension LatchkeyCommand {
     /// `latchkey sign`: issue a token, for development and tests.
     struct Sign: AsyncParsableCommand {
         static let configuration = CommandConfiguration(

@@ -3,7 +3,7 @@ import Foundation
 import LatchkeyJSON
 import LatchkeyJWT
 
-extension Latchkey {
+extension LatchkeyCommand {
     /// `latchkey verify`: check a token's signature and, for a JWT, its claims.
     struct Verify: AsyncParsableCommand {
         static let configuration = CommandConfiguration(

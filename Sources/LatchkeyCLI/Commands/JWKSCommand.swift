@@ -3,7 +3,7 @@ import Foundation
 import LatchkeyJSON
 import LatchkeyJWT
 
-extension Latchkey {
+extension LatchkeyCommand {
     /// `latchkey jwks`: list the keys of a JWKS file.
     struct JWKSCommand: AsyncParsableCommand {
         static let configuration = CommandConfiguration(

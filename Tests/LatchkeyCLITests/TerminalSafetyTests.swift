@@ -2,8 +2,8 @@ import Foundation
 import LatchkeyJWT
 import Testing
 
-/// Issue 16, findings 6 and 7 and `sign --exp`: what reaches a terminal, and how much
-/// standard input is read.
+/// What reaches a terminal (escaped, `sign --exp` included), and how much standard input
+/// is read.
 @Suite struct TerminalSafetyTests {
     private let cli = JWTCLIRunner()
     private static let secret = "correct horse battery staple, long enough for HS256"
@@ -130,7 +130,7 @@ import Testing
     }
 
     @Test func signTakesAReasonableExpWithAUnit() throws {
-        // A bare number is refused (issue 15: seconds or days?); with a unit it is taken.
+        // A bare number is refused (seconds or days?); with a unit it is taken.
         #expect(try cli.run(["sign", "--alg", "HS256", "--secret", Self.secret, "--exp", "3600"]).status == 64)
         let run = try cli.run(["sign", "--alg", "HS256", "--secret", Self.secret, "--exp", "3600s"])
         #expect(run.status == 0, "\(run.stderr)")

@@ -3,7 +3,7 @@ import Foundation
 
 /// `latchkey`: inspect, verify and sign JWTs, manage stored secrets.
 @main
-struct Latchkey: AsyncParsableCommand {
+struct LatchkeyCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "latchkey",
         abstract: "Latchkey: JWT tools, secret storage and sessions for Stytch, Auth0 and social.plus.",

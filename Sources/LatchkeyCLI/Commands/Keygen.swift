@@ -2,7 +2,7 @@ import ArgumentParser
 import Foundation
 import LatchkeyJWT
 
-extension Latchkey {
+extension LatchkeyCommand {
     /// `latchkey keygen`: make a key for development.
     struct Keygen: AsyncParsableCommand {
         static let configuration = CommandConfiguration(

@@ -1,5 +1,4 @@
 import Foundation
-import LatchkeyJWT
 import LatchkeyJSON
 import LatchkeySecrets
 

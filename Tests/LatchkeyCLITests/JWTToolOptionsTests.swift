@@ -2,10 +2,10 @@ import Foundation
 import LatchkeyJWT
 import Testing
 
-/// Issue 15, "CLI polish": sign's payload file and extra header members, keygen's kid
+/// The JWT tools' options: sign's payload file and extra header members, keygen's kid
 /// with PEM, verify's required claims, and durations that must carry a unit. Each test
 /// runs the built executable.
-@Suite struct PolishCLITests {
+@Suite struct JWTToolOptionsTests {
     private let cli = JWTCLIRunner()
     private static let secret = "correct horse battery staple, long enough for HS256"
     private static let hs256 = ["sign", "--alg", "HS256", "--secret", secret]
