@@ -32,8 +32,11 @@ build: deps
 build-release: deps
 	$(SWIFT) build -c release --product latchkey
 
+# The soak's package (Soak/) is built beside the library: it builds Latchkey's
+# dependencies a second time, in Soak/.build.
 test: deps
 	$(SWIFT) build --build-tests
+	$(SWIFT) build --package-path Soak --build-tests
 	SWIFT=$(SWIFT) ./Scripts/test.sh
 	$(SWIFT) build --package-path Examples
 	$(SWIFT) run --package-path Examples --skip-build SocialPlusExample
@@ -44,16 +47,18 @@ test: deps
 demo: build-release
 	@./Scripts/demo.sh "$$($(SWIFT) build -c release --show-bin-path)/latchkey"
 
-# The fault soak: 200 users × 7 simulated days against the emulator (a few minutes).
-# SOAK_ARGS passes options through, e.g. make soak SOAK_ARGS="--seed 7 --days 2".
-# CONFIG=release for an optimized build (the wire and the stores dominate either way).
+# The fault soak (Soak/, a package of its own; Docs/soak.md): 4 providers × 50 users × 7
+# simulated days against the emulator. SOAK_ARGS passes options through, e.g.
+# make soak SOAK_ARGS="--seed 7 --days 2". CONFIG=release for an optimized build (the wire
+# and the stores dominate either way).
+SOAK_BIN = "$$($(SWIFT) build --package-path Soak -c $(CONFIG) --show-bin-path)/latchkey-soak"
 soak: deps
-	$(SWIFT) build -c $(CONFIG) --product latchkey-soak
-	"$$($(SWIFT) build -c $(CONFIG) --show-bin-path)/latchkey-soak" $(SOAK_ARGS)
+	$(SWIFT) build --package-path Soak -c $(CONFIG) --product latchkey-soak
+	$(SOAK_BIN) $(SOAK_ARGS)
 
 soak-short: deps
-	$(SWIFT) build -c $(CONFIG) --product latchkey-soak
-	"$$($(SWIFT) build -c $(CONFIG) --show-bin-path)/latchkey-soak" --short $(SOAK_ARGS)
+	$(SWIFT) build --package-path Soak -c $(CONFIG) --product latchkey-soak
+	$(SOAK_BIN) --short $(SOAK_ARGS)
 
 # The soak over many seeds (Docs/soak.md, "Seed sweeps"): SWEEP_SEEDS (FIRST-LAST),
 # SWEEP_JOBS seeds at once, SWEEP_SIZE the configuration (--short, or empty for the long
@@ -62,8 +67,8 @@ SWEEP_SEEDS ?= 1-200
 SWEEP_JOBS ?= 2
 SWEEP_SIZE ?= --short
 soak-sweep: deps
-	$(SWIFT) build -c $(CONFIG) --product latchkey-soak
-	"$$($(SWIFT) build -c $(CONFIG) --show-bin-path)/latchkey-soak" $(SWEEP_SIZE) --sweep $(SWEEP_SEEDS) --jobs $(SWEEP_JOBS) $(SOAK_ARGS)
+	$(SWIFT) build --package-path Soak -c $(CONFIG) --product latchkey-soak
+	$(SOAK_BIN) $(SWEEP_SIZE) --sweep $(SWEEP_SEEDS) --jobs $(SWEEP_JOBS) $(SOAK_ARGS)
 
 # The benchmarks also count instructions under valgrind (Benchmarks/README.md).
 BENCH_APT_PACKAGES := valgrind

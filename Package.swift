@@ -24,7 +24,6 @@ let package = Package(
         .library(name: "LatchkeyAuth0", targets: ["LatchkeyAuth0"]),
         .library(name: "LatchkeyHummingbird", targets: ["LatchkeyHummingbird"]),
         .executable(name: "latchkey", targets: ["LatchkeyCLI"]),
-        .executable(name: "latchkey-soak", targets: ["LatchkeySoak"]),
         .plugin(name: "LatchkeyConfigPlugin", targets: ["LatchkeyConfigPlugin"]),
         .library(name: "LatchkeySwiftConfiguration", targets: ["LatchkeySwiftConfiguration"]),
     ],
@@ -204,24 +203,6 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
 
-        // MARK: Fault soak (make soak)
-        .executableTarget(
-            name: "LatchkeySoak",
-            dependencies: [
-                "LatchkeyJSON",
-                "Latchkey",
-                "LatchkeySecrets",
-                "LatchkeyJWT",
-                "LatchkeyEmulator",
-                "LatchkeySocialPlus",
-                "LatchkeyStytch",
-                "LatchkeyAuth0",
-                .product(name: "Logging", package: "swift-log"),
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
-            ],
-            swiftSettings: swiftSettings
-        ),
-
         // MARK: Optional: configuration from apple/swift-configuration's ConfigReader
         .target(
             name: "LatchkeySwiftConfiguration",
@@ -390,13 +371,6 @@ let package = Package(
                 "Latchkey", "LatchkeyAuth0", "LatchkeyEmulator", "LatchkeyJWT", "LatchkeySecrets",
                 "LatchkeySocialPlus", "LatchkeyStytch",
             ],
-            swiftSettings: swiftSettings
-        ),
-        .testTarget(
-            name: "LatchkeySoakTests",
-            // The judge's tests reach the soak's internals (@testable); the short soak runs
-            // the built executable.
-            dependencies: ["LatchkeySoak", "LatchkeyEmulator", "LatchkeyJSON"],
             swiftSettings: swiftSettings
         ),
         .testTarget(

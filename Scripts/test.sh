@@ -5,6 +5,7 @@
 # Swift's cooperative pool (one thread per core), and the CLI suites wait for child
 # processes synchronously. In one process on a 2-core machine the waiting starves the
 # emulators and their clients time out. Each group runs in parallel inside its own process.
+# A group written `Package:Targets` is another package's (Soak/, built by `make test`).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 SWIFT=${SWIFT:-swift}
@@ -18,17 +19,19 @@ groups=(
   "LatchkeyAuth0Tests"
   "LatchkeySocialPlusTests"
   "LatchkeyHummingbirdTests"
-  "LatchkeySoakTests"
+  "Soak:LatchkeySoakTests"
   "LatchkeyCLITests"
 )
 
 failed=()
 for group in "${groups[@]}"; do
+  package=.
+  if [[ "$group" == *:* ]]; then package=${group%%:*}; group=${group#*:}; fi
   # Skip groups whose test target does not exist (yet).
   found=0
-  for target in ${group//|/ }; do [ -d "Tests/$target" ] && found=1; done
+  for target in ${group//|/ }; do [ -d "$package/Tests/$target" ] && found=1; done
   [ "$found" = 1 ] || continue
-  echo "== swift test --filter '^($group)\.'"
+  echo "== swift test --package-path $package --filter '^($group)\.'"
   start=$(date +%s)
   log=$(mktemp)
   # A group that hangs (a test waiting for something that never comes) fails after
@@ -40,7 +43,7 @@ for group in "${groups[@]}"; do
   wrap=()
   [[ "$group" == *LatchkeySecretsTests* ]] && wrap=(./Scripts/with-postgres.sh ./Scripts/with-secret-service.sh)
   [[ "$group" == *LatchkeyPostgresTests* || "$group" == LatchkeyCLITests ]] && wrap=(./Scripts/with-postgres.sh)
-  timeout --kill-after=30 "${GROUP_TIMEOUT:-900}" "${wrap[@]}" "$SWIFT" test --skip-build --filter "^($group)\." >"$log" 2>&1
+  timeout --kill-after=30 "${GROUP_TIMEOUT:-900}" "${wrap[@]}" "$SWIFT" test --package-path "$package" --skip-build --filter "^($group)\." >"$log" 2>&1
   status=$?
   [ "$status" = 124 ] && echo "   timed out after ${GROUP_TIMEOUT:-900} s; the log's last lines:" && tail -n 40 "$log"
   # The failures and the summary; the whole log when the run itself broke.
