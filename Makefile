@@ -1,23 +1,25 @@
 # Latchkey: `make test` and `make demo` do all the set-up on a fresh Debian/Ubuntu machine.
 SWIFT ?= swift
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
-APT_PACKAGES := libssl-dev libkeyutils-dev pkg-config chromium chromium-driver
-# Test-only, run time only: a private session bus and GNOME Keyring for the Secret
-# Service store's tests (Scripts/with-secret-service.sh), and gdbus to inspect them.
-# The package builds without them; libsecret is opened at run time. postgresql: the
-# server binaries Scripts/with-postgres.sh starts privately (no system service is used).
-TEST_APT_PACKAGES := dbus-daemon dbus-bin gnome-keyring libsecret-1-0 libglib2.0-bin postgresql
+# What the package builds against: `make build` installs these and nothing else.
+APT_PACKAGES := libssl-dev libkeyutils-dev pkg-config
+# Test-only, run time only (`make test-deps`): Chromium and its driver for the browser-login
+# tests; a private session bus and GNOME Keyring for the Secret Service store's tests
+# (Scripts/with-secret-service.sh), and gdbus to inspect them; postgresql, the server
+# binaries Scripts/with-postgres.sh starts privately (no system service is used). The
+# package builds without them; libsecret is opened at run time.
+TEST_APT_PACKAGES := chromium chromium-driver dbus-daemon dbus-bin gnome-keyring libsecret-1-0 libglib2.0-bin postgresql
 CONFIG ?= debug
 
-.PHONY: all deps bench-deps build build-release test demo examples docs bench bench-check fuzz fuzz-ci soak soak-short soak-sweep clean \
-	install uninstall
+.PHONY: all deps test-deps bench-deps build build-release test demo examples docs check-links bench bench-check fuzz fuzz-ci \
+	soak soak-short soak-sweep clean install uninstall
 
 all: build
 
-# Install the C libraries' development files the package links against, if missing.
-deps:
+# Installs the Debian packages named in $(1) that are missing.
+define apt_install
 	@missing=""; \
-	for p in $(APT_PACKAGES) $(TEST_APT_PACKAGES); do \
+	for p in $(1); do \
 	  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q "install ok installed" || missing="$$missing $$p"; \
 	done; \
 	if [ -n "$$missing" ]; then \
@@ -25,6 +27,15 @@ deps:
 	  $(SUDO) apt-get update -qq && \
 	  DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq $$missing; \
 	fi
+endef
+
+# The C libraries' development files the package links against, if missing.
+deps:
+	$(call apt_install,$(APT_PACKAGES))
+
+# What only the tests need at run time, if missing.
+test-deps:
+	$(call apt_install,$(TEST_APT_PACKAGES))
 
 build: deps
 	$(SWIFT) build -c $(CONFIG)
@@ -32,9 +43,11 @@ build: deps
 build-release: deps
 	$(SWIFT) build -c release --product latchkey
 
-# The soak's package (Soak/) is built beside the library: it builds Latchkey's
-# dependencies a second time, in Soak/.build.
-test: deps
+# Every test group (Scripts/test.sh), the soak's package (Soak/: building it builds
+# Latchkey's dependencies a second time, in Soak/.build), the examples, the fuzz
+# regressions, the documentation (`make docs`, warnings as errors) and the links between
+# Markdown files.
+test: deps test-deps
 	$(SWIFT) build --build-tests
 	$(SWIFT) build --package-path Soak --build-tests
 	SWIFT=$(SWIFT) ./Scripts/test.sh
@@ -43,6 +56,8 @@ test: deps
 	$(SWIFT) run --package-path Examples --skip-build CustomProviderExample
 	$(SWIFT) run --package-path Examples --skip-build ServerExample
 	$(MAKE) -C Fuzz fuzz-ci CI_SECONDS=15
+	$(MAKE) docs
+	./Scripts/check-links.sh
 
 demo: build-release
 	@./Scripts/demo.sh "$$($(SWIFT) build -c release --show-bin-path)/latchkey"
@@ -97,6 +112,10 @@ docs: deps
 	  --enable-experimental-combined-documentation --output-path $(DOCS_DIR) \
 	  $(addprefix --target ,$(DOCS_TARGETS)) --warnings-as-errors
 	@echo "documentation in $(DOCS_DIR): serve the folder (python3 -m http.server -d $(DOCS_DIR)) and open /documentation/"
+
+# Every relative link between the repository's Markdown files points at a file that exists.
+check-links:
+	./Scripts/check-links.sh
 
 bench-check: bench-deps
 	$(MAKE) -C Benchmarks bench-check
