@@ -37,7 +37,7 @@ let benchmarks: @Sendable () -> Void = {
 
     // The same over real HTTP: an app API on 127.0.0.1 (Hummingbird), `send` through
     // URLSessionTransport beside URLSessionTransport called directly with the header
-    // already set. This is the overhead an app sees (issue 4: under 5%).
+    // already set. This is the overhead an app sees (the target: under 5%).
     Benchmark(Suite.name("Session", ["send", "loopback"], .latchkey), configuration: single) { benchmark in
         let api = try await LoopbackAPI.shared()
         let client = try await loggedInClient(lifetime: 3600, transport: URLSessionTransport())

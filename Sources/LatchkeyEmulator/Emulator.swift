@@ -1,5 +1,4 @@
 public import Foundation
-import LatchkeyJWT
 import Synchronization
 
 /// Local emulators of the Stytch, Auth0 and social.plus APIs, over real HTTP on loopback.

@@ -3,7 +3,6 @@ import Foundation
 import FoundationNetworking
 #endif
 import LatchkeyEmulator
-import LatchkeyJWT
 import Testing
 
 /// Faults, the request log, the control API over HTTP, lifecycle and concurrency.

@@ -3,7 +3,6 @@ import Foundation
 import FoundationNetworking
 #endif
 import LatchkeyJSON
-import LatchkeyJWT
 import Testing
 
 /// A small HTTP client over URLSession for talking to the emulator on loopback.

@@ -3,11 +3,10 @@ import Foundation
 import FoundationNetworking
 #endif
 import LatchkeyEmulator
-import LatchkeyJWT
 import LatchkeyJSON
 import Testing
 
-/// Issue 16, finding 4: no number from outside traps the emulator.
+/// No number from outside traps the emulator.
 @Suite struct NumericInputTests {
     let http = EmulatorHTTP.shared
 
@@ -107,7 +106,7 @@ import Testing
     }
 }
 
-/// Issue 16: only real loopback addresses count as loopback.
+/// Only real loopback addresses count as loopback.
 @Suite struct LoopbackHostTests {
     @Test(arguments: ["127.example.com", "127.0.0.1.nip.io", "127.", "0.0.0.0", "10.0.0.1", "::", "::2", "localhost.example.com"])
     func namesThatOnlyLookLikeLoopbackAreRefused(_ host: String) async throws {

@@ -1,6 +1,5 @@
 import Foundation
 import LatchkeyEmulator
-import LatchkeyJWT
 import Testing
 
 /// social.plus's `reportsFlagsAtLogin` seed option: a banned or deleted user's login is

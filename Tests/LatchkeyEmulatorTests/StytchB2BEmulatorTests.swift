@@ -1,6 +1,5 @@
 import Foundation
 import LatchkeyEmulator
-import LatchkeyJWT
 import LatchkeyJSON
 import Testing
 

@@ -2,7 +2,6 @@ import Foundation
 import Latchkey
 import LatchkeyEmulator
 import LatchkeyHummingbird
-import LatchkeyJWT
 import Testing
 
 /// The ready-made verifiers accept what each provider issues, over real HTTP: the

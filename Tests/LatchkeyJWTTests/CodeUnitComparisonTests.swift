@@ -4,7 +4,7 @@ import LatchkeyJWT
 import Testing
 
 /// JOSE strings compare by their UTF-8 code units (RFC 7515 §5.3, RFC 7519 §7.3), never
-/// by Swift's `==`, which is Unicode canonical equivalence (issue 16, finding 8).
+/// by Swift's `==`, which is Unicode canonical equivalence.
 @Suite struct CodeUnitComparisonTests {
     /// "café" with a precomposed é (U+00E9) and with e + COMBINING ACUTE (U+0301):
     /// `==` says equal, the bytes differ.

@@ -3,7 +3,7 @@ import Glibc
 @testable import LatchkeySecrets
 import Testing
 
-/// Issue 16, finding 1: namespaces are separate keyrings found by exact lookup.
+/// Namespaces are separate keyrings found by exact lookup.
 @Suite(needsKeyring) struct KeyringNamespaceIsolationTests {
     @Test func theIssuesSequenceNoLongerCrossesNamespaces() async throws {
         let base = uniqueNamespace("nest")
@@ -88,7 +88,7 @@ import Testing
     }
 }
 
-/// Issue 16, finding 2: the layered store never serves a value the file no longer has.
+/// The layered store never serves a value the file no longer has.
 @Suite(needsKeyring) struct LayeredDeletionTests {
     @Test func aDeleteOnTheFileAloneIsSeen() async throws {
         let directory = try TemporaryDirectory()
@@ -143,7 +143,7 @@ import Testing
     }
 }
 
-/// Issue 16, finding 3: a write that reads could not take back is refused.
+/// A write that reads could not take back is refused.
 @Suite struct FileSizeLimitTests {
     @Test func aValueOverTheReadCapIsRefusedAndTheNamespaceStillWorks() async throws {
         let directory = try TemporaryDirectory()

@@ -8,7 +8,7 @@ internal import Foundation
 ///   (``tokenSets``): a count, then each set's audience, scope and tokens. Written only
 ///   when there are any, so a build that reads format 2 only refuses such a record and
 ///   leaves it in place.
-/// - **2** (written since issue 18): binary — the magic `89 4C 4B 56` ("\x89LKV"), the
+/// - **2** (written by every current build): binary — the magic `89 4C 4B 56` ("\x89LKV"), the
 ///   format as a little-endian `UInt16`, a 64-bit ``VaultChecksum`` of the body, then the
 ///   body (``encoded()``): provider, tokens, last validation, a byte of which objects
 ///   follow, the JSON block, the objects. Strings are a little-endian `UInt32` length

@@ -1,6 +1,5 @@
 import Foundation
 import LatchkeyJSON
-import LatchkeyJWT
 
 /// An Auth0 Authentication API error: `{"error","error_description"}` plus, for some,
 /// extra members (`mfa_token`) or headers (rate limits).

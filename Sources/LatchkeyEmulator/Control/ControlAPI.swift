@@ -1,6 +1,5 @@
 import Foundation
 import LatchkeyJSON
-import LatchkeyJWT
 
 /// The control API over HTTP, under `/__emulator/` on every provider's port: the same
 /// calls as ``EmulatorControl``, with JSON bodies. Errors are `{"error": "..."}`.

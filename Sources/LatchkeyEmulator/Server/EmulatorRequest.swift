@@ -1,6 +1,5 @@
 import Foundation
 import LatchkeyJSON
-import LatchkeyJWT
 
 /// One HTTP request as the emulator's routes see it: method, path, query, headers and the
 /// whole body, already read.

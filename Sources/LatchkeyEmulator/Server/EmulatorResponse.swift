@@ -1,5 +1,4 @@
 import LatchkeyJSON
-import LatchkeyJWT
 
 /// A response before it becomes Hummingbird's: status, headers and body bytes.
 struct EmulatorResponse: Sendable {

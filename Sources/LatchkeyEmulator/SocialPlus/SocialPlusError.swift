@@ -1,5 +1,3 @@
-import LatchkeyJWT
-
 /// A social.plus error: `{"status":"error","code":<number>,"message"}`.
 ///
 /// Codes: 400000 bad request, 400100 unauthorized (ends the session), 400300

@@ -1,7 +1,6 @@
 import Foundation
-import LatchkeyJWT
-
 import LatchkeyJSON
+
 /// B2B MFA (SMS OTP, TOTP, recovery codes), email magic links and discovery.
 extension StytchAPI {
     /// Answers the B2B routes beyond passwords and sessions; `nil` for another route.

@@ -1,6 +1,5 @@
-import LatchkeyJWT
-
 import LatchkeyJSON
+
 /// A Stytch error: HTTP status, `error_type` and message. Stytch does not wrap errors in
 /// `data`: `{"status_code","request_id","error_type","error_message","error_url","error_details"?}`.
 struct StytchError: Error, Sendable {
