@@ -11,7 +11,8 @@ cd "$(dirname "$0")/.."
 SWIFT=${SWIFT:-swift}
 
 groups=(
-  "LatchkeyCryptoTests|LatchkeyJSONTests|LatchkeyJWTTests|LatchkeySecretsTests|LatchkeySwiftConfigurationTests|LatchkeyDocsTests"
+  "LatchkeyCryptoTests|LatchkeyJSONTests|LatchkeyJWTTests|LatchkeySecretsTests|LatchkeySwiftConfigurationTests"
+  "LatchkeyDocsTests"
   "LatchkeyPostgresTests"
   "LatchkeyTests"
   "LatchkeyEmulatorTests"

@@ -2,7 +2,7 @@
 """Writes results/latest.md and results/latest.svg from package-benchmark JMH exports.
 
     python3 Scripts/report.py results/latest.md results/latest.svg results/raw/run1.jmh.json [run2 …]
-    python3 Scripts/report.py --readme results/latest.md ../README.md
+    python3 Scripts/report.py --readme results/latest.md README.md
 
 With several runs, each benchmark is reported from the run in which it was fastest.
 

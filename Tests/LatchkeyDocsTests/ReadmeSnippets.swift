@@ -1,163 +1,80 @@
-// The README's Swift snippets, compiled. Each block of README.md appears here verbatim
-// (ReadmeSnippetTests checks it), its imports at the top of this file, and statements
-// that use names the README leaves to the reader wrapped in a function taking them.
-// Nothing here runs: compiling is the test.
+// The README's quick starts, verbatim (DocumentSnippetTests checks it), each wrapped in a
+// function that returns what the test checks; DocumentSnippetTests runs them against the
+// emulator they start.
 import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking   // URLSession on Linux
-#endif
 import Latchkey
 import LatchkeyAuth0
 import LatchkeyEmulator
-import LatchkeyJWT
-import LatchkeySecrets
 import LatchkeySocialPlus
 import LatchkeyStytch
 
-// MARK: README block 2
+// MARK: README, readmeStytchQuickstart
 
-
-func signInWithStytch(email: String, password: String) async throws {
+func readmeStytchQuickstart() async throws -> (email: String?, sessionID: String?) {
+    let emulator = try await Emulator.start(EmulatorOptions(providers: [.stytch]))
+    let stytch = emulator.stytch!
     ProviderRegistry.shared.register(StytchProvider.factory)
-    let configuration = LatchkeyConfiguration(provider: "stytch", settings: [
-        "public_token": "public-token-test-…", "project_id": "project-test-…",
-        "app_identifier": "com.example.app",                   // an Authorized environment
-    ])
-    let client = try ProviderRegistry.shared.makeClient(configuration)
+    let client = try ProviderRegistry.shared.makeClient(LatchkeyConfiguration(provider: "stytch", settings: [
+        "public_token": stytch.publicToken, "project_id": stytch.projectID,
+        "app_identifier": stytch.appIdentifier, "base_url": stytch.baseURL.absoluteString,
+    ], store: StoreSettings(backend: .memory)))
     try await client.start()                                   // restores and checks a stored session
-    if client.state == .notLoggedIn {
-        try await client.login(StytchCredentials.password(email: email, password: password),
-                               sessionDuration: .seconds(7 * 24 * 3600))
-    }
+    try await client.login(StytchCredentials.password(email: "alice@example.com", password: "alice-password-1"))
     let jwt = try await client.accessToken()                   // the 5-minute session JWT, renewed when due
     let claims = try await client.stytch?.verifySessionJWT(jwt) // a local check, JWKS cached
     print(client.currentUser?.email ?? "-", claims?.sessionID ?? "-")
+    await client.shutdown()
+    await emulator.stop()
+    return (client.currentUser?.email, claims?.sessionID)
 }
 
-// MARK: README block 3
+// MARK: README, readmeAuth0Quickstart
 
-
-func signInToAnOrganization(_ client: AuthClient, organizationID: String, email: String, password: String,
-                            askForCode: () -> String) async throws {
-    do {
-        try await client.login(StytchB2BCredentials.password(organizationID: organizationID,
-                                                             emailAddress: email, password: password))
-    } catch let error as AuthError where error.code == .needsUserAction {
-        if let action = client.pendingUserAction {
-            try await client.stytchB2B?.sendSMSOTP(for: action)
-        }
-        try await client.login(StytchB2BCredentials.smsOTP(code: askForCode()))
-    }
-    print(client.currentOrganization?.name ?? "-", client.currentMember?.email ?? "-")
-}
-
-// MARK: README block 4
-
-
-func signInWithAuth0() async throws {
+func readmeAuth0Quickstart() async throws -> (renewed: Bool, state: SessionState) {
+    let start = Date(timeIntervalSince1970: 1_800_000_000)
+    var options = EmulatorOptions(providers: [.auth0], clockStart: start)
+    options.seed.auth0.accessTokenLifetime = 600
+    let emulator = try await Emulator.start(options)
+    let auth0 = emulator.auth0!
+    let clock = ManualClock(now: start)
     ProviderRegistry.shared.register(Auth0Provider.factory)
-    let configuration = LatchkeyConfiguration(provider: "auth0",
-                                              settings: ["domain": "tenant.eu.auth0.com", "client_id": "…"])
-    let client = try ProviderRegistry.shared.makeClient(configuration)
+    let client = try ProviderRegistry.shared.makeClient(LatchkeyConfiguration(provider: "auth0", settings: [
+        "domain": auth0.domain, "client_id": auth0.clientID, "base_url": auth0.baseURL.absoluteString,
+    ], store: StoreSettings(backend: .memory)), clock: clock)
     try await client.start()
-    if client.state == .notLoggedIn {
-        try await client.login(Auth0Credentials.browser())     // PKCE, http://127.0.0.1:<port>/callback
-        // A CLI or a headless machine: the device code instead.
-        // try await client.login(Auth0Credentials.deviceCode { code in print(code) })
+    try await client.login(Auth0Credentials.password(username: "alice@example.com", password: "alice-password-1",
+                                                     realm: auth0.connection))
+    let first = try await client.accessToken()
+    emulator.control.advanceClock(by: 601)                     // ten minutes later, on both clocks
+    clock.advance(by: .seconds(601))
+    let second = try await client.accessToken(minTTL: .seconds(60))  // one refresh however many callers
+    print(first != second, client.state)                       // true established
+    await client.shutdown()
+    await emulator.stop()
+    return (first != second, client.state)
+}
+
+// MARK: README, readmeSocialPlusQuickstart
+
+func readmeSocialPlusQuickstart() async throws -> SessionState {
+    struct RenewWithoutToken: SocialPlusSessionHandler {       // the app's say at each renewal
+        func sessionWillRenewAccessToken(userID: String) async throws -> SocialPlusRenewalAnswer { .renew }
     }
-    let token = try await client.accessToken(minTTL: .seconds(60))  // one refresh however many callers
-    print(token.count)
-}
 
-// MARK: README block 5
-
-
-struct RenewWithoutToken: SocialPlusSessionHandler {
-    func sessionWillRenewAccessToken(userID: String) async throws -> SocialPlusRenewalAnswer { .renew }
-}
-
-func signInWithSocialPlus() async throws {
+    let emulator = try await Emulator.start(EmulatorOptions(providers: [.socialPlus]))
+    let socialPlus = emulator.socialPlus!
     ProviderRegistry.shared.register(SocialPlusProvider.factory)
     var dependencies = ProviderDependencies()
     dependencies[SocialPlusSessionHandlerKey.self] = RenewWithoutToken()
-    let client = try ProviderRegistry.shared.makeClient(
-        LatchkeyConfiguration(provider: "socialplus", settings: ["region": "eu"]),  // api_key: LATCHKEY_SETTING_API_KEY
-        dependencies: dependencies)
+    let client = try ProviderRegistry.shared.makeClient(LatchkeyConfiguration(provider: "socialplus", settings: [
+        "api_key": socialPlus.apiKey, "base_url": socialPlus.baseURL.absoluteString,  // a real key: LATCHKEY_SETTING_API_KEY
+    ], store: StoreSettings(backend: .memory)), dependencies: dependencies)
     try await client.start()
-    if client.state == .notLoggedIn {
-        try await client.login(SocialPlusLogin(userID: "alice", displayName: "Alice"))
-    }
-    for await state in client.stateChanges {                   // established, tokenExpired, terminated(globalBan)…
-        print(state)
-    }
-}
-
-// MARK: README block 6
-
-func readmeVerifyAgainstJWKS(idToken: String, clientID: String) async throws {
-
-let jwks = JWKSCache { // any fetcher: URLSession, AsyncHTTPClient, a file...
-    let (body, response) = try await URLSession.shared.data(from: URL(string: "https://tenant.auth0.com/.well-known/jwks.json")!)
-    return .init(body: Array(body), cacheControl: (response as? HTTPURLResponse)?.value(forHTTPHeaderField: "Cache-Control"))
-}
-let token = try await jwks.verify(idToken, options: JWTValidationOptions(
-    issuer: "https://tenant.auth0.com/", audience: clientID))
-print(token.claims.subject!, token.claims.expiresAt!)
-}
-
-// MARK: README block 7
-
-func readmeSignAndVerify(privateKeyPEM: String) throws {
-let key = try JWTKey(pem: privateKeyPEM)            // PKCS#8, SEC1, PKCS#1, SPKI or X.509
-// or from a file, its format (PEM, JWK or JWKS) told from its content:
-// let key = try JWTKey.load(contentsOf: URL(fileURLWithPath: "key.pem"))
-let token = try JWT.sign(["sub": "user-1", "exp": .number(Date().timeIntervalSince1970 + 300)], key: key)
-let jwt = try JWT.verify(token, keys: key.publicKey)
-let roles = try jwt.claims.claim("roles", as: [String].self)
-    _ = roles
-}
-
-// MARK: README block 8
-
-func readmeSession(myProviderFactory: ProviderFactory, credentials: some LoginCredentials) async throws {
-
-let configuration = try LatchkeyConfiguration.load()        // latchkey.json + LATCHKEY_* overrides
-ProviderRegistry.shared.register(myProviderFactory)          // adapters register themselves by identifier
-let client = try ProviderRegistry.shared.makeClient(configuration)
-
-try await client.start()                                     // restore + validate the stored session
-if client.state == .notLoggedIn {
-    try await client.login(credentials)                      // adapter-specific credentials
-}
-let token = try await client.accessToken(minTTL: .seconds(60))
-let response = try await client.send(HTTPRequest(url: URL(string: "https://api.example.com/me")!))
-
-for await user in client.userChanges {                       // replays the current value, then every change
-    print(user)                                              // .available(User, lastValidatedAt:) / .unavailable(reason)
-}
-    _ = (token, response)
-}
-
-// MARK: README block 9
-
-func readmeStore(token: String) async throws {
-let selection = try SecretStoreSelection.automatic(namespace: "com.example.app")
-let store = selection.store            // Secret Service on a desktop; else Layered where the keyring works, else the file
-try await store.set("refresh-token", Array(token.utf8))
-let value = try await store.get("refresh-token")   // nil when absent
-    _ = value
-}
-
-// MARK: README block 10
-
-func readmeEmulator() async throws {
-
-let emulator = try await Emulator.start()            // EmulatorOptions(providers:port:seed:faultSeed:clockStart:)
-let auth0 = emulator.auth0!                          // baseURL, issuer, clientID, connection, jwksURL
-emulator.control.advanceClock(by: 301)               // expiry without waiting
-await emulator.control.inject(EmulatorFault(route: EmulatorRoute(.auth0, "POST", "/oauth/token"),
-                                            grant: "refresh_token", kind: .status(503), trigger: .next(1)))
-let refreshes = await emulator.control.count(EmulatorRoute(.auth0, "POST", "/oauth/token"), grant: "refresh_token")
-await emulator.stop()                                // frees the ports
-    _ = (auth0, refreshes)
+    try await client.login(SocialPlusLogin(userID: "alice", displayName: "Alice"))
+    try await client.renew()
+    print(client.state, client.currentUser?.name ?? "-")       // established Alice
+    try await client.logout(revoke: .required)
+    await client.shutdown()
+    await emulator.stop()
+    return client.state
 }
