@@ -9,7 +9,7 @@ APT_PACKAGES := libssl-dev libkeyutils-dev pkg-config chromium chromium-driver
 TEST_APT_PACKAGES := dbus-daemon dbus-bin gnome-keyring libsecret-1-0 libglib2.0-bin postgresql
 CONFIG ?= debug
 
-.PHONY: all deps bench-deps build build-release test demo examples docs bench bench-check fuzz fuzz-ci soak soak-short soak-sweep clean \
+.PHONY: all deps bench-deps build build-release test demo examples docs bench bench-check fuzz fuzz-ci soak soak-short soak-sweep soak-fleet clean \
 	install uninstall
 
 all: build
@@ -64,6 +64,14 @@ SWEEP_SIZE ?= --short
 soak-sweep: deps
 	$(SWIFT) build -c $(CONFIG) --product latchkey-soak
 	"$$($(SWIFT) build -c $(CONFIG) --show-bin-path)/latchkey-soak" $(SWEEP_SIZE) --sweep $(SWEEP_SEEDS) --jobs $(SWEEP_JOBS) $(SOAK_ARGS)
+
+# The fleet soak (Docs/soak.md, "The fleet soak"): server instances as separate processes
+# sharing users' sessions on a private PostgreSQL server, with instance and database
+# kills and dropped connections. FLEET_ARGS, e.g. FLEET_ARGS="--users 1000 --seconds 600".
+FLEET_ARGS ?= --users 100 --seconds 120
+soak-fleet: deps
+	$(SWIFT) build -c $(CONFIG) --product latchkey-soak
+	./Scripts/with-postgres.sh "$$($(SWIFT) build -c $(CONFIG) --show-bin-path)/latchkey-soak" --fleet $(FLEET_ARGS) $(SOAK_ARGS)
 
 # The benchmarks also count instructions under valgrind (Benchmarks/README.md).
 BENCH_APT_PACKAGES := valgrind

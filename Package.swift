@@ -215,6 +215,8 @@ let package = Package(
                 "LatchkeySocialPlus",
                 "LatchkeyStytch",
                 "LatchkeyAuth0",
+                // The fleet soak's instances share users' sessions on PostgreSQL.
+                "LatchkeyPostgres",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
