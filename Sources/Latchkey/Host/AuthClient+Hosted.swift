@@ -41,7 +41,4 @@ extension AuthClient {
         if unsaved.isPending { await flushUnsaved() }
         return !unsaved.isPending
     }
-
-    /// The client's six streams, for the host to relay.
-    nonisolated var hostedBroadcasters: Broadcasters { broadcasters }
 }

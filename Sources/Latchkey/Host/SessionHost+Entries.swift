@@ -160,15 +160,14 @@ extension SessionHost {
     /// Feeds the user's channel from `client`'s streams until the client shuts down.
     private func relay(_ userID: String, from client: AuthClient, to channel: Broadcasters) {
         guard relays[userID]?.client != ObjectIdentifier(client) else { return }
-        let source = client.hostedBroadcasters
         let task = Task.detached {
             await withTaskGroup(of: Void.self) { group in
-                group.addTask { for await value in Changes(source.state) { channel.state.publish(value) } }
-                group.addTask { for await value in Changes(source.session) { channel.session.publish(value) } }
-                group.addTask { for await value in Changes(source.user) { channel.user.publish(value) } }
-                group.addTask { for await value in Changes(source.memberSession) { channel.memberSession.publish(value) } }
-                group.addTask { for await value in Changes(source.member) { channel.member.publish(value) } }
-                group.addTask { for await value in Changes(source.organization) { channel.organization.publish(value) } }
+                group.addTask { for await value in client.stateChanges { channel.state.publish(value) } }
+                group.addTask { for await value in client.sessionChanges { channel.session.publish(value) } }
+                group.addTask { for await value in client.userChanges { channel.user.publish(value) } }
+                group.addTask { for await value in client.memberSessionChanges { channel.memberSession.publish(value) } }
+                group.addTask { for await value in client.memberChanges { channel.member.publish(value) } }
+                group.addTask { for await value in client.organizationChanges { channel.organization.publish(value) } }
             }
         }
         relays[userID] = (ObjectIdentifier(client), task)
