@@ -19,12 +19,7 @@ enum FleetInstance {
         let transport = FleetTransport(base: URLSessionTransport(defaultTimeout: .seconds(20)), secretsPath: paths.secrets(configuration.instance))
         let host = try configuration.host(database: database, transport: transport)
         RefreshLedger.appendText("started\n", to: events)
-        let uses = Atomic<Int>(0)
-        let reported = Atomic<Int>(0)
-        @Sendable func report() {
-            let now = uses.load(ordering: .relaxed)
-            RefreshLedger.appendText("uses \(now - reported.exchange(now, ordering: .relaxed))\n", to: events)
-        }
+        let tally = UseTally(events: events)
         await withTaskGroup(of: Void.self) { group in
             for _ in 0..<configuration.concurrency {
                 group.addTask {
@@ -32,7 +27,7 @@ enum FleetInstance {
                         let user = FleetConfiguration.userID(Int.random(in: 0..<configuration.users))
                         do {
                             _ = try await host.accessToken(for: user)
-                            uses.add(1, ordering: .relaxed)
+                            tally.uses.add(1, ordering: .relaxed)
                         } catch let error as AuthError {
                             switch error.code {
                             case .notLoggedIn, .terminated, .needsUserAction:
@@ -51,13 +46,13 @@ enum FleetInstance {
             group.addTask {
                 while access(paths.stop, F_OK) != 0 {
                     try? await Task.sleep(for: .seconds(1))
-                    report()
+                    tally.report()
                 }
             }
         }
         await host.shutdown()
         database.shutdown()
-        report()
+        tally.report()
         RefreshLedger.appendText("stopped\n", to: events)
     }
 
@@ -71,3 +66,18 @@ enum FleetInstance {
         }
     }
 }
+
+/// The uses an instance made, written to its events file as `uses N` (N since the last line).
+private final class UseTally: Sendable {
+    let uses = Atomic<Int>(0)
+    private let reported = Atomic<Int>(0)
+    private let events: String
+
+    init(events: String) { self.events = events }
+
+    func report() {
+        let now = uses.load(ordering: .relaxed)
+        RefreshLedger.appendText("uses \(now - reported.exchange(now, ordering: .relaxed))\n", to: events)
+    }
+}
+
