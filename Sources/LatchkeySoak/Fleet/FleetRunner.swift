@@ -62,7 +62,9 @@ struct FleetRunner {
         progress("signing \(users) users in")
         try await signIn(configuration, connection: auth0.connection, paths: paths)
         let canary = "fleetcanary" + (0..<4).map { _ in String(UInt64.random(in: 0 ... .max), radix: 36) }.joined()
-        let canaryWritten = database.sql("CREATE TABLE IF NOT EXISTS fleet_canary (t text); INSERT INTO fleet_canary VALUES ('\(canary)')") != nil
+        let canaryWritten = await offPool {
+            database.sql("CREATE TABLE IF NOT EXISTS fleet_canary (t text); INSERT INTO fleet_canary VALUES ('\(canary)')") != nil
+        }
 
         var report = FleetReport(users: users, instances: instances, seconds: seconds)
         var processes: [Process] = []
@@ -78,7 +80,7 @@ struct FleetRunner {
             if process.isRunning {
                 report.notes.append("an instance did not stop within 90 s; killed")
                 kill(process.processIdentifier, SIGKILL)
-                process.waitUntilExit()
+                while process.isRunning { try? await Task.sleep(for: .milliseconds(20)) }
             }
         }
         progress("judging")
@@ -149,7 +151,7 @@ struct FleetRunner {
                 nextKill += killEvery
                 let index = Int.random(in: 0..<processes.count)
                 kill(processes[index].processIdentifier, SIGKILL)
-                processes[index].waitUntilExit()
+                while processes[index].isRunning { try await Task.sleep(for: .milliseconds(20)) }
                 report.instanceKills += 1
                 try await Task.sleep(for: .seconds(1))
                 processes[index] = try spawn(index, configuration, paths)
@@ -157,8 +159,10 @@ struct FleetRunner {
             }
             if elapsed() >= nextDrop {
                 nextDrop += dropEvery
-                let dropped = database.sql("SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity "
-                                           + "WHERE usename = current_user AND pid <> pg_backend_pid()")
+                let dropped = await offPool {
+                    database.sql("SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity "
+                                 + "WHERE usename = current_user AND pid <> pg_backend_pid()")
+                }
                 report.connectionDrops += 1
                 report.connectionsDropped += Int(dropped?.trimmingCharacters(in: .whitespacesAndNewlines) ?? "") ?? 0
             }
@@ -215,7 +219,7 @@ struct FleetDatabase: Sendable {
             process.standardOutput = FileHandle.nullDevice
             process.standardError = FileHandle.nullDevice
             guard (try? process.run()) != nil else { return "the restart script does not run" }
-            process.waitUntilExit()
+            while process.isRunning { try? await Task.sleep(for: .milliseconds(50)) }
             if process.terminationStatus == 0 { return nil }
         }
         return "the server did not come back within 30 attempts"
@@ -227,3 +231,13 @@ struct FleetDatabase: Sendable {
         return candidates.first { FileManager.default.isExecutableFile(atPath: $0) }
     }
 }
+
+/// Runs blocking work (a child process read to its end) on a thread of its own: the
+/// cooperative pool has as many threads as cores, and a task blocking one stalls the
+/// emulator and every other task of the parent.
+func offPool<T: Sendable>(_ work: @escaping @Sendable () -> T) async -> T {
+    await withCheckedContinuation { continuation in
+        Thread.detachNewThread { continuation.resume(returning: work()) }
+    }
+}
+
