@@ -99,6 +99,7 @@ package.targets += [
     ]),
     benchmark("StorageBenchmarks", [
         .product(name: "LatchkeySecrets", package: rootPackage),
+        .product(name: "LatchkeyPostgres", package: rootPackage),
     ]),
     benchmark("SessionBenchmarks", [
         .product(name: "Hummingbird", package: "hummingbird"),

@@ -86,7 +86,7 @@ def main(argv):
             name = f"{group}/{'/'.join(row)}"
             old, new = reference.get(group, {}).get(row), current.get(group, {}).get(row)
             if not is_gated(name):
-                notes.append(f"not gated (D-Bus round trips; benchmarks.UNGATED says why): {name}")
+                notes.append(f"not gated (round trips to another process; benchmarks.UNGATED says why): {name}")
                 continue
             if old is None or "latchkey" not in old:
                 notes.append(f"new (not in the committed thresholds): {name}")

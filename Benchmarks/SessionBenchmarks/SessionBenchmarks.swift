@@ -8,7 +8,8 @@ import Synchronization
 // The session core's hot paths: `accessToken()` on a fresh token, the overhead `send`
 // adds over the bare transport, a cold start with a stored session (the local part:
 // vault load and decode, the provider answering in-process), and 1,000 concurrent
-// callers on an expired token (time until all are served; exactly one renewal).
+// callers on an expired token (time until all are served; exactly one renewal); and
+// a `SessionHost` loading 10,000 users' sessions (HostBenchmarks.swift).
 
 let benchmarks: @Sendable () -> Void = {
     let batched = Suite.configuration(scale: .kilo)
@@ -98,6 +99,8 @@ let benchmarks: @Sendable () -> Void = {
             await client?.shutdown()
         }
     }
+
+    registerHostBenchmarks()
 }
 
 let quietOptions = SessionOptions(heartbeatInterval: nil, renewsProactively: false)

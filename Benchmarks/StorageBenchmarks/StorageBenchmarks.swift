@@ -17,6 +17,7 @@ import LatchkeySecrets
 let benchmarks: @Sendable () -> Void = {
     for size in ValueSize.all {
         registerStorage(size: size)
+        registerPostgresStorage(size: size)
     }
 }
 

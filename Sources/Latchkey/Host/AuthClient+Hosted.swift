@@ -1,0 +1,44 @@
+internal import Foundation
+
+extension AuthClient {
+    /// What a ``SessionHost`` runs when a use finds the session older than its
+    /// validation age: one beat of the heartbeat, on demand. Unsaved tokens are saved
+    /// first; the session is checked with the provider (renewed when its access token
+    /// has expired); an answer that ends the session ends it, one that needs the user
+    /// asks for it, and any other failure keeps the session for a later use.
+    ///
+    /// - Returns: whether the provider answered (the session was confirmed or ended);
+    ///   `false` when the check failed without a verdict and should be tried again later.
+    func validateForHost() async -> Bool {
+        guard lifecycle == .running else { return true }
+        if unsaved.isPending { await flushUnsaved() }
+        guard let record, isSignedIn else { return true }
+        let generation = self.generation
+        do {
+            try await checkSession(record)
+            guard generation == self.generation else { return true }
+            revalidationPending = false
+            return true
+        } catch let error as AuthError where error.endsSession {
+            guard generation == self.generation else { return true }
+            logger.notice("hosted session rejected by the provider", metadata: ["error": "\(error)"])
+            await endSession(error)
+            return true
+        } catch let error as AuthError where error.code == .needsUserAction {
+            guard generation == self.generation else { return true }
+            requireUserAction(error)
+            return true
+        } catch {
+            logger.notice("hosted session kept without validation", metadata: ["error": "\(provider.classify(error))"])
+            return false
+        }
+    }
+
+    /// Tries once more to save tokens a failed save left in memory only.
+    ///
+    /// - Returns: whether memory now holds nothing the store lacks.
+    func saveUnsavedForHost() async -> Bool {
+        if unsaved.isPending { await flushUnsaved() }
+        return !unsaved.isPending
+    }
+}
