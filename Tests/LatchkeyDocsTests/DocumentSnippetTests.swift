@@ -55,7 +55,8 @@ import Testing
         #expect(blocks.count == Self.documents.first { $0.path == path }?.blocks, "\(path) has \(blocks.count) Swift blocks")
         for block in blocks {
             let lines = block.split(separator: "\n", omittingEmptySubsequences: false)
-            let code = lines.filter { !Self.isHeader($0) }.map { $0.trimmingCharacters(in: .whitespaces) }
+            // The code without its imports, and without the blank line that follows them.
+            let code = Array(lines.filter { !Self.isHeader($0) }.map { $0.trimmingCharacters(in: .whitespaces) }.drop { $0.isEmpty })
             let start = code.first { !$0.isEmpty } ?? ""
             let home = files.first { file in
                 file.lines.indices.contains { index in
