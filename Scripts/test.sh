@@ -18,6 +18,7 @@ groups=(
   "LatchkeyAuth0Tests"
   "LatchkeySocialPlusTests"
   "LatchkeyHummingbirdTests"
+  "LatchkeyAsyncHTTPClientTests"
   "LatchkeySoakTests"
   "latchkeyCLITests"
 )
