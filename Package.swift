@@ -401,7 +401,7 @@ let package = Package(
         ),
         .testTarget(
             name: "LatchkeyAuth0Tests",
-            dependencies: ["LatchkeyJSON", 
+            dependencies: ["LatchkeyJSON", "LatchkeyTransportTestSupport", 
                 "LatchkeyAuth0",
                 "Latchkey",
                 "LatchkeyJWT",
