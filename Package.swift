@@ -23,6 +23,7 @@ let package = Package(
         .library(name: "LatchkeyStytch", targets: ["LatchkeyStytch"]),
         .library(name: "LatchkeyAuth0", targets: ["LatchkeyAuth0"]),
         .library(name: "LatchkeyHummingbird", targets: ["LatchkeyHummingbird"]),
+        .library(name: "LatchkeyAsyncHTTPClient", targets: ["LatchkeyAsyncHTTPClient"]),
         .executable(name: "latchkey", targets: ["LatchkeyCLI"]),
         .plugin(name: "LatchkeyConfigPlugin", targets: ["LatchkeyConfigPlugin"]),
         .library(name: "LatchkeySwiftConfiguration", targets: ["LatchkeySwiftConfiguration"]),
@@ -35,6 +36,12 @@ let package = Package(
         .package(url: "https://github.com/hummingbird-project/hummingbird-auth", from: "2.5.0"),
         .package(url: "https://github.com/apple/swift-configuration", from: "1.4.0", traits: []),
         .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
+        // Only LatchkeyAsyncHTTPClient (and the tests that run on it) use these: the core
+        // and the CLI stay on Foundation's URLSession and link no NIO of their own.
+        .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
+        .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.3"),
+        .package(url: "https://github.com/apple/swift-nio-extras.git", from: "1.35.2"),
+        .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.37.6"),
         // Plugin only (`swift package generate-documentation`, `make docs`): no target
         // depends on it, so it adds nothing to what `swift build` compiles.
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
@@ -170,6 +177,22 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
 
+        // MARK: Server side: an HTTPTransport on AsyncHTTPClient
+        .target(
+            name: "LatchkeyAsyncHTTPClient",
+            dependencies: [
+                "Latchkey",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOEmbedded", package: "swift-nio"),
+                .product(name: "NIOHTTPCompression", package: "swift-nio-extras"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+
         // MARK: Emulators of the providers' APIs
         .target(
             name: "LatchkeyEmulator",
@@ -241,6 +264,28 @@ let package = Package(
             path: "Tests/LatchkeyTestSupport",
             swiftSettings: swiftSettings
         ),
+        // The transports the suites run on: URLSession, or AsyncHTTPClient when
+        // LATCHKEY_TEST_TRANSPORT=async-http-client.
+        .target(
+            name: "LatchkeyTransportTestSupport",
+            dependencies: ["Latchkey", "LatchkeyAsyncHTTPClient"],
+            path: "Tests/LatchkeyTransportTestSupport",
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "LatchkeyAsyncHTTPClientTests",
+            dependencies: [
+                "LatchkeyAsyncHTTPClient",
+                "Latchkey",
+                "LatchkeyTestSupport",
+                "LatchkeyTransportTestSupport",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+            ],
+            swiftSettings: swiftSettings
+        ),
         .testTarget(
             name: "LatchkeyCryptoTests",
             dependencies: ["LatchkeyCrypto", "LatchkeyTestSupport"],
@@ -282,6 +327,7 @@ let package = Package(
             name: "LatchkeyTests",
             dependencies: [
                 "Latchkey",
+                "LatchkeyTransportTestSupport",
                 "LatchkeySecrets",
                 "LatchkeyJSON",
                 "LatchkeyCrypto",
@@ -337,7 +383,7 @@ let package = Package(
         ),
         .testTarget(
             name: "LatchkeyAuth0Tests",
-            dependencies: ["LatchkeyJSON", 
+            dependencies: ["LatchkeyJSON", "LatchkeyTransportTestSupport", 
                 "LatchkeyAuth0",
                 "Latchkey",
                 "LatchkeyJWT",

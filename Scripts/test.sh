@@ -20,6 +20,7 @@ groups=(
   "LatchkeyAuth0Tests"
   "LatchkeySocialPlusTests"
   "LatchkeyHummingbirdTests"
+  "LatchkeyAsyncHTTPClientTests"
   "Soak:LatchkeySoakTests"
   "LatchkeyCLITests"
 )

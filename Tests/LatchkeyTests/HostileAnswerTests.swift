@@ -2,9 +2,10 @@ import Foundation
 import Glibc
 import Latchkey
 import LatchkeyTestSupport
+import LatchkeyTransportTestSupport
 import Testing
 
-/// The transport against servers that redirect, never stop talking, or send compression
+/// Both transports against servers that redirect, never stop talking, or send compression
 /// bombs: no redirect is followed, and no answer costs more than the cap in memory.
 @Suite(.serialized) struct HostileAnswerTests {
     static let redirects = [301, 302, 303, 307, 308]
@@ -15,6 +16,10 @@ import Testing
 
     @Test(arguments: redirects, Target.allCases)
     func aRedirectIsAnErrorAndIsNeverFollowed(status: Int, target: Target) async throws {
+        for kind in TestTransport.allCases { try await redirect(status: status, target: target, transport: kind) }
+    }
+
+    func redirect(status: Int, target: Target, transport kind: TestTransport) async throws {
         let destination = try HostileHTTPServer(host: target == .otherHost ? "127.0.0.2" : "127.0.0.1") { _ in
             HostileHTTPServer.json(200, #"{"stolen": true}"#)
         }
@@ -25,7 +30,7 @@ import Testing
         defer { server.stop() }
         let request = HTTPRequest(method: "POST", url: server.url.appending(path: "sessions/authenticate"),
                                   headers: ["Authorization": "Basic c2VjcmV0LXNlc3Npb24tdG9rZW4="], body: Data("{}".utf8))
-        let error = await #expect(throws: TransportError.self) { _ = try await URLSessionTransport().send(request) }
+        let error = await #expect(throws: TransportError.self, "\(kind)") { _ = try await kind.make().send(request) }
         #expect(error?.code == .redirected)
         #expect(error?.message.contains("\(status)") == true, "\(error.map { "\($0)" } ?? "")")
         #expect(error?.message.contains("never followed") == true)
@@ -33,49 +38,54 @@ import Testing
         #expect(server.requests.count == 1)
     }
 
-    @Test func aRedirectIsNotRetried() async throws {
+    @Test(arguments: TestTransport.allCases)
+    func aRedirectIsNotRetried(transport kind: TestTransport) async throws {
         let server = try HostileHTTPServer { _ in HostileHTTPServer.reply(307, headers: ["Location: http://127.0.0.1:9/"]) }
         defer { server.stop() }
-        let transport = RetryingTransport(URLSessionTransport(), policy: RetryPolicy(maxAttempts: 3, baseDelay: .milliseconds(1)))
+        let transport = RetryingTransport(kind.make(), policy: RetryPolicy(maxAttempts: 3, baseDelay: .milliseconds(1)))
         let error = await #expect(throws: TransportError.self) { _ = try await transport.send(HTTPRequest(url: server.url)) }
         #expect(error?.code == .redirected)
         #expect(server.requests.count == 1)
     }
 
-    @Test func identityEncodingIsAskedFor() async throws {
+    @Test(arguments: TestTransport.allCases)
+    func identityEncodingIsAskedFor(transport kind: TestTransport) async throws {
         let server = try HostileHTTPServer { _ in HostileHTTPServer.json(200, "{}") }
         defer { server.stop() }
-        _ = try await URLSessionTransport().send(HTTPRequest(url: server.url))
+        _ = try await kind.make().send(HTTPRequest(url: server.url))
         #expect(server.requests.first?.header("Accept-Encoding") == "identity")
     }
 
-    @Test func anAnnouncedBodyOverTheCapIsRefusedBeforeItIsRead() async throws {
+    @Test(arguments: TestTransport.allCases)
+    func anAnnouncedBodyOverTheCapIsRefusedBeforeItIsRead(transport kind: TestTransport) async throws {
         let server = try HostileHTTPServer { _ in .bytes(Array("HTTP/1.1 200 OK\r\nContent-Length: 5000000\r\nConnection: close\r\n\r\n".utf8)) }
         defer { server.stop() }
         let error = await #expect(throws: TransportError.self) {
-            _ = try await URLSessionTransport().send(HTTPRequest(url: server.url, timeout: .seconds(20)))
+            _ = try await kind.make().send(HTTPRequest(url: server.url, timeout: .seconds(20)))
         }
         #expect(error?.code == .tooLarge)
         #expect(error?.message.contains("1048576") == true, "names the cap: \(error.map { "\($0)" } ?? "")")
     }
 
-    @Test func theCapIsConfigurableByTransportAndByRequest() async throws {
+    @Test(arguments: TestTransport.allCases)
+    func theCapIsConfigurableByTransportAndByRequest(transport kind: TestTransport) async throws {
         let body = [UInt8](repeating: UInt8(ascii: "x"), count: 2000)
         let server = try HostileHTTPServer { _ in HostileHTTPServer.reply(200, body: body) }
         defer { server.stop() }
-        let small = URLSessionTransport(maximumResponseSize: 1999)
+        let small = kind.make(maximumResponseSize: 1999)
         let error = await #expect(throws: TransportError.self) { _ = try await small.send(HTTPRequest(url: server.url)) }
         #expect(error?.code == .tooLarge)
-        #expect(try await URLSessionTransport(maximumResponseSize: 2000).send(HTTPRequest(url: server.url)).body.count == 2000)
+        #expect(try await kind.make(maximumResponseSize: 2000).send(HTTPRequest(url: server.url)).body.count == 2000)
         #expect(try await small.send(HTTPRequest(url: server.url, maximumResponseSize: 4096)).body.count == 2000)
     }
 
-    @Test func aChunkedBodyPastTheCapIsCutAtTheCap() async throws {
+    @Test(arguments: TestTransport.allCases)
+    func aChunkedBodyPastTheCapIsCutAtTheCap(transport kind: TestTransport) async throws {
         // No Content-Length: the cap is found while reading.
         let server = try HostileHTTPServer { _ in .endless(head: "HTTP/1.1 200 OK\r\nConnection: close") }
         defer { server.stop() }
         let error = await #expect(throws: TransportError.self) {
-            _ = try await URLSessionTransport(maximumResponseSize: 100_000).send(HTTPRequest(url: server.url, timeout: .seconds(30)))
+            _ = try await kind.make(maximumResponseSize: 100_000).send(HTTPRequest(url: server.url, timeout: .seconds(30)))
         }
         #expect(error?.code == .tooLarge)
     }
@@ -83,7 +93,7 @@ import Testing
     /// Runs this test binary again as a child that serves itself a hostile answer and
     /// reports its peak memory before and after reading it (`ru_maxrss`): a process of
     /// its own, so no other test's allocations count.
-    static func child(_ mode: String) async throws -> (code: String, growthKiB: Int) {
+    static func child(_ mode: String, transport kind: TestTransport) async throws -> (code: String, growthKiB: Int) {
         let output = FileManager.default.temporaryDirectory.appendingPathComponent("latchkey-hostile-\(UUID().uuidString)").path
         defer { try? FileManager.default.removeItem(atPath: output) }
         let process = Process()
@@ -91,6 +101,7 @@ import Testing
         process.arguments = ["--testing-library", "swift-testing", "--filter", "HostileAnswerChildEntry"]
         var environment = ProcessInfo.processInfo.environment
         environment["LATCHKEY_HOSTILE_CHILD"] = mode
+        environment[TestTransport.environmentVariable] = kind.rawValue
         environment["LATCHKEY_OUTPUT"] = output
         process.environment = environment
         process.standardOutput = FileHandle.nullDevice
@@ -106,14 +117,16 @@ import Testing
         return (String(fields[0]), (Int(fields[2]) ?? .max) - (Int(fields[1]) ?? 0))
     }
 
-    @Test func anEndlessBodyEndsInAClearErrorWithinTheCap() async throws {
-        let (code, growth) = try await Self.child("endless")
+    @Test(arguments: TestTransport.allCases)
+    func anEndlessBodyEndsInAClearErrorWithinTheCap(transport kind: TestTransport) async throws {
+        let (code, growth) = try await Self.child("endless", transport: kind)
         #expect(code == "tooLarge")
         #expect(growth < 64 * 1024, "peak memory grew by \(growth) KiB for a 1 MiB cap")
     }
 
-    @Test func aGzipBombEndsInAClearErrorWithinTheCap() async throws {
-        let (code, growth) = try await Self.child("gzip")
+    @Test(arguments: TestTransport.allCases)
+    func aGzipBombEndsInAClearErrorWithinTheCap(transport kind: TestTransport) async throws {
+        let (code, growth) = try await Self.child("gzip", transport: kind)
         #expect(code == "tooLarge")
         #expect(growth < 64 * 1024, "peak memory grew by \(growth) KiB for a 1 MiB cap")
     }
@@ -130,13 +143,14 @@ import Testing
         case "endless":
             server = try HostileHTTPServer { _ in .endless(head: "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nConnection: close") }
         default:
-            // 256 MiB of zeros in about 250 KiB: decoded on the fly by libcurl.
+            // 256 MiB of zeros in about 250 KiB: decoded on the fly by libcurl, and by the
+            // AsyncHTTPClient transport a slice at a time.
             let bomb = try HostileHTTPServer.gzippedZeros(count: 256 << 20)
             server = try HostileHTTPServer { _ in
                 HostileHTTPServer.reply(200, headers: ["Content-Type: application/json", "Content-Encoding: gzip"], body: bomb)
             }
         }
-        let transport = URLSessionTransport()
+        let transport = TestTransport.make()
         // Warm up the session and libcurl before the baseline.
         let warm = try HostileHTTPServer { _ in HostileHTTPServer.json(200, "{}") }
         _ = try? await transport.send(HTTPRequest(url: warm.url))

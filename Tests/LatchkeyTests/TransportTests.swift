@@ -1,6 +1,8 @@
 import Foundation
 import Glibc
 import Latchkey
+import LatchkeyTestSupport
+import LatchkeyTransportTestSupport
 import Synchronization
 import Testing
 
@@ -79,39 +81,51 @@ final class LoopbackServer: Sendable {
     }
 }
 
-/// The URLSession transport and the retrying transport against a real socket.
+/// Counts calls from any thread.
+final class CallCounter: Sendable {
+    private let count = Atomic<Int>(0)
+
+    /// 1 on the first call, then 2, …
+    func next() -> Int { count.add(1, ordering: .relaxed).newValue }
+}
+
+/// Both transports (URLSession and AsyncHTTPClient) and the retrying transport on each,
+/// against a real socket: one contract, one suite.
 @Suite struct TransportTests {
-    @Test func aResponseComesBackWithStatusHeadersAndBody() async throws {
+    @Test(arguments: TestTransport.allCases)
+    func aResponseComesBackWithStatusHeadersAndBody(transport kind: TestTransport) async throws {
         let server = try LoopbackServer([LoopbackServer.status(201, "Created", headers: "X-Thing: yes\r\n", body: "{\"a\":1}")])
         defer { server.stop() }
-        let response = try await URLSessionTransport().send(HTTPRequest(method: "POST", url: server.url, body: Data("{}".utf8)))
+        let response = try await kind.make().send(HTTPRequest(method: "POST", url: server.url, body: Data("{}".utf8)))
         #expect(response.status == 201)
         #expect(response.headers["x-thing"] == "yes")
         #expect(response.body == Data("{\"a\":1}".utf8))
     }
 
-    @Test func aSubSecondTimeoutWaitsItsWholeTime() async throws {
+    @Test(arguments: TestTransport.allCases)
+    func aSubSecondTimeoutWaitsItsWholeTime(transport kind: TestTransport) async throws {
         // FoundationNetworking rounds a request's own timeout down to whole seconds: a
         // 500 ms timeout must still let a quick answer through (a timeout rounded down to
         // zero would refuse it), and stop a 900 ms one.
         let server = try LoopbackServer([.slow(0.05), .slow(0.9)])
         defer { server.stop() }
-        let fast = try await URLSessionTransport().send(HTTPRequest(url: server.url, timeout: .milliseconds(500)))
+        let fast = try await kind.make().send(HTTPRequest(url: server.url, timeout: .milliseconds(500)))
         #expect(fast.status == 200)
         let started = ContinuousClock.now
         let error = await #expect(throws: TransportError.self) {
-            _ = try await URLSessionTransport().send(HTTPRequest(url: server.url, timeout: .milliseconds(500)))
+            _ = try await kind.make().send(HTTPRequest(url: server.url, timeout: .milliseconds(500)))
         }
         #expect(error?.code == .timedOut)
         #expect(ContinuousClock.now - started >= .milliseconds(450))
     }
 
-    @Test func aCancelledCallerReturnsAtOnceAndTheTransportKeepsWorking() async throws {
+    @Test(arguments: TestTransport.allCases)
+    func aCancelledCallerReturnsAtOnceAndTheTransportKeepsWorking(transport kind: TestTransport) async throws {
         // The exchange is abandoned, not cancelled (cancelling URLSession.data(for:) as it
         // completes can deadlock FoundationNetworking): the caller is released at once.
         let server = try LoopbackServer([.stall, .slow(0.05)])
         defer { server.stop() }
-        let transport = URLSessionTransport()
+        let transport = kind.make()
         let call = Task { try await transport.send(HTTPRequest(url: server.url, timeout: .seconds(10))) }
         try await Task.sleep(for: .milliseconds(100))
         let started = ContinuousClock.now
@@ -122,32 +136,35 @@ final class LoopbackServer: Sendable {
         #expect(try await transport.send(HTTPRequest(url: server.url, timeout: .seconds(15))).status == 200)
     }
 
-    @Test func aStalledServerTimesOut() async throws {
+    @Test(arguments: TestTransport.allCases)
+    func aStalledServerTimesOut(transport kind: TestTransport) async throws {
         let server = try LoopbackServer([.stall])
         defer { server.stop() }
         let error = await #expect(throws: TransportError.self) {
-            _ = try await URLSessionTransport().send(HTTPRequest(url: server.url, timeout: .milliseconds(300)))
+            _ = try await kind.make().send(HTTPRequest(url: server.url, timeout: .milliseconds(300)))
         }
         #expect(error?.code == .timedOut)
         #expect(error.map { "\($0)" }?.contains("secret") == false, "no query string in the error")
     }
 
-    @Test func aDroppedConnectionAndARefusedPortAreTransportErrors() async throws {
+    @Test(arguments: TestTransport.allCases)
+    func aDroppedConnectionAndARefusedPortAreTransportErrors(transport kind: TestTransport) async throws {
         let server = try LoopbackServer([.close])
         defer { server.stop() }
-        await #expect(throws: TransportError.self) { _ = try await URLSessionTransport().send(HTTPRequest(url: server.url, timeout: .seconds(5))) }
+        await #expect(throws: TransportError.self) { _ = try await kind.make().send(HTTPRequest(url: server.url, timeout: .seconds(5))) }
         let refused = try LoopbackServer([])
         let url = refused.url
         refused.stop()
-        let error = await #expect(throws: TransportError.self) { _ = try await URLSessionTransport().send(HTTPRequest(url: url, timeout: .seconds(5))) }
+        let error = await #expect(throws: TransportError.self) { _ = try await kind.make().send(HTTPRequest(url: url, timeout: .seconds(5))) }
         #expect(error?.code == .cannotConnect)
     }
 
-    @Test func a5xxOnAnIdempotentRequestIsRetriedWithBackoff() async throws {
+    @Test(arguments: TestTransport.allCases)
+    func a5xxOnAnIdempotentRequestIsRetriedWithBackoff(transport kind: TestTransport) async throws {
         let server = try LoopbackServer([LoopbackServer.status(503, "Unavailable"), LoopbackServer.status(502, "Bad Gateway")])
         defer { server.stop() }
         let clock = ManualClock()
-        let transport = RetryingTransport(URLSessionTransport(), policy: RetryPolicy(maxAttempts: 3, baseDelay: .seconds(1)), clock: clock)
+        let transport = RetryingTransport(kind.make(), policy: RetryPolicy(maxAttempts: 3, baseDelay: .seconds(1)), clock: clock)
         let task = Task { try await transport.send(HTTPRequest(url: server.url, timeout: .seconds(5))) }
         for _ in 0..<2 {
             await clock.waitForSleepers(1)
@@ -159,21 +176,43 @@ final class LoopbackServer: Sendable {
         #expect(server.connections.load(ordering: .relaxed) == 3)
     }
 
-    @Test func aPOSTIsNotRetried() async throws {
+    @Test(arguments: TestTransport.allCases)
+    func aPOSTIsNotRetried(transport kind: TestTransport) async throws {
         let server = try LoopbackServer([LoopbackServer.status(503, "Unavailable")])
         defer { server.stop() }
-        let transport = RetryingTransport(URLSessionTransport(), clock: ManualClock())
+        let transport = RetryingTransport(kind.make(), clock: ManualClock())
         let response = try await transport.send(HTTPRequest(method: "POST", url: server.url, timeout: .seconds(5)))
         #expect(response.status == 503)
         #expect(server.connections.load(ordering: .relaxed) == 1)
     }
 
-    @Test func retryAfterIsHonouredOn429() async throws {
+    @Test(arguments: TestTransport.allCases)
+    func aRequestMarkedIdempotentIsRetriedWithItsBody(transport kind: TestTransport) async throws {
+        // libcurl once resent a retried POST without its body; the body must go again, whole.
+        let answered = CallCounter()
+        let server = try HostileHTTPServer { _ in
+            answered.next() == 1 ? HostileHTTPServer.json(503, "{}") : HostileHTTPServer.json(200, "{}")
+        }
+        defer { server.stop() }
+        let body = Data(#"{"grant_type":"client_credentials","n":"\#(String(repeating: "x", count: 3000))"}"#.utf8)
+        let transport = RetryingTransport(kind.make(), policy: RetryPolicy(maxAttempts: 3, baseDelay: .milliseconds(5)))
+        let response = try await transport.send(HTTPRequest(method: "POST", url: server.url, body: body, timeout: .seconds(10),
+                                                            isIdempotent: true))
+        #expect(response.status == 200)
+        #expect(server.requests.count == 2)
+        for request in server.requests {
+            #expect(request.method == "POST")
+            #expect(request.body == Array(body))
+        }
+    }
+
+    @Test(arguments: TestTransport.allCases)
+    func retryAfterIsHonouredOn429(transport kind: TestTransport) async throws {
         let server = try LoopbackServer([LoopbackServer.status(429, "Too Many Requests", headers: "Retry-After: 5\r\n",
                                                                body: #"{"error":"too_many_requests"}"#)])
         defer { server.stop() }
         let clock = ManualClock()
-        let transport = RetryingTransport(URLSessionTransport(), policy: RetryPolicy(baseDelay: .milliseconds(100)), clock: clock)
+        let transport = RetryingTransport(kind.make(), policy: RetryPolicy(baseDelay: .milliseconds(100)), clock: clock)
         let task = Task { try await transport.send(HTTPRequest(url: server.url, timeout: .seconds(5))) }
         await clock.waitForSleepers(1)
         #expect(clock.nextDeadline?.timeIntervalSince(clock.now) == 5)
@@ -181,18 +220,20 @@ final class LoopbackServer: Sendable {
         #expect(try await task.value.status == 200)
     }
 
-    @Test func aRetryAfterLongerThanTheCapIsReturnedToTheCaller() async throws {
+    @Test(arguments: TestTransport.allCases)
+    func aRetryAfterLongerThanTheCapIsReturnedToTheCaller(transport kind: TestTransport) async throws {
         let server = try LoopbackServer([LoopbackServer.status(429, "Too Many Requests", headers: "Retry-After: 3600\r\n")])
         defer { server.stop() }
-        let response = try await RetryingTransport(URLSessionTransport(), clock: ManualClock()).send(HTTPRequest(url: server.url, timeout: .seconds(5)))
+        let response = try await RetryingTransport(kind.make(), clock: ManualClock()).send(HTTPRequest(url: server.url, timeout: .seconds(5)))
         #expect(response.status == 429)
         #expect(response.retryAfter == .seconds(3600))
     }
 
-    @Test func aMalformedReplyIsAnError() async throws {
+    @Test(arguments: TestTransport.allCases)
+    func aMalformedReplyIsAnError(transport kind: TestTransport) async throws {
         let server = try LoopbackServer([.raw("this is not HTTP at all\r\n\r\n")])
         defer { server.stop() }
-        await #expect(throws: (any Error).self) { _ = try await URLSessionTransport().send(HTTPRequest(url: server.url, timeout: .seconds(5))) }
+        await #expect(throws: (any Error).self) { _ = try await kind.make().send(HTTPRequest(url: server.url, timeout: .seconds(5))) }
     }
 
     @Test func jitteredBackoffGrowsAndIsCapped() {

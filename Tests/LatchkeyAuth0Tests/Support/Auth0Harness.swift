@@ -3,6 +3,7 @@ import Foundation
 import LatchkeyAuth0
 import LatchkeyEmulator
 import LatchkeySecrets
+import LatchkeyTransportTestSupport
 import Logging
 import Synchronization
 // Every file of the suite uses the shared support (logs, settle, errors).
@@ -43,13 +44,13 @@ struct Auth0Harness {
         self.options = options
         let configuration = try Auth0Configuration(domain: auth0.domain, clientID: auth0.clientID, baseURL: auth0.baseURL,
                                                    organization: organization, redirectURI: redirect)
-        provider = Auth0Provider(configuration: configuration, transport: URLSessionTransport(), clock: clock, logger: logs.logger)
-        client = AuthClient(provider: provider, store: store, options: options, transport: URLSessionTransport(), clock: clock, logger: logs.logger)
+        provider = Auth0Provider(configuration: configuration, transport: TestTransport.make(), clock: clock, logger: logs.logger)
+        client = AuthClient(provider: provider, store: store, options: options, transport: TestTransport.make(), clock: clock, logger: logs.logger)
     }
 
     /// A second client on the same store, as after a restart.
     func restarted() -> AuthClient {
-        AuthClient(provider: provider, store: store, options: options, transport: URLSessionTransport(), clock: clock, logger: logs.logger)
+        AuthClient(provider: provider, store: store, options: options, transport: TestTransport.make(), clock: clock, logger: logs.logger)
     }
 
     /// Moves both clocks.
