@@ -18,8 +18,10 @@ public enum BearerTokenSyntax {
 
     /// Checks `token`.
     ///
-    /// - Parameter what: names the token and where it came from, for the message (e.g.
-    ///   "the access_token in Auth0's token answer"); the token itself is never shown.
+    /// - Parameters:
+    ///   - token: the token to check.
+    ///   - what: names the token and where it came from, for the message (e.g.
+    ///     "the access_token in Auth0's token answer"); the token itself is never shown.
     /// - Throws: ``AuthError/Code/transient`` — an answer no provider sends, so nothing
     ///   to sign out for — when the token is empty or has a character outside the set.
     public static func check(_ token: String, what: String) throws(AuthError) {

@@ -41,7 +41,10 @@ public final class HARRecordingTransport: HTTPTransport {
     /// A recorder in front of `base` writing to `path`; the file is created now, empty
     /// of entries.
     ///
-    /// - Parameter creator: the program named in the file's `creator`.
+    /// - Parameters:
+    ///   - base: the transport that sends the requests.
+    ///   - path: the HAR file to write (mode 0600; a symbolic link is refused).
+    ///   - creator: the program named in the file's `creator`.
     /// - Throws: ``TraceFileError`` when the file cannot be written (or is a symbolic link).
     public init(_ base: any HTTPTransport, path: String, creator: String = "latchkey") throws {
         self.base = base

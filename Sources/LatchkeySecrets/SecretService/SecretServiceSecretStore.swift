@@ -15,7 +15,7 @@ internal import Foundation
 /// While the collection is locked, reads and writes ask the service to unlock it, which
 /// shows the desktop's unlock prompt; a prompt that is dismissed or cannot be shown gives
 /// `.permissionDenied`, and a service that does not answer within
-/// ``SecretServiceSystem/callTimeout`` gives `.unavailable`, so no call hangs. Without a
+/// 20 seconds gives `.unavailable`, so no call hangs. Without a
 /// session bus (`DBUS_SESSION_BUS_ADDRESS` unset: a server, a container, CI) or without
 /// libsecret-1.so.0 every call fails with `.unavailable` naming the reason.
 ///
