@@ -53,4 +53,16 @@ import Testing
             #expect(error?.message.contains("not-the-key") == false)
         }
     }
+
+    /// The server key never travels in clear text: a base URL made in code follows the
+    /// rule every configuration follows, before any request.
+    @Test(arguments: ["http://api.example.com/", "http://127.example.com/", "ftp://127.0.0.1/"])
+    func aBaseURLWithoutTLSIsRefusedBeforeSending(url: String) async throws {
+        let transport = RecordingTransport(URLSessionTransport())
+        let issuer = SocialPlusAuthTokenIssuer(serverKey: "server-key", baseURL: URL(string: url)!, transport: transport)
+        let error = await authError { _ = try await issuer.authToken(for: "alice") }
+        #expect(error?.code == .configuration)
+        #expect(error?.message.contains("server-key") == false)
+        #expect(transport.requests.isEmpty)
+    }
 }

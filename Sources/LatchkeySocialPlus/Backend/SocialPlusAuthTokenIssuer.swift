@@ -43,9 +43,13 @@ public struct SocialPlusAuthTokenIssuer: Sendable, CustomStringConvertible {
     /// A fresh auth token for `userID`.
     ///
     /// - Throws: ``/Latchkey/AuthError``: `invalidArgument` for a bad user ID, `configuration` when
-    ///   the server key is refused, `rateLimited` / `transient` for 429, 5xx, no
+    ///   the base URL is neither https nor http to a loopback address (``/Latchkey/SecureURL``,
+    ///   checked before anything is sent) or the server key is refused, `rateLimited` / `transient` for 429, 5xx, no
     ///   response or an empty answer.
     public func authToken(for userID: String) async throws -> String {
+        // The server key goes there: the same URL rule as every configuration's. Checked
+        // here because the initializer does not throw.
+        try SecureURL.check(baseURL, what: "the social.plus base URL")
         try SocialPlusLimits.checkUserID(userID)
         var base = baseURL.absoluteString
         while base.hasSuffix("/") { base.removeLast() }
