@@ -1,5 +1,6 @@
 internal import Foundation
 public import Latchkey
+internal import LatchkeyJSON
 internal import LatchkeyJWT
 internal import Logging
 
@@ -21,14 +22,18 @@ internal import Logging
 /// given as dependencies.
 public struct SocialPlusProvider: AuthProvider {
     /// `socialplus`.
-    public static let providerID = "socialplus"
+    public static let identifier = "socialplus"
 
     /// Registers the adapter: `ProviderRegistry.shared.register(SocialPlusProvider.factory)`.
-    public static let factory = ProviderFactory(identifier: providerID, schema: SocialPlusConfiguration.schema) { context in
+    public static let factory = ProviderFactory(identifier: identifier, schema: SocialPlusConfiguration.schema) { context in
         try SocialPlusProvider(context: context)
     }
 
-    public var identifier: String { Self.providerID }
+    public var identifier: String { Self.identifier }
+
+    /// Renamed: every adapter names its registry identifier `identifier`.
+    @available(*, deprecated, renamed: "identifier")
+    public static var providerID: String { identifier }
 
     /// Where the adapter talks to, and with which API key.
     public let configuration: SocialPlusConfiguration
@@ -45,12 +50,12 @@ public struct SocialPlusProvider: AuthProvider {
     /// (``SocialPlusSessionHandlerKey``, ``SocialPlusAccessTokenHandlerKey``).
     ///
     /// - Throws: ``/Latchkey/AuthError/Code/configuration`` naming a missing or wrong setting.
-    public init(context: ProviderContext, deviceInfo: SocialPlusDeviceInfo = .linux) throws {
+    public init(context: ProviderContext, deviceInfo: SocialPlusDeviceInfo = .linux) throws(AuthError) {
         try self.init(configuration: SocialPlusConfiguration(settings: context.settings), context: context, deviceInfo: deviceInfo)
     }
 
     /// Builds the adapter with a configuration made in code; the context's settings are not read.
-    public init(configuration: SocialPlusConfiguration, context: ProviderContext, deviceInfo: SocialPlusDeviceInfo = .linux) throws {
+    public init(configuration: SocialPlusConfiguration, context: ProviderContext, deviceInfo: SocialPlusDeviceInfo = .linux) throws(AuthError) {
         guard !configuration.apiKey.isEmpty else { throw AuthError(.configuration, "the social.plus API key (\"settings.api_key\") is empty") }
         self.configuration = configuration
         self.deviceInfo = deviceInfo
@@ -127,8 +132,8 @@ public struct SocialPlusProvider: AuthProvider {
     /// session; `400100` on an app request is an ordinary refusal ("not a member").
     public func inspect(_ response: HTTPResponse, to request: HTTPRequest) -> AuthError? {
         guard response.status == 403, Self.sameOrigin(request.url, configuration.baseURL),
-              SocialPlusJSON.object(response.body)?.errorCode("code") == SocialPlusErrorMapping.globalBanCode else { return nil }
-        let message = SocialPlusJSON.object(response.body)?.text("message") ?? "the user is globally banned"
+              JSONObject.parsing(response.body)?.stringOrInteger("code") == SocialPlusErrorMapping.globalBanCode else { return nil }
+        let message = JSONObject.parsing(response.body)?.string("message") ?? "the user is globally banned"
         return .terminated(.globalBan, "social.plus: \(message)", providerCode: SocialPlusErrorMapping.globalBanCode, httpStatus: 403)
     }
 

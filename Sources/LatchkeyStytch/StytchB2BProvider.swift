@@ -26,32 +26,32 @@ public struct StytchB2BProvider: AuthProvider, StytchAdapter {
     /// `stytch-b2b`.
     public static let identifier = "stytch-b2b"
 
-    /// The registry entry: ``StytchSettings/schema``, built from the provider context.
-    public static let factory = ProviderFactory(identifier: identifier, schema: StytchSettings.schema) { context in
-        try StytchB2BProvider(context)
+    /// The registry entry: ``StytchConfiguration/schema``, built from the provider context.
+    public static let factory = ProviderFactory(identifier: identifier, schema: StytchConfiguration.schema) { context in
+        try StytchB2BProvider(context: context)
     }
 
     /// How long an intermediate session is kept locally (the SDK's 10 minutes).
     public static let intermediateSessionLifetime: TimeInterval = 600
 
-    /// The adapter's settings.
-    public var settings: StytchSettings { parts.settings }
+    /// The adapter's configuration.
+    public var configuration: StytchConfiguration { parts.settings }
     let parts: StytchAdapterParts
 
     /// Builds the adapter from the core's context (settings, transport, clock, logger,
     /// options, and its store namespace for a sent magic link's PKCE verifier).
     ///
     /// - Throws: ``/Latchkey/AuthError/Code/configuration`` for a malformed setting.
-    public init(_ context: ProviderContext) throws {
+    public init(context: ProviderContext) throws(AuthError) {
         parts = try StytchAdapterParts(context, b2b: true)
     }
 
-    /// Builds the adapter from settings made in code; without a `store`, a sent magic
-    /// link's PKCE verifier is kept in memory only.
-    public init(settings: StytchSettings, transport: any HTTPTransport, clock: any SessionClock = SystemClock(),
+    /// Builds the adapter from a configuration made in code; without a `store`, a sent
+    /// magic link's PKCE verifier is kept in memory only.
+    public init(configuration: StytchConfiguration, transport: any HTTPTransport, clock: any SessionClock = SystemClock(),
                 logger: Logger = Logger(label: "latchkey.stytch", factory: { _ in SwiftLogNoOpLogHandler() }),
                 options: SessionOptions = SessionOptions(), store: (any SecretStore)? = nil) {
-        parts = StytchAdapterParts(settings: settings, b2b: true, transport: transport, clock: clock, logger: logger,
+        parts = StytchAdapterParts(settings: configuration, b2b: true, transport: transport, clock: clock, logger: logger,
                                    options: options, store: store)
     }
 
@@ -103,7 +103,7 @@ public struct StytchB2BProvider: AuthProvider, StytchAdapter {
                     "organization_id": .string(credentials.organizationID ?? ""), "session_duration_minutes": minutes]
             if let locale { body["locale"] = .string(locale) }
         case .oauth(let options):
-            let flow = StytchOAuthFlow(settings: settings, clock: calls.api.clock, options: options, organizationID: credentials.organizationID ?? "")
+            let flow = StytchOAuthFlow(settings: configuration, clock: calls.api.clock, options: options, organizationID: credentials.organizationID ?? "")
             let (token, verifier) = try await flow.run()
             path = .b2bOAuthAuthenticate
             body = ["oauth_token": .string(token), "session_duration_minutes": minutes, "pkce_code_verifier": .string(verifier)]
@@ -123,20 +123,12 @@ public struct StytchB2BProvider: AuthProvider, StytchAdapter {
         try await calls.validate(current)
     }
 
-    public func renew(_ request: RenewalRequest, current: AuthenticatedSession, preparation: RenewalPreparation) async throws -> AuthenticatedSession {
-        try await calls.renew(request, current: current)
-    }
-
     public func revoke(_ current: AuthenticatedSession) async throws {
         try await calls.revoke(current)
     }
 
     public func checkTokens(_ tokens: SessionTokens) throws {
         try StytchSessionCalls.checkTokens(tokens)
-    }
-
-    public func renewalPlan(for tokens: SessionTokens) -> RenewalPlan {
-        StytchSessionCalls.renewalPlan(for: tokens)
     }
 
     // MARK: Typed calls
@@ -194,7 +186,7 @@ public struct StytchB2BProvider: AuthProvider, StytchAdapter {
             }
             let membership = object.object("membership")
             return StytchDiscoveredOrganization(
-                organization: organization, membershipType: membership?.text("type"),
+                organization: organization, membershipType: membership?.nonEmptyString("type"),
                 member: membership?.object("member").flatMap(StytchObjects.member),
                 memberAuthenticated: object["member_authenticated"]?.boolValue ?? false,
                 requirements: .object(["mfa_required": object["mfa_required"] ?? .null, "primary_required": object["primary_required"] ?? .null]),
@@ -241,7 +233,7 @@ public struct StytchB2BProvider: AuthProvider, StytchAdapter {
     /// intermediate session token; `nil` for a member session.
     static func pendingAction(_ data: JSONObject, path: StytchPath, now: Date) throws(AuthError) -> UserAction? {
         let authenticated = data["member_authenticated"]?.boolValue
-        let token = data.text("intermediate_session_token")
+        let token = data.nonEmptyString("intermediate_session_token")
         let hasSession = data.object("member_session") != nil
         guard authenticated == false || (authenticated == nil && !hasSession && token != nil) else { return nil }
         guard let token else { throw StytchAPIClient.malformed(path, "member_authenticated is false without an intermediate_session_token") }
@@ -249,12 +241,40 @@ public struct StytchB2BProvider: AuthProvider, StytchAdapter {
         let mfa = data["mfa_required"] ?? .null
         let primary = data["primary_required"] ?? .null
         var requirements: JSONObject = ["mfa_required": mfa, "primary_required": primary]
-        if let memberID = data.text("member_id") ?? member?.text("member_id") { requirements["member_id"] = .string(memberID) }
-        if let organizationID = data.object("organization")?.text("organization_id") ?? member?.text("organization_id") {
+        if let memberID = data.nonEmptyString("member_id") ?? member?.nonEmptyString("member_id") { requirements["member_id"] = .string(memberID) }
+        if let organizationID = data.object("organization")?.nonEmptyString("organization_id") ?? member?.nonEmptyString("organization_id") {
             requirements["organization_id"] = .string(organizationID)
         }
         let kind = mfa == .null && primary != .null ? "primary_auth" : "mfa"
         return UserAction(kind: kind, continuationToken: token, requirements: .object(requirements),
                           expiresAt: now.addingTimeInterval(intermediateSessionLifetime))
     }
+}
+
+extension StytchB2BProvider {
+    /// Renamed: the configuration, as every adapter names it.
+    @available(*, deprecated, renamed: "configuration")
+    public var settings: StytchConfiguration { configuration }
+
+    /// Renamed: every adapter is built with `init(context:)`.
+    @available(*, deprecated, renamed: "init(context:)")
+    public init(_ context: ProviderContext) throws(AuthError) {
+        try self.init(context: context)
+    }
+
+    /// Renamed: every adapter is built from its configuration with `init(configuration:…)`.
+    @available(*, deprecated, renamed: "init(configuration:transport:clock:logger:options:store:)")
+    public init(settings: StytchConfiguration, transport: any HTTPTransport, clock: any SessionClock = SystemClock(),
+                logger: Logger = Logger(label: "latchkey.stytch", factory: { _ in SwiftLogNoOpLogHandler() }),
+                options: SessionOptions = SessionOptions(), store: (any SecretStore)? = nil) {
+        self.init(configuration: settings, transport: transport, clock: clock, logger: logger, options: options, store: store)
+    }
+}
+
+extension AuthClient {
+    /// The Stytch B2B adapter, when this client uses one: its typed calls
+    /// (``StytchB2BProvider/sendSMSOTP(for:mfaPhoneNumber:)``,
+    /// ``StytchB2BProvider/discoveredOrganizations(intermediateSessionToken:)``,
+    /// ``StytchB2BProvider/verifySessionJWT(_:)``) without casting ``/Latchkey/AuthClient/provider``.
+    public nonisolated var stytchB2B: StytchB2BProvider? { provider as? StytchB2BProvider }
 }

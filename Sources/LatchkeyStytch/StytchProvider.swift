@@ -23,29 +23,29 @@ public struct StytchProvider: AuthProvider, StytchAdapter {
     /// `stytch`.
     public static let identifier = "stytch"
 
-    /// The registry entry: ``StytchSettings/schema``, built from the provider context.
-    public static let factory = ProviderFactory(identifier: identifier, schema: StytchSettings.schema) { context in
-        try StytchProvider(context)
+    /// The registry entry: ``StytchConfiguration/schema``, built from the provider context.
+    public static let factory = ProviderFactory(identifier: identifier, schema: StytchConfiguration.schema) { context in
+        try StytchProvider(context: context)
     }
 
-    /// The adapter's settings.
-    public var settings: StytchSettings { parts.settings }
+    /// The adapter's configuration.
+    public var configuration: StytchConfiguration { parts.settings }
     let parts: StytchAdapterParts
 
     /// Builds the adapter from the core's context (settings, transport, clock, logger,
     /// options, and its store namespace for a sent magic link's PKCE verifier).
     ///
     /// - Throws: ``/Latchkey/AuthError/Code/configuration`` for a malformed setting.
-    public init(_ context: ProviderContext) throws {
+    public init(context: ProviderContext) throws(AuthError) {
         parts = try StytchAdapterParts(context, b2b: false)
     }
 
-    /// Builds the adapter from settings made in code; without a `store`, a sent magic
-    /// link's PKCE verifier is kept in memory only.
-    public init(settings: StytchSettings, transport: any HTTPTransport, clock: any SessionClock = SystemClock(),
+    /// Builds the adapter from a configuration made in code; without a `store`, a sent
+    /// magic link's PKCE verifier is kept in memory only.
+    public init(configuration: StytchConfiguration, transport: any HTTPTransport, clock: any SessionClock = SystemClock(),
                 logger: Logger = Logger(label: "latchkey.stytch", factory: { _ in SwiftLogNoOpLogHandler() }),
                 options: SessionOptions = SessionOptions(), store: (any SecretStore)? = nil) {
-        parts = StytchAdapterParts(settings: settings, b2b: false, transport: transport, clock: clock, logger: logger,
+        parts = StytchAdapterParts(settings: configuration, b2b: false, transport: transport, clock: clock, logger: logger,
                                    options: options, store: store)
     }
 
@@ -73,7 +73,7 @@ public struct StytchProvider: AuthProvider, StytchAdapter {
             body = ["token": .string(token), "session_duration_minutes": minutes]
             if let verifier = try await pkce.verifier(given: verifier) { body["code_verifier"] = .string(verifier) }
         case .oauth(let options):
-            let (token, verifier) = try await StytchOAuthFlow(settings: settings, clock: calls.api.clock, options: options, organizationID: nil).run()
+            let (token, verifier) = try await StytchOAuthFlow(settings: configuration, clock: calls.api.clock, options: options, organizationID: nil).run()
             path = .oauthAuthenticate
             body = ["token": .string(token), "session_duration_minutes": minutes, "code_verifier": .string(verifier)]
         }
@@ -113,20 +113,12 @@ public struct StytchProvider: AuthProvider, StytchAdapter {
         try await calls.validate(current)
     }
 
-    public func renew(_ request: RenewalRequest, current: AuthenticatedSession, preparation: RenewalPreparation) async throws -> AuthenticatedSession {
-        try await calls.renew(request, current: current)
-    }
-
     public func revoke(_ current: AuthenticatedSession) async throws {
         try await calls.revoke(current)
     }
 
     public func checkTokens(_ tokens: SessionTokens) throws {
         try StytchSessionCalls.checkTokens(tokens)
-    }
-
-    public func renewalPlan(for tokens: SessionTokens) -> RenewalPlan {
-        StytchSessionCalls.renewalPlan(for: tokens)
     }
 
     /// Verifies a session JWT locally (no call to Stytch while the JWKS is cached): the
@@ -139,6 +131,32 @@ public struct StytchProvider: AuthProvider, StytchAdapter {
     public func verifySessionJWT(_ jwt: String) async throws -> StytchSessionClaims {
         try await verifier.verify(jwt)
     }
+}
+
+extension StytchProvider {
+    /// Renamed: the configuration, as every adapter names it.
+    @available(*, deprecated, renamed: "configuration")
+    public var settings: StytchConfiguration { configuration }
+
+    /// Renamed: every adapter is built with `init(context:)`.
+    @available(*, deprecated, renamed: "init(context:)")
+    public init(_ context: ProviderContext) throws(AuthError) {
+        try self.init(context: context)
+    }
+
+    /// Renamed: every adapter is built from its configuration with `init(configuration:…)`.
+    @available(*, deprecated, renamed: "init(configuration:transport:clock:logger:options:store:)")
+    public init(settings: StytchConfiguration, transport: any HTTPTransport, clock: any SessionClock = SystemClock(),
+                logger: Logger = Logger(label: "latchkey.stytch", factory: { _ in SwiftLogNoOpLogHandler() }),
+                options: SessionOptions = SessionOptions(), store: (any SecretStore)? = nil) {
+        self.init(configuration: settings, transport: transport, clock: clock, logger: logger, options: options, store: store)
+    }
+}
+
+extension AuthClient {
+    /// The Stytch consumer adapter, when this client uses one: its typed calls
+    /// (``StytchProvider/verifySessionJWT(_:)``) without casting ``/Latchkey/AuthClient/provider``.
+    public nonisolated var stytch: StytchProvider? { provider as? StytchProvider }
 }
 
 extension Duration {

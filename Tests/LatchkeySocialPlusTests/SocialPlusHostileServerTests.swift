@@ -14,7 +14,7 @@ import Testing
     static func client(baseURL: URL, store: MemorySecretStore) throws -> AuthClient {
         let registry = ProviderRegistry()
         registry.register(SocialPlusProvider.factory)
-        let configuration = LatchkeyConfiguration(provider: SocialPlusProvider.providerID,
+        let configuration = LatchkeyConfiguration(provider: SocialPlusProvider.identifier,
                                                   settings: ["api_key": "api-key-1", "base_url": baseURL.absoluteString],
                                                   session: SessionOptions(heartbeatInterval: nil, renewsProactively: false))
         return try registry.makeClient(configuration, store: store, transport: URLSessionTransport(defaultTimeout: .seconds(30)))

@@ -113,7 +113,7 @@ import Testing
 
     @Test func aRateLimitCarriesRetryAfterWhenStytchSendsIt() async throws {
         let body = Data(#"{"status_code":429,"request_id":"r","error_type":"too_many_requests","error_message":"Slow down."}"#.utf8)
-        let provider = StytchProvider(settings: try StytchSettings(publicToken: "public-token-test-1", appIdentifier: "dev.latchkey.example"),
+        let provider = StytchProvider(configuration: try StytchConfiguration(publicToken: "public-token-test-1", appIdentifier: "dev.latchkey.example"),
                                       transport: FixedTransport(response: HTTPResponse(status: 429, headers: ["Retry-After": "12"], body: body)))
         let error = await authError {
             _ = try await provider.validate(AuthenticatedSession(tokens: SessionTokens(accessToken: "j", sessionToken: "s")))
@@ -129,14 +129,14 @@ import Testing
     @Test func anHTTPDateRetryAfterIsMeasuredAgainstTheAnswersDate() async throws {
         let body = Data(#"{"status_code":429,"request_id":"r","error_type":"too_many_requests","error_message":"Slow down."}"#.utf8)
         let session = AuthenticatedSession(tokens: SessionTokens(accessToken: "j", sessionToken: "s"))
-        let settings = try StytchSettings(publicToken: "public-token-test-1", appIdentifier: "dev.latchkey.example")
+        let settings = try StytchConfiguration(publicToken: "public-token-test-1", appIdentifier: "dev.latchkey.example")
         var headers: HTTPHeaders = ["Date": "Fri, 15 Jan 2027 08:00:00 GMT", "Retry-After": "Fri, 15 Jan 2027 08:03:00 GMT"]
-        let dated = StytchProvider(settings: settings, transport: FixedTransport(response: HTTPResponse(status: 429, headers: headers, body: body)))
+        let dated = StytchProvider(configuration: settings, transport: FixedTransport(response: HTTPResponse(status: 429, headers: headers, body: body)))
         let error = await authError { _ = try await dated.validate(session) }
         #expect(error?.code == .rateLimited)
         #expect(error?.retryAfter == .seconds(180))
         headers["Date"] = nil
-        let undated = StytchProvider(settings: settings, transport: FixedTransport(response: HTTPResponse(status: 429, headers: headers, body: body)))
+        let undated = StytchProvider(configuration: settings, transport: FixedTransport(response: HTTPResponse(status: 429, headers: headers, body: body)))
         let bare = await authError { _ = try await undated.validate(session) }
         #expect(bare?.code == .rateLimited)
         #expect(bare?.retryAfter == nil)

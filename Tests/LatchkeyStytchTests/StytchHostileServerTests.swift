@@ -80,11 +80,11 @@ import Testing
 
     @Test(arguments: ["http://127.attacker.example/", "http://127.0.0.1.attacker.example/", "http://localhost.attacker.example/", "ftp://127.0.0.1/"])
     func aNonLoopbackPlainHTTPBaseURLIsRefusedInCode(url: String) throws {
-        #expect(throws: AuthError.self) { try StytchSettings(publicToken: "public-token-test-1", appIdentifier: "dev.latchkey.example", baseURL: URL(string: url)) }
+        #expect(throws: AuthError.self) { try StytchConfiguration(publicToken: "public-token-test-1", appIdentifier: "dev.latchkey.example", baseURL: URL(string: url)) }
     }
 
     @Test(arguments: ["http://127.0.0.1:9/", "http://[::1]:9/", "http://localhost:9/", "https://stytch.example.com/"])
     func loopbackAndHTTPSBaseURLsAreAccepted(url: String) throws {
-        _ = try StytchSettings(publicToken: "public-token-test-1", appIdentifier: "dev.latchkey.example", baseURL: URL(string: url))
+        _ = try StytchConfiguration(publicToken: "public-token-test-1", appIdentifier: "dev.latchkey.example", baseURL: URL(string: url))
     }
 }

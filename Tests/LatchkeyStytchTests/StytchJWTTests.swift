@@ -55,8 +55,8 @@ import Testing
     }
 
     @Test func aCheckNeedsTheProjectID() async throws {
-        let settings = try StytchSettings(publicToken: "public-token-test-1", appIdentifier: "dev.latchkey.example")
-        let provider = StytchProvider(settings: settings, transport: FixedTransport(response: HTTPResponse(status: 500)))
+        let settings = try StytchConfiguration(publicToken: "public-token-test-1", appIdentifier: "dev.latchkey.example")
+        let provider = StytchProvider(configuration: settings, transport: FixedTransport(response: HTTPResponse(status: 500)))
         let error = await authError { _ = try await provider.verifySessionJWT("a.b.c") }
         #expect(error?.code == .configuration)
         #expect(error?.message.contains("settings.project_id") == true)
@@ -66,18 +66,18 @@ import Testing
 /// The settings schema and the registry.
 @Suite struct StytchSettingsTests {
     @Test func thePublicTokenPicksTheHost() throws {
-        #expect(try StytchSettings(publicToken: "public-token-test-abc", appIdentifier: "dev.latchkey.example").baseURL.absoluteString == "https://test.stytch.com/")
-        #expect(try StytchSettings(publicToken: "public-token-live-abc", appIdentifier: "dev.latchkey.example").baseURL.absoluteString == "https://api.stytch.com/")
-        #expect(try StytchSettings(publicToken: "public-token-live-abc", appIdentifier: "dev.latchkey.example").isTestProject == false)
-        let emulator = try StytchSettings(publicToken: "public-token-test-abc", appIdentifier: "dev.latchkey.example", baseURL: URL(string: "http://127.0.0.1:9/sdk/v1/"))
+        #expect(try StytchConfiguration(publicToken: "public-token-test-abc", appIdentifier: "dev.latchkey.example").baseURL.absoluteString == "https://test.stytch.com/")
+        #expect(try StytchConfiguration(publicToken: "public-token-live-abc", appIdentifier: "dev.latchkey.example").baseURL.absoluteString == "https://api.stytch.com/")
+        #expect(try StytchConfiguration(publicToken: "public-token-live-abc", appIdentifier: "dev.latchkey.example").isTestProject == false)
+        let emulator = try StytchConfiguration(publicToken: "public-token-test-abc", appIdentifier: "dev.latchkey.example", baseURL: URL(string: "http://127.0.0.1:9/sdk/v1/"))
         #expect(emulator.baseURL.absoluteString == "http://127.0.0.1:9/")
-        #expect(try StytchSettings(publicToken: "public-token-test-a", appIdentifier: "dev.latchkey.example", customDomain: "https://login.example.com/").customDomain
+        #expect(try StytchConfiguration(publicToken: "public-token-test-a", appIdentifier: "dev.latchkey.example", customDomain: "https://login.example.com/").customDomain
             == "https://login.example.com")
     }
 
     @Test(arguments: ["", "public-token-test-", "public-token-dev-abc", "secret-test-abc"])
     func aMalformedPublicTokenIsAConfigurationError(_ token: String) {
-        #expect(throws: AuthError.self) { try StytchSettings(publicToken: token, appIdentifier: "dev.latchkey.example") }
+        #expect(throws: AuthError.self) { try StytchConfiguration(publicToken: token, appIdentifier: "dev.latchkey.example") }
     }
 
     @Test func theRegistryChecksTheSchema() throws {
@@ -95,7 +95,7 @@ import Testing
         let noApp = #expect(throws: AuthError.self) { try build(["public_token": "public-token-test-1"]) }
         #expect(noApp?.code == .configuration)
         #expect(noApp?.message.contains("app_identifier") == true)
-        let blank = #expect(throws: AuthError.self) { try StytchSettings(publicToken: "public-token-test-1", appIdentifier: " ") }
+        let blank = #expect(throws: AuthError.self) { try StytchConfiguration(publicToken: "public-token-test-1", appIdentifier: " ") }
         #expect(blank?.message.contains("Authorized environments") == true)
         let typo = #expect(throws: AuthError.self) { try build(["public_token": "public-token-test-1", "app_identifier": "a", "projectid": "p"]) }
         #expect(typo?.message.contains("projectid") == true)
@@ -107,6 +107,6 @@ import Testing
                                   "project_id": "project-test-1"])
         #expect(provider.identifier == "stytch")
         #expect(provider.sessionDurationBounds == .seconds(300) ... .seconds(527_040 * 60))
-        #expect((provider as? StytchProvider)?.settings.autoExtend == true)
+        #expect((provider as? StytchProvider)?.configuration.autoExtend == true)
     }
 }

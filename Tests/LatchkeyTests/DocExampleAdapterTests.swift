@@ -7,7 +7,15 @@ import Testing
 struct EchoCredentials: LoginCredentials { var user: String }
 
 struct EchoProvider: AuthProvider {
-    let identifier = "echo"
+    static let identifier = "echo"
+
+    static let factory = ProviderFactory(identifier: identifier, schema: ProviderSettingsSchema([])) { context in
+        try EchoProvider(context: context)
+    }
+
+    var identifier: String { Self.identifier }
+
+    init(context: ProviderContext) throws(AuthError) {}
 
     func login(_ credentials: any LoginCredentials, sessionDuration: Duration?, pending: UserAction?) async throws -> AuthenticatedSession {
         guard let credentials = credentials as? EchoCredentials else {
@@ -23,8 +31,6 @@ struct EchoProvider: AuthProvider {
                preparation: RenewalPreparation) async throws -> AuthenticatedSession { current }
 
     func revoke(_ current: AuthenticatedSession) async throws {}
-
-    static let factory = ProviderFactory(identifier: "echo", schema: ProviderSettingsSchema([])) { _ in EchoProvider() }
 }
 
 @Suite struct DocExampleAdapterTests {

@@ -18,8 +18,8 @@ internal import LatchkeyStytch
 
 let transport = ScriptedTransport { $0.url.path.contains("/sessions/jwks/") }
 let clock = FuzzClock()
-let settings: StytchSettings = {
-    guard let settings = try? StytchSettings(publicToken: "public-token-test-fuzz", appIdentifier: "dev.latchkey.example", baseURL: URL(string: "https://stytch.fuzz.example/"),
+let settings: StytchConfiguration = {
+    guard let settings = try? StytchConfiguration(publicToken: "public-token-test-fuzz", appIdentifier: "dev.latchkey.example", baseURL: URL(string: "https://stytch.fuzz.example/"),
                                              projectID: "project-test-fuzz", customDomain: "https://login.fuzz.example") else {
         Fuzz.fail("cannot make the Stytch settings")
     }
@@ -75,8 +75,8 @@ public func fuzz(_ start: UnsafeRawPointer, _ count: Int) -> CInt {
     let script = Script(Fuzz.bytes(start, count)) { FuzzSigner.signingMember(at: ["data", "session_jwt"], in: $0) }
     transport.load(script.answers)
     clock.reset()
-    let consumer = StytchProvider(settings: settings, transport: transport, clock: clock)
-    let b2bProvider = StytchB2BProvider(settings: settings, transport: transport, clock: clock)
+    let consumer = StytchProvider(configuration: settings, transport: transport, clock: clock)
+    let b2bProvider = StytchB2BProvider(configuration: settings, transport: transport, clock: clock)
     var call = script.pick(calls)
     var current = heldSession
     var pending: UserAction? = call.isSecondFactor ? pendingMFA : nil

@@ -236,36 +236,32 @@ public struct LatchkeyConfiguration: Sendable, Hashable {
             }
         }
 
+        // Strict reads made of LatchkeyJSON's readers: a key of the wrong type is an
+        // error naming it, never a silent default.
         func string(_ object: JSONObject, _ key: String, path: String) throws(AuthError) -> String? {
-            switch object[key] {
-            case nil, .null?: return nil
-            case .string(let value)?: return value
-            default: throw AuthError(.configuration, "\(source): \"\(path)\(key)\" must be a string")
-            }
+            guard object.isPresent(key) else { return nil }
+            guard let value = object.string(key) else { throw AuthError(.configuration, "\(source): \"\(path)\(key)\" must be a string") }
+            return value
         }
 
         func object(_ object: JSONObject, _ key: String, path: String) throws(AuthError) -> JSONObject? {
-            switch object[key] {
-            case nil, .null?: return nil
-            case .object(let value)?: return value
-            default: throw AuthError(.configuration, "\(source): \"\(path)\(key)\" must be an object")
-            }
+            guard object.isPresent(key) else { return nil }
+            guard let value = object.object(key) else { throw AuthError(.configuration, "\(source): \"\(path)\(key)\" must be an object") }
+            return value
         }
 
         func integer(_ object: JSONObject, _ key: String, path: String) throws(AuthError) -> Int? {
-            switch object[key] {
-            case nil, .null?: return nil
-            case .number(let value)? where value.rounded() == value && abs(value) < 1e12: return Int(value)
-            default: throw AuthError(.configuration, "\(source): \"\(path)\(key)\" must be an integer")
+            guard object.isPresent(key) else { return nil }
+            guard let value = object.integer(key), abs(value) < 1_000_000_000_000 else {
+                throw AuthError(.configuration, "\(source): \"\(path)\(key)\" must be an integer")
             }
+            return value
         }
 
         func boolean(_ object: JSONObject, _ key: String, path: String) throws(AuthError) -> Bool? {
-            switch object[key] {
-            case nil, .null?: return nil
-            case .bool(let value)?: return value
-            default: throw AuthError(.configuration, "\(source): \"\(path)\(key)\" must be true or false")
-            }
+            guard object.isPresent(key) else { return nil }
+            guard let value = object.bool(key) else { throw AuthError(.configuration, "\(source): \"\(path)\(key)\" must be true or false") }
+            return value
         }
 
         func integer(_ text: String, key: String) throws(AuthError) -> Int {

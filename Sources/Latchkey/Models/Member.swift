@@ -44,8 +44,8 @@ public struct Member: Sendable, Hashable {
 
 extension Member: VaultRecordCodable {
     init(vaultObject object: JSONObject) throws(VaultError) {
-        self.init(id: try object.requiredString("id"), organizationID: try object.requiredString("organization_id"),
-                  email: try object.string("email"), name: try object.string("name"), status: try object.string("status"),
-                  raw: try object.object("raw") ?? [:])
+        self.init(id: try object.requiredRecordString("id"), organizationID: try object.requiredRecordString("organization_id"),
+                  email: try object.recordString("email"), name: try object.recordString("name"), status: try object.recordString("status"),
+                  raw: try object.recordObject("raw") ?? [:])
     }
 }

@@ -59,10 +59,10 @@ public struct MemberSession: Sendable, Hashable {
 
 extension MemberSession: VaultRecordCodable {
     init(vaultObject object: JSONObject) throws(VaultError) {
-        self.init(id: try object.requiredString("id"), memberID: try object.requiredString("member_id"),
-                  organizationID: try object.requiredString("organization_id"), organizationSlug: try object.string("organization_slug"),
-                  startedAt: try object.date("started_at"), lastAccessedAt: try object.date("last_accessed_at"),
-                  expiresAt: try object.date("expires_at"), authenticationFactors: try object.array("authentication_factors"),
-                  roles: try object.strings("roles"), raw: try object.object("raw") ?? [:])
+        self.init(id: try object.requiredRecordString("id"), memberID: try object.requiredRecordString("member_id"),
+                  organizationID: try object.requiredRecordString("organization_id"), organizationSlug: try object.recordString("organization_slug"),
+                  startedAt: try object.recordDate("started_at"), lastAccessedAt: try object.recordDate("last_accessed_at"),
+                  expiresAt: try object.recordDate("expires_at"), authenticationFactors: try object.recordArray("authentication_factors"),
+                  roles: try object.recordStrings("roles"), raw: try object.recordObject("raw") ?? [:])
     }
 }

@@ -35,7 +35,7 @@ public struct Organization: Sendable, Hashable {
 
 extension Organization: VaultRecordCodable {
     init(vaultObject object: JSONObject) throws(VaultError) {
-        self.init(id: try object.requiredString("id"), name: try object.string("name"), slug: try object.string("slug"),
-                  raw: try object.object("raw") ?? [:])
+        self.init(id: try object.requiredRecordString("id"), name: try object.recordString("name"), slug: try object.recordString("slug"),
+                  raw: try object.recordObject("raw") ?? [:])
     }
 }

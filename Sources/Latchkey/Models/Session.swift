@@ -55,9 +55,9 @@ public struct Session: Sendable, Hashable {
 
 extension Session: VaultRecordCodable {
     init(vaultObject object: JSONObject) throws(VaultError) {
-        self.init(id: try object.string("id"), userID: try object.requiredString("user_id"),
-                  startedAt: try object.date("started_at"), lastAccessedAt: try object.date("last_accessed_at"),
-                  expiresAt: try object.date("expires_at"), authenticationFactors: try object.array("authentication_factors"),
-                  roles: try object.strings("roles"), raw: try object.object("raw") ?? [:])
+        self.init(id: try object.recordString("id"), userID: try object.requiredRecordString("user_id"),
+                  startedAt: try object.recordDate("started_at"), lastAccessedAt: try object.recordDate("last_accessed_at"),
+                  expiresAt: try object.recordDate("expires_at"), authenticationFactors: try object.recordArray("authentication_factors"),
+                  roles: try object.recordStrings("roles"), raw: try object.recordObject("raw") ?? [:])
     }
 }

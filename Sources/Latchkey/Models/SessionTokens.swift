@@ -93,12 +93,12 @@ extension SessionTokens: CustomReflectable {
 extension SessionTokens: VaultRecordCodable {
     init(vaultObject object: JSONObject) throws(VaultError) {
         var attributes: [String: String] = [:]
-        for member in try object.object("attributes") ?? [:] {
+        for member in try object.recordObject("attributes") ?? [:] {
             guard case .string(let value) = member.value else { throw VaultError.malformed("token attribute \"\(member.name)\" is not a string") }
             attributes[member.name] = value
         }
-        self.init(accessToken: try object.requiredString("access_token"), sessionToken: try object.string("session_token"),
-                  refreshToken: try object.string("refresh_token"), idToken: try object.string("id_token"),
-                  issuedAt: try object.date("issued_at"), expiresAt: try object.date("expires_at"), attributes: attributes)
+        self.init(accessToken: try object.requiredRecordString("access_token"), sessionToken: try object.recordString("session_token"),
+                  refreshToken: try object.recordString("refresh_token"), idToken: try object.recordString("id_token"),
+                  issuedAt: try object.recordDate("issued_at"), expiresAt: try object.recordDate("expires_at"), attributes: attributes)
     }
 }

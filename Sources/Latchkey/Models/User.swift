@@ -43,7 +43,7 @@ public struct User: Sendable, Hashable {
 
 extension User: VaultRecordCodable {
     init(vaultObject object: JSONObject) throws(VaultError) {
-        self.init(id: try object.requiredString("id"), email: try object.string("email"), name: try object.string("name"),
-                  status: try object.string("status"), raw: try object.object("raw") ?? [:])
+        self.init(id: try object.requiredRecordString("id"), email: try object.recordString("email"), name: try object.recordString("name"),
+                  status: try object.recordString("status"), raw: try object.recordObject("raw") ?? [:])
     }
 }

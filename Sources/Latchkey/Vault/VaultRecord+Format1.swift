@@ -15,16 +15,16 @@ extension VaultRecord {
         }
         guard format <= currentFormat else { throw newerFormat(format) }
         guard format == 1 else { throw VaultError.malformed("format \(format) is not stored as JSON") }
-        let provider = try object.requiredString("provider")
+        let provider = try object.requiredRecordString("provider")
         try checkBinding(provider, expected: expectedProvider)
-        guard let tokensObject = try object.object("tokens") else { throw VaultError.malformed("no tokens") }
+        guard let tokensObject = try object.recordObject("tokens") else { throw VaultError.malformed("no tokens") }
         var record = VaultRecord(provider: provider, authenticated: AuthenticatedSession(tokens: try SessionTokens(vaultObject: tokensObject)),
-                                 validatedAt: try object.date("last_validated_at"))
-        record.session = try object.object("session").map { (o) throws(VaultError) in try Session(vaultObject: o) }
-        record.user = try object.object("user").map { (o) throws(VaultError) in try User(vaultObject: o) }
-        record.memberSession = try object.object("member_session").map { (o) throws(VaultError) in try MemberSession(vaultObject: o) }
-        record.member = try object.object("member").map { (o) throws(VaultError) in try Member(vaultObject: o) }
-        record.organization = try object.object("organization").map { (o) throws(VaultError) in try Organization(vaultObject: o) }
+                                 validatedAt: try object.recordDate("last_validated_at"))
+        record.session = try object.recordObject("session").map { (o) throws(VaultError) in try Session(vaultObject: o) }
+        record.user = try object.recordObject("user").map { (o) throws(VaultError) in try User(vaultObject: o) }
+        record.memberSession = try object.recordObject("member_session").map { (o) throws(VaultError) in try MemberSession(vaultObject: o) }
+        record.member = try object.recordObject("member").map { (o) throws(VaultError) in try Member(vaultObject: o) }
+        record.organization = try object.recordObject("organization").map { (o) throws(VaultError) in try Organization(vaultObject: o) }
         return record
     }
 }

@@ -150,7 +150,7 @@ final class Auth0DPoP: Sendable {
            challenge.range(of: #"error\s*=\s*"use_dpop_nonce""#, options: [.regularExpression, .caseInsensitive]) != nil {
             return true
         }
-        return JSONObject.parsing(response.body)?.text("error") == "use_dpop_nonce"
+        return JSONObject.parsing(response.body)?.nonEmptyString("error") == "use_dpop_nonce"
     }
 
     /// A server's origin: scheme, host and port (nonces are per server).

@@ -63,7 +63,7 @@ struct Auth0API: Sendable {
         let remaining = response.headers["x-ratelimit-remaining"].flatMap { Int($0.trimmingCharacters(in: .whitespaces)) }
         await userInfoLimit.record(for: user, status: response.status, remaining: remaining, retryAfter: error?.retryAfter, now: now)
         if let error { throw error.classified(.userInfo, now: now) }
-        guard let object = JSONObject.parsing(response.body), object.text("sub") != nil else {
+        guard let object = JSONObject.parsing(response.body), object.nonEmptyString("sub") != nil else {
             throw AuthError(.transient, "Auth0 answered the session check with a malformed body", httpStatus: response.status)
         }
         return object

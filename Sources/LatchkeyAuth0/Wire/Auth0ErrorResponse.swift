@@ -33,9 +33,9 @@ public struct Auth0ErrorResponse: Error, Sendable, Hashable {
         // Each WWW-Authenticate field may hold other schemes' challenges (DPoP): the Bearer one counts.
         let challenge = response.headers.lazy.filter { $0.name.lowercased() == "www-authenticate" }
             .compactMap { BearerChallenge(header: $0.value) }.first
-        code = object?.text("error") ?? object?.text("code") ?? challenge?.error
-        message = object?.text("error_description") ?? object?.text("description") ?? challenge?.errorDescription
-        mfaToken = object?.text("mfa_token")
+        code = object?.nonEmptyString("error") ?? object?.nonEmptyString("code") ?? challenge?.error
+        message = object?.nonEmptyString("error_description") ?? object?.nonEmptyString("description") ?? challenge?.errorDescription
+        mfaToken = object?.nonEmptyString("mfa_token")
         mfaRequirements = object?["mfa_requirements"]
         rateLimitReset = response.rateLimitReset
         retryAfter = response.retryAfter

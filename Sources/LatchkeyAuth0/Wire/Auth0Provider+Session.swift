@@ -67,7 +67,7 @@ extension Auth0Provider {
 
     /// A user from OIDC claims (an ID token's or `/userinfo`'s), every claim kept raw.
     static func user(from claims: JSONObject) -> User? {
-        guard let subject = claims.text("sub") else { return nil }
-        return User(id: subject, email: claims.text("email"), name: claims.text("name"), raw: claims)
+        guard let subject = claims.nonEmptyString("sub") else { return nil }
+        return User(id: subject, email: claims.nonEmptyString("email"), name: claims.nonEmptyString("name"), raw: claims)
     }
 }

@@ -17,17 +17,23 @@ struct TokenResponse: Sendable {
 
     /// Reads the body; `nil` when it is not a token answer.
     init?(_ object: JSONObject) {
-        guard let accessToken = object.text("access_token") else { return nil }
+        guard let accessToken = object.nonEmptyString("access_token") else { return nil }
         // `DPoP` (RFC 9449): a token bound to the client's key pair, sent with a proof.
-        let type = object.text("token_type")?.lowercased() ?? "bearer"
+        let type = object.nonEmptyString("token_type")?.lowercased() ?? "bearer"
         guard type == "bearer" || type == "dpop" else { return nil }
         self.accessToken = accessToken
         isDPoPBound = type == "dpop"
-        expiresIn = object.seconds("expires_in")
-        idToken = object.text("id_token")
-        refreshToken = object.text("refresh_token")
-        scope = object.text("scope")
-        recoveryCode = object.text("recovery_code")
+        expiresIn = Self.lifetime(object.numberOrNumericString("expires_in"))
+        idToken = object.nonEmptyString("id_token")
+        refreshToken = object.nonEmptyString("refresh_token")
+        scope = object.nonEmptyString("scope")
+        recoveryCode = object.nonEmptyString("recovery_code")
+    }
+
+    /// A number of seconds Auth0 sent (a JSON number or a numeric string), clamped to
+    /// `0...10 years` so no later arithmetic overflows.
+    static func lifetime(_ seconds: Double?) -> TimeInterval? {
+        seconds.map { Swift.min(Swift.max($0, 0), 315_360_000) }
     }
 }
 
@@ -41,14 +47,14 @@ struct DeviceCodeResponse: Sendable {
     var interval: TimeInterval
 
     init?(_ object: JSONObject) {
-        guard let deviceCode = object.text("device_code"), let userCode = object.text("user_code"),
-              let uri = object.text("verification_uri").flatMap(URL.init(string:)) else { return nil }
+        guard let deviceCode = object.nonEmptyString("device_code"), let userCode = object.nonEmptyString("user_code"),
+              let uri = object.nonEmptyString("verification_uri").flatMap(URL.init(string:)) else { return nil }
         self.deviceCode = deviceCode
         self.userCode = userCode
         verificationURI = uri
-        verificationURIComplete = object.text("verification_uri_complete").flatMap(URL.init(string:))
+        verificationURIComplete = object.nonEmptyString("verification_uri_complete").flatMap(URL.init(string:))
         // RFC 8628: expires_in is required; interval defaults to 5 s. Both clamped.
-        expiresIn = min(object.seconds("expires_in") ?? 900, 86_400)
-        interval = min(max(object.seconds("interval") ?? 5, 1), 300)
+        expiresIn = min(TokenResponse.lifetime(object.numberOrNumericString("expires_in")) ?? 900, 86_400)
+        interval = min(max(TokenResponse.lifetime(object.numberOrNumericString("interval")) ?? 5, 1), 300)
     }
 }

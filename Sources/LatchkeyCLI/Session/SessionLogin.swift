@@ -275,7 +275,7 @@ final class LoginSteps: Sendable {
                 SessionRun.say("To log in, visit \(TerminalText.escape(code.verificationURIComplete?.absoluteString ?? code.verificationURI.absoluteString))", json: json)
                 SessionRun.say("and confirm the code \(TerminalText.escape(code.userCode)). Waiting…", json: json)
             }
-        case SocialPlusProvider.providerID:
+        case SocialPlusProvider.identifier:
             guard let userID = command.userID else { throw SessionFailure.usage("social.plus needs --user-id") }
             let token = try command.socialPlus.source()?.token(for: userID)
             return SocialPlusLogin(userID: userID, displayName: command.displayName, authToken: token)

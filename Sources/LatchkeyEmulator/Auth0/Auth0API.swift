@@ -51,7 +51,7 @@ struct Auth0API: ProviderAPI {
     func match(_ request: EmulatorRequest) -> RouteMatch? {
         guard let route = Self.routes.first(where: { $0.method == request.method && $0.path == request.path }) else { return nil }
         var grant: String?
-        if route == Self.token { grant = (try? request.fields())?.string("grant_type") }
+        if route == Self.token { grant = (try? request.fields())?.nonEmptyString("grant_type") }
         return RouteMatch(route: route, grant: grant)
     }
 
@@ -106,17 +106,17 @@ struct Auth0API: ProviderAPI {
         let fields: JSONObject
         do { fields = try request.fields() } catch { throw Auth0Error.invalidRequest(error.message) }
         // Machine clients are applications of their own, with secrets: not the seed's client.
-        if route == Self.token, fields.string("grant_type") == Self.clientCredentialsGrant { return try await clientCredentials(fields) }
-        guard let clientID = fields.string("client_id") else { throw Auth0Error.missing("client_id") }
+        if route == Self.token, fields.nonEmptyString("grant_type") == Self.clientCredentialsGrant { return try await clientCredentials(fields) }
+        guard let clientID = fields.nonEmptyString("client_id") else { throw Auth0Error.missing("client_id") }
         guard clientID == seed.clientID else { throw Auth0Error.invalidClient }
         switch route {
         case Self.revoke:
-            guard let token = fields.string("token") else { throw Auth0Error.missing("token") }
+            guard let token = fields.nonEmptyString("token") else { throw Auth0Error.missing("token") }
             await store.revoke(token)
             return EmulatorResponse(status: 200)
         case Self.deviceCode:
-            let device = try await store.startDevice(scope: fields.string("scope") ?? "openid profile email", audience: fields.string("audience"),
-                                                     organization: fields.string("organization"))
+            let device = try await store.startDevice(scope: fields.nonEmptyString("scope") ?? "openid profile email", audience: fields.nonEmptyString("audience"),
+                                                     organization: fields.nonEmptyString("organization"))
             let verification = root + "activate"
             return EmulatorResponse.json(["device_code": .string(device.deviceCode), "user_code": .string(device.userCode),
                                           "verification_uri": .string(verification),
@@ -128,43 +128,43 @@ struct Auth0API: ProviderAPI {
     }
 
     private func token(_ fields: JSONObject, request: EmulatorRequest) async throws -> EmulatorResponse {
-        guard let grantType = fields.string("grant_type") else { throw Auth0Error.missing("grant_type") }
+        guard let grantType = fields.nonEmptyString("grant_type") else { throw Auth0Error.missing("grant_type") }
         let jkt = try await dpop.tokenRequestProof(request, url: requestURL(request))
         let now = clock.now
         let issued: Auth0Store.Issued
         var extra: JSONObject = [:]
         switch grantType {
         case GrantType.passwordRealm, GrantType.password:
-            guard let username = fields.string("username") else { throw Auth0Error.missing("username") }
-            guard let password = fields.string("password") else { throw Auth0Error.missing("password") }
+            guard let username = fields.nonEmptyString("username") else { throw Auth0Error.missing("username") }
+            guard let password = fields.nonEmptyString("password") else { throw Auth0Error.missing("password") }
             if grantType == GrantType.passwordRealm {
-                guard let realm = fields.string("realm") else { throw Auth0Error.missing("realm") }
+                guard let realm = fields.nonEmptyString("realm") else { throw Auth0Error.missing("realm") }
                 guard realm == seed.connection else { throw Auth0Error.invalidRequest("Unknown realm: \(realm)") }
             }
-            let (scope, audience) = (fields.string("scope") ?? "openid profile email", fields.string("audience"))
+            let (scope, audience) = (fields.nonEmptyString("scope") ?? "openid profile email", fields.nonEmptyString("audience"))
             let grant = try await store.passwordLogin(username: username, password: password) { userID in
                 Auth0Store.Grant(userID: userID, scope: scope, audience: audience, authTime: now)
             }
             issued = try await store.issue(grant)
         case GrantType.mfaOTP, GrantType.mfaRecoveryCode:
-            guard let mfaToken = fields.string("mfa_token") else { throw Auth0Error.missing("mfa_token") }
-            let otp = grantType == GrantType.mfaOTP ? fields.string("otp") : nil
-            let recoveryCode = grantType == GrantType.mfaRecoveryCode ? fields.string("recovery_code") : nil
+            guard let mfaToken = fields.nonEmptyString("mfa_token") else { throw Auth0Error.missing("mfa_token") }
+            let otp = grantType == GrantType.mfaOTP ? fields.nonEmptyString("otp") : nil
+            let recoveryCode = grantType == GrantType.mfaRecoveryCode ? fields.nonEmptyString("recovery_code") : nil
             if grantType == GrantType.mfaOTP, otp == nil { throw Auth0Error.missing("otp") }
             if grantType == GrantType.mfaRecoveryCode, recoveryCode == nil { throw Auth0Error.missing("recovery_code") }
             let finished = try await store.finishMFA(token: mfaToken, otp: otp, recoveryCode: recoveryCode)
             issued = try await store.issue(finished.grant)
             if let code = finished.newRecoveryCode { extra["recovery_code"] = .string(code) }
         case GrantType.refreshToken:
-            guard let refreshToken = fields.string("refresh_token") else { throw Auth0Error.missing("refresh_token") }
+            guard let refreshToken = fields.nonEmptyString("refresh_token") else { throw Auth0Error.missing("refresh_token") }
             try await dpop.checkRefresh(refreshToken, jkt: jkt)
-            issued = try await store.refresh(refreshToken, scope: fields.string("scope"), audience: fields.string("audience"))
+            issued = try await store.refresh(refreshToken, scope: fields.nonEmptyString("scope"), audience: fields.nonEmptyString("audience"))
         case GrantType.authorizationCode:
-            guard let code = fields.string("code") else { throw Auth0Error.missing("code") }
-            let grant = try await store.redeemCode(code, verifier: fields.string("code_verifier"), redirectURI: fields.string("redirect_uri"))
+            guard let code = fields.nonEmptyString("code") else { throw Auth0Error.missing("code") }
+            let grant = try await store.redeemCode(code, verifier: fields.nonEmptyString("code_verifier"), redirectURI: fields.nonEmptyString("redirect_uri"))
             issued = try await store.issue(grant)
         case GrantType.deviceCode:
-            guard let deviceCode = fields.string("device_code") else { throw Auth0Error.missing("device_code") }
+            guard let deviceCode = fields.nonEmptyString("device_code") else { throw Auth0Error.missing("device_code") }
             issued = try await store.issue(store.pollDevice(deviceCode))
         default:
             throw Auth0Error(status: 403, error: "unauthorized_client", description: "Grant type '\(grantType)' not allowed for the client.")
@@ -378,14 +378,14 @@ struct Auth0API: ProviderAPI {
     private func submitActivation(_ request: EmulatorRequest) async throws -> EmulatorResponse {
         let fields: JSONObject
         do { fields = try request.fields() } catch { throw Auth0Error.invalidRequest(error.message) }
-        let userCode = fields.string("user_code") ?? ""
-        if fields.string("action") == "deny" {
+        let userCode = fields.nonEmptyString("user_code") ?? ""
+        if fields.nonEmptyString("action") == "deny" {
             guard await store.decideDevice(userCode: userCode, approveAs: nil) else {
                 return Auth0Pages.activate(userCode: userCode, message: "Unknown or expired code.")
             }
             return Auth0Pages.done("Device access denied", "You denied the device. You can close this window.")
         }
-        guard let user = await store.checkPassword(username: fields.string("username") ?? "", password: fields.string("password") ?? "") else {
+        guard let user = await store.checkPassword(username: fields.nonEmptyString("username") ?? "", password: fields.nonEmptyString("password") ?? "") else {
             return Auth0Pages.activate(userCode: userCode, message: "Wrong email or password.")
         }
         guard await store.decideDevice(userCode: userCode, approveAs: user.userID) else {

@@ -16,19 +16,19 @@ extension Auth0API {
     static let clientCredentialsGrant = "client_credentials"
 
     func clientCredentials(_ fields: JSONObject) async throws -> EmulatorResponse {
-        guard let clientID = fields.string("client_id") else { throw Auth0Error.missing("client_id") }
+        guard let clientID = fields.nonEmptyString("client_id") else { throw Auth0Error.missing("client_id") }
         // The tenant's own application is public (a native app): the grant is not enabled for it.
         if clientID == seed.clientID {
             throw Auth0Error(status: 403, error: "unauthorized_client", description: "Grant type 'client_credentials' not allowed for the client.")
         }
         let clients = seed.machineClients ?? [Auth0Seed.standardMachineClient]
         // The secret is compared even for an unknown client, so timing tells nothing.
-        let secret = fields.string("client_secret") ?? ""
+        let secret = fields.nonEmptyString("client_secret") ?? ""
         let client = clients.first { $0.clientID == clientID }
         guard constantTimeEquals(client?.clientSecret ?? "\u{0}unknown-client", secret), let client, !secret.isEmpty else {
             throw Auth0Error(status: 401, error: "access_denied", description: "Unauthorized")
         }
-        guard let audience = fields.string("audience"), !audience.isEmpty else {
+        guard let audience = fields.nonEmptyString("audience"), !audience.isEmpty else {
             throw Auth0Error(status: 403, error: "access_denied",
                              description: "No audience parameter was provided, and no default audience has been configured")
         }
@@ -41,7 +41,7 @@ extension Auth0API {
         }
         let granted = grant.scopes.filter(api.scopes.contains)
         var scopes = granted
-        if let requested = fields.string("scope") {
+        if let requested = fields.nonEmptyString("scope") {
             let asked = requested.split(separator: " ").map(String.init)
             let refused = asked.filter { !granted.contains($0) }
             guard refused.isEmpty else {

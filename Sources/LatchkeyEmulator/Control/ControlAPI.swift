@@ -65,32 +65,32 @@ struct ControlAPI: Sendable {
             await control.clearFaults()
             return .json(["status": "ok"])
         case ("POST", ["stytch", "otps"]):
-            guard let email = fields.string("email") else { throw Failure(status: 400, message: "email is required") }
+            guard let email = fields.nonEmptyString("email") else { throw Failure(status: 400, message: "email is required") }
             let otp = try await control.issueStytchOTP(email: email)
             return .json(["method_id": .string(otp.methodID), "code": .string(otp.code)])
         case ("POST", ["stytch", "otps", "sent"]):
-            guard let destination = fields.string("to") else { throw Failure(status: 400, message: "to (a phone number or an email) is required") }
-            let sent = try await control.sentStytchOTP(to: destination, channel: fields.string("channel") ?? (destination.contains("@") ? "email" : "sms"))
+            guard let destination = fields.nonEmptyString("to") else { throw Failure(status: 400, message: "to (a phone number or an email) is required") }
+            let sent = try await control.sentStytchOTP(to: destination, channel: fields.nonEmptyString("channel") ?? (destination.contains("@") ? "email" : "sms"))
             return .json(["method_id": .string(sent.methodID), "code": .string(sent.code)])
         case ("POST", ["stytch", "magic-links", "sent"]):
-            guard let email = fields.string("email") else { throw Failure(status: 400, message: "email is required") }
+            guard let email = fields.nonEmptyString("email") else { throw Failure(status: 400, message: "email is required") }
             let token: String
             if fields["discovery"]?.boolValue == true {
                 token = try await control.sentStytchDiscoveryMagicLink(email: email)
             } else {
-                token = try await control.sentStytchMagicLink(email: email, organizationID: fields.string("organization_id"))
+                token = try await control.sentStytchMagicLink(email: email, organizationID: fields.nonEmptyString("organization_id"))
             }
             return .json(["token": .string(token)])
         case ("POST", ["stytch", "magic-links"]):
-            guard let email = fields.string("email") else { throw Failure(status: 400, message: "email is required") }
+            guard let email = fields.nonEmptyString("email") else { throw Failure(status: 400, message: "email is required") }
             return .json(["token": .string(try await control.issueStytchMagicLink(email: email))])
         case ("POST", ["stytch", "b2b", "magic-links"]):
-            guard let email = fields.string("email"), let organizationID = fields.string("organization_id") else {
+            guard let email = fields.nonEmptyString("email"), let organizationID = fields.nonEmptyString("organization_id") else {
                 throw Failure(status: 400, message: "email and organization_id are required")
             }
             return .json(["token": .string(try await control.issueStytchB2BMagicLink(email: email, organizationID: organizationID))])
         case ("POST", ["stytch", "b2b", "discovery-sessions"]):
-            guard let email = fields.string("email") else { throw Failure(status: 400, message: "email is required") }
+            guard let email = fields.nonEmptyString("email") else { throw Failure(status: 400, message: "email is required") }
             return .json(["intermediate_session_token": .string(try await control.issueStytchDiscoverySession(email: email))])
         case ("GET", let path) where path.count == 5 && path[0] == "stytch" && path[1] == "b2b" && path[2] == "members":
             switch path[4] {
@@ -103,15 +103,15 @@ struct ControlAPI: Sendable {
             guard try await control.revokeStytchSession(id: path[2]) else { throw Failure(status: 404, message: "no session \(path[2])") }
             return .json(["status": "ok"])
         case ("POST", ["auth0", "device", "approve"]):
-            guard let userCode = fields.string("user_code") else { throw Failure(status: 400, message: "user_code is required") }
-            try await control.approveDevice(userCode: userCode, as: fields.string("user_id"))
+            guard let userCode = fields.nonEmptyString("user_code") else { throw Failure(status: 400, message: "user_code is required") }
+            try await control.approveDevice(userCode: userCode, as: fields.nonEmptyString("user_id"))
             return .json(["status": "ok"])
         case ("POST", ["auth0", "device", "deny"]):
-            guard let userCode = fields.string("user_code") else { throw Failure(status: 400, message: "user_code is required") }
+            guard let userCode = fields.nonEmptyString("user_code") else { throw Failure(status: 400, message: "user_code is required") }
             try await control.denyDevice(userCode: userCode)
             return .json(["status": "ok"])
         case ("POST", ["auth0", "refresh-tokens", "status"]):
-            guard let token = fields.string("refresh_token") else { throw Failure(status: 400, message: "refresh_token is required") }
+            guard let token = fields.nonEmptyString("refresh_token") else { throw Failure(status: 400, message: "refresh_token is required") }
             let status = try await control.auth0RefreshTokenStatus(token)
             var answer: JSONObject = ["known": .bool(status.known), "newest": .bool(status.newest), "spent": .bool(status.spent),
                                       "family_revoked": .bool(status.familyRevoked), "issued_in_family": .number(Double(status.issuedInFamily))]
@@ -121,10 +121,10 @@ struct ControlAPI: Sendable {
             if case .reuse(_, let generation) = status.revocation { answer["revoked_by_reuse_of_generation"] = .number(Double(generation)) }
             return .json(answer)
         case ("POST", ["socialplus", "auth-tokens"]):
-            guard let userID = fields.string("userId") else { throw Failure(status: 400, message: "userId is required") }
+            guard let userID = fields.nonEmptyString("userId") else { throw Failure(status: 400, message: "userId is required") }
             return .json(["authToken": .string(try await control.mintSocialPlusAuthToken(userID: userID))])
         case ("POST", ["socialplus", "access-tokens"]):
-            guard let userID = fields.string("userId") else { throw Failure(status: 400, message: "userId is required") }
+            guard let userID = fields.nonEmptyString("userId") else { throw Failure(status: 400, message: "userId is required") }
             let lifetime = fields["lifetime"]?.numberValue ?? 3600
             guard lifetime.isFinite, abs(lifetime) <= Self.maxLifetime else {
                 throw Failure(status: 400, message: "lifetime must be a number of seconds of at most \(Int(Self.maxLifetime)) either way")
@@ -151,7 +151,7 @@ struct ControlAPI: Sendable {
             return .json(["status": "ok"], status: 201)
         }
         if method == "POST", path == ["keys", "rotate"] {
-            let kid = try await control.rotateSigningKeys(provider, keepingPrevious: fields.integer("keepingPrevious") ?? 1)
+            let kid = try await control.rotateSigningKeys(provider, keepingPrevious: fields.integerOrNumericString("keepingPrevious") ?? 1)
             let kids = try await control.signingKeyIDs(provider)
             return .json(["kid": .string(kid), "kids": .array(kids.map { .string($0) })])
         }
@@ -194,28 +194,28 @@ struct ControlAPI: Sendable {
     /// `{"provider","method","path","grant"?,"kind":"status|delay|drop|malformed|nonjson","status"?,
     /// "error"?,"milliseconds"?,"next"?|"probability"?}`.
     static func fault(_ fields: JSONObject) throws -> EmulatorFault {
-        guard let provider = fields.string("provider").flatMap(EmulatorProvider.init(rawValue:)) else {
+        guard let provider = fields.nonEmptyString("provider").flatMap(EmulatorProvider.init(rawValue:)) else {
             throw Failure(status: 400, message: "provider must be stytch, auth0 or socialplus")
         }
-        guard let method = fields.string("method"), let path = fields.string("path") else {
+        guard let method = fields.nonEmptyString("method"), let path = fields.nonEmptyString("path") else {
             throw Failure(status: 400, message: "method and path (the route's template) are required")
         }
         let kind: EmulatorFault.Kind
-        switch fields.string("kind") {
+        switch fields.nonEmptyString("kind") {
         case "status":
-            guard let status = fields.integer("status"), (400...599).contains(status) else {
+            guard let status = fields.integerOrNumericString("status"), (400...599).contains(status) else {
                 throw Failure(status: 400, message: "status must be an HTTP error status (400-599)")
             }
-            kind = .status(status, error: fields.string("error") ?? fields.integer("error").map(String.init))
+            kind = .status(status, error: fields.stringOrInteger("error"))
         case "delay":
-            guard let milliseconds = fields.integer("milliseconds"), (0...Self.maxDelayMilliseconds).contains(milliseconds) else {
+            guard let milliseconds = fields.integerOrNumericString("milliseconds"), (0...Self.maxDelayMilliseconds).contains(milliseconds) else {
                 throw Failure(status: 400, message: "milliseconds must be an integer from 0 to \(Self.maxDelayMilliseconds)")
             }
             kind = .delay(milliseconds: milliseconds)
         case "drop": kind = .dropConnection
         case "malformed": kind = .malformedBody
         case "nonjson":
-            guard let status = fields.integer("status"), (400...599).contains(status) else {
+            guard let status = fields.integerOrNumericString("status"), (400...599).contains(status) else {
                 throw Failure(status: 400, message: "status must be an HTTP error status (400-599)")
             }
             kind = .nonJSONBody(status: status)
@@ -226,8 +226,8 @@ struct ControlAPI: Sendable {
             guard (0...1).contains(probability) else { throw Failure(status: 400, message: "probability must be between 0 and 1") }
             trigger = .probability(probability)
         } else {
-            trigger = .next(max(1, fields.integer("next") ?? 1))
+            trigger = .next(max(1, fields.integerOrNumericString("next") ?? 1))
         }
-        return EmulatorFault(route: EmulatorRoute(provider, method, path), grant: fields.string("grant"), kind: kind, trigger: trigger)
+        return EmulatorFault(route: EmulatorRoute(provider, method, path), grant: fields.nonEmptyString("grant"), kind: kind, trigger: trigger)
     }
 }

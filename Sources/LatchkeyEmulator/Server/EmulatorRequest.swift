@@ -93,20 +93,3 @@ enum FormEncoding {
         return spaced.removingPercentEncoding ?? spaced
     }
 }
-
-extension JSONObject {
-    /// A member that must be a non-empty string; nil when absent, empty or of another type.
-    func string(_ name: String) -> String? {
-        guard let value = self[name]?.stringValue, !value.isEmpty else { return nil }
-        return value
-    }
-
-    /// A member that must be an integer (or, from a form, a string of digits).
-    func integer(_ name: String) -> Int? {
-        switch self[name] {
-        case .number(let number) where abs(number) < 1e15: Int(exactly: number)
-        case .string(let text): Int(text)
-        default: nil
-        }
-    }
-}

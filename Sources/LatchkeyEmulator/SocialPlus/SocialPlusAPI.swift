@@ -81,7 +81,7 @@ struct SocialPlusAPI: ProviderAPI {
                 throw SocialPlusError.unauthorized("Invalid server key.")
             }
             let userID = route == Self.authenticationTokenV3 ? request.query["userId"].flatMap { $0.isEmpty ? nil : $0 }
-                : try fields(request).string("userId")
+                : try fields(request).nonEmptyString("userId")
             guard let userID else { throw SocialPlusError.badRequest("userId is required.") }
             return .text(try await store.mintAuthToken(userID: userID))
         case Self.logout:
@@ -129,9 +129,9 @@ struct SocialPlusAPI: ProviderAPI {
     }
 
     private func login(_ fields: JSONObject) async throws -> EmulatorResponse {
-        guard let userID = fields.string("userId") else { throw SocialPlusError.badRequest("userId is required.") }
-        guard fields.string("deviceId") != nil else { throw SocialPlusError.badRequest("deviceId is required.") }
-        guard let deviceInfo = fields["deviceInfo"]?.objectValue, let kind = deviceInfo.string("kind") else {
+        guard let userID = fields.nonEmptyString("userId") else { throw SocialPlusError.badRequest("userId is required.") }
+        guard fields.nonEmptyString("deviceId") != nil else { throw SocialPlusError.badRequest("deviceId is required.") }
+        guard let deviceInfo = fields["deviceInfo"]?.objectValue, let kind = deviceInfo.nonEmptyString("kind") else {
             throw SocialPlusError.badRequest("deviceInfo.kind is required.")
         }
         guard Self.deviceKinds.contains(kind) else {
@@ -140,7 +140,7 @@ struct SocialPlusAPI: ProviderAPI {
         if let displayName = fields["displayName"], displayName != .null, displayName.stringValue == nil {
             throw SocialPlusError.badRequest("displayName must be a string.")
         }
-        if let authToken = fields.string("authToken") {
+        if let authToken = fields.nonEmptyString("authToken") {
             guard authToken.count <= Self.authTokenLimit else {
                 throw SocialPlusError.badRequest("authToken must be at most \(Self.authTokenLimit) characters.")
             }
@@ -152,7 +152,7 @@ struct SocialPlusAPI: ProviderAPI {
         } else if seed.secureMode {
             throw SocialPlusError.unauthorized("An auth token is required: the network runs in secure mode.")
         }
-        let (session, user) = try await store.login(userID: userID, displayName: fields.string("displayName"))
+        let (session, user) = try await store.login(userID: userID, displayName: fields.nonEmptyString("displayName"))
         return .json(["accessToken": .string(session.accessToken), "issuedAt": .string(Timestamp.iso8601Milliseconds(session.issuedAt)),
                       "expiresAt": .string(Timestamp.iso8601Milliseconds(session.expiresAt)), "users": [.object(userJSON(user))],
                       "files": []])

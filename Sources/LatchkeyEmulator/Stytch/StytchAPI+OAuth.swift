@@ -70,8 +70,8 @@ extension StytchAPI {
     func consentOAuth(_ request: EmulatorRequest) async throws -> EmulatorResponse {
         let fields: JSONObject
         do { fields = try request.fields() } catch { throw StytchError.badRequest(error.message) }
-        let attemptID = fields.string("attempt") ?? ""
-        guard let redirect = try await store.consentOAuth(attemptID: attemptID, email: fields.string("email") ?? "") else {
+        let attemptID = fields.nonEmptyString("attempt") ?? ""
+        guard let redirect = try await store.consentOAuth(attemptID: attemptID, email: fields.nonEmptyString("email") ?? "") else {
             let provider = await store.oauthAttempt(attemptID)?.provider ?? "oauth"
             return Self.consentPage(provider: provider, attemptID: attemptID, message: "No account with that email address.")
         }
@@ -83,9 +83,9 @@ extension StytchAPI {
     /// intermediate_session_token?}`.
     func authenticateOAuth(_ fields: JSONObject, b2b: Bool, sessionToken: String?, userAgent: String, requestID: String) async throws -> EmulatorResponse {
         let tokenField = b2b ? "oauth_token" : "token"
-        guard let token = fields.string(tokenField) else { throw StytchError.missing(tokenField) }
+        guard let token = fields.nonEmptyString(tokenField) else { throw StytchError.missing(tokenField) }
         let minutes = try duration(fields, default: 5) ?? 5
-        let record = try await store.redeemOAuth(token, b2b: b2b, verifier: fields.string(b2b ? "pkce_code_verifier" : "code_verifier"))
+        let record = try await store.redeemOAuth(token, b2b: b2b, verifier: fields.nonEmptyString(b2b ? "pkce_code_verifier" : "code_verifier"))
         if b2b {
             guard let member = await store.members[record.subjectID], !member.banned else { throw StytchError.oauthTokenNotFound }
             let factor = StytchStore.Factor(type: "oauth", deliveryMethod: "oauth_" + record.provider, lastAuthenticatedAt: clock.now,

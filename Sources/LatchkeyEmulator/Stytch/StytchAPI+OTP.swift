@@ -18,7 +18,7 @@ extension StytchAPI {
         switch route {
         case Self.otpsSMSLoginOrCreate, Self.otpsWhatsAppLoginOrCreate:
             channel = route == Self.otpsSMSLoginOrCreate ? "sms" : "whatsapp"
-            guard let number = fields.string("phone_number") else { throw StytchError.missing("phone_number") }
+            guard let number = fields.nonEmptyString("phone_number") else { throw StytchError.missing("phone_number") }
             guard Self.isE164(number) else {
                 throw StytchError(status: 400, type: "invalid_phone_number",
                                   message: "The phone number is not valid: use E.164 format (+1XXXXXXXXXX).")
@@ -26,7 +26,7 @@ extension StytchAPI {
             destination = number
         case Self.otpsEmailLoginOrCreate:
             channel = "email"
-            guard let email = fields.string("email") else { throw StytchError.missing("email") }
+            guard let email = fields.nonEmptyString("email") else { throw StytchError.missing("email") }
             guard Self.isEmailShaped(email) else { throw StytchError(status: 400, type: "invalid_email", message: "The email address is not valid.") }
             destination = email
         default:
@@ -34,7 +34,7 @@ extension StytchAPI {
         }
         var minutes = Self.otpDefaultExpiration
         if let value = fields["expiration_minutes"], value != .null {
-            guard let given = fields.integer("expiration_minutes"), Self.otpExpirationRange.contains(given) else {
+            guard let given = fields.integerOrNumericString("expiration_minutes"), Self.otpExpirationRange.contains(given) else {
                 // The error type is the plausible form (unconfirmed).
                 throw StytchError(status: 400, type: "invalid_expiration_minutes", message: "expiration_minutes must be between 1 and 10.",
                                   details: ["field": "expiration_minutes", "minimum": 1, "maximum": 10])

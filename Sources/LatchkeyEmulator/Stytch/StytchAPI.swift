@@ -158,40 +158,40 @@ struct StytchAPI: ProviderAPI {
             try await store.revoke(token: sessionToken, b2b: route == Self.b2bSessionsRevoke)
             return .json(["data": .object(["request_id": .string(requestID), "status_code": 200])])
         case Self.passwordsAuthenticate:
-            guard let email = fields.string("email") else { throw StytchError.missing("email") }
-            guard let password = fields.string("password") else { throw StytchError.missing("password") }
+            guard let email = fields.nonEmptyString("email") else { throw StytchError.missing("email") }
+            guard let password = fields.nonEmptyString("password") else { throw StytchError.missing("password") }
             let minutes = try duration(fields, default: 5)
             let user = try await store.passwordUser(email: email, password: password)
             return try await signIn(user, factor: ("password", "knowledge"), minutes: minutes, sessionToken: sessionToken, userAgent: userAgent,
                                     requestID: requestID)
         case Self.otpsAuthenticate:
-            guard let code = fields.string("token") else { throw StytchError.missing("token") }
-            guard let methodID = fields.string("method_id") else { throw StytchError.missing("method_id") }
+            guard let code = fields.nonEmptyString("token") else { throw StytchError.missing("token") }
+            guard let methodID = fields.nonEmptyString("method_id") else { throw StytchError.missing("method_id") }
             let minutes = try duration(fields, default: 5)
             let (user, delivery) = try await store.redeemOTP(methodID: methodID, code: code)
             return try await signIn(user, factor: ("otp", delivery), minutes: minutes, sessionToken: sessionToken, userAgent: userAgent,
                                     requestID: requestID)
         case Self.magicLinksAuthenticate:
-            guard let token = fields.string("token") else { throw StytchError.missing("token") }
+            guard let token = fields.nonEmptyString("token") else { throw StytchError.missing("token") }
             let minutes = try duration(fields, default: 5)
-            let user = try await store.redeemMagicLink(token, codeVerifier: fields.string("code_verifier"))
+            let user = try await store.redeemMagicLink(token, codeVerifier: fields.nonEmptyString("code_verifier"))
             return try await signIn(user, factor: ("magic_link", "email"), minutes: minutes, sessionToken: sessionToken, userAgent: userAgent,
                                     requestID: requestID)
         case Self.magicLinksEmailLoginOrCreate:
-            guard let email = fields.string("email") else { throw StytchError.missing("email") }
-            let challenge = fields.string("code_challenge")
-            if challenge != nil, let method = fields.string("code_challenge_method"), method != "S256" {
+            guard let email = fields.nonEmptyString("email") else { throw StytchError.missing("email") }
+            let challenge = fields.nonEmptyString("code_challenge")
+            if challenge != nil, let method = fields.nonEmptyString("code_challenge_method"), method != "S256" {
                 throw StytchError.badRequest("code_challenge_method must be S256.")
             }
-            let minutes = fields.integer("login_expiration_minutes") ?? 60
+            let minutes = fields.integerOrNumericString("login_expiration_minutes") ?? 60
             let (user, created) = try await store.sendMagicLink(email: email, lifetime: TimeInterval(min(max(minutes, 5), 10_080)) * 60,
                                                                 codeChallenge: challenge)
             return .json(["data": .object(["request_id": .string(requestID), "status_code": 200, "user_id": .string(user.userID),
                                            "email_id": .string(user.emailID), "user_created": .bool(created)])])
         case Self.b2bPasswordsAuthenticate:
-            guard let organizationID = fields.string("organization_id") else { throw StytchError.missing("organization_id") }
-            guard let email = fields.string("email_address") else { throw StytchError.missing("email_address") }
-            guard let password = fields.string("password") else { throw StytchError.missing("password") }
+            guard let organizationID = fields.nonEmptyString("organization_id") else { throw StytchError.missing("organization_id") }
+            guard let email = fields.nonEmptyString("email_address") else { throw StytchError.missing("email_address") }
+            guard let password = fields.nonEmptyString("password") else { throw StytchError.missing("password") }
             let minutes = try duration(fields, default: 5)
             let member = try await store.passwordMember(organizationID: organizationID, email: email, password: password)
             let factor = StytchStore.Factor(type: "password", deliveryMethod: "knowledge", lastAuthenticatedAt: clock.now,
@@ -251,7 +251,7 @@ struct StytchAPI: ProviderAPI {
     /// integer is `invalid_session_duration`.
     func duration(_ fields: JSONObject, default defaultMinutes: Int?) throws(StytchError) -> Int? {
         guard let value = fields["session_duration_minutes"], value != .null else { return defaultMinutes }
-        guard let minutes = fields.integer("session_duration_minutes"), Self.durationRange.contains(minutes) else { throw .invalidDuration }
+        guard let minutes = fields.integerOrNumericString("session_duration_minutes"), Self.durationRange.contains(minutes) else { throw .invalidDuration }
         return minutes
     }
 }

@@ -105,7 +105,7 @@ struct SocialPlusAPI: Sendable {
             throw SocialPlusErrorMapping.error(status: response.status, headers: response.headers, body: response.body,
                                                endpoint: .sessionRevocation, now: clock.now)
         }
-        guard SocialPlusJSON.object(response.body)?["success"]?.boolValue == true else {
+        guard JSONObject.parsing(response.body)?["success"]?.boolValue == true else {
             throw SocialPlusErrorMapping.unreadable(.sessionRevocation, status: response.status, "no \"success\": true")
         }
     }
@@ -118,7 +118,7 @@ struct SocialPlusAPI: Sendable {
             throw SocialPlusErrorMapping.error(status: response.status, headers: response.headers, body: response.body,
                                                endpoint: endpoint, now: clock.now)
         }
-        guard let object = SocialPlusJSON.object(response.body) else {
+        guard let object = JSONObject.parsing(response.body) else {
             throw SocialPlusErrorMapping.unreadable(endpoint, status: response.status, "not a JSON object")
         }
         return (response.status, object)
@@ -128,7 +128,7 @@ struct SocialPlusAPI: Sendable {
     /// The token's times are its lifetime (`expiresAt − issuedAt`) started at `receivedAt`,
     /// the local moment of receipt; the session keeps the server's times as it stated them.
     static func session(from object: JSONObject, status: Int, request: SessionRequest, receivedAt: Date) throws -> AuthenticatedSession {
-        guard let accessToken = object.text("accessToken"), !accessToken.isEmpty else {
+        guard let accessToken = object.string("accessToken"), !accessToken.isEmpty else {
             throw SocialPlusErrorMapping.unreadable(.sessionCreation, status: status, "no \"accessToken\"")
         }
         guard BearerTokenSyntax.isValid(accessToken) else {
@@ -153,12 +153,12 @@ struct SocialPlusAPI: Sendable {
     }
 
     private static func userEntry(in object: JSONObject, userID: String) -> JSONObject? {
-        object["users"]?.arrayValue?.lazy.compactMap(\.objectValue).first { $0.text("userId") == userID }
+        object["users"]?.arrayValue?.lazy.compactMap(\.objectValue).first { $0.string("userId") == userID }
     }
 
     private static func user(_ entry: JSONObject, userID: String) -> User {
-        let status = entry.flag("isGlobalBanned") ? "globalBanned" : entry.flag("isDeleted") ? "deleted" : "active"
-        return User(id: userID, name: entry.text("displayName"), status: status, raw: entry)
+        let status = entry.bool("isGlobalBanned") == true ? "globalBanned" : entry.bool("isDeleted") == true ? "deleted" : "active"
+        return User(id: userID, name: entry.string("displayName"), status: status, raw: entry)
     }
 
     /// The base URL with `path` (already percent-encoded) appended.

@@ -44,9 +44,9 @@ enum SocialPlusErrorMapping {
     }
 
     private static func classification(status: Int, headers: HTTPHeaders, body: Data, endpoint: Endpoint, now: Date) -> AuthError {
-        let object = SocialPlusJSON.object(body)
-        let code = object?.errorCode("code")
-        let message = object?.text("message").map { "social.plus: \($0)" } ?? "social.plus answered HTTP \(status) to \(endpoint.rawValue)"
+        let object = JSONObject.parsing(body)
+        let code = object?.stringOrInteger("code")
+        let message = object?.string("message").map { "social.plus: \($0)" } ?? "social.plus answered HTTP \(status) to \(endpoint.rawValue)"
         if status == 429 {
             return AuthError.rateLimited(retryAfter: HTTPResponse(status: status, headers: headers).retryAfter, message,
                                          providerCode: code, httpStatus: status)
@@ -105,10 +105,10 @@ enum SocialPlusErrorMapping {
 
     /// The termination the user's flags mean, if any.
     static func termination(for user: JSONObject, status: Int) -> AuthError? {
-        if user.flag("isGlobalBanned") {
+        if user.bool("isGlobalBanned") == true {
             return .terminated(.globalBan, "social.plus: the user is globally banned", httpStatus: status)
         }
-        if user.flag("isDeleted") {
+        if user.bool("isDeleted") == true {
             return .terminated(.userDeleted, "social.plus: the user has been deleted", httpStatus: status)
         }
         return nil

@@ -14,7 +14,7 @@ internal import Latchkey
 /// appends `stytch_token_type=oauth&token=…`. The loopback listener ignores every redirect
 /// without that state.
 struct StytchOAuthFlow {
-    let settings: StytchSettings
+    let settings: StytchConfiguration
     let clock: any SessionClock
     let options: StytchOAuthLogin
     /// B2B: the organization the member signs in to; `nil` for a consumer login.

@@ -2,7 +2,7 @@ public import Latchkey
 
 /// OAuth through Stytch ("Sign in with Google, GitHub, …"), as the Stytch SDKs offer it:
 /// the browser opens Stytch's start URL with a PKCE challenge and the loopback redirect
-/// (``StytchSettings/redirectURI``), the user consents at the identity provider, Stytch
+/// (``StytchConfiguration/redirectURI``), the user consents at the identity provider, Stytch
 /// redirects back with a token, and the adapter exchanges it with the verifier.
 public struct StytchOAuthLogin: Sendable {
     /// The identity provider as Stytch names it in the start URL: `google`, `github`,

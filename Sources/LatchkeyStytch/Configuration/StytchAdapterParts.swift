@@ -7,7 +7,7 @@ internal import LatchkeySecrets
 /// the session calls (under `b2b/` for B2B), the session-JWT verifier against the right
 /// key set, and the magic links' PKCE verifier store.
 struct StytchAdapterParts: Sendable {
-    let settings: StytchSettings
+    let settings: StytchConfiguration
     let calls: StytchSessionCalls
     let verifier: StytchJWTVerifier
     let pkce: StytchMagicLinkPKCE
@@ -15,12 +15,12 @@ struct StytchAdapterParts: Sendable {
     /// From the core's context: the settings parsed, then as from code.
     ///
     /// - Throws: ``/Latchkey/AuthError/Code/configuration`` for a malformed setting.
-    init(_ context: ProviderContext, b2b: Bool) throws {
-        self.init(settings: try StytchSettings(context.settings), b2b: b2b, transport: context.transport, clock: context.clock,
+    init(_ context: ProviderContext, b2b: Bool) throws(AuthError) {
+        self.init(settings: try StytchConfiguration(settings: context.settings), b2b: b2b, transport: context.transport, clock: context.clock,
                   logger: context.logger, options: context.options, store: context.store)
     }
 
-    init(settings: StytchSettings, b2b: Bool, transport: any HTTPTransport, clock: any SessionClock, logger: Logger,
+    init(settings: StytchConfiguration, b2b: Bool, transport: any HTTPTransport, clock: any SessionClock, logger: Logger,
          options: SessionOptions, store: (any SecretStore)?) {
         self.settings = settings
         pkce = StytchMagicLinkPKCE(store: store)

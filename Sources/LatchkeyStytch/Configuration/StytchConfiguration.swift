@@ -1,8 +1,8 @@
 public import Foundation
 public import Latchkey
 
-/// A Stytch adapter's settings, read from the provider settings the registry checked
-/// against ``schema``.
+/// A Stytch adapter's configuration, read from the provider settings the registry checked
+/// against ``schema`` or made in code.
 ///
 /// | key | kind | |
 /// |---|---|---|
@@ -13,7 +13,7 @@ public import Latchkey
 /// | `auto_extend` | boolean | heartbeat checks and renewals send the session duration, so a running app keeps its session (default off) |
 /// | `app_identifier` | string, required | the app's bundle ID / package name in the `X-SDK-Client` header: one of the project's Authorized environments |
 /// | `redirect_uri` | string | OAuth's loopback redirect on a fixed port, e.g. `http://127.0.0.1:53682/callback`; add it to the project's Redirect URLs (Login and Sign-up) |
-public struct StytchSettings: Sendable, Hashable {
+public struct StytchConfiguration: Sendable, Hashable {
     /// The project's public token.
     public var publicToken: String
     /// The root the SDK API (`<root>sdk/v1/…`) and the JWKS (`<root>v1/…`) live under.
@@ -78,7 +78,7 @@ public struct StytchSettings: Sendable, Hashable {
     /// Reads settings from a configuration (keys as in ``schema``).
     ///
     /// - Throws: ``/Latchkey/AuthError/Code/configuration`` naming the missing or malformed key.
-    public init(_ settings: ProviderSettings) throws(AuthError) {
+    public init(settings: ProviderSettings) throws(AuthError) {
         var redirectURI: LoopbackRedirect?
         if let text = settings["redirect_uri"] {
             do { redirectURI = try LoopbackRedirect(text) } catch {
@@ -106,5 +106,17 @@ public struct StytchSettings: Sendable, Hashable {
         while text.hasSuffix("/") { text.removeLast() }
         if text.hasSuffix("/sdk/v1") { text.removeLast("/sdk/v1".count) }
         return URL(string: text + "/")
+    }
+}
+
+/// Renamed: every adapter's settings type is its `…Configuration`.
+@available(*, deprecated, renamed: "StytchConfiguration")
+public typealias StytchSettings = StytchConfiguration
+
+extension StytchConfiguration {
+    /// Renamed: every configuration reads settings with `init(settings:)`.
+    @available(*, deprecated, renamed: "init(settings:)")
+    public init(_ settings: ProviderSettings) throws(AuthError) {
+        try self.init(settings: settings)
     }
 }

@@ -1,6 +1,6 @@
 public import Latchkey
 
-extension StytchSettings {
+extension StytchConfiguration {
     /// The endpoint a Stytch session is bound to: the API root and the project's public token.
     func endpoint(provider: String) -> EndpointIdentity {
         EndpointIdentity(provider: provider, [.init("base_url", SecureURL.redacted(baseURL)), .init("public_token", publicToken)])
@@ -9,10 +9,10 @@ extension StytchSettings {
 
 extension StytchProvider {
     /// The API root and the public token: a stored session is used only with both.
-    public var endpoint: EndpointIdentity { settings.endpoint(provider: identifier) }
+    public var endpoint: EndpointIdentity { configuration.endpoint(provider: identifier) }
 }
 
 extension StytchB2BProvider {
     /// The API root and the public token: a stored session is used only with both.
-    public var endpoint: EndpointIdentity { settings.endpoint(provider: identifier) }
+    public var endpoint: EndpointIdentity { configuration.endpoint(provider: identifier) }
 }

@@ -72,10 +72,10 @@ extension StytchB2BProvider {
         if let verifier = try await pkce.verifier(given: pkceCodeVerifier) { body["pkce_code_verifier"] = .string(verifier) }
         let data = try await calls.api.post(path, body, sessionToken: nil)
         await pkce.clear()
-        guard let intermediate = data.text("intermediate_session_token"), !intermediate.isEmpty else {
+        guard let intermediate = data.nonEmptyString("intermediate_session_token"), !intermediate.isEmpty else {
             throw StytchAPIClient.malformed(path, "the answer has no intermediate_session_token")
         }
-        return StytchDiscovery(intermediateSessionToken: intermediate, emailAddress: data.text("email_address"),
+        return StytchDiscovery(intermediateSessionToken: intermediate, emailAddress: data.nonEmptyString("email_address"),
                                organizations: try Self.organizations(in: data, path: path),
                                expiresAt: calls.api.clock.now.addingTimeInterval(Self.intermediateSessionLifetime))
     }

@@ -91,9 +91,9 @@ extension StytchProvider {
         }
         if let locale { body["locale"] = .string(locale) }
         let data = try await calls.api.post(path, body, sessionToken: nil)
-        guard let methodID = data.text("method_id"), !methodID.isEmpty else {
+        guard let methodID = data.nonEmptyString("method_id"), !methodID.isEmpty else {
             throw StytchAPIClient.malformed(path, "the answer has no method_id")
         }
-        return StytchSentOTP(methodID: methodID, userID: data.text("user_id"))
+        return StytchSentOTP(methodID: methodID, userID: data.nonEmptyString("user_id"))
     }
 }

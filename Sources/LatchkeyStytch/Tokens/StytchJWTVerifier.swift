@@ -18,7 +18,7 @@ struct StytchJWTVerifier: Sendable {
     static let sessionClaim = "https://stytch.com/session"
     static let organizationClaim = "https://stytch.com/organization"
 
-    init(settings: StytchSettings, b2b: Bool, transport: any HTTPTransport, clock: any SessionClock, leeway: TimeInterval) {
+    init(settings: StytchConfiguration, b2b: Bool, transport: any HTTPTransport, clock: any SessionClock, leeway: TimeInterval) {
         projectID = settings.projectID
         customDomain = settings.customDomain
         self.leeway = leeway
@@ -59,8 +59,8 @@ struct StytchJWTVerifier: Sendable {
             throw AuthError(.renewAndRecheck, "the session JWT has no \(Self.sessionClaim) claim", providerCode: "missingClaim")
         }
         let organization = claims[Self.organizationClaim]?.objectValue
-        return StytchSessionClaims(subject: subject, sessionID: session.text("id"), organizationID: organization?.text("organization_id"),
-                                   organizationSlug: organization?.text("slug"), issuer: issuer, issuedAt: claims.issuedAt,
+        return StytchSessionClaims(subject: subject, sessionID: session.nonEmptyString("id"), organizationID: organization?.nonEmptyString("organization_id"),
+                                   organizationSlug: organization?.nonEmptyString("slug"), issuer: issuer, issuedAt: claims.issuedAt,
                                    expiresAt: claims.expiresAt, sessionExpiresAt: session.timestamp("expires_at"), session: session,
                                    claims: claims.object)
     }

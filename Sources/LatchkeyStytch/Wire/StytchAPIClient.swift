@@ -9,13 +9,13 @@ internal import Logging
 /// twice without a session), `X-SDK-Client` — unwraps `data`, and turns every failure
 /// into an ``AuthError`` classified by the endpoint it came from.
 struct StytchAPIClient: Sendable {
-    let settings: StytchSettings
+    let settings: StytchConfiguration
     let transport: any HTTPTransport
     let clock: any SessionClock
     let logger: Logger
     let sdkClientHeader: String
 
-    init(settings: StytchSettings, transport: any HTTPTransport, clock: any SessionClock, logger: Logger) {
+    init(settings: StytchConfiguration, transport: any HTTPTransport, clock: any SessionClock, logger: Logger) {
         self.settings = settings
         self.transport = transport
         self.clock = clock
@@ -53,7 +53,7 @@ struct StytchAPIClient: Sendable {
         guard (200..<300).contains(response.status) else {
             throw Self.classify(status: response.status, body: response.body, path: path, retryAfter: response.retryAfter)
         }
-        guard let object = StytchJSON.object(response.body), let data = object.object("data") else {
+        guard let object = JSONObject.parsing(response.body), let data = object.object("data") else {
             throw Self.malformed(path, "the answer is not a JSON object with \"data\"", status: response.status)
         }
         return data
@@ -78,7 +78,7 @@ struct StytchAPIClient: Sendable {
         if decoded.errorType == "invalid_mobile_identifier" {
             // Refused for every request until the dashboard or the setting changes: never
             // a verdict on a session, and no retry helps.
-            error = AuthError(.configuration, "\(message) (the app identifier is not authorized for this Stytch project: \(StytchSettings.appIdentifierHelp))",
+            error = AuthError(.configuration, "\(message) (the app identifier is not authorized for this Stytch project: \(StytchConfiguration.appIdentifierHelp))",
                               providerCode: decoded.errorType, httpStatus: status)
         } else if status == 429 {
             error = AuthError.rateLimited(retryAfter: retryAfter, message, providerCode: decoded.errorType, httpStatus: status)
@@ -106,12 +106,12 @@ struct StytchAPIClient: Sendable {
 
     /// The error body, or only the status when the body is not Stytch's JSON.
     static func decodeError(status: Int, body: Data, path: StytchPath) -> StytchAPIError {
-        guard let object = StytchJSON.object(body), let type = object.text("error_type") else {
+        guard let object = JSONObject.parsing(body), let type = object.nonEmptyString("error_type") else {
             return StytchAPIError(httpStatus: status, endpoint: path.rawValue)
         }
         let details = object["error_details"].flatMap { $0 == .null ? nil : $0 }
-        return StytchAPIError(httpStatus: status, statusCode: object.integer("status_code"), requestID: object.text("request_id"),
-                              errorType: type, errorMessage: object.text("error_message"), errorURL: object.text("error_url"),
+        return StytchAPIError(httpStatus: status, statusCode: object.integer("status_code"), requestID: object.nonEmptyString("request_id"),
+                              errorType: type, errorMessage: object.nonEmptyString("error_message"), errorURL: object.nonEmptyString("error_url"),
                               errorDetails: details, endpoint: path.rawValue)
     }
 

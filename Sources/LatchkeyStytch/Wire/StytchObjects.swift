@@ -12,7 +12,7 @@ enum StytchObjects {
     /// iat`, read without verification: only for scheduling; else 5 minutes) starts at `now`,
     /// the local moment of receipt: its absolute times are on Stytch's clock, not ours.
     static func tokens(_ data: JSONObject, path: StytchPath, now: Date) throws(AuthError) -> SessionTokens {
-        guard let jwt = data.text("session_jwt"), let token = data.text("session_token") else {
+        guard let jwt = data.nonEmptyString("session_jwt"), let token = data.nonEmptyString("session_token") else {
             throw StytchAPIClient.malformed(path, "the answer has no session_token or session_jwt")
         }
         guard BearerTokenSyntax.isValid(jwt), BearerTokenSyntax.isValid(token) else {
@@ -47,37 +47,39 @@ enum StytchObjects {
     }
 
     static func session(_ object: JSONObject) -> Session? {
-        guard let userID = object.text("user_id") else { return nil }
-        return Session(id: object.text("session_id"), userID: userID, startedAt: object.timestamp("started_at"),
+        guard let userID = object.nonEmptyString("user_id") else { return nil }
+        return Session(id: object.nonEmptyString("session_id"), userID: userID, startedAt: object.timestamp("started_at"),
                        lastAccessedAt: object.timestamp("last_accessed_at"), expiresAt: object.timestamp("expires_at"),
-                       authenticationFactors: object.list("authentication_factors"), roles: object.strings("roles"), raw: object)
+                       authenticationFactors: object.array("authentication_factors") ?? [],
+                       roles: (object.array("roles") ?? []).compactMap(\.stringValue), raw: object)
     }
 
     static func user(_ object: JSONObject) -> User? {
-        guard let id = object.text("user_id") else { return nil }
-        let email = object.list("emails").lazy.compactMap { $0.objectValue?.text("email") }.first
+        guard let id = object.nonEmptyString("user_id") else { return nil }
+        let email = (object.array("emails") ?? []).lazy.compactMap { $0.objectValue?.nonEmptyString("email") }.first
         let nameObject = object.object("name")
-        let parts = ["first_name", "middle_name", "last_name"].compactMap { nameObject?.text($0) }
-        return User(id: id, email: email, name: parts.isEmpty ? nil : parts.joined(separator: " "), status: object.text("status"), raw: object)
+        let parts = ["first_name", "middle_name", "last_name"].compactMap { nameObject?.nonEmptyString($0) }
+        return User(id: id, email: email, name: parts.isEmpty ? nil : parts.joined(separator: " "), status: object.nonEmptyString("status"),
+                    raw: object)
     }
 
     static func memberSession(_ object: JSONObject) -> MemberSession? {
-        guard let id = object.text("member_session_id"), let memberID = object.text("member_id"),
-              let organizationID = object.text("organization_id") else { return nil }
-        return MemberSession(id: id, memberID: memberID, organizationID: organizationID, organizationSlug: object.text("organization_slug"),
+        guard let id = object.nonEmptyString("member_session_id"), let memberID = object.nonEmptyString("member_id"),
+              let organizationID = object.nonEmptyString("organization_id") else { return nil }
+        return MemberSession(id: id, memberID: memberID, organizationID: organizationID, organizationSlug: object.nonEmptyString("organization_slug"),
                              startedAt: object.timestamp("started_at"), lastAccessedAt: object.timestamp("last_accessed_at"),
-                             expiresAt: object.timestamp("expires_at"), authenticationFactors: object.list("authentication_factors"),
-                             roles: object.strings("roles"), raw: object)
+                             expiresAt: object.timestamp("expires_at"), authenticationFactors: object.array("authentication_factors") ?? [],
+                             roles: (object.array("roles") ?? []).compactMap(\.stringValue), raw: object)
     }
 
     static func member(_ object: JSONObject) -> Member? {
-        guard let id = object.text("member_id"), let organizationID = object.text("organization_id") else { return nil }
-        return Member(id: id, organizationID: organizationID, email: object.text("email_address"), name: object.text("name"),
-                      status: object.text("status"), raw: object)
+        guard let id = object.nonEmptyString("member_id"), let organizationID = object.nonEmptyString("organization_id") else { return nil }
+        return Member(id: id, organizationID: organizationID, email: object.nonEmptyString("email_address"), name: object.nonEmptyString("name"),
+                      status: object.nonEmptyString("status"), raw: object)
     }
 
     static func organization(_ object: JSONObject) -> Organization? {
-        guard let id = object.text("organization_id") else { return nil }
-        return Organization(id: id, name: object.text("organization_name"), slug: object.text("organization_slug"), raw: object)
+        guard let id = object.nonEmptyString("organization_id") else { return nil }
+        return Organization(id: id, name: object.nonEmptyString("organization_name"), slug: object.nonEmptyString("organization_slug"), raw: object)
     }
 }

@@ -9,7 +9,7 @@ internal import LatchkeyJSON
 struct StytchSessionCalls: Sendable {
     let api: StytchAPIClient
     let b2b: Bool
-    /// Sent with checks and plain renewals when ``StytchSettings/autoExtend`` is on.
+    /// Sent with checks and plain renewals when ``StytchConfiguration/autoExtend`` is on.
     let autoExtendDuration: Duration?
 
     /// 5 minutes to 366 days.

@@ -47,7 +47,7 @@ struct SocialPlusSoakDriver: SoakDriver {
     }
 
     func configuration(for user: SoakUser, store: StoreSettings, session: SessionOptions) -> LatchkeyConfiguration {
-        LatchkeyConfiguration(provider: SocialPlusProvider.providerID,
+        LatchkeyConfiguration(provider: SocialPlusProvider.identifier,
                               settings: ["api_key": apiKey, "base_url": baseURL.absoluteString], store: store, session: session)
     }
 

@@ -1,0 +1,11 @@
+public import Latchkey
+
+extension StytchProvider {
+    public func renew(_ request: RenewalRequest, current: AuthenticatedSession, preparation: RenewalPreparation) async throws -> AuthenticatedSession {
+        try await calls.renew(request, current: current)
+    }
+
+    public func renewalPlan(for tokens: SessionTokens) -> RenewalPlan {
+        StytchSessionCalls.renewalPlan(for: tokens)
+    }
+}
