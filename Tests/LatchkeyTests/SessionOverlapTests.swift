@@ -74,14 +74,11 @@ import Testing
     /// the wire must still save the rotated tokens: the next start would otherwise present
     /// the spent refresh token (reuse detection ends the session at Auth0).
     ///
-    /// A known issue: the login drops memory's record when it begins, and the shutdown's
-    /// save retry needs one. Once the fix lands (keep the set-aside session until the login
-    /// ends), `withKnownIssue` reports that the issue no longer occurs: drop the wrapper then.
+    /// The login sets the session aside (`keptDuringLogin`) rather than dropping it, so the
+    /// shutdown's save retry still has the record the rotated tokens belong to.
     @Test(.timeLimit(.minutes(1)))
     func aShutdownDuringALoginFromTokenExpiredSavesTheUnsavedTokens() async throws {
-        await withKnownIssue("a login from tokenExpired drops the record a shutdown would save") {
-            try await shutdownDuringALoginFromTokenExpired()
-        }
+        try await shutdownDuringALoginFromTokenExpired()
     }
 
     private func shutdownDuringALoginFromTokenExpired() async throws {

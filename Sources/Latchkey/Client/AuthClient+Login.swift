@@ -98,6 +98,7 @@ extension AuthClient {
         stopBackgroundWork()
         let ended = record?.tokens ?? vault.lastKnown?.tokens
         record = nil
+        keptDuringLogin = nil
         plan = .none
         unsaved.clear()
         revalidationPending = false
@@ -118,7 +119,7 @@ extension AuthClient {
     /// Runs a login-like call: `establishing`, then `established` with the report
     /// persisted, or back to where the failure says.
     private func establish(_ call: @escaping @Sendable () async throws -> AuthenticatedSession) async throws {
-        let previous = (state: machine.state, record: record)
+        let previous = machine.state
         beginEstablishing()
         let generation = self.generation
         let task = Task { try await call() }
@@ -147,6 +148,7 @@ extension AuthClient {
     private func beginEstablishing() {
         stopBackgroundWork()
         timers.setRestoreRetry(nil)
+        keptDuringLogin = record
         record = nil
         plan = .none
         revalidationPending = false
@@ -162,6 +164,7 @@ extension AuthClient {
         try await vault.withLock { try await vault.save(fresh) }
         guard generation == self.generation else { throw AuthError(.cancelled, "the login was overtaken by a logout or another login") }
         establishingTask = nil
+        keptDuringLogin = nil
         unsaved.clear()
         forgetUncleared()
         renewals.backoff.reset()
@@ -171,34 +174,37 @@ extension AuthClient {
         startBackgroundWork()
     }
 
-    private func failEstablishing(_ error: AuthError, generation: Int, previous: (state: SessionState?, record: VaultRecord?)) async {
+    private func failEstablishing(_ error: AuthError, generation: Int, previous: SessionState?) async {
         guard generation == self.generation else { return }
         establishingTask = nil
+        // The set-aside session as it is now: a save retry may have adopted a newer record.
+        let kept = keptDuringLogin
+        keptDuringLogin = nil
         logger.notice("login failed", metadata: ["error": "\(error)"])
         if error.code == .needsUserAction {
             // The stored session (if any) is kept: the user finishes the step, or logs out.
-            if let kept = previous.record { record = kept; plan = provider.renewalPlan(for: kept.tokens) }
+            if let kept { record = kept; plan = provider.renewalPlan(for: kept.tokens) }
             requireUserAction(error)
             return
         }
-        if case .needsUserAction(let action)? = previous.state, error.code != .terminated,
+        if case .needsUserAction(let action)? = previous, error.code != .terminated,
            action.expiresAt.map({ $0 > clock.now }) ?? true {
             // A wrong code or a failed step: the pending action stays for another try.
-            if let kept = previous.record { record = kept; plan = provider.renewalPlan(for: kept.tokens) }
+            if let kept { record = kept; plan = provider.renewalPlan(for: kept.tokens) }
             requireUserAction(AuthError.needsUserAction(action, error.message))
             return
         }
-        if let kept = previous.record, error.code != .terminated {
+        if let kept, error.code != .terminated {
             // A failed login is a verdict on the credentials tried, not on the stored
             // session (a wrong password answered by a login endpoint): it stays.
             record = kept
             plan = provider.renewalPlan(for: kept.tokens)
-            move(to: previous.state == .tokenExpired ? .tokenExpired : .notLoggedIn)
+            move(to: previous == .tokenExpired ? .tokenExpired : .notLoggedIn)
             publish()
             if machine.isSignedIn { startBackgroundWork() }
             return
         }
-        if let ended = previous.record?.tokens { try? await clearEndedSession(ended) }
+        if let ended = kept?.tokens { try? await clearEndedSession(ended) }
         guard generation == self.generation, machine.state == .establishing else { return }
         move(to: .notLoggedIn)
         publish()

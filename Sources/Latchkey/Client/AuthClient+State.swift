@@ -21,6 +21,7 @@ extension AuthClient {
         stopBackgroundWork()
         let ended = record?.tokens ?? vault.lastKnown?.tokens
         record = nil
+        keptDuringLogin = nil
         plan = .none
         unsaved.clear()
         revalidationPending = false

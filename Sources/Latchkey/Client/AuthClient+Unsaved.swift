@@ -7,7 +7,7 @@ extension AuthClient {
     /// is overwritten only while it still holds what the memory record replaced (or
     /// nothing readable); a record another process wrote meanwhile wins.
     func flushUnsaved() async {
-        guard unsaved.isPending, record != nil else { return }
+        guard unsaved.isPending, record ?? keptDuringLogin != nil else { return }
         let generation = self.generation
         let vault = self.vault
         enum Flush: Sendable { case saved(SessionTokens), replaced(VaultRecord), nothing }
@@ -30,13 +30,13 @@ extension AuthClient {
             case .nothing: return
             case .saved(let tokens):
                 // Memory may have moved on again since: only what was saved is no longer unsaved.
-                guard record?.tokens.hasSameCredentials(as: tokens) ?? false else { return }
+                guard (record ?? keptDuringLogin)?.tokens.hasSameCredentials(as: tokens) ?? false else { return }
                 unsaved.clear()
                 logger.info("renewed tokens saved after an earlier failure")
             case .replaced(let stored):
                 unsaved.clear()
                 logger.notice("the stored session was replaced by another process; adopting it")
-                adopt(stored)
+                if record == nil { keptDuringLogin = stored } else { adopt(stored) }
             }
         } catch {
             logger.warning("renewed tokens still not saved", metadata: ["error": "\(AuthError.classifying(error))"])
@@ -56,7 +56,9 @@ extension AuthClient {
     }
 
     func memorySnapshot() -> MemorySnapshot {
-        MemorySnapshot(record: record, unsaved: unsaved.record, generation: generation)
+        // A session a login set aside still owes its unsaved tokens (only a save retry
+        // runs while it is set aside: the login ended every renewal's and check's generation).
+        MemorySnapshot(record: record ?? keptDuringLogin, unsaved: unsaved.record, generation: generation)
     }
 
     /// The record a locked section works from: memory's when it holds tokens the vault

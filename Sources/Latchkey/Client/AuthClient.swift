@@ -69,6 +69,10 @@ public actor AuthClient {
     /// removed by retries with back-off and by ``shutdown()``, unless a new session
     /// replaced it first.
     var uncleared: SessionTokens?
+    /// The session a login from a signed-in state set aside (memory's record is `nil` while
+    /// establishing): it comes back if the login fails, and until then its unsaved tokens
+    /// are still owed to the store — a shutdown during the login saves them.
+    var keptDuringLogin: VaultRecord?
     var lastRestoreError: AuthError?
     var lastStoredSessionConflict: AuthError?
     /// The access token of a renewal that came back shorter-lived than a caller's minTTL.
