@@ -143,31 +143,55 @@ extension AuthClient {
         var delay: Duration? = revalidationPending ? schedule.next() : options.heartbeatInterval
         while let wait = delay {
             do { try await clock.sleep(for: wait) } catch { return }
-            guard generation == self.generation, lifecycle == .running else { return }
-            if unsaved.isPending { await flushUnsaved() }
-            guard generation == self.generation, let record, isSignedIn else { return }
-            do {
-                try await checkSession(record)
-                guard generation == self.generation else { return }
-                if revalidationPending { logger.info("stored session revalidated") }
-                revalidationPending = false
+            switch await beat(generation: generation) {
+            case .valid:
                 schedule.reset()
                 delay = options.heartbeatInterval
-            } catch let error as AuthError where error.endsSession {
-                guard generation == self.generation else { return }
-                logger.notice("heartbeat: session rejected by the provider", metadata: ["error": "\(error)"])
-                await endSession(error)
+            case .kept(let error):
+                delay = schedule.next(retryAfter: error.retryAfter)
+            case .over:
                 return
-            } catch let error as AuthError where error.code == .needsUserAction {
-                guard generation == self.generation else { return }
-                requireUserAction(error)
-                return
-            } catch {
-                guard generation == self.generation else { return }
-                let classified = provider.classify(error)
-                logger.notice("heartbeat failed; keeping the session", metadata: ["error": "\(classified)"])
-                delay = schedule.next(retryAfter: classified.retryAfter)
             }
+        }
+    }
+
+    /// What one beat found.
+    enum BeatOutcome: Sendable {
+        /// The provider confirmed the session (or there was none to check: nothing to retry).
+        case valid
+        /// The check failed without a verdict on the session (network, 5xx, 429): it stays.
+        case kept(AuthError)
+        /// The session ended or needs the user, or the generation moved on: stop beating.
+        case over
+    }
+
+    /// One beat of the heartbeat, also a hosted session's validation: saves what a failed
+    /// save left unsaved, then asks the provider whether the session still stands. Only
+    /// the provider's verdict ends it; a failed check keeps it.
+    func beat(generation: Int) async -> BeatOutcome {
+        guard generation == self.generation, lifecycle == .running else { return .over }
+        if unsaved.isPending { await flushUnsaved() }
+        guard generation == self.generation, let record, isSignedIn else { return .over }
+        do {
+            try await checkSession(record)
+            guard generation == self.generation else { return .over }
+            if revalidationPending { logger.info("stored session revalidated") }
+            revalidationPending = false
+            return .valid
+        } catch let error as AuthError where error.endsSession {
+            guard generation == self.generation else { return .over }
+            logger.notice("session rejected by the provider", metadata: ["error": "\(error)"])
+            await endSession(error)
+            return .over
+        } catch let error as AuthError where error.code == .needsUserAction {
+            guard generation == self.generation else { return .over }
+            requireUserAction(error)
+            return .over
+        } catch {
+            guard generation == self.generation else { return .over }
+            let classified = provider.classify(error)
+            logger.notice("session check failed; keeping the session", metadata: ["error": "\(classified)"])
+            return .kept(classified)
         }
     }
 

@@ -10,28 +10,9 @@ extension AuthClient {
     /// - Returns: whether the provider answered (the session was confirmed or ended);
     ///   `false` when the check failed without a verdict and should be tried again later.
     func validateForHost() async -> Bool {
-        guard lifecycle == .running else { return true }
-        if unsaved.isPending { await flushUnsaved() }
-        guard let record, isSignedIn else { return true }
-        let generation = self.generation
-        do {
-            try await checkSession(record)
-            guard generation == self.generation else { return true }
-            revalidationPending = false
-            return true
-        } catch let error as AuthError where error.endsSession {
-            guard generation == self.generation else { return true }
-            logger.notice("hosted session rejected by the provider", metadata: ["error": "\(error)"])
-            await endSession(error)
-            return true
-        } catch let error as AuthError where error.code == .needsUserAction {
-            guard generation == self.generation else { return true }
-            requireUserAction(error)
-            return true
-        } catch {
-            logger.notice("hosted session kept without validation", metadata: ["error": "\(provider.classify(error))"])
-            return false
-        }
+        // One heartbeat beat: only a failed check (no verdict) leaves the session unvalidated.
+        if case .kept = await beat(generation: generation) { return false }
+        return true
     }
 
     /// Tries once more to save tokens a failed save left in memory only.
