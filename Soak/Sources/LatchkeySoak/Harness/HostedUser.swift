@@ -176,7 +176,7 @@ final class HostedUser: Sendable {
                                 random: SoakRandom(seed: environment.settings.seed, stream: "store/\(user.id)",
                                                    incarnation: environment.processIncarnation * 100_000 + made),
                                 probe: environment.probe, vaultEntry: environment.sessionOptions.vaultEntryName, vaultWritten: vaultWritten)
-        let wire = SoakTransport(base: environment.wire, gate: environment.wireGate, deadline: .milliseconds(environment.settings.timeoutMilliseconds), driver: driver, user: user.id,
+        let wire = SoakTransport(base: environment.wire, gate: environment.wireGate, deadline: .milliseconds(environment.settings.timeoutMilliseconds), driver: driver, user: user.id, client: made,
                                  lockPath: SoakPaths.lock(environment.settings.directory, driver: type(of: driver).name, user: user.id),
                                  probe: environment.probe, ledger: environment.ledger, isLoggingIn: { recorder.isLoggingIn },
                                  ledgerPath: ledgerPath)

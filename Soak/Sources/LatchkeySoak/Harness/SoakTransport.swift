@@ -18,6 +18,9 @@ struct SoakTransport: HTTPTransport {
     let deadline: Duration
     let driver: any SoakDriver
     let user: String
+    /// Which of the user's clients in this process sends (a restart makes a new one): an
+    /// overlap report says whether the two requests came from one client or two.
+    let client: Int
     let lockPath: String
     let probe: HostProbe
     let ledger: SecretLedger
@@ -37,11 +40,11 @@ struct SoakTransport: HTTPTransport {
             if descriptor >= 0, flock(descriptor, LOCK_EX | LOCK_NB) != 0 {
                 let other = Self.holder(descriptor).map { " (\($0))" } ?? ""
                 probe.violation(.renewalOverlap, user: user,
-                                "\(request) sent while another session-issuing request of this user was in flight\(other)")
+                                "\(request) sent by client \(client) of process \(getpid()) while another session-issuing request of this user was in flight\(other)")
                 close(descriptor)
                 descriptor = -1
             } else if descriptor >= 0 {
-                Self.record(request, holder: descriptor)
+                Self.record(request, client: client, holder: descriptor)
             }
         }
         defer {
@@ -76,8 +79,8 @@ struct SoakTransport: HTTPTransport {
     }
 
     /// Writes what holds the user's lock into the lock file, for the report of an overlap.
-    private static func record(_ request: HTTPRequest, holder descriptor: Int32) {
-        let text = "\(request) from process \(getpid())"
+    private static func record(_ request: HTTPRequest, client: Int, holder descriptor: Int32) {
+        let text = "\(request) from client \(client) of process \(getpid())"
         _ = ftruncate(descriptor, 0)
         _ = text.withCString { pwrite(descriptor, $0, strlen($0), 0) }
     }
@@ -91,35 +94,77 @@ struct SoakTransport: HTTPTransport {
     }
 
     /// The response, or `timedOut` after ``deadline`` (counted once the request has a
-    /// connection: see ``HostEnvironment/wireGate``). A late request is abandoned, never
-    /// cancelled: cancelling `URLSession.data(for:)` as it completes deadlocks
-    /// FoundationNetworking (a cancellation handler waits for the session's queue while
-    /// the queue waits to resume the task), and every later request of the process hangs.
+    /// connection: see ``HostEnvironment/wireGate``), or `CancellationError` as soon as the
+    /// calling task is cancelled. A late or cancelled request is abandoned, never cancelled:
+    /// cancelling `URLSession.data(for:)` as it completes deadlocks FoundationNetworking (a
+    /// cancellation handler waits for the session's queue while the queue waits to resume
+    /// the task), and every later request of the process hangs.
+    ///
+    /// Abandoned on cancellation because an app's transport stops waiting for a cancelled
+    /// request too: a shut-down client's heartbeat check (its task is cancelled) is off the
+    /// client's wire then, not until the deadline — held that long, it overlapped the next
+    /// client's first request after an in-process restart, which an app never sees.
     private func withDeadline(_ request: HTTPRequest) async throws -> HTTPResponse {
         let (base, deadline, gate) = (self.base, self.deadline, self.gate)
+        try Task.checkCancellation()
         await gate.acquire()
-        return try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<HTTPResponse, any Error>) in
-            let answer = ResumeOnce(continuation)
-            Task {
-                do { answer.resume(with: .success(try await base.send(request))) } catch { answer.resume(with: .failure(error)) }
-                await gate.release()
+        let answer = ResumeOnce()
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<HTTPResponse, any Error>) in
+                answer.install(continuation)
+                Task {
+                    do { answer.resume(with: .success(try await base.send(request))) } catch { answer.resume(with: .failure(error)) }
+                    await gate.release()
+                }
+                Task {
+                    try? await Task.sleep(for: deadline)
+                    answer.resume(with: .failure(TransportError(.timedOut, request: request.description,
+                                                                message: "no complete response within \(deadline)")))
+                }
             }
-            Task {
-                try? await Task.sleep(for: deadline)
-                answer.resume(with: .failure(TransportError(.timedOut, request: request.description,
-                                                            message: "no complete response within \(deadline)")))
-            }
+        } onCancel: {
+            answer.resume(with: .failure(CancellationError()))
         }
     }
 }
 
-/// A continuation resumed by whichever answer comes first; later ones are dropped.
+/// A continuation resumed by whichever answer comes first (an answer that comes before
+/// the continuation is installed waits for it); later ones are dropped.
 private final class ResumeOnce: Sendable {
-    private let slot: Mutex<CheckedContinuation<HTTPResponse, any Error>?>
+    private enum Slot {
+        case empty
+        case waiting(CheckedContinuation<HTTPResponse, any Error>)
+        case early(Result<HTTPResponse, any Error>)
+        case finished
+    }
 
-    init(_ continuation: CheckedContinuation<HTTPResponse, any Error>) { slot = Mutex(continuation) }
+    private let slot = Mutex(Slot.empty)
+
+    func install(_ continuation: CheckedContinuation<HTTPResponse, any Error>) {
+        let early = slot.withLock { slot -> Result<HTTPResponse, any Error>? in
+            guard case .early(let result) = slot else {
+                slot = .waiting(continuation)
+                return nil
+            }
+            slot = .finished
+            return result
+        }
+        if let early { continuation.resume(with: early) }
+    }
 
     func resume(with result: Result<HTTPResponse, any Error>) {
-        slot.withLock { $0.take() }?.resume(with: result)
+        let waiting = slot.withLock { slot -> CheckedContinuation<HTTPResponse, any Error>? in
+            switch slot {
+            case .empty:
+                slot = .early(result)
+                return nil
+            case .waiting(let continuation):
+                slot = .finished
+                return continuation
+            case .early, .finished:
+                return nil
+            }
+        }
+        waiting?.resume(with: result)
     }
 }
