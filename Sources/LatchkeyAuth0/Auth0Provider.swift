@@ -56,7 +56,7 @@ public struct Auth0Provider: AuthProvider {
     ///
     /// - Throws: ``/Latchkey/AuthError/Code/configuration`` naming the offending setting.
     public init(context: ProviderContext) throws(AuthError) {
-        let configuration = try Auth0Configuration(settings: context.settings, defaultLeeway: context.options.leeway.seconds)
+        let configuration = try Auth0Configuration(settings: context.settings, defaultLeeway: context.options.leeway.timeInterval)
         self.init(configuration: configuration, transport: context.transport, clock: context.clock, logger: context.logger,
                   keyStore: context.store)
     }

@@ -158,10 +158,3 @@ extension AuthClient {
     /// (``StytchProvider/verifySessionJWT(_:)``) without casting ``/Latchkey/AuthClient/provider``.
     public nonisolated var stytch: StytchProvider? { provider as? StytchProvider }
 }
-
-extension Duration {
-    var seconds: TimeInterval {
-        let (seconds, attoseconds) = components
-        return TimeInterval(seconds) + TimeInterval(attoseconds) / 1e18
-    }
-}

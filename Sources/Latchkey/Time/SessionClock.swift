@@ -33,18 +33,3 @@ public struct SystemClock: SessionClock {
         try await Task.sleep(for: .nanoseconds(Int64(min(interval, 1e9) * 1e9)))
     }
 }
-
-extension Duration {
-    /// The duration in seconds.
-    var timeInterval: TimeInterval {
-        let (seconds, attoseconds) = components
-        return TimeInterval(seconds) + TimeInterval(attoseconds) / 1e18
-    }
-
-    /// A duration of `interval` seconds (negative intervals become zero).
-    static func interval(_ interval: TimeInterval) -> Duration {
-        // NaN and infinities come from outside (headers, JSON): never trap on them.
-        guard interval.isFinite, interval > 0 else { return .zero }
-        return .nanoseconds(Int64(min(interval, 1e9) * 1e9))
-    }
-}

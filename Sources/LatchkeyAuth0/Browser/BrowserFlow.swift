@@ -31,7 +31,7 @@ struct BrowserFlow {
         }
         let response = try await provider.api.token([("grant_type", Auth0Provider.GrantType.authorizationCode), ("code", code),
                                                      ("code_verifier", pkce.verifier), ("redirect_uri", redirect.absoluteString)], call: .login)
-        let expectations = IDTokenValidator.Expectations(nonce: nonce, maxAge: options.maxAge?.seconds,
+        let expectations = IDTokenValidator.Expectations(nonce: nonce, maxAge: options.maxAge?.timeInterval,
                                                          organization: provider.configuration.organization)
         return try await provider.session(from: response, expectations: expectations, scope: scope, audience: audience)
     }
@@ -43,7 +43,7 @@ struct BrowserFlow {
                      ("state", state), ("nonce", nonce), ("code_challenge", challenge), ("code_challenge_method", "S256")]
         if let audience { pairs.append(("audience", audience)) }
         if let organization = configuration.organization { pairs.append(("organization", organization)) }
-        if let maxAge = options.maxAge { pairs.append(("max_age", String(Int64(maxAge.seconds.rounded(.down))))) }
+        if let maxAge = options.maxAge { pairs.append(("max_age", String(maxAge.components.seconds))) }
         for key in options.parameters.keys.sorted() where !pairs.contains(where: { $0.0 == key }) {
             pairs.append((key, options.parameters[key] ?? ""))
         }

@@ -30,7 +30,7 @@ struct DeviceFlow {
         while true {
             let left = expiresAt.timeIntervalSince(clock.now)
             guard left > 0 else { throw expired }
-            try await clock.sleep(for: .clamped(seconds: min(interval, left)))
+            try await clock.sleep(for: .interval(min(interval, left)))
             try Task.checkCancellation()
             guard clock.now < expiresAt else { throw expired }
             do {
@@ -50,7 +50,7 @@ struct DeviceFlow {
                     continue
                 default:
                     if error.code == .rateLimited {
-                        interval = max(interval, error.retryAfter?.seconds ?? interval)
+                        interval = max(interval, error.retryAfter?.timeInterval ?? interval)
                         continue
                     }
                     if error.code == .transient { continue }

@@ -28,7 +28,7 @@ actor UserInfoRateLimit {
     private let capacity = Double(burst)
     private let perSecond = Double(perMinute) / 60
 
-    /// Takes one call for `user` at `now`, or throws ``AuthError/Code/rateLimited`` (the
+    /// Takes one call for `user` at `now`, or throws ``/Latchkey/AuthError/Code/rateLimited`` (the
     /// call is not to be sent) with how long to wait.
     func take(for user: String, now: Date) throws(AuthError) {
         var bucket = refilled(user, now: now)
@@ -54,7 +54,7 @@ actor UserInfoRateLimit {
         if let remaining { bucket.tokens = min(bucket.tokens, Double(max(0, remaining))) }
         if status == 429 {
             bucket.tokens = 0
-            bucket.blockedUntil = now.addingTimeInterval(retryAfter?.seconds ?? 60)
+            bucket.blockedUntil = now.addingTimeInterval(retryAfter?.timeInterval ?? 60)
         }
         buckets[user] = bucket
     }
@@ -67,6 +67,6 @@ actor UserInfoRateLimit {
     }
 
     private static func refusal(wait seconds: TimeInterval, _ message: String) -> AuthError {
-        AuthError.rateLimited(retryAfter: .clamped(seconds: seconds.rounded(.up)), message, providerCode: "too_many_requests", httpStatus: nil)
+        AuthError.rateLimited(retryAfter: .interval(seconds.rounded(.up)), message, providerCode: "too_many_requests", httpStatus: nil)
     }
 }

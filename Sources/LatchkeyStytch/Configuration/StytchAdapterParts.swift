@@ -26,7 +26,7 @@ struct StytchAdapterParts: Sendable {
         pkce = StytchMagicLinkPKCE(store: store)
         let api = StytchAPIClient(settings: settings, transport: transport, clock: clock, logger: logger)
         calls = StytchSessionCalls(api: api, b2b: b2b, autoExtendDuration: settings.autoExtend ? options.sessionDuration : nil)
-        verifier = StytchJWTVerifier(settings: settings, b2b: b2b, transport: transport, clock: clock, leeway: options.leeway.seconds)
+        verifier = StytchJWTVerifier(settings: settings, b2b: b2b, transport: transport, clock: clock, leeway: options.leeway.timeInterval)
     }
 }
 
