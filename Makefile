@@ -45,8 +45,8 @@ build-release: deps
 
 # Every test group (Scripts/test.sh), the soak's package (Soak/: building it builds
 # Latchkey's dependencies a second time, in Soak/.build), the examples, the fuzz
-# regressions and the links between Markdown files. `make docs` (warnings as errors) is not
-# in it yet: the adapters' and server modules' symbol docs still fail DocC's checks.
+# regressions, the links between Markdown files and the DocC documentation (`make docs`,
+# warnings as errors: a broken symbol link or an undocumented parameter fails the test).
 test: deps test-deps
 	$(SWIFT) build --build-tests
 	$(SWIFT) build --package-path Soak --build-tests
@@ -57,6 +57,7 @@ test: deps test-deps
 	$(SWIFT) run --package-path Examples --skip-build ServerExample
 	$(MAKE) -C Fuzz fuzz-ci CI_SECONDS=15
 	./Scripts/check-links.sh
+	$(MAKE) docs
 
 demo: build-release
 	@./Scripts/demo.sh "$$($(SWIFT) build -c release --show-bin-path)/latchkey"

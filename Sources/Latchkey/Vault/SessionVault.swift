@@ -1,7 +1,7 @@
 internal import LatchkeySecrets
 internal import Synchronization
 
-/// The session record's home: one entry of the ``SecretStore``.
+/// The session record's home: one entry of the ``/LatchkeySecrets/SecretStore``.
 ///
 /// The store does the encryption (keyring, AES-256-GCM file); the vault encodes,
 /// decodes and refuses records it must not read. Reads and writes that must not

@@ -27,7 +27,7 @@ public struct Auth0BrowserLogin: Sendable {
     }
 }
 
-/// How ``/Latchkey/AuthClient/logout(revoke:endingAuth0BrowserSession:)`` ends the Auth0
+/// How `AuthClient.logout(revoke:endingAuth0BrowserSession:)` ends the Auth0
 /// session the browser holds (the SSO cookie): `GET /v2/logout?client_id&returnTo`, opened
 /// in the browser.
 ///

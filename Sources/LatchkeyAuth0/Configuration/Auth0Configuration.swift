@@ -59,6 +59,12 @@ public struct Auth0Configuration: Sendable, Hashable {
     ///   - clientID: the application's client ID.
     ///   - baseURL: where requests go when not `https://{domain}/`.
     ///   - issuer: the ID tokens' `iss` when not `https://{domain}/`.
+    ///   - clientSecret: the application's secret, for a confidential client (a native
+    ///     app has none).
+    ///   - audience: the API the access tokens are for.
+    ///   - scope: the scope asked at login (`openid` is always added).
+    ///   - organization: the organization (`org_` ID or name) users sign in to.
+    ///   - leeway: the clock skew allowed on ID-token times, in seconds.
     ///   - dpop: sign token requests and API calls with DPoP proofs (RFC 9449).
     ///   - redirectURI: the browser login's loopback redirect (``redirectURI``).
     /// - Throws: ``/Latchkey/AuthError/Code/configuration`` for a domain that is not a host

@@ -28,7 +28,7 @@ extension Auth0MachineTokenSource {
         /// Reads the secret now (a file is read afresh each time, so a rotated secret is
         /// picked up at the next grant).
         ///
-        /// - Throws: ``AuthError/Code/configuration`` naming the variable or the file (never
+        /// - Throws: ``/Latchkey/AuthError/Code/configuration`` naming the variable or the file (never
         ///   the secret) when it is missing, empty, or a file others can read.
         func read(environment: [String: String]) throws(AuthError) -> String {
             let text: String

@@ -4,7 +4,7 @@ internal import LatchkeyJSON
 internal import LatchkeyJWT
 
 /// Validates ID tokens as Auth0.swift does, and no looser. The token is parsed and
-/// verified once, by the JWT toolkit (``JWKSCache/verify(_:options:)``): RS256 only, the
+/// verified once, by the JWT toolkit (``/LatchkeyJWT/JWKSCache/verify(_:options:)``): RS256 only, the
 /// signature with the tenant's JWKS (refetched once for an unknown `kid`), and the
 /// registered claims by its own checks — `iss` and `aud` compared by code units, `exp`,
 /// `nbf` and `iat` against the clock with the leeway (`nbf` and `iat` ahead of the clock
@@ -40,8 +40,8 @@ struct IDTokenValidator: Sendable {
 
     /// The validated claims.
     ///
-    /// - Throws: ``AuthError/Code/unrecoverable`` (`id_token_invalid`, underlying
-    ///   ``Auth0IDTokenError``) for a token that fails; ``AuthError/Code/transient`` when
+    /// - Throws: ``/Latchkey/AuthError/Code/unrecoverable`` (`id_token_invalid`, underlying
+    ///   ``Auth0IDTokenError``) for a token that fails; ``/Latchkey/AuthError/Code/transient`` when
     ///   the signing keys cannot be fetched.
     func validate(_ token: String, _ expectations: Expectations = Expectations()) async throws -> JSONObject {
         do {

@@ -64,7 +64,7 @@ public struct Auth0ErrorResponse: Error, Sendable, Hashable {
     /// Which call was refused, once classified.
     var call: Call?
 
-    /// The classified error the core acts on; its ``AuthError/underlying`` is this answer.
+    /// The classified error the core acts on; its ``/Latchkey/AuthError/underlying`` is this answer.
     func classified(_ call: Call, now: Date) -> AuthError {
         var answer = self
         answer.call = call

@@ -65,7 +65,7 @@ enum SocialPlusLimits {
 
     /// Checks one value against its limit.
     ///
-    /// - Throws: ``AuthError/Code/invalidArgument`` naming the field and the limit
+    /// - Throws: ``/Latchkey/AuthError/Code/invalidArgument`` naming the field and the limit
     ///   (never the value when it is a secret).
     static func check(_ value: String, _ field: String, limit: Int, secret: Bool = false) throws(AuthError) {
         guard !value.isEmpty else { throw AuthError(.invalidArgument, "\(field) must not be empty") }

@@ -27,7 +27,7 @@ final class DeviceIdentity: Sendable {
     /// The device ID: the stored one, or a new one, stored first. Concurrent callers
     /// share one load.
     ///
-    /// - Throws: ``AuthError/Code/storage`` when the store cannot be read or written (a
+    /// - Throws: ``/Latchkey/AuthError/Code/storage`` when the store cannot be read or written (a
     ///   new ID that could not be kept would change at the next start).
     func load() async throws -> String {
         if let value = cachedValue.withLock({ $0 }) { return value }

@@ -3,7 +3,7 @@ internal import Latchkey
 internal import LatchkeyJSON
 internal import LatchkeyJWT
 
-/// Turns social.plus's answers into ``AuthError``s.
+/// Turns social.plus's answers into ``/Latchkey/AuthError``s.
 ///
 /// Errors are `{"status": "error", "code", "message", "data"?}`. What ends a session is
 /// exactly what providers.md says: at session creation, 401 `400100` (`unauthorized`)

@@ -21,7 +21,7 @@ final class StytchMagicLinkPKCE: Sendable {
 
     /// A new pair, its verifier kept (replacing the previous link's): returns the challenge.
     ///
-    /// - Throws: ``AuthError/Code/storage`` when the verifier cannot be kept: a link sent
+    /// - Throws: ``/Latchkey/AuthError/Code/storage`` when the verifier cannot be kept: a link sent
     ///   without it could never be authenticated.
     func makeChallenge() async throws(AuthError) -> String {
         let verifier: String
@@ -39,7 +39,7 @@ final class StytchMagicLinkPKCE: Sendable {
 
     /// The verifier the app gave, else the kept one, if a link was sent with a challenge.
     ///
-    /// - Throws: ``AuthError/Code/storage`` when the store cannot be read.
+    /// - Throws: ``/Latchkey/AuthError/Code/storage`` when the store cannot be read.
     func verifier(given: String? = nil) async throws(AuthError) -> String? {
         if let given { return given }
         if let kept = memory.withLock({ $0 }) { return kept }

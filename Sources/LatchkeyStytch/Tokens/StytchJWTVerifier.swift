@@ -4,7 +4,7 @@ internal import LatchkeyJWT
 
 /// Checks session JWTs without a round trip: the signature against the project's JWKS
 /// (`<root>v1/sessions/jwks/{project_id}`, B2B `<root>v1/b2b/sessions/jwks/{project_id}`)
-/// through the JWT toolkit's ``JWKSCache`` (an unknown `kid` refetches once, so a key
+/// through the JWT toolkit's ``/LatchkeyJWT/JWKSCache`` (an unknown `kid` refetches once, so a key
 /// rotation is picked up), `iss` = `stytch.com/{project_id}` or the custom domain,
 /// `aud` ∋ project ID, `exp`/`nbf`/`iat` with the session options' leeway, and the
 /// session claim present.
