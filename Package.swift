@@ -31,6 +31,10 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        // The core reports renewals, session ends and provider calls to whatever backend
+        // the app bootstraps (Prometheus, OpenTelemetry…): the API packages only, no exporter.
+        .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
+        .package(url: "https://github.com/apple/swift-distributed-tracing", from: "1.7.3"),
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1", traits: []),
         // Only LatchkeyHummingbird uses it: the core names no server framework.
         .package(url: "https://github.com/hummingbird-project/hummingbird-auth", from: "2.5.0"),
@@ -124,6 +128,8 @@ let package = Package(
                 "LatchkeyJWT",
                 "LatchkeySecrets",
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "CoreMetrics", package: "swift-metrics"),
+                .product(name: "Tracing", package: "swift-distributed-tracing"),
             ],
             swiftSettings: swiftSettings
         ),
@@ -333,6 +339,9 @@ let package = Package(
                 "LatchkeyCrypto",
                 "LatchkeyTestSupport",
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "CoreMetrics", package: "swift-metrics"),
+                .product(name: "MetricsTestKit", package: "swift-metrics"),
+                .product(name: "InMemoryTracing", package: "swift-distributed-tracing"),
             ],
             swiftSettings: swiftSettings
         ),
@@ -408,6 +417,8 @@ let package = Package(
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdAuth", package: "hummingbird-auth"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "CoreMetrics", package: "swift-metrics"),
+                .product(name: "MetricsTestKit", package: "swift-metrics"),
             ],
             swiftSettings: swiftSettings
         ),
@@ -416,6 +427,8 @@ let package = Package(
             dependencies: [
                 "Latchkey", "LatchkeyAuth0", "LatchkeyEmulator", "LatchkeyJWT", "LatchkeySecrets",
                 "LatchkeySocialPlus", "LatchkeyStytch",
+                .product(name: "CoreMetrics", package: "swift-metrics"),
+                .product(name: "Tracing", package: "swift-distributed-tracing"),
             ],
             swiftSettings: swiftSettings
         ),

@@ -16,6 +16,7 @@ import Testing
         ("README.md", 3),
         ("Docs/real-providers.md", 4),
         ("Docs/emulator.md", 1),
+        ("Docs/telemetry.md", 2),
         ("Sources/Latchkey/Latchkey.docc/SessionsAndState.md", 1),
         ("Sources/Latchkey/Latchkey.docc/StorageAndSecurity.md", 1),
         ("Sources/Latchkey/Latchkey.docc/VerifyingAndSigningTokens.md", 2),

@@ -97,6 +97,7 @@ extension AuthClient {
         establishingTask = nil
         stopBackgroundWork()
         let ended = record?.tokens ?? vault.lastKnown?.tokens
+        if ended != nil { Telemetry.sessionEnded(reason: "logout") }
         record = nil
         keptDuringLogin = nil
         plan = .none

@@ -1,4 +1,5 @@
 internal import Foundation
+internal import Tracing
 
 extension AuthClient {
     // MARK: - Tokens and renewal
@@ -75,7 +76,7 @@ extension AuthClient {
         guard let current = record, isSignedIn || isAwaitingRenewalAction else { throw notSignedInError() }
         if let used, current.tokens.accessToken != used { return current.tokens }
         let id = renewals.reserveID()
-        let task = Task { try await self.performRenewal(request, id: id) }
+        let task = Task { try await self.observedRenewal(request, id: id) }
         renewals.started(InFlightRenewal(id: id, generation: generation, request: request, task: task))
         defer { renewals.finished(id) }
         return try await task.value
@@ -88,6 +89,22 @@ extension AuthClient {
         case adopted(VaultRecord)
         case saved(VaultRecord)
         case unsaved(VaultRecord, base: SessionTokens, AuthError)
+    }
+
+    /// ``performRenewal(_:id:)`` in the span `latchkey.renewal`, counted by reason and outcome.
+    private func observedRenewal(_ request: RenewalRequest, id: Int) async throws -> SessionTokens {
+        let start = ContinuousClock.now
+        do {
+            let tokens = try await Telemetry.traced(Telemetry.Name.renewalSpan, kind: .internal) { span in
+                span.attributes["latchkey.renewal.reason"] = request.reason.description
+                return try await performRenewal(request, id: id)
+            }
+            Telemetry.renewal(reason: request.reason, outcome: "renewed", elapsed: ContinuousClock.now - start)
+            return tokens
+        } catch {
+            Telemetry.renewal(reason: request.reason, outcome: Telemetry.errorClass(error), elapsed: ContinuousClock.now - start)
+            throw error
+        }
     }
 
     /// Renews in two phases: first the provider gathers what it needs from the app,

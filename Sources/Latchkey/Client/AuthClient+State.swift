@@ -26,6 +26,7 @@ extension AuthClient {
         unsaved.clear()
         revalidationPending = false
         lastEndError = error.code == .notLoggedIn ? nil : error
+        if ended != nil { Telemetry.sessionEnded(reason: error.code.description) }
         if clear {
             do { try await clearEndedSession(ended) } catch {
                 logger.error("cannot clear the stored session; retrying", metadata: ["error": "\(error)"])

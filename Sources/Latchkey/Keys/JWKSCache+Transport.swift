@@ -26,7 +26,7 @@ extension JWKSCache {
         try SecureURL.check(url, what: "the JWKS URL")
         return JWKSCache(options: options, now: { clock.now }) {
             let response = try await transport.send(HTTPRequest(method: "GET", url: url, headers: ["Accept": "application/json"],
-                                                                timeout: timeout))
+                                                                timeout: timeout, operation: "jwks"))
             guard response.status == 200 else {
                 if let classify { throw classify(response) }
                 throw AuthError(response.status == 429 ? .rateLimited : .transient,

@@ -56,7 +56,8 @@ public final class ProviderRegistry: Sendable {
     ///     namespace in it (``ProviderContext/store``).
     ///   - dependencies: the app's handlers for the provider.
     ///   - transport: for the provider's API; default a ``RetryingTransport`` over
-    ///     ``URLSessionTransport`` on `clock`.
+    ///     ``URLSessionTransport`` on `clock`. The adapter gets it wrapped in an
+    ///     ``InstrumentedTransport``.
     ///   - clock: the adapter's time.
     ///   - logger: the adapter's logger; silent by default.
     /// - Throws: ``AuthError/Code/configuration`` for an unknown provider (the message
@@ -72,7 +73,9 @@ public final class ProviderRegistry: Sendable {
         guard let factory = factory(for: configuration.provider) else { throw AuthError(.configuration, "provider \"\(configuration.provider)\" vanished") }
         var settings = configuration.settings
         settings.provider = configuration.provider
-        let context = ProviderContext(settings: settings, transport: transport ?? RetryingTransport(URLSessionTransport(), clock: clock),
+        // Every provider call is measured and traced (InstrumentedTransport), retries included.
+        let transport = InstrumentedTransport(transport ?? RetryingTransport(URLSessionTransport(), clock: clock))
+        let context = ProviderContext(settings: settings, transport: transport,
                                       clock: clock, logger: logger, options: configuration.session,
                                       store: ScopedSecretStore(base: store, scope: "provider.\(factory.identifier)."),
                                       dependencies: dependencies)

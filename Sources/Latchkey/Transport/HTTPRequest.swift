@@ -20,10 +20,15 @@ public struct HTTPRequest: Sendable, Hashable, CustomStringConvertible {
     /// before giving up with ``TransportError/Code/tooLarge``; `nil` uses the
     /// transport's cap (``URLSessionTransport/maximumResponseSize``, 1 MiB by default).
     public var maximumResponseSize: Int?
+    /// What the request does, as a fixed name its sender chose (`auth0 oauth/token`,
+    /// `stytch sessions/authenticate`): the ``InstrumentedTransport``'s metrics label and
+    /// span name. Never data: no IDs, tokens or query values. `nil`: `other`.
+    public var operation: String?
 
     /// Creates a request.
     public init(method: String = "GET", url: URL, headers: HTTPHeaders = [:], body: Data? = nil,
-                timeout: Duration? = nil, isIdempotent: Bool? = nil, maximumResponseSize: Int? = nil) {
+                timeout: Duration? = nil, isIdempotent: Bool? = nil, maximumResponseSize: Int? = nil,
+                operation: String? = nil) {
         self.method = method
         self.url = url
         self.headers = headers
@@ -31,6 +36,7 @@ public struct HTTPRequest: Sendable, Hashable, CustomStringConvertible {
         self.timeout = timeout
         self.isIdempotent = isIdempotent ?? ["GET", "HEAD", "PUT", "DELETE", "OPTIONS"].contains(method.uppercased())
         self.maximumResponseSize = maximumResponseSize
+        self.operation = operation
     }
 
     /// `POST https://…/path` — the URL without its query, never headers or body.

@@ -58,8 +58,10 @@ public actor Auth0MachineTokenSource {
     ///
     /// - Parameters:
     ///   - domain: the tenant's domain; the grant goes to `https://{domain}/oauth/token`.
+    ///   - clientID: the machine-to-machine application's client ID.
     ///   - clientSecret: where the secret is: `.environment("AUTH0_CLIENT_SECRET")` or
     ///     `.file("/run/secrets/auth0")` (mode 600).
+    ///   - audience: the API the tokens are for (the grant's `audience`).
     ///   - scope: the scopes to ask for (space-separated); `nil` asks for every scope
     ///     the client grant allows.
     ///   - baseURL: where the tenant answers, when not `https://{domain}/` (an emulator).
@@ -70,7 +72,8 @@ public actor Auth0MachineTokenSource {
     ///     only issues another token), so 429 and 5xx are retried there, with back-off.
     ///   - environment: the variables ``SecretSource/environment(_:)`` reads (tests
     ///     give their own).
-    /// - Throws: ``AuthError/Code/configuration`` for a missing or unreadable secret, a
+    ///   - clock: the time source of the renewal margin and the back-off.
+    /// - Throws: ``/Latchkey/AuthError/Code/configuration`` for a missing or unreadable secret, a
     ///   secret file others can read, an empty client ID or audience, or a base URL that
     ///   is not https (or http to loopback).
     public init(domain: String, clientID: String, clientSecret: SecretSource, audience: String, scope: String? = nil, baseURL: URL? = nil,
@@ -99,11 +102,11 @@ public actor Auth0MachineTokenSource {
     /// A token valid for at least the renewal margin: the cached one, or a new one from
     /// the grant already under way, or from a new grant.
     ///
-    /// - Throws: ``AuthError/Code/configuration`` when Auth0 refuses the client
+    /// - Throws: ``/Latchkey/AuthError/Code/configuration`` when Auth0 refuses the client
     ///   (`access_denied`, `unauthorized_client`, `invalid_client`: a wrong secret, no
-    ///   client grant for the API, a scope beyond it); ``AuthError/Code/rateLimited``
-    ///   or ``AuthError/Code/transient`` when it cannot answer (after the transport's
-    ///   retries); ``AuthError/Code/cancelled``.
+    ///   client grant for the API, a scope beyond it); ``/Latchkey/AuthError/Code/rateLimited``
+    ///   or ``/Latchkey/AuthError/Code/transient`` when it cannot answer (after the transport's
+    ///   retries); ``/Latchkey/AuthError/Code/cancelled``.
     public func token() async throws(AuthError) -> Token {
         if let current, clock.now < current.renewAt { return current.token }
         if let lastFailure, clock.now < lastFailure.until {
@@ -176,7 +179,8 @@ private struct Grant: Sendable {
                                 "client_secret": .string(try secret.read(environment: environment)), "audience": .string(audience)]
         if let scope { body["scope"] = .string(scope) }
         let request = HTTPRequest(method: "POST", url: url, headers: ["Content-Type": "application/json", "Accept": "application/json"],
-                                  body: Data(JSONValue.object(body).jsonBytes), timeout: Auth0MachineTokenSource.timeout, isIdempotent: true)
+                                  body: Data(JSONValue.object(body).jsonBytes), timeout: Auth0MachineTokenSource.timeout, isIdempotent: true,
+                                  operation: "auth0 oauth/token (client_credentials)")
         let response = try await transport.send(request)
         // The lifetime starts when the answer arrived here.
         let received = clock.now

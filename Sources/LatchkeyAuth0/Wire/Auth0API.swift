@@ -4,7 +4,7 @@ internal import LatchkeyJWT
 
 internal import LatchkeyJSON
 /// The Authentication API calls the adapter makes, each answering a parsed success or
-/// throwing a classified ``AuthError`` (network failures stay ``TransportError``s for
+/// throwing a classified ``/Latchkey/AuthError`` (network failures stay ``/Latchkey/TransportError``s for
 /// the core to classify as transient).
 struct Auth0API: Sendable {
     let configuration: Auth0Configuration
@@ -51,11 +51,11 @@ struct Auth0API: Sendable {
 
     /// `GET /userinfo` with the access token: the user's OIDC claims. Within Auth0's
     /// rate limit for `user` (their ID; empty when not known yet): a call that would
-    /// exceed it is not sent and throws ``AuthError/Code/rateLimited`` with the wait.
+    /// exceed it is not sent and throws ``/Latchkey/AuthError/Code/rateLimited`` with the wait.
     /// A DPoP-bound token goes with its proof.
     func userInfo(accessToken: String, user: String, dpopBound: Bool = false) async throws -> JSONObject {
         try await userInfoLimit.take(for: user, now: clock.now)
-        var request = HTTPRequest(url: configuration.endpoint("userinfo"), timeout: Self.timeout)
+        var request = HTTPRequest(url: configuration.endpoint("userinfo"), timeout: Self.timeout, operation: "auth0 userinfo")
         request.headers["Accept"] = "application/json"
         let response = try await sendAuthorized(request, accessToken: accessToken, dpopBound: dpopBound)
         let now = clock.now
@@ -91,11 +91,12 @@ struct Auth0API: Sendable {
     }
 
     /// - Parameter call: for token and revocation calls, which DPoP proof they carry.
-    private func post(_ path: String, _ fields: [(String, String)], signing call: Auth0ErrorResponse.Call? = nil) async throws -> HTTPResponse {
+    /// - Parameter path: a fixed path (`oauth/token`): it names the operation in telemetry.
+    private func post(_ path: StaticString, _ fields: [(String, String)], signing call: Auth0ErrorResponse.Call? = nil) async throws -> HTTPResponse {
         let body = Data(FormBody.encode(fields).utf8)
-        let request = HTTPRequest(method: "POST", url: configuration.endpoint(path),
+        let request = HTTPRequest(method: "POST", url: configuration.endpoint(path.description),
                                   headers: ["Content-Type": "application/x-www-form-urlencoded", "Accept": "application/json"],
-                                  body: body, timeout: Self.timeout)
+                                  body: body, timeout: Self.timeout, operation: "auth0 \(path)")
         if let call { return try await sendSigned(request, call: call) }
         return try await transport.send(request)
     }

@@ -51,8 +51,10 @@ public struct BearerAuthenticator<Context: AuthRequestContext>: AuthenticatorMid
             guard verified.grants(requiredScopes) else {
                 throw BearerRefusal(.insufficientScope, reason: "a required scope is missing", requiredScopes: requiredScopes.sorted())
             }
+            Telemetry.verification(outcome: "verified")
             return verified
         } catch {
+            Telemetry.verification(outcome: error.code.description)
             context.logger.debug("bearer token refused", metadata: ["refusal": "\(error.code)", "reason": "\(error.reason)"])
             var headers = HTTPFields()
             if let challenge = error.challenge(realm: realm) { headers[.wwwAuthenticate] = challenge }

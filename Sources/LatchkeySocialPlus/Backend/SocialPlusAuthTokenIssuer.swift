@@ -66,14 +66,15 @@ public struct SocialPlusAuthTokenIssuer: Sendable, CustomStringConvertible {
             guard let url = components.url else {
                 throw AuthError(.configuration, "cannot form the token URL from \(baseURL.absoluteString)")
             }
-            request = HTTPRequest(method: "GET", url: url, headers: ["Accept": "text/plain", "x-server-key": serverKey])
+            request = HTTPRequest(method: "GET", url: url, headers: ["Accept": "text/plain", "x-server-key": serverKey],
+                                  operation: "social.plus api/v3/authentication/token")
         case .v4Post:
             guard let url = URL(string: base + "/api/v4/authentication/token") else {
                 throw AuthError(.configuration, "cannot form the token URL from \(baseURL.absoluteString)")
             }
             request = HTTPRequest(method: "POST", url: url,
                                   headers: ["Content-Type": "application/json", "Accept": "text/plain", "x-server-key": serverKey],
-                                  body: SocialPlusJSON.body(["userId": .string(userID)]))
+                                  body: SocialPlusJSON.body(["userId": .string(userID)]), operation: "social.plus api/v4/authentication/token")
         }
         let response: HTTPResponse
         do { response = try await transport.send(request) } catch {

@@ -29,7 +29,7 @@ struct SocialPlusAPI: Sendable {
         case accessToken
     }
 
-    /// Attribute names in ``SessionTokens/attributes``.
+    /// Attribute names in ``/Latchkey/SessionTokens/attributes``.
     enum Attribute {
         static let userID = "user_id"
         static let login = "login"
@@ -49,7 +49,7 @@ struct SocialPlusAPI: Sendable {
         body["deviceInfo"] = .object(deviceInfo)
         let http = HTTPRequest(method: "POST", url: url("api/v5/sessions"),
                                headers: ["Content-Type": "application/json", "Accept": "application/json", "X-API-Key": configuration.apiKey],
-                               body: SocialPlusJSON.body(body))
+                               body: SocialPlusJSON.body(body), operation: "social.plus api/v5/sessions")
         let (status, object) = try await exchange(http, endpoint: .sessionCreation)
         return try Self.session(from: object, status: status, request: request, receivedAt: clock.now)
     }
@@ -59,7 +59,8 @@ struct SocialPlusAPI: Sendable {
     /// login or renewal, whose refusals mean other things.
     func user(_ userID: String, accessToken: String, endpoint: SocialPlusErrorMapping.Endpoint = .sessionCheck) async throws -> User {
         let http = HTTPRequest(method: "GET", url: url("api/v3/users/\(try Self.pathSegment(userID))"),
-                               headers: ["Accept": "application/json", "Authorization": "Bearer \(accessToken)"])
+                               headers: ["Accept": "application/json", "Authorization": "Bearer \(accessToken)"],
+                               operation: "social.plus api/v3/users/{userId}")
         let (status, object) = try await exchange(http, endpoint: endpoint)
         guard let entry = Self.userEntry(in: object, userID: userID) else {
             throw SocialPlusErrorMapping.unreadable(endpoint, status: status, "no user \"\(userID)\" in \"users\"")
@@ -98,7 +99,8 @@ struct SocialPlusAPI: Sendable {
     /// token is already gone, which is what was asked.
     func deleteSession(accessToken: String) async throws {
         let http = HTTPRequest(method: "DELETE", url: url("api/v4/sessions"),
-                               headers: ["Accept": "application/json", "Authorization": "Bearer \(accessToken)"])
+                               headers: ["Accept": "application/json", "Authorization": "Bearer \(accessToken)"],
+                               operation: "social.plus api/v4/sessions (delete)")
         let response = try await transport.send(http)
         if response.status == 401 { return }
         guard (200..<300).contains(response.status) else {
@@ -170,7 +172,7 @@ struct SocialPlusAPI: Sendable {
 
     /// A user ID as one path segment (IDs may hold `/`, spaces, anything).
     ///
-    /// - Throws: ``AuthError/Code/invalidArgument`` for `.` and `..`: percent-encoding
+    /// - Throws: ``/Latchkey/AuthError/Code/invalidArgument`` for `.` and `..`: percent-encoding
     ///   cannot make them safe (`%2E%2E` is a dot segment to WHATWG parsers and to
     ///   normalizing proxies), and `users/..` would send the bearer token to `/api/v3/`.
     static func pathSegment(_ text: String) throws(AuthError) -> String {

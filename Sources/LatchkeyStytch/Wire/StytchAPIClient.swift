@@ -7,7 +7,7 @@ internal import Logging
 /// Sends the SDK API's requests exactly as providers.md says — `POST <root>sdk/v1/<path>`,
 /// JSON body, `Authorization: Basic base64(public_token:session_token)` (the public token
 /// twice without a session), `X-SDK-Client` — unwraps `data`, and turns every failure
-/// into an ``AuthError`` classified by the endpoint it came from.
+/// into an ``/Latchkey/AuthError`` classified by the endpoint it came from.
 struct StytchAPIClient: Sendable {
     let settings: StytchConfiguration
     let transport: any HTTPTransport
@@ -30,9 +30,10 @@ struct StytchAPIClient: Sendable {
 
     /// Posts `body` to `path` and returns the `data` object of the answer.
     ///
-    /// - Throws: ``AuthError`` only: see ``classify(status:body:path:retryAfter:)``.
+    /// - Throws: ``/Latchkey/AuthError`` only: see ``classify(status:body:path:retryAfter:)``.
     func post(_ path: StytchPath, _ body: JSONObject, sessionToken: String?) async throws(AuthError) -> JSONObject {
-        var request = HTTPRequest(method: "POST", url: settings.sdkBaseURL.appending(path: path.rawValue), body: body.bodyData)
+        var request = HTTPRequest(method: "POST", url: settings.sdkBaseURL.appending(path: path.rawValue), body: body.bodyData,
+                                  operation: "stytch \(path.rawValue)")
         request.headers["Content-Type"] = "application/json"
         request.headers["Accept"] = "application/json"
         let secret = sessionToken.flatMap { $0.isEmpty ? nil : $0 } ?? settings.publicToken
@@ -60,16 +61,16 @@ struct StytchAPIClient: Sendable {
     }
 
     /// What a failed answer means, by endpoint:
-    /// - `invalid_mobile_identifier`: ``AuthError/Code/configuration``, saying where to
+    /// - `invalid_mobile_identifier`: ``/Latchkey/AuthError/Code/configuration``, saying where to
     ///   register the app identifier;
-    /// - 429: ``AuthError/Code/rateLimited`` (with `Retry-After` when sent);
-    /// - 5xx, and a body that is not JSON: ``AuthError/Code/transient``;
+    /// - 429: ``/Latchkey/AuthError/Code/rateLimited`` (with `Retry-After` when sent);
+    /// - 5xx, and a body that is not JSON: ``/Latchkey/AuthError/Code/transient``;
     /// - a 401 whose `error_type` is one of the four unrecoverable ones, or a 404
     ///   `session_not_found`, answered to `sessions/authenticate` or `sessions/revoke`
-    ///   (B2B alike): ``AuthError/Code/unrecoverable`` — the only answers that clear a session;
-    /// - anything else from a session endpoint: ``AuthError/Code/transient`` (kept);
-    /// - from a login or MFA endpoint: `400` is ``AuthError/Code/invalidArgument``, other
-    ///   4xx (wrong password, used code) ``AuthError/Code/unrecoverable`` for the login.
+    ///   (B2B alike): ``/Latchkey/AuthError/Code/unrecoverable`` — the only answers that clear a session;
+    /// - anything else from a session endpoint: ``/Latchkey/AuthError/Code/transient`` (kept);
+    /// - from a login or MFA endpoint: `400` is ``/Latchkey/AuthError/Code/invalidArgument``, other
+    ///   4xx (wrong password, used code) ``/Latchkey/AuthError/Code/unrecoverable`` for the login.
     static func classify(status: Int, body: Data, path: StytchPath, retryAfter: Duration?) -> AuthError {
         let decoded = decodeError(status: status, body: body, path: path)
         let message = decoded.errorMessage ?? (decoded.isStytchError ? "Stytch refused \(path.rawValue)"

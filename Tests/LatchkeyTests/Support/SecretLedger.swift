@@ -1,7 +1,11 @@
 import Foundation
+import CoreMetrics
+import InMemoryTracing
 import Latchkey
+import MetricsTestKit
 import Synchronization
 import Testing
+import Tracing
 
 /// The secrets one test handed out, and every text that must never show them.
 ///
@@ -18,7 +22,9 @@ import Testing
 /// When the test ends, the ledger fails it for any recorded secret — or any JWT-shaped
 /// string — in a captured log line, a caught or thrown error (`description`,
 /// `String(reflecting:)`, `localizedDescription`, `dump`), or the description of a
-/// client's state, session, user, restore error or end error.
+/// client's state, session, user, restore error or end error — or in a metric's label or
+/// dimensions, a span's name, attributes, events or recorded errors: the test runs with the
+/// ledger's ``metrics`` and ``tracer`` as its task's metrics factory and tracer.
 final class SecretLedger: Sendable {
     /// The ledger of the test running in this task, if its suite checks for leaks.
     @TaskLocal static var current: SecretLedger?
@@ -31,6 +37,10 @@ final class SecretLedger: Sendable {
     }
 
     private let state = Mutex(State())
+    /// What the test's code reported to swift-metrics.
+    let metrics = TestMetrics()
+    /// What the test's code reported to swift-distributed-tracing.
+    let tracer = InMemoryTracer()
 
     /// Records a secret that must not appear anywhere checked.
     func issued(_ secret: String) {
@@ -85,6 +95,26 @@ final class SecretLedger: Sendable {
             if let error = await client.restoreError { all.append(("restore error", String(reflecting: error))) }
             if let error = await client.endError { all.append(("end error", String(reflecting: error))) }
         }
+        all += telemetryTexts()
+        return all
+    }
+
+    /// Every metric's label and dimensions, every finished span's name, attributes, events
+    /// and errors, each as one text.
+    func telemetryTexts() -> [(what: String, text: String)] {
+        var all: [(what: String, text: String)] = []
+        for counter in metrics.counters { all.append(("counter", "\(counter.label) \(counter.dimensions)")) }
+        for timer in metrics.timers { all.append(("timer", "\(timer.label) \(timer.dimensions)")) }
+        for span in tracer.finishedSpans {
+            var text = span.operationName
+            span.attributes.forEach { key, value in text += " \(key)=\(value)" }
+            for event in span.events {
+                text += " event \(event.name)"
+                event.attributes.forEach { key, value in text += " \(key)=\(value)" }
+            }
+            for recorded in span.errors { text += " error \(String(reflecting: recorded.error))" }
+            all.append(("span", text))
+        }
         return all
     }
 
@@ -116,7 +146,11 @@ struct NoSecretLeaks: SuiteTrait, TestTrait, TestScoping {
         let ledger = SecretLedger()
         var thrown: (any Error)?
         do {
-            try await SecretLedger.$current.withValue(ledger) { try await function() }
+            try await withMetricsFactory(ledger.metrics) {
+                try await withTracer(ledger.tracer) {
+                    try await SecretLedger.$current.withValue(ledger) { try await function() }
+                }
+            }
         } catch {
             ledger.inspect(error: error, "the error the test threw")
             thrown = error
