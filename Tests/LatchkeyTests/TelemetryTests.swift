@@ -112,6 +112,10 @@ import Tracing
                                                   session: SessionOptions(heartbeatInterval: nil))
         _ = try registry.makeProvider(configuration, store: MemorySecretStore(namespace: "telemetry-test"))
         #expect(seen.value is InstrumentedTransport)
+        // An app's own instrumented transport is not measured twice.
+        _ = try registry.makeProvider(configuration, store: MemorySecretStore(namespace: "telemetry-test"),
+                                      transport: InstrumentedTransport(URLSessionTransport()))
+        #expect((seen.value as? InstrumentedTransport)?.base is URLSessionTransport)
     }
 }
 

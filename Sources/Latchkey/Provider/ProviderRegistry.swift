@@ -57,7 +57,7 @@ public final class ProviderRegistry: Sendable {
     ///   - dependencies: the app's handlers for the provider.
     ///   - transport: for the provider's API; default a ``RetryingTransport`` over
     ///     ``URLSessionTransport`` on `clock`. The adapter gets it wrapped in an
-    ///     ``InstrumentedTransport``.
+    ///     ``InstrumentedTransport`` (unless it is one already).
     ///   - clock: the adapter's time.
     ///   - logger: the adapter's logger; silent by default.
     /// - Throws: ``AuthError/Code/configuration`` for an unknown provider (the message
@@ -74,7 +74,8 @@ public final class ProviderRegistry: Sendable {
         var settings = configuration.settings
         settings.provider = configuration.provider
         // Every provider call is measured and traced (InstrumentedTransport), retries included.
-        let transport = InstrumentedTransport(transport ?? RetryingTransport(URLSessionTransport(), clock: clock))
+        let base = transport ?? RetryingTransport(URLSessionTransport(), clock: clock)
+        let transport = base is InstrumentedTransport ? base : InstrumentedTransport(base)
         let context = ProviderContext(settings: settings, transport: transport,
                                       clock: clock, logger: logger, options: configuration.session,
                                       store: ScopedSecretStore(base: store, scope: "provider.\(factory.identifier)."),
