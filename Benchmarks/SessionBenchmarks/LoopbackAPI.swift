@@ -4,7 +4,7 @@ import Foundation
 import Hummingbird
 
 // In its own file: Hummingbird's HTTPRequest/HTTPResponse (from swift-http-types) would
-// shadow Latchkey's in the suite's file.
+// meet Latchkey's deprecated aliases of those names in the suite's file.
 
 /// An app API on 127.0.0.1: `GET /items` answers 200 with a small JSON body when the
 /// request carries a bearer token, 401 otherwise. One per benchmark process.

@@ -25,13 +25,13 @@ let benchmarks: @Sendable () -> Void = {
     // with the same request already carrying its Authorization header.
     Benchmark(Suite.name("Session", ["send"], .latchkey), configuration: batched) { benchmark in
         let client = try await loggedInClient(lifetime: 3600)
-        let request = HTTPRequest(url: URL(string: "https://api.example.com/items")!)
+        let request = TransportRequest(url: URL(string: "https://api.example.com/items")!)
         try await benchmark.measure { blackHole(try await client.send(request)) }
         await client.shutdown()
     }
     Benchmark(Suite.name("Session", ["send"], .limit("bare-transport")), configuration: batched) { benchmark in
         let transport = StaticTransport()
-        var request = HTTPRequest(url: URL(string: "https://api.example.com/items")!)
+        var request = TransportRequest(url: URL(string: "https://api.example.com/items")!)
         request.headers["Authorization"] = "Bearer \(InProcessProvider.token(1))"
         try await benchmark.measure { blackHole(try await transport.send(request)) }
     }
@@ -42,7 +42,7 @@ let benchmarks: @Sendable () -> Void = {
     Benchmark(Suite.name("Session", ["send", "loopback"], .latchkey), configuration: single) { benchmark in
         let api = try await LoopbackAPI.shared()
         let client = try await loggedInClient(lifetime: 3600, transport: URLSessionTransport())
-        let request = HTTPRequest(url: api.itemsURL)
+        let request = TransportRequest(url: api.itemsURL)
         try await benchmark.measure {
             let response = try await client.send(request)
             guard response.status == 200 else { fixtureFailure("status \(response.status)") }
@@ -52,7 +52,7 @@ let benchmarks: @Sendable () -> Void = {
     Benchmark(Suite.name("Session", ["send", "loopback"], .limit("URLSession")), configuration: single) { benchmark in
         let api = try await LoopbackAPI.shared()
         let transport = URLSessionTransport()
-        var request = HTTPRequest(url: api.itemsURL)
+        var request = TransportRequest(url: api.itemsURL)
         request.headers["Authorization"] = "Bearer \(InProcessProvider.token(1))"
         try await benchmark.measure {
             let response = try await transport.send(request)
@@ -145,6 +145,6 @@ final class InProcessProvider: AuthProvider {
 
 /// An in-process transport answering 200 with a fixed body.
 struct StaticTransport: HTTPTransport {
-    let response = HTTPResponse(status: 200, headers: ["Content-Type": "application/json"], body: Data(#"{"items":[]}"#.utf8))
-    func send(_ request: HTTPRequest) async throws -> HTTPResponse { response }
+    let response = TransportResponse(status: 200, headers: ["Content-Type": "application/json"], body: Data(#"{"items":[]}"#.utf8))
+    func send(_ request: TransportRequest) async throws -> TransportResponse { response }
 }

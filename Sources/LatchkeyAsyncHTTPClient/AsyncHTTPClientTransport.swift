@@ -94,7 +94,7 @@ public struct AsyncHTTPClientTransport: HTTPTransport {
         try await client.shutdown()
     }
 
-    public func send(_ request: HTTPRequest) async throws -> HTTPResponse {
+    public func send(_ request: TransportRequest) async throws -> TransportResponse {
         let timeout = request.timeout ?? defaultTimeout
         let description = request.description
         var outgoing = HTTPClientRequest(url: request.url.absoluteString)
@@ -116,7 +116,7 @@ public struct AsyncHTTPClientTransport: HTTPTransport {
         }
     }
 
-    private func read(_ response: HTTPClientResponse, request: HTTPRequest, description: String) async throws -> HTTPResponse {
+    private func read(_ response: HTTPClientResponse, request: TransportRequest, description: String) async throws -> TransportResponse {
         let status = Int(response.status.code)
         if response.history.count > 1 || (300...399).contains(status) {
             let target = response.history.count > 1 ? " (the client followed it; give it redirectConfiguration .disallow)" : ""
@@ -144,9 +144,9 @@ public struct AsyncHTTPClientTransport: HTTPTransport {
             try AnswerDecoder.decode(raw.body, encoding: encoding == "x-gzip" ? "gzip" : encoding,
                                      request: description, into: &body)
         }
-        var headers = Latchkey.HTTPHeaders()
+        var headers = Latchkey.TransportHeaders()
         for field in response.headers { headers.add(name: field.name, value: field.value) }
-        return HTTPResponse(status: status, headers: headers, body: body.body)
+        return TransportResponse(status: status, headers: headers, body: body.body)
     }
 
     /// `duration` in nanoseconds, saturating: a huge timeout never traps.

@@ -130,7 +130,7 @@ public struct SocialPlusProvider: AuthProvider {
 
     /// Only a global ban (`403`, code `400312`) answered by the social.plus API ends the
     /// session; `400100` on an app request is an ordinary refusal ("not a member").
-    public func inspect(_ response: HTTPResponse, to request: HTTPRequest) -> AuthError? {
+    public func inspect(_ response: TransportResponse, to request: TransportRequest) -> AuthError? {
         guard response.status == 403, Self.sameOrigin(request.url, configuration.baseURL),
               JSONObject.parsing(response.body)?.stringOrInteger("code") == SocialPlusErrorMapping.globalBanCode else { return nil }
         let message = JSONObject.parsing(response.body)?.string("message") ?? "the user is globally banned"

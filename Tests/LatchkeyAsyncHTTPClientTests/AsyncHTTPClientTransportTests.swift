@@ -19,11 +19,11 @@ import Testing
         let server = try HostileHTTPServer { _ in HostileHTTPServer.json(200, #"{"ok":true}"#) }
         defer { server.stop() }
         let kept = try await AsyncHTTPClientTransport.withTransport { transport -> AsyncHTTPClientTransport in
-            let status = try await transport.send(HTTPRequest(url: server.url)).status
+            let status = try await transport.send(TransportRequest(url: server.url)).status
             #expect(status == 200)
             return transport
         }
-        let error = await #expect(throws: TransportError.self) { _ = try await kept.send(HTTPRequest(url: server.url)) }
+        let error = await #expect(throws: TransportError.self) { _ = try await kept.send(TransportRequest(url: server.url)) }
         #expect(error?.code == .other)
         #expect(error?.message.contains("alreadyShutdown") == true, "\(error.map { "\($0)" } ?? "")")
     }
@@ -41,7 +41,7 @@ import Testing
             Issue.record("the scope's error was not rethrown")
         } catch is Stop {}
         let transport = try #require(kept)
-        await #expect(throws: TransportError.self) { _ = try await transport.send(HTTPRequest(url: server.url)) }
+        await #expect(throws: TransportError.self) { _ = try await transport.send(TransportRequest(url: server.url)) }
     }
 
     @Test func theAppsClientIsNeverShutDownByTheTransport() async throws {
@@ -49,7 +49,7 @@ import Testing
         defer { server.stop() }
         let transport = AsyncHTTPClientTransport(client: TestTransport.sharedClient)
         try await transport.shutdown()
-        #expect(try await transport.send(HTTPRequest(url: server.url)).status == 200)
+        #expect(try await transport.send(TransportRequest(url: server.url)).status == 200)
     }
 
     /// A client made with AsyncHTTPClient's defaults follows redirects: the transport
@@ -63,7 +63,7 @@ import Testing
         var configuration = AsyncHTTPClientTransport.recommendedConfiguration()
         configuration.redirectConfiguration = .follow(max: 5, allowCycles: false)
         try await AsyncHTTPClientTransport.withTransport(configuration: configuration) { transport -> Void in
-            let request = HTTPRequest(method: "POST", url: server.url.appending(path: "oauth/token"),
+            let request = TransportRequest(method: "POST", url: server.url.appending(path: "oauth/token"),
                                       headers: ["Authorization": "Basic c2VjcmV0"], body: Data(#"{"refresh_token":"secret-rt"}"#.utf8),
                                       timeout: .seconds(20))
             let error = await #expect(throws: TransportError.self) { _ = try await transport.send(request) }
@@ -82,7 +82,7 @@ import Testing
         configuration.redirectConfiguration = .follow(max: 5, allowCycles: false)
         try await AsyncHTTPClientTransport.withTransport(configuration: configuration) { transport -> Void in
             let error = await #expect(throws: TransportError.self) {
-                _ = try await transport.send(HTTPRequest(url: server.url, headers: ["Authorization": "Bearer secret-at"], timeout: .seconds(20)))
+                _ = try await transport.send(TransportRequest(url: server.url, headers: ["Authorization": "Bearer secret-at"], timeout: .seconds(20)))
             }
             #expect(error?.code == .redirected)
             #expect(error?.message.contains("redirectConfiguration") == true, "says how to fix the client")
@@ -94,7 +94,7 @@ import Testing
         let gzipped = try HostileHTTPServer.gzippedZeros(count: 5000)
         let server = try HostileHTTPServer { _ in HostileHTTPServer.reply(200, headers: ["Content-Encoding: gzip"], body: gzipped) }
         defer { server.stop() }
-        let response = try await TestTransport.asyncHTTPClient.make().send(HTTPRequest(url: server.url, timeout: .seconds(20)))
+        let response = try await TestTransport.asyncHTTPClient.make().send(TransportRequest(url: server.url, timeout: .seconds(20)))
         #expect(response.body == Data(count: 5000))
     }
 
@@ -103,7 +103,7 @@ import Testing
         let server = try HostileHTTPServer { _ in HostileHTTPServer.reply(200, headers: ["Content-Encoding: gzip"], body: gzipped) }
         defer { server.stop() }
         let error = await #expect(throws: TransportError.self) {
-            _ = try await TestTransport.asyncHTTPClient.make(maximumResponseSize: 4999).send(HTTPRequest(url: server.url, timeout: .seconds(20)))
+            _ = try await TestTransport.asyncHTTPClient.make(maximumResponseSize: 4999).send(TransportRequest(url: server.url, timeout: .seconds(20)))
         }
         #expect(error?.code == .tooLarge)
     }
@@ -112,7 +112,7 @@ import Testing
         let server = try HostileHTTPServer { _ in HostileHTTPServer.reply(200, headers: ["Content-Encoding: gzip"], body: Array("{\"a\":1}".utf8)) }
         defer { server.stop() }
         let error = await #expect(throws: TransportError.self) {
-            _ = try await TestTransport.asyncHTTPClient.make().send(HTTPRequest(url: server.url, timeout: .seconds(20)))
+            _ = try await TestTransport.asyncHTTPClient.make().send(TransportRequest(url: server.url, timeout: .seconds(20)))
         }
         #expect(error?.code == .invalidResponse)
     }
@@ -123,7 +123,7 @@ import Testing
         defer { server.stop() }
         let url = try #require(URL(string: "https://127.0.0.1:\(server.port)/token?code=secret-code"))
         let error = await #expect(throws: TransportError.self) {
-            _ = try await TestTransport.asyncHTTPClient.make().send(HTTPRequest(url: url, timeout: .seconds(20)))
+            _ = try await TestTransport.asyncHTTPClient.make().send(TransportRequest(url: url, timeout: .seconds(20)))
         }
         // This server waits for a request line the ClientHello never gives it, so which end
         // gives up first depends on timing: AHC's handshake timeout (`timedOut`), or a TLS

@@ -43,7 +43,7 @@ struct CrossProcessRenewalTests {
         let spent = try await processes.control.auth0RefreshTokenStatus(loginRefreshToken)
         #expect(spent.spent && spent.familyID == status.familyID)
         // And Auth0 takes the access token.
-        var request = HTTPRequest(url: processes.auth0.baseURL.appending(path: "userinfo"))
+        var request = TransportRequest(url: processes.auth0.baseURL.appending(path: "userinfo"))
         request.headers["Authorization"] = "Bearer \(stored.accessToken)"
         #expect(try await URLSessionTransport().send(request).status == 200)
     }

@@ -126,7 +126,7 @@ struct DPoPTests {
         #expect(await setup.count("POST", "/oauth/token", grant: "refresh_token") == 1)
         #expect(try await setup.stored()?.refreshToken != tokens.refreshToken, "rotated and saved")
         // The app's own request to a DPoP resource.
-        let response = try await setup.client.send(HTTPRequest(url: setup.auth0.baseURL.appending(path: "userinfo")))
+        let response = try await setup.client.send(TransportRequest(url: setup.auth0.baseURL.appending(path: "userinfo")))
         #expect(response.status == 200)
         // A restart restores the session: /userinfo checked with a proof of the stored key.
         let restarted = try setup.another()
@@ -171,7 +171,7 @@ struct DPoPTests {
         // Five minutes on the nonce has changed: the app's request is challenged, signed
         // again with the new nonce and sent once more — no renewal.
         setup.advance(by: 300)
-        let response = try await setup.client.send(HTTPRequest(url: setup.auth0.baseURL.appending(path: "userinfo")))
+        let response = try await setup.client.send(TransportRequest(url: setup.auth0.baseURL.appending(path: "userinfo")))
         #expect(response.status == 200)
         #expect(await setup.count("GET", "/userinfo") == 2)
         #expect(await setup.count("POST", "/oauth/token", grant: "refresh_token") == 0)

@@ -9,7 +9,7 @@ import Testing
 /// or broken answers a real server (or a man in the middle) could send.
 final class DeviceTenant: HTTPTransport, Sendable {
     let deviceAnswer: Mutex<JSONObject>
-    let tokenAnswer = Mutex(HTTPResponse(status: 403, body: Data(#"{"error":"authorization_pending"}"#.utf8)))
+    let tokenAnswer = Mutex(TransportResponse(status: 403, body: Data(#"{"error":"authorization_pending"}"#.utf8)))
     let polls = Mutex(0)
 
     init(_ deviceAnswer: JSONObject = DeviceTenant.answer()) {
@@ -24,13 +24,13 @@ final class DeviceTenant: HTTPTransport, Sendable {
         return body
     }
 
-    func send(_ request: HTTPRequest) async throws -> HTTPResponse {
+    func send(_ request: TransportRequest) async throws -> TransportResponse {
         switch request.url.path {
-        case "/oauth/device/code": return HTTPResponse(status: 200, body: Data(JSONValue.object(deviceAnswer.withLock { $0 }).jsonBytes))
+        case "/oauth/device/code": return TransportResponse(status: 200, body: Data(JSONValue.object(deviceAnswer.withLock { $0 }).jsonBytes))
         case "/oauth/token":
             polls.withLock { $0 += 1 }
             return tokenAnswer.withLock { $0 }
-        default: return HTTPResponse(status: 404)
+        default: return TransportResponse(status: 404)
         }
     }
 }
@@ -47,7 +47,7 @@ struct DeviceFlowSafetyTests {
     @Test func aHugeRetryAfterSleepsNoLongerThanTheCodeLives() async throws {
         let tenant = DeviceTenant(DeviceTenant.answer(expiresIn: 30))
         tenant.tokenAnswer.withLock {
-            $0 = HTTPResponse(status: 429, headers: ["Retry-After": "999999999"], body: Data(#"{"error":"too_many_requests"}"#.utf8))
+            $0 = TransportResponse(status: 429, headers: ["Retry-After": "999999999"], body: Data(#"{"error":"too_many_requests"}"#.utf8))
         }
         let clock = ManualClock(now: Self.now)
         let provider = try provider(tenant, clock: clock)

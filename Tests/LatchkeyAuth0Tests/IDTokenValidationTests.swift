@@ -19,22 +19,22 @@ final class CraftedTenant: HTTPTransport, Sendable {
         published.withLock { $0 = [key] }
     }
 
-    func send(_ request: HTTPRequest) async throws -> HTTPResponse {
+    func send(_ request: TransportRequest) async throws -> TransportResponse {
         switch request.url.path {
         case "/.well-known/jwks.json":
             jwksFetches.withLock { $0 += 1 }
             let set = JWKSet(keys: published.withLock { $0 }.map(\.publicKey))
-            return HTTPResponse(status: 200, body: Data(set.jsonText().utf8))
+            return TransportResponse(status: 200, body: Data(set.jsonText().utf8))
         case "/oauth/device/code":
             let body: JSONObject = ["device_code": "device-1", "user_code": "ABCD-EFGH", "verification_uri": "https://tenant.example.com/activate",
                                     "expires_in": 900, "interval": 5]
-            return HTTPResponse(status: 200, body: Data(JSONValue.object(body).jsonBytes))
+            return TransportResponse(status: 200, body: Data(JSONValue.object(body).jsonBytes))
         case "/oauth/token":
             var body: JSONObject = ["access_token": "opaque-access", "token_type": "Bearer", "expires_in": "86400", "refresh_token": "opaque-refresh"]
             if let token = idToken.withLock({ $0 }) { body["id_token"] = .string(token) }
-            return HTTPResponse(status: 200, body: Data(JSONValue.object(body).jsonBytes))
+            return TransportResponse(status: 200, body: Data(JSONValue.object(body).jsonBytes))
         default:
-            return HTTPResponse(status: 404)
+            return TransportResponse(status: 404)
         }
     }
 }
@@ -289,7 +289,7 @@ struct WireTests {
     @Test func rateLimitResetIsMeasuredAgainstTheAnswersDateAndClamped() {
         // The local clock is 10 minutes ahead of Auth0's: it plays no part in the wait.
         let now = Date(timeIntervalSince1970: 1_800_000_600)
-        var response = HTTPResponse(status: 429, headers: ["Date": "Fri, 15 Jan 2027 08:00:00 GMT", "x-ratelimit-reset": "1800000030"],
+        var response = TransportResponse(status: 429, headers: ["Date": "Fri, 15 Jan 2027 08:00:00 GMT", "x-ratelimit-reset": "1800000030"],
                                     body: Data(#"{"error":"too_many_requests"}"#.utf8))
         #expect(Auth0ErrorResponse(response).rateLimitReset == Date(timeIntervalSince1970: 1_800_000_030))
         #expect(Auth0ErrorResponse(response).classified(.refresh, now: now).retryAfter == .seconds(30))
@@ -310,7 +310,7 @@ struct WireTests {
 
     @Test func nonJSONErrorsAreTransient() {
         let now = Date()
-        let response = HTTPResponse(status: 403, body: Data("<html>Forbidden by proxy</html>".utf8))
+        let response = TransportResponse(status: 403, body: Data("<html>Forbidden by proxy</html>".utf8))
         let error = Auth0ErrorResponse(response).classified(.refresh, now: now)
         #expect(error.code == .transient)
         #expect(error.httpStatus == 403)

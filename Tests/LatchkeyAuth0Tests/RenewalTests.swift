@@ -244,7 +244,7 @@ struct RenewalTests {
 /// A transport whose requests time out after half a second.
 struct TimeoutTransport: HTTPTransport {
     let base: any HTTPTransport
-    func send(_ request: HTTPRequest) async throws -> HTTPResponse {
+    func send(_ request: TransportRequest) async throws -> TransportResponse {
         var copy = request
         copy.timeout = .milliseconds(500)
         return try await base.send(copy)

@@ -73,7 +73,7 @@ struct UserInfoRateLimitTests {
         // Another device of the same user spends the whole burst just before the heartbeat.
         let transport = URLSessionTransport()
         for _ in 0..<10 {
-            var request = HTTPRequest(url: harness.auth0.baseURL.appending(path: "userinfo"))
+            var request = TransportRequest(url: harness.auth0.baseURL.appending(path: "userinfo"))
             request.headers["Authorization"] = "Bearer \(accessToken)"
             #expect(try await transport.send(request).status == 200)
         }
@@ -111,7 +111,7 @@ struct UserInfoRateLimitTests {
         // Another device of the same user spends the whole burst.
         let transport = URLSessionTransport()
         for _ in 0..<10 {
-            var request = HTTPRequest(url: harness.auth0.baseURL.appending(path: "userinfo"))
+            var request = TransportRequest(url: harness.auth0.baseURL.appending(path: "userinfo"))
             request.headers["Authorization"] = "Bearer \(accessToken)"
             #expect(try await transport.send(request).status == 200)
         }

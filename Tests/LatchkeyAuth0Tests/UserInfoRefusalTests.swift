@@ -37,7 +37,7 @@ struct UserInfoRefusalTests {
 
     @Test func aPlainText401IsReadFromItsChallenge() {
         let now = Date()
-        let response = HTTPResponse(status: 401, headers: ["Content-Type": "text/plain",
+        let response = TransportResponse(status: 401, headers: ["Content-Type": "text/plain",
                                                            "WWW-Authenticate": #"Bearer realm="t", error="invalid_token", error_description="expired""#],
                                     body: Data("Unauthorized".utf8))
         let error = Auth0ErrorResponse(response).classified(.userInfo, now: now)
@@ -49,7 +49,7 @@ struct UserInfoRefusalTests {
     @Test func a401WithoutAReasonIsTransient() {
         // A proxy's 401 says nothing about the session.
         let now = Date()
-        let response = HTTPResponse(status: 401, body: Data("Unauthorized".utf8))
+        let response = TransportResponse(status: 401, body: Data("Unauthorized".utf8))
         #expect(Auth0ErrorResponse(response).classified(.userInfo, now: now).code == .transient)
     }
 

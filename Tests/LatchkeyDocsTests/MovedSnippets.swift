@@ -132,7 +132,7 @@ if client.state == .notLoggedIn {
     try await client.login(credentials)                      // adapter-specific credentials
 }
 let token = try await client.accessToken(minTTL: .seconds(60))
-let response = try await client.send(HTTPRequest(url: URL(string: "https://api.example.com/me")!))
+let response = try await client.send(TransportRequest(url: URL(string: "https://api.example.com/me")!))
 
 for await user in client.userChanges {                       // replays the current value, then every change
     print(user)                                              // .available(User, lastValidatedAt:) / .unavailable(reason)

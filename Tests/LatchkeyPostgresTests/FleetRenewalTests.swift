@@ -114,7 +114,7 @@ extension PostgresTests {
             let status = try await control.auth0RefreshTokenStatus(try #require(stored.refreshToken))
             #expect(stored.refreshToken != oldRefresh)
             #expect(status.known && status.newest && !status.spent && !status.familyRevoked && status.issuedInFamily == 2, "\(status)")
-            var request = HTTPRequest(url: auth0.baseURL.appending(path: "userinfo"))
+            var request = TransportRequest(url: auth0.baseURL.appending(path: "userinfo"))
             request.headers["Authorization"] = "Bearer \(stored.accessToken)"
             #expect(try await URLSessionTransport().send(request).status == 200)
             try await database.store(namespace: setup.namespace).removeAll()

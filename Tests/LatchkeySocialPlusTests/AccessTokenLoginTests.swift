@@ -70,7 +70,7 @@ import Testing
             #expect(jwt.count > 100)
             let exchange: JSONObject = ["userId": "alice", "authToken": .string(jwt), "deviceId": "device-1",
                                         "deviceInfo": .object(["kind": "web", "sdkVersion": "x"])]
-            let answer = try await URLSessionTransport().send(HTTPRequest(
+            let answer = try await URLSessionTransport().send(TransportRequest(
                 method: "POST", url: harness.endpoint.baseURL.appending(path: "api/v5/sessions"),
                 headers: ["Content-Type": "application/json", "X-API-Key": harness.endpoint.apiKey],
                 body: Data(JSONValue.object(exchange).jsonBytes)))
@@ -89,7 +89,7 @@ import Testing
             try await harness.client.logout(revoke: .required)
             #expect(harness.client.state == .notLoggedIn)
             #expect(await harness.emulator.control.count(SocialPlusHarness.logoutRoute) == 1)
-            let reuse = try await URLSessionTransport().send(HTTPRequest(url: harness.endpoint.baseURL.appending(path: "api/v3/users/alice"),
+            let reuse = try await URLSessionTransport().send(TransportRequest(url: harness.endpoint.baseURL.appending(path: "api/v3/users/alice"),
                                                                          headers: ["Authorization": "Bearer \(jwt)"]))
             #expect(reuse.status == 401)
         }

@@ -67,14 +67,14 @@ import Testing
 
     @Test func onlyABanFromTheSocialPlusAPIEndsASessionFromAnAppRequest() throws {
         let provider = try provider(["api_key": "key", "base_url": "http://127.0.0.1:9/"])
-        let ban = HTTPResponse(status: 403, body: Data(#"{"status":"error","code":400312,"message":"banned"}"#.utf8))
-        let notMember = HTTPResponse(status: 403, body: Data(#"{"status":"error","code":400100,"message":"not a member"}"#.utf8))
-        let own = HTTPRequest(url: try #require(URL(string: "http://127.0.0.1:9/api/v3/channels")))
-        let elsewhere = HTTPRequest(url: try #require(URL(string: "https://app.example.com/api")))
+        let ban = TransportResponse(status: 403, body: Data(#"{"status":"error","code":400312,"message":"banned"}"#.utf8))
+        let notMember = TransportResponse(status: 403, body: Data(#"{"status":"error","code":400100,"message":"not a member"}"#.utf8))
+        let own = TransportRequest(url: try #require(URL(string: "http://127.0.0.1:9/api/v3/channels")))
+        let elsewhere = TransportRequest(url: try #require(URL(string: "https://app.example.com/api")))
         #expect(provider.inspect(ban, to: own)?.terminationReason == .globalBan)
         #expect(provider.inspect(ban, to: elsewhere) == nil)
         #expect(provider.inspect(notMember, to: own) == nil)
-        #expect(provider.inspect(HTTPResponse(status: 401, body: notMember.body), to: own) == nil)
+        #expect(provider.inspect(TransportResponse(status: 401, body: notMember.body), to: own) == nil)
     }
 
     @Test func tokensFromElsewhereMustNameTheirUser() throws {
@@ -97,9 +97,9 @@ import Testing
 struct StubTransport: HTTPTransport {
     let status: Int
     let body: String
-    var headers: HTTPHeaders = [:]
+    var headers: TransportHeaders = [:]
 
-    func send(_ request: HTTPRequest) async throws -> HTTPResponse {
-        HTTPResponse(status: status, headers: headers, body: Data(body.utf8))
+    func send(_ request: TransportRequest) async throws -> TransportResponse {
+        TransportResponse(status: status, headers: headers, body: Data(body.utf8))
     }
 }

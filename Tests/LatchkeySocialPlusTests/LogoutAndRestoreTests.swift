@@ -19,7 +19,7 @@ import Testing
             #expect(revoke.method == "DELETE")
             #expect(revoke.headers["Authorization"] == "Bearer \(token)")
             // The token no longer works.
-            let check = try await URLSessionTransport().send(HTTPRequest(url: harness.userRequest().url, headers: ["Authorization": "Bearer \(token)"]))
+            let check = try await URLSessionTransport().send(TransportRequest(url: harness.userRequest().url, headers: ["Authorization": "Bearer \(token)"]))
             #expect(check.status == 401)
         }
     }

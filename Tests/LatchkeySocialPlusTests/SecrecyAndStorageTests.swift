@@ -57,7 +57,7 @@ import Testing
 
     @Test func tokensFromElsewhereAreCheckedAndHydrateTheSession() async throws {
         try await SocialPlusHarness.run { harness in
-            let login = try await URLSessionTransport().send(HTTPRequest(
+            let login = try await URLSessionTransport().send(TransportRequest(
                 method: "POST", url: harness.endpoint.baseURL.appending(path: "api/v5/sessions"),
                 headers: ["Content-Type": "application/json", "X-API-Key": harness.endpoint.apiKey],
                 body: Data(#"{"userId":"bob","deviceId":"elsewhere","deviceInfo":{"kind":"web","sdkVersion":"x"}}"#.utf8)))

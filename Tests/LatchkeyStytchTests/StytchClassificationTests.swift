@@ -114,7 +114,7 @@ import Testing
     @Test func aRateLimitCarriesRetryAfterWhenStytchSendsIt() async throws {
         let body = Data(#"{"status_code":429,"request_id":"r","error_type":"too_many_requests","error_message":"Slow down."}"#.utf8)
         let provider = StytchProvider(configuration: try StytchConfiguration(publicToken: "public-token-test-1", appIdentifier: "dev.latchkey.example"),
-                                      transport: FixedTransport(response: HTTPResponse(status: 429, headers: ["Retry-After": "12"], body: body)))
+                                      transport: FixedTransport(response: TransportResponse(status: 429, headers: ["Retry-After": "12"], body: body)))
         let error = await authError {
             _ = try await provider.validate(AuthenticatedSession(tokens: SessionTokens(accessToken: "j", sessionToken: "s")))
         }
@@ -130,13 +130,13 @@ import Testing
         let body = Data(#"{"status_code":429,"request_id":"r","error_type":"too_many_requests","error_message":"Slow down."}"#.utf8)
         let session = AuthenticatedSession(tokens: SessionTokens(accessToken: "j", sessionToken: "s"))
         let settings = try StytchConfiguration(publicToken: "public-token-test-1", appIdentifier: "dev.latchkey.example")
-        var headers: HTTPHeaders = ["Date": "Fri, 15 Jan 2027 08:00:00 GMT", "Retry-After": "Fri, 15 Jan 2027 08:03:00 GMT"]
-        let dated = StytchProvider(configuration: settings, transport: FixedTransport(response: HTTPResponse(status: 429, headers: headers, body: body)))
+        var headers: TransportHeaders = ["Date": "Fri, 15 Jan 2027 08:00:00 GMT", "Retry-After": "Fri, 15 Jan 2027 08:03:00 GMT"]
+        let dated = StytchProvider(configuration: settings, transport: FixedTransport(response: TransportResponse(status: 429, headers: headers, body: body)))
         let error = await authError { _ = try await dated.validate(session) }
         #expect(error?.code == .rateLimited)
         #expect(error?.retryAfter == .seconds(180))
         headers["Date"] = nil
-        let undated = StytchProvider(configuration: settings, transport: FixedTransport(response: HTTPResponse(status: 429, headers: headers, body: body)))
+        let undated = StytchProvider(configuration: settings, transport: FixedTransport(response: TransportResponse(status: 429, headers: headers, body: body)))
         let bare = await authError { _ = try await undated.validate(session) }
         #expect(bare?.code == .rateLimited)
         #expect(bare?.retryAfter == nil)
@@ -145,8 +145,8 @@ import Testing
     @Test func anAppAPIRefusalKeepsTheSession() async throws {
         try await StytchHarness.with { harness in
             try await harness.loginAlice()
-            harness.transport.app.withLock { $0 = { _ in HTTPResponse(status: 401) } }
-            let error = await authError { _ = try await harness.client.send(HTTPRequest(url: URL(string: "https://app.test/items")!)) }
+            harness.transport.app.withLock { $0 = { _ in TransportResponse(status: 401) } }
+            let error = await authError { _ = try await harness.client.send(TransportRequest(url: URL(string: "https://app.test/items")!)) }
             #expect(error?.code == .unauthorizedAfterRenewal)
             #expect(harness.client.state == .established)
             #expect(try await harness.storedRecord() != nil)
@@ -173,8 +173,8 @@ import Testing
 
 /// Answers every request with one response (no network).
 struct FixedTransport: HTTPTransport {
-    let response: HTTPResponse
-    func send(_ request: HTTPRequest) async throws -> HTTPResponse { response }
+    let response: TransportResponse
+    func send(_ request: TransportRequest) async throws -> TransportResponse { response }
 }
 
 enum B2B {

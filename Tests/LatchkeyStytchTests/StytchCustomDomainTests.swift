@@ -13,7 +13,7 @@ import Testing
 
     static func verifier(customDomain: String, key: JWTKey) throws -> StytchProvider {
         let jwks = JWKSet(keys: [key]).jsonText()
-        let transport = FixedTransport(response: HTTPResponse(status: 200, headers: ["Content-Type": "application/json"], body: Data(jwks.utf8)))
+        let transport = FixedTransport(response: TransportResponse(status: 200, headers: ["Content-Type": "application/json"], body: Data(jwks.utf8)))
         let settings = try StytchConfiguration(publicToken: "public-token-test-00000000-0000-4000-8000-000000000000", appIdentifier: "dev.latchkey.example",
                                           baseURL: URL(string: "https://api.example.com/"), projectID: project, customDomain: customDomain)
         return StytchProvider(configuration: settings, transport: transport)

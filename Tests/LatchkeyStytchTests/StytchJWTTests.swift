@@ -56,7 +56,7 @@ import Testing
 
     @Test func aCheckNeedsTheProjectID() async throws {
         let settings = try StytchConfiguration(publicToken: "public-token-test-1", appIdentifier: "dev.latchkey.example")
-        let provider = StytchProvider(configuration: settings, transport: FixedTransport(response: HTTPResponse(status: 500)))
+        let provider = StytchProvider(configuration: settings, transport: FixedTransport(response: TransportResponse(status: 500)))
         let error = await authError { _ = try await provider.verifySessionJWT("a.b.c") }
         #expect(error?.code == .configuration)
         #expect(error?.message.contains("settings.project_id") == true)

@@ -112,7 +112,7 @@ import Testing
     }
 
     private static func control(_ url: URL, _ body: JSONObject) async throws -> JSONObject {
-        var request = HTTPRequest(method: "POST", url: url, body: Data(JSONValue.object(body).jsonBytes))
+        var request = TransportRequest(method: "POST", url: url, body: Data(JSONValue.object(body).jsonBytes))
         request.headers["Content-Type"] = "application/json"
         let response = try await URLSessionTransport().send(request)
         return try #require(try JSONValue.parse(bytes: Array(response.body)).objectValue)

@@ -8,7 +8,7 @@ import Testing
 /// per attempt, ``AuthProvider/shouldRetry(_:to:)`` for a nonce challenge, and
 /// ``AuthProvider/loggedOut()``.
 @Suite(.noSecretLeaks) struct ProofHookTests {
-    static let request = HTTPRequest(url: URL(string: "https://api.example.com/me")!)
+    static let request = TransportRequest(url: URL(string: "https://api.example.com/me")!)
 
     /// The scripted provider, signing each attempt with a numbered proof that carries the
     /// nonce the server last gave (`Proof: <n>;<nonce>`).
@@ -31,7 +31,7 @@ import Testing
         func revoke(_ current: AuthenticatedSession) async throws { try await base.revoke(current) }
         func renewalPlan(for tokens: SessionTokens) -> RenewalPlan { base.renewalPlan(for: tokens) }
 
-        func prepare(_ request: HTTPRequest, with tokens: SessionTokens) async throws -> HTTPRequest {
+        func prepare(_ request: TransportRequest, with tokens: SessionTokens) async throws -> TransportRequest {
             var signed = request
             try authorize(&signed, with: tokens)
             let count = prepared.add(1, ordering: .relaxed).newValue
@@ -39,7 +39,7 @@ import Testing
             return signed
         }
 
-        func shouldRetry(_ response: HTTPResponse, to request: HTTPRequest) async -> Bool {
+        func shouldRetry(_ response: TransportResponse, to request: TransportRequest) async -> Bool {
             guard let given = response.headers["Proof-Nonce"] else { return false }
             nonce.withLock { $0 = given }
             return response.status == 401
@@ -61,14 +61,14 @@ import Testing
             self.rotating = rotating
         }
 
-        func send(_ request: HTTPRequest) async throws -> HTTPResponse {
+        func send(_ request: TransportRequest) async throws -> TransportResponse {
             let proof = request.headers["Proof"] ?? ""
             proofs.withLock { $0.append(proof) }
             let nonce = current.withLock { value in
                 if rotating { value += 1 }
                 return "nonce-\(value)"
             }
-            guard proof.hasSuffix(";\(nonce)") else { return HTTPResponse(status: 401, headers: ["Proof-Nonce": nonce]) }
+            guard proof.hasSuffix(";\(nonce)") else { return TransportResponse(status: 401, headers: ["Proof-Nonce": nonce]) }
             return try await base.send(request)
         }
     }

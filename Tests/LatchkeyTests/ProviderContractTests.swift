@@ -6,7 +6,7 @@ import Testing
 
 /// What the error classes, revoke modes and hydration mean to the session.
 @Suite(.noSecretLeaks) struct ProviderContractTests {
-    static let request = HTTPRequest(url: URL(string: "https://api.example.com/me")!)
+    static let request = TransportRequest(url: URL(string: "https://api.example.com/me")!)
 
     @Test func renewAndRecheckRenewsOnceAndChecksAgain() async throws {
         let harness = try Harness(options: SessionOptions(heartbeatInterval: .seconds(180), renewsProactively: false))

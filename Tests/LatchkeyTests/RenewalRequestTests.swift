@@ -96,7 +96,7 @@ import Testing
         harness.provider.state.withLock {
             $0.prepareHandler = { _ in
                 // App code: asks the app's backend for a fresh auth token, through the client.
-                let response = try await client.send(HTTPRequest(url: URL(string: "https://api.example.com/auth-token")!))
+                let response = try await client.send(TransportRequest(url: URL(string: "https://api.example.com/auth-token")!))
                 handlerStatus.withLock { $0 = response.status }
                 return RenewalPreparation(credential: "fresh-auth-token")
             }

@@ -47,7 +47,7 @@ import Testing
         harness.provider.gateRenewals { await gate.wait() }
         let statuses = try await withThrowingTaskGroup(of: Int.self) { group in
             for _ in 0..<1000 {
-                group.addTask { try await harness.client.send(HTTPRequest(url: URL(string: "https://api.example.com/items")!)).status }
+                group.addTask { try await harness.client.send(TransportRequest(url: URL(string: "https://api.example.com/items")!)).status }
             }
             await settle("all refused once") { harness.api.requests.load(ordering: .relaxed) >= 1000 }
             gate.open()
@@ -64,11 +64,11 @@ import Testing
         try await harness.login()
         let old = try await harness.client.accessToken()
         harness.provider.revokeAccessTokenAtServer()
-        _ = try await harness.client.send(HTTPRequest(url: URL(string: "https://api.example.com/a")!))
+        _ = try await harness.client.send(TransportRequest(url: URL(string: "https://api.example.com/a")!))
         #expect(harness.provider.counts.renew == 1)
         #expect(try await harness.client.accessToken() != old)
         // A second request now uses the new token directly.
-        _ = try await harness.client.send(HTTPRequest(url: URL(string: "https://api.example.com/b")!))
+        _ = try await harness.client.send(TransportRequest(url: URL(string: "https://api.example.com/b")!))
         #expect(harness.provider.counts.renew == 1)
     }
 
@@ -76,7 +76,7 @@ import Testing
         let harness = try Harness(options: SessionOptions(heartbeatInterval: nil, renewsProactively: false))
         try await harness.login()
         harness.api.alwaysUnauthorized.store(true, ordering: .relaxed)
-        let error = await authError { _ = try await harness.client.send(HTTPRequest(url: URL(string: "https://api.example.com/x")!)) }
+        let error = await authError { _ = try await harness.client.send(TransportRequest(url: URL(string: "https://api.example.com/x")!)) }
         #expect(error?.code == .unauthorizedAfterRenewal)
         #expect(error?.httpStatus == 401)
         #expect(harness.api.requests.load(ordering: .relaxed) == 2)

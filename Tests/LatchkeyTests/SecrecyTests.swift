@@ -31,10 +31,10 @@ import Testing
         }
         try await record()
         harness.provider.revokeAccessTokenAtServer()
-        _ = try await harness.client.send(HTTPRequest(url: URL(string: "https://api.example.com/?token=query-secret")!))
+        _ = try await harness.client.send(TransportRequest(url: URL(string: "https://api.example.com/?token=query-secret")!))
         try await record()
         harness.api.alwaysUnauthorized.store(true, ordering: .relaxed)
-        let unauthorized = await authError { _ = try await harness.client.send(HTTPRequest(url: URL(string: "https://api.example.com/?token=query-secret")!)) }
+        let unauthorized = await authError { _ = try await harness.client.send(TransportRequest(url: URL(string: "https://api.example.com/?token=query-secret")!)) }
         try await record()
         harness.provider.script(renew: [.fail(AuthError(.unrecoverable, "Unknown or invalid refresh token.", providerCode: "invalid_grant", httpStatus: 403))])
         let ended = await authError { try await harness.client.renew() }

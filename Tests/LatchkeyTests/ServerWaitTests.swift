@@ -10,14 +10,14 @@ import Testing
     /// 1,800,000,000 s after 1970, as a server writes it.
     static let serverNow = "Fri, 15 Jan 2027 08:00:00 GMT"
 
-    private func wait(_ headers: HTTPHeaders) -> Duration? {
-        HTTPResponse(status: 429, headers: headers).retryAfter
+    private func wait(_ headers: TransportHeaders) -> Duration? {
+        TransportResponse(status: 429, headers: headers).retryAfter
     }
 
     @Test func aResetIsMeasuredFromTheAnswersDate() {
         #expect(wait(["Date": Self.serverNow, "x-ratelimit-reset": "1800000042"]) == .seconds(42))
         #expect(wait(["date": Self.serverNow, "X-RateLimit-Reset": " 1800000042 "]) == .seconds(42), "names in any case, values trimmed")
-        #expect(HTTPResponse(status: 429, headers: ["Date": Self.serverNow]).date == Date(timeIntervalSince1970: 1_800_000_000))
+        #expect(TransportResponse(status: 429, headers: ["Date": Self.serverNow]).date == Date(timeIntervalSince1970: 1_800_000_000))
     }
 
     @Test func anHTTPDateRetryAfterIsMeasuredFromTheAnswersDate() {
@@ -41,7 +41,7 @@ import Testing
                       "Fri, 15 Jan 2027 25:00:00 GMT", "Fri, 15 Jan 99999999999999999999 08:00:00 GMT",
                       "Fri, 15 Jan 9223372036854775807 08:00:00 GMT", "Fri, 15 Jan 2027 08:00 GMT", "1800000000"])
     func aGarbageDateGivesNoWait(date: String) {
-        #expect(HTTPResponse(status: 429, headers: ["Date": date]).date == nil)
+        #expect(TransportResponse(status: 429, headers: ["Date": date]).date == nil)
         #expect(wait(["Date": date, "x-ratelimit-reset": "1800000042"]) == nil)
         #expect(wait(["Date": date, "Retry-After": "Fri, 15 Jan 2027 08:03:00 GMT"]) == nil)
     }
@@ -61,7 +61,7 @@ import Testing
 
     @Test(arguments: ["soon", "nan", "inf", "-inf", "1e308", "-5", "0", "99999999999999999999999", "0x10", "12abc", "", " "])
     func aResetThatIsNotAPlausibleTimeGivesNoWait(reset: String) {
-        let response = HTTPResponse(status: 429, headers: ["Date": Self.serverNow, "x-ratelimit-reset": reset])
+        let response = TransportResponse(status: 429, headers: ["Date": Self.serverNow, "x-ratelimit-reset": reset])
         #expect(response.rateLimitReset == nil)
         #expect(response.retryAfter == nil)
     }
@@ -94,7 +94,7 @@ import Testing
         // A cap far above the window, so a wait taken from the wrong clock shows as one.
         let policy = RetryPolicy(baseDelay: .milliseconds(100), maxDelay: .seconds(3600))
         let transport = RetryingTransport(URLSessionTransport(), policy: policy, clock: clock)
-        let task = Task { try await transport.send(HTTPRequest(url: server.url, timeout: .seconds(5))) }
+        let task = Task { try await transport.send(TransportRequest(url: server.url, timeout: .seconds(5))) }
         await clock.waitForSleepers(1)
         let wait = try #require(clock.nextDeadline).timeIntervalSince(clock.now)
         #expect(wait == 5)

@@ -57,7 +57,7 @@ import Testing
         let harness = try Harness()
         try await harness.login()
         harness.provider.revokeAccessTokenAtServer()
-        _ = try await harness.client.send(HTTPRequest(url: URL(string: "https://api.example.com/me")!))
+        _ = try await harness.client.send(TransportRequest(url: URL(string: "https://api.example.com/me")!))
         try await harness.client.logout(revoke: .required)
         #expect(!harness.logs.all.contains { $0.contains("illegal") })
         #expect(harness.logs.all.contains { $0.contains("session state changed") && $0.contains("to=established") })

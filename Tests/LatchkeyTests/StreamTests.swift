@@ -73,7 +73,7 @@ import Testing
         for _ in 0..<500 {
             harness.clock.advance(by: .seconds(1))
             try await harness.client.renew()
-            _ = try await harness.client.send(HTTPRequest(url: URL(string: "https://api.example.com/")!))
+            _ = try await harness.client.send(TransportRequest(url: URL(string: "https://api.example.com/")!))
         }
         #expect(clock.now - started < .seconds(60), "the client was not held up")
         #expect(harness.provider.counts.renew == 500)

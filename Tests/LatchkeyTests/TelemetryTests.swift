@@ -70,14 +70,14 @@ import Tracing
         let secret = "code-5f0c2e9a"
         try ledger.issued(secret)
         for path in ["ok", "busy", "down"] {
-            let request = HTTPRequest(method: "POST", url: URL(string: "\(server.url.absoluteString)\(path)?code=\(secret)")!,
+            let request = TransportRequest(method: "POST", url: URL(string: "\(server.url.absoluteString)\(path)?code=\(secret)")!,
                                       headers: ["Authorization": "Bearer \(secret)"], operation: "test \(path)")
             _ = try await transport.send(request)
         }
         let closed = try HostileHTTPServer { _ in HostileHTTPServer.json(200, "{}") }
         let refused = closed.url
         closed.stop()
-        await #expect(throws: TransportError.self) { _ = try await transport.send(HTTPRequest(url: refused)) }
+        await #expect(throws: TransportError.self) { _ = try await transport.send(TransportRequest(url: refused)) }
 
         let metrics = try ledger.metrics
         #expect(try metrics.expectCounter("latchkey_provider_requests_total", [("operation", "test ok"), ("class", "2xx")]).totalValue == 1)

@@ -20,7 +20,7 @@ try await client.login(Auth0Credentials.deviceCode { code in
     print(code)
     Task { try? await control.approveDevice(userCode: code.userCode) }
 })
-let response = try await client.send(HTTPRequest(url: endpoint.baseURL.appending(path: "userinfo")))
+let response = try await client.send(TransportRequest(url: endpoint.baseURL.appending(path: "userinfo")))
 print("GET /userinfo →", response.status)
 try await client.logout(revoke: .required)
 try await Task.sleep(for: .milliseconds(50))

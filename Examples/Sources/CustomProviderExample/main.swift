@@ -45,7 +45,7 @@ let watchdog = Task {
             if state != wanted { problems.append("expected the state \(wanted), got \(state.map { "\($0)" } ?? "nothing")") }
         }
     }
-    func expectStatus(_ response: HTTPResponse, _ what: String) {
+    func expectStatus(_ response: TransportResponse, _ what: String) {
         print("GET /v1/me → \(response.status)\(what)")
         if response.status != 200 { problems.append("GET /v1/me answered \(response.status)") }
     }
@@ -55,7 +55,7 @@ let watchdog = Task {
     try await client.login(TinyAuthCredentials(username: "ada", password: password))
     await expectStates(.establishing, .established)
     print("logged in as \(client.currentUser?.name ?? "-") (\(client.currentUser?.email ?? "-"))")
-    expectStatus(try await client.send(HTTPRequest(url: me)), "")
+    expectStatus(try await client.send(TransportRequest(url: me)), "")
 
     // A renewal on request: TinyAuth answers with new tokens and spends the old refresh token.
     let before = try await client.accessToken()
@@ -66,7 +66,7 @@ let watchdog = Task {
 
     // The expiry timer moves the state to tokenExpired; the next request renews first.
     await expectStates(.tokenExpired)
-    let response = try await client.send(HTTPRequest(url: me))
+    let response = try await client.send(TransportRequest(url: me))
     await expectStates(.established)
     expectStatus(response, " (the token was renewed first)")
 

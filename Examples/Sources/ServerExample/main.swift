@@ -50,7 +50,7 @@ router.group("auth0")
     .get("messages") { _, context -> String in
         let user = try context.requireIdentity().subject ?? "?"
         // Downstream as this service, not as the user.
-        var request = Latchkey.HTTPRequest(url: downstream.url.appending(path: "reports"))
+        var request = Latchkey.TransportRequest(url: downstream.url.appending(path: "reports"))
         request.headers["Authorization"] = "Bearer " + (try await machineTokens.token().accessToken)
         let answer = try await transport.send(request)
         return "messages for \(user); downstream: \(answer.status) \(String(decoding: answer.body, as: UTF8.self))"
@@ -59,15 +59,15 @@ let server = try await LocalServer.start(router)
 print("API listening at \(server.url.absoluteString), downstream at \(downstream.url.absoluteString)")
 
 // The clients' side.
-func post(_ url: URL, _ body: JSONObject, headers: Latchkey.HTTPHeaders = [:]) async throws -> JSONValue {
-    var request = Latchkey.HTTPRequest(method: "POST", url: url, headers: headers, body: Data(JSONValue.object(body).jsonBytes))
+func post(_ url: URL, _ body: JSONObject, headers: Latchkey.TransportHeaders = [:]) async throws -> JSONValue {
+    var request = Latchkey.TransportRequest(method: "POST", url: url, headers: headers, body: Data(JSONValue.object(body).jsonBytes))
     request.headers["Content-Type"] = "application/json"
     let answer = try await transport.send(request)
     guard answer.status == 200 else { throw ExampleFailure("POST \(url.path) answered \(answer.status)") }
     return try JSONValue.parse(bytes: Array(answer.body))
 }
 func get(_ path: String, bearer: String?) async throws -> (Int, String) {
-    var request = Latchkey.HTTPRequest(url: server.url.appending(path: path))
+    var request = Latchkey.TransportRequest(url: server.url.appending(path: path))
     if let bearer { request.headers["Authorization"] = "Bearer " + bearer }
     let answer = try await transport.send(request)
     print("GET /\(path) → \(answer.status) \(String(decoding: answer.body, as: UTF8.self))")

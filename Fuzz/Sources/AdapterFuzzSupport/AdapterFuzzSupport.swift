@@ -30,13 +30,13 @@ public struct Script: Sendable {
 
     /// What the script says one request gets, bodies not yet expanded.
     public enum Reply: Sendable {
-        case response(status: Int, headers: HTTPHeaders, body: ScriptedBody)
+        case response(status: Int, headers: TransportHeaders, body: ScriptedBody)
         case failure(TransportError)
     }
 
     /// What one request got, through the cap.
     public enum Answer: Sendable {
-        case response(HTTPResponse)
+        case response(TransportResponse)
         case failure(TransportError)
 
         /// The body of a response (empty for a failure).
@@ -104,7 +104,7 @@ public struct Script: Sendable {
         default: break
         }
         let status = Int(statusText).map { min(max($0, 100), 599) } ?? 200
-        var headers = HTTPHeaders()
+        var headers = TransportHeaders()
         while let field = fields.next() {
             let pair = field.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
             let written = pair.count > 1 ? ScriptedBody(parsing: ArraySlice(pair[1].utf8)) : ScriptedBody(literal: Data())
@@ -128,13 +128,13 @@ public final class ScriptedTransport: HTTPTransport {
     }
 
     private let state = Mutex(State())
-    private let isKeySetRequest: @Sendable (HTTPRequest) -> Bool
+    private let isKeySetRequest: @Sendable (TransportRequest) -> Bool
     /// The cap of requests that set none, as `URLSessionTransport`'s default.
     public let maximumResponseSize: Int
 
     /// - Parameter isKeySetRequest: which requests fetch the signing keys.
     public init(maximumResponseSize: Int = URLSessionTransport.defaultMaximumResponseSize,
-                isKeySetRequest: @escaping @Sendable (HTTPRequest) -> Bool) {
+                isKeySetRequest: @escaping @Sendable (TransportRequest) -> Bool) {
         self.maximumResponseSize = maximumResponseSize
         self.isKeySetRequest = isKeySetRequest
     }
@@ -173,11 +173,11 @@ public final class ScriptedTransport: HTTPTransport {
             } catch {
                 return .failure(error)
             }
-            return .response(HTTPResponse(status: status, headers: headers, body: cap.body))
+            return .response(TransportResponse(status: status, headers: headers, body: cap.body))
         }
     }
 
-    public func send(_ request: HTTPRequest) async throws -> HTTPResponse {
+    public func send(_ request: TransportRequest) async throws -> TransportResponse {
         let reply: Script.Reply? = try state.withLock { state in
             state.sent += 1
             // Every request but the JWKS takes an answer, and a JWKS fetch happens at most
@@ -190,7 +190,7 @@ public final class ScriptedTransport: HTTPTransport {
             defer { state.next += 1 }
             return state.answers[state.next]
         }
-        guard let reply else { return HTTPResponse(status: 200, headers: ["Content-Type": "application/json"], body: FuzzSigner.keySetBody) }
+        guard let reply else { return TransportResponse(status: 200, headers: ["Content-Type": "application/json"], body: FuzzSigner.keySetBody) }
         switch deliver(reply, ResponseBodyLimit(for: request, defaultLimit: maximumResponseSize)) {
         case .response(let response): return response
         case .failure(let error): throw error

@@ -115,8 +115,8 @@ public func fuzz(_ start: UnsafeRawPointer, _ count: Int) -> CInt {
                 return nil
             case .inspect:
                 guard case .response(let response)? = transport.take() else { return nil }
-                let sameOrigin = HTTPRequest(url: baseURL.appending(path: "api/v3/communities"))
-                let elsewhere = HTTPRequest(url: URL(string: "https://app.fuzz.example/api")!)
+                let sameOrigin = TransportRequest(url: baseURL.appending(path: "api/v3/communities"))
+                let elsewhere = TransportRequest(url: URL(string: "https://app.fuzz.example/api")!)
                 if let ended = provider.inspect(response, to: sameOrigin) {
                     guard ended.terminationReason == .globalBan, response.status == 403 else { Fuzz.fail("\(name): inspect ended on \(ended)") }
                 }

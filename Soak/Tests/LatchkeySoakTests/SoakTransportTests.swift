@@ -22,7 +22,7 @@ import Testing
             for waiter in waiters { waiter.resume() }
         }
 
-        func send(_ request: HTTPRequest) async throws -> HTTPResponse {
+        func send(_ request: TransportRequest) async throws -> TransportResponse {
             await withCheckedContinuation { continuation in
                 let go = state.withLock { state in
                     state.arrived += 1
@@ -32,7 +32,7 @@ import Testing
                 }
                 if go { continuation.resume() }
             }
-            return HTTPResponse(status: 200, body: Data("{}".utf8))
+            return TransportResponse(status: 200, body: Data("{}".utf8))
         }
     }
 
@@ -53,7 +53,7 @@ import Testing
         let lockPath = directory.appending(path: "user.lock").path
         let probe = HostProbe()
         let held = HeldTransport()
-        let login = HTTPRequest(method: "POST", url: URL(string: "http://127.0.0.1:9/api/v5/sessions")!, body: Data("{}".utf8))
+        let login = TransportRequest(method: "POST", url: URL(string: "http://127.0.0.1:9/api/v5/sessions")!, body: Data("{}".utf8))
 
         let old = try Self.transport(base: held, client: 1, lockPath: lockPath, probe: probe)
         let shutDown = Task { try await old.send(login) }

@@ -15,7 +15,7 @@ public import LatchkeySecrets
 /// let client = AuthClient(provider: provider, store: store)
 /// try await client.start()
 /// if client.state == .notLoggedIn { try await client.login(credentials) }
-/// let response = try await client.send(HTTPRequest(url: api))
+/// let response = try await client.send(TransportRequest(url: api))
 /// ```
 ///
 /// The implementation is split by concern: `AuthClient+Start` (restore),

@@ -19,7 +19,7 @@ public import LatchkeySecrets
 /// let host = SessionHost(provider: provider) { userID in
 ///     try database.store(namespace: "myapp." + userID)   // one store, one renewal lock, per user
 /// }
-/// let response = try await host.send(HTTPRequest(url: api), for: userID)
+/// let response = try await host.send(TransportRequest(url: api), for: userID)
 /// ```
 ///
 /// The store factory decides where a user's session lives; give each user a store of
@@ -144,7 +144,7 @@ public actor SessionHost {
     }
 
     /// Sends an app request with the user's credentials (``AuthClient/send(_:)``).
-    public nonisolated func send(_ request: HTTPRequest, for userID: String) async throws -> HTTPResponse {
+    public nonisolated func send(_ request: TransportRequest, for userID: String) async throws -> TransportResponse {
         try await withSession(for: userID) { try await $0.send(request) }
     }
 

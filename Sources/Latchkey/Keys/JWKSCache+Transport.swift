@@ -22,10 +22,10 @@ extension JWKSCache {
     /// - Throws: ``AuthError/Code/configuration`` for any other URL.
     public static func fetching(from url: URL, transport: any HTTPTransport, clock: any SessionClock = SystemClock(),
                                 options: Options = Options(), timeout: Duration? = nil,
-                                classify: (@Sendable (HTTPResponse) -> AuthError)? = nil) throws(AuthError) -> JWKSCache {
+                                classify: (@Sendable (TransportResponse) -> AuthError)? = nil) throws(AuthError) -> JWKSCache {
         try SecureURL.check(url, what: "the JWKS URL")
         return JWKSCache(options: options, now: { clock.now }) {
-            let response = try await transport.send(HTTPRequest(method: "GET", url: url, headers: ["Accept": "application/json"],
+            let response = try await transport.send(TransportRequest(method: "GET", url: url, headers: ["Accept": "application/json"],
                                                                 timeout: timeout, operation: "jwks"))
             guard response.status == 200 else {
                 if let classify { throw classify(response) }
@@ -42,7 +42,7 @@ extension JWKSCache {
     /// fetched from it and verification says why.
     public static func fetchingOrRefusing(from url: URL, transport: any HTTPTransport, clock: any SessionClock = SystemClock(),
                                           options: Options = Options(), timeout: Duration? = nil,
-                                          classify: (@Sendable (HTTPResponse) -> AuthError)? = nil) -> JWKSCache {
+                                          classify: (@Sendable (TransportResponse) -> AuthError)? = nil) -> JWKSCache {
         do {
             return try fetching(from: url, transport: transport, clock: clock, options: options, timeout: timeout, classify: classify)
         } catch {

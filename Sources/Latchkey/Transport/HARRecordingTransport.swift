@@ -23,8 +23,8 @@ public final class HARRecordingTransport: HTTPTransport {
     private struct Exchange: Sendable {
         var started: Date
         var milliseconds: Double
-        var request: HTTPRequest
-        var response: HTTPResponse?
+        var request: TransportRequest
+        var response: TransportResponse?
         var failure: String?
     }
 
@@ -54,7 +54,7 @@ public final class HARRecordingTransport: HTTPTransport {
         try state.withLock { try write($0) }
     }
 
-    public func send(_ request: HTTPRequest) async throws -> HTTPResponse {
+    public func send(_ request: TransportRequest) async throws -> TransportResponse {
         let started = Date()
         let clock = ContinuousClock()
         let start = clock.now
@@ -159,7 +159,7 @@ public final class HARRecordingTransport: HTTPTransport {
         ])
     }
 
-    private func headers(_ headers: HTTPHeaders, _ redactor: TraceRedactor) -> JSONValue {
+    private func headers(_ headers: TransportHeaders, _ redactor: TraceRedactor) -> JSONValue {
         .array(headers.map { field in
             .object(["name": .string(field.name), "value": .string(redactor.header(name: field.name, value: field.value))])
         })

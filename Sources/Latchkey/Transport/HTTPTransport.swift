@@ -10,7 +10,7 @@ public protocol HTTPTransport: Sendable {
     /// Sends `request` and returns the response.
     ///
     /// - Throws: ``TransportError``, or `CancellationError` when the task is cancelled.
-    func send(_ request: HTTPRequest) async throws -> HTTPResponse
+    func send(_ request: TransportRequest) async throws -> TransportResponse
 }
 
 /// A request that got no response.

@@ -19,7 +19,7 @@ public struct RetryingTransport: HTTPTransport {
         self.clock = clock
     }
 
-    public func send(_ request: HTTPRequest) async throws -> HTTPResponse {
+    public func send(_ request: TransportRequest) async throws -> TransportResponse {
         var attempt = 1
         while true {
             let wait: Duration

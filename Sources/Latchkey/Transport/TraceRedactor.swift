@@ -64,7 +64,7 @@ struct TraceRedactor: Sendable {
     // MARK: Learning
 
     /// Notes the secrets of one exchange (by name), so they are found anywhere later.
-    mutating func learn(headers: HTTPHeaders, body: Data?, query: URL) {
+    mutating func learn(headers: TransportHeaders, body: Data?, query: URL) {
         for field in headers where Self.isSecretHeader(field.name) { remember(headerValue: field.value) }
         if let items = URLComponents(url: query, resolvingAgainstBaseURL: false)?.queryItems {
             for item in items where Self.isSecretField(item.name) { remember(item.value ?? "") }

@@ -55,7 +55,7 @@ public struct URLSessionTransport: HTTPTransport {
         self.init(configuration: session.configuration, defaultTimeout: defaultTimeout, maximumResponseSize: maximumResponseSize)
     }
 
-    public func send(_ request: HTTPRequest) async throws -> HTTPResponse {
+    public func send(_ request: TransportRequest) async throws -> TransportResponse {
         let timeout = request.timeout ?? defaultTimeout
         var urlRequest = URLRequest(url: request.url)
         urlRequest.httpMethod = request.method
@@ -74,7 +74,7 @@ public struct URLSessionTransport: HTTPTransport {
         // deadlock FoundationNetworking and hang every later request of the process
         // (found by the soak). An abandoned exchange ends by itself within the request's
         // own (backstop) timeout, its body still held to the cap.
-        let race = Race<HTTPResponse>()
+        let race = Race<TransportResponse>()
         let task = session.dataTask(with: urlRequest)
         exchanges.register(task, Exchange(race: race, request: description,
                                           body: ResponseBodyLimit(limit: request.maximumResponseSize ?? maximumResponseSize, request: description)))
@@ -112,7 +112,7 @@ public struct URLSessionTransport: HTTPTransport {
 
 /// One request in flight: where its outcome goes and what it has read so far.
 private struct Exchange: Sendable {
-    let race: Race<HTTPResponse>
+    let race: Race<TransportResponse>
     let request: String
     var response: HTTPURLResponse?
     var body: ResponseBodyLimit
@@ -129,7 +129,7 @@ private final class ExchangeDelegate: NSObject, URLSessionDataDelegate, Sendable
     }
 
     /// Ends the exchange of `task` with `outcome` (when it is still open) and forgets it.
-    private func finish(_ task: URLSessionTask, _ outcome: (Exchange) -> Result<HTTPResponse, any Error>) {
+    private func finish(_ task: URLSessionTask, _ outcome: (Exchange) -> Result<TransportResponse, any Error>) {
         guard let exchange = exchanges.withLock({ $0.removeValue(forKey: task.taskIdentifier) }) else { return }
         exchange.race.finish(outcome(exchange))
     }
@@ -184,11 +184,11 @@ private final class ExchangeDelegate: NSObject, URLSessionDataDelegate, Sendable
                 return .failure(TransportError(.redirected, request: exchange.request,
                                                message: "the server answered HTTP \(http.statusCode), a redirect; redirects are never followed"))
             }
-            var headers = HTTPHeaders()
+            var headers = TransportHeaders()
             for (name, value) in http.allHeaderFields {
                 if let name = name as? String, let value = value as? String { headers.add(name: name, value: value) }
             }
-            return .success(HTTPResponse(status: http.statusCode, headers: headers, body: exchange.body.body))
+            return .success(TransportResponse(status: http.statusCode, headers: headers, body: exchange.body.body))
         }
     }
 }

@@ -28,7 +28,7 @@ extension Auth0Provider {
     ///
     /// - Throws: ``/Latchkey/AuthError/Code/unrecoverable`` when the token is DPoP-bound and
     ///   the key pair is gone.
-    public func prepare(_ request: HTTPRequest, with tokens: SessionTokens) async throws -> HTTPRequest {
+    public func prepare(_ request: TransportRequest, with tokens: SessionTokens) async throws -> TransportRequest {
         var prepared = request
         guard let dpop, Self.isDPoPBound(tokens) else {
             try authorize(&prepared, with: tokens)
@@ -41,7 +41,7 @@ extension Auth0Provider {
 
     /// Keeps the nonce an app's API handed out, and asks for the request again when the
     /// answer is a `use_dpop_nonce` challenge to a signed request.
-    public func shouldRetry(_ response: HTTPResponse, to request: HTTPRequest) async -> Bool {
+    public func shouldRetry(_ response: TransportResponse, to request: TransportRequest) async -> Bool {
         guard let dpop else { return false }
         return dpop.observe(response, from: request.url, signed: dpop.loadedKey != nil)
     }

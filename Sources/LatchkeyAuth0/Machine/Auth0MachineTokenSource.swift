@@ -178,7 +178,7 @@ private struct Grant: Sendable {
         var body: JSONObject = ["grant_type": "client_credentials", "client_id": .string(clientID),
                                 "client_secret": .string(try secret.read(environment: environment)), "audience": .string(audience)]
         if let scope { body["scope"] = .string(scope) }
-        let request = HTTPRequest(method: "POST", url: url, headers: ["Content-Type": "application/json", "Accept": "application/json"],
+        let request = TransportRequest(method: "POST", url: url, headers: ["Content-Type": "application/json", "Accept": "application/json"],
                                   body: Data(JSONValue.object(body).jsonBytes), timeout: Auth0MachineTokenSource.timeout, isIdempotent: true,
                                   operation: "auth0 oauth/token (client_credentials)")
         let response = try await transport.send(request)

@@ -55,7 +55,7 @@ struct Auth0API: Sendable {
     /// A DPoP-bound token goes with its proof.
     func userInfo(accessToken: String, user: String, dpopBound: Bool = false) async throws -> JSONObject {
         try await userInfoLimit.take(for: user, now: clock.now)
-        var request = HTTPRequest(url: configuration.endpoint("userinfo"), timeout: Self.timeout, operation: "auth0 userinfo")
+        var request = TransportRequest(url: configuration.endpoint("userinfo"), timeout: Self.timeout, operation: "auth0 userinfo")
         request.headers["Accept"] = "application/json"
         let response = try await sendAuthorized(request, accessToken: accessToken, dpopBound: dpopBound)
         let now = clock.now
@@ -92,9 +92,9 @@ struct Auth0API: Sendable {
 
     /// - Parameter call: for token and revocation calls, which DPoP proof they carry.
     /// - Parameter path: a fixed path (`oauth/token`): it names the operation in telemetry.
-    private func post(_ path: StaticString, _ fields: [(String, String)], signing call: Auth0ErrorResponse.Call? = nil) async throws -> HTTPResponse {
+    private func post(_ path: StaticString, _ fields: [(String, String)], signing call: Auth0ErrorResponse.Call? = nil) async throws -> TransportResponse {
         let body = Data(FormBody.encode(fields).utf8)
-        let request = HTTPRequest(method: "POST", url: configuration.endpoint(path.description),
+        let request = TransportRequest(method: "POST", url: configuration.endpoint(path.description),
                                   headers: ["Content-Type": "application/x-www-form-urlencoded", "Accept": "application/json"],
                                   body: body, timeout: Self.timeout, operation: "auth0 \(path)")
         if let call { return try await sendSigned(request, call: call) }

@@ -21,13 +21,13 @@ public struct Auth0ErrorResponse: Error, Sendable, Hashable {
     /// ``/Latchkey/AuthError/retryAfter``.
     public var rateLimitReset: Date?
     /// The wait the answer asked for (`Retry-After`, else `x-ratelimit-reset` against the
-    /// answer's own `Date`: ``/Latchkey/HTTPResponse/retryAfter``), to start at receipt.
+    /// answer's own `Date`: ``/Latchkey/TransportResponse/retryAfter``), to start at receipt.
     var retryAfter: Duration?
 
     /// Reads an error answer: its JSON body, else the `Bearer` challenge of its
     /// `WWW-Authenticate` header (Auth0's `/userinfo` answers a refused token with a
     /// plain-text body and the reason there). Neither: only the status.
-    init(_ response: HTTPResponse) {
+    init(_ response: TransportResponse) {
         status = response.status
         let object = JSONObject.parsing(response.body)
         // Each WWW-Authenticate field may hold other schemes' challenges (DPoP): the Bearer one counts.

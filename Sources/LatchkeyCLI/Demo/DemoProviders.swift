@@ -80,7 +80,7 @@ extension Demo {
         let watching = watch(client, "social.plus")
         try await client.start()
         try await client.login(SocialPlusLogin(userID: "alice", displayName: "Alice"))
-        let response = try await client.send(HTTPRequest(url: endpoint.baseURL.appending(path: "api/v3/users/alice")))
+        let response = try await client.send(TransportRequest(url: endpoint.baseURL.appending(path: "api/v3/users/alice")))
         try expect(response.status == 200, "client.send attached the access token (GET /api/v3/users/alice → \(response.status))")
         try await emulator.control.banUser("alice", provider: .socialPlus)
         _ = try? await client.renew()

@@ -28,9 +28,9 @@ extension BearerTokenVerifier {
             throw AuthError(.configuration, "the issuer does not form a discovery URL")
         }
         try SecureURL.check(url, what: "the OpenID discovery URL")
-        let response: HTTPResponse
+        let response: TransportResponse
         do {
-            response = try await transport.send(HTTPRequest(url: url, headers: ["Accept": "application/json"], maximumResponseSize: 1 << 20))
+            response = try await transport.send(TransportRequest(url: url, headers: ["Accept": "application/json"], maximumResponseSize: 1 << 20))
         } catch {
             throw AuthError(.transient, "the OpenID discovery document at \(SecureURL.redacted(url)) could not be fetched", underlying: error)
         }

@@ -53,7 +53,7 @@ public struct SocialPlusAuthTokenIssuer: Sendable, CustomStringConvertible {
         try SocialPlusLimits.checkUserID(userID)
         var base = baseURL.absoluteString
         while base.hasSuffix("/") { base.removeLast() }
-        let request: HTTPRequest
+        let request: TransportRequest
         switch form {
         case .v3Get:
             guard var components = URLComponents(string: base + "/api/v3/authentication/token") else {
@@ -66,17 +66,17 @@ public struct SocialPlusAuthTokenIssuer: Sendable, CustomStringConvertible {
             guard let url = components.url else {
                 throw AuthError(.configuration, "cannot form the token URL from \(baseURL.absoluteString)")
             }
-            request = HTTPRequest(method: "GET", url: url, headers: ["Accept": "text/plain", "x-server-key": serverKey],
+            request = TransportRequest(method: "GET", url: url, headers: ["Accept": "text/plain", "x-server-key": serverKey],
                                   operation: "social.plus api/v3/authentication/token")
         case .v4Post:
             guard let url = URL(string: base + "/api/v4/authentication/token") else {
                 throw AuthError(.configuration, "cannot form the token URL from \(baseURL.absoluteString)")
             }
-            request = HTTPRequest(method: "POST", url: url,
+            request = TransportRequest(method: "POST", url: url,
                                   headers: ["Content-Type": "application/json", "Accept": "text/plain", "x-server-key": serverKey],
                                   body: SocialPlusJSON.body(["userId": .string(userID)]), operation: "social.plus api/v4/authentication/token")
         }
-        let response: HTTPResponse
+        let response: TransportResponse
         do { response = try await transport.send(request) } catch {
             throw AuthError.classifying(error)
         }

@@ -47,7 +47,7 @@ struct SocialPlusAPI: Sendable {
         if let model = request.deviceInfo.model { deviceInfo["model"] = .string(model) }
         deviceInfo["sdkVersion"] = .string(request.deviceInfo.sdkVersion)
         body["deviceInfo"] = .object(deviceInfo)
-        let http = HTTPRequest(method: "POST", url: url("api/v5/sessions"),
+        let http = TransportRequest(method: "POST", url: url("api/v5/sessions"),
                                headers: ["Content-Type": "application/json", "Accept": "application/json", "X-API-Key": configuration.apiKey],
                                body: SocialPlusJSON.body(body), operation: "social.plus api/v5/sessions")
         let (status, object) = try await exchange(http, endpoint: .sessionCreation)
@@ -58,7 +58,7 @@ struct SocialPlusAPI: Sendable {
     /// `endpoint` says what the check is for: a session's check, or an access-token
     /// login or renewal, whose refusals mean other things.
     func user(_ userID: String, accessToken: String, endpoint: SocialPlusErrorMapping.Endpoint = .sessionCheck) async throws -> User {
-        let http = HTTPRequest(method: "GET", url: url("api/v3/users/\(try Self.pathSegment(userID))"),
+        let http = TransportRequest(method: "GET", url: url("api/v3/users/\(try Self.pathSegment(userID))"),
                                headers: ["Accept": "application/json", "Authorization": "Bearer \(accessToken)"],
                                operation: "social.plus api/v3/users/{userId}")
         let (status, object) = try await exchange(http, endpoint: endpoint)
@@ -98,7 +98,7 @@ struct SocialPlusAPI: Sendable {
     /// Ends the session at social.plus (`DELETE /api/v4/sessions`). A 401 means the
     /// token is already gone, which is what was asked.
     func deleteSession(accessToken: String) async throws {
-        let http = HTTPRequest(method: "DELETE", url: url("api/v4/sessions"),
+        let http = TransportRequest(method: "DELETE", url: url("api/v4/sessions"),
                                headers: ["Accept": "application/json", "Authorization": "Bearer \(accessToken)"],
                                operation: "social.plus api/v4/sessions (delete)")
         let response = try await transport.send(http)
@@ -114,7 +114,7 @@ struct SocialPlusAPI: Sendable {
 
     // MARK: Answers
 
-    private func exchange(_ request: HTTPRequest, endpoint: SocialPlusErrorMapping.Endpoint) async throws -> (Int, JSONObject) {
+    private func exchange(_ request: TransportRequest, endpoint: SocialPlusErrorMapping.Endpoint) async throws -> (Int, JSONObject) {
         let response = try await transport.send(request)
         guard (200..<300).contains(response.status) else {
             throw SocialPlusErrorMapping.error(status: response.status, headers: response.headers, body: response.body,

@@ -32,14 +32,14 @@ struct StytchAPIClient: Sendable {
     ///
     /// - Throws: ``/Latchkey/AuthError`` only: see ``classify(status:body:path:retryAfter:)``.
     func post(_ path: StytchPath, _ body: JSONObject, sessionToken: String?) async throws(AuthError) -> JSONObject {
-        var request = HTTPRequest(method: "POST", url: settings.sdkBaseURL.appending(path: path.rawValue), body: body.bodyData,
+        var request = TransportRequest(method: "POST", url: settings.sdkBaseURL.appending(path: path.rawValue), body: body.bodyData,
                                   operation: "stytch \(path.rawValue)")
         request.headers["Content-Type"] = "application/json"
         request.headers["Accept"] = "application/json"
         let secret = sessionToken.flatMap { $0.isEmpty ? nil : $0 } ?? settings.publicToken
         request.headers["Authorization"] = "Basic " + Data("\(settings.publicToken):\(secret)".utf8).base64EncodedString()
         request.headers["X-SDK-Client"] = sdkClientHeader
-        let response: HTTPResponse
+        let response: TransportResponse
         do {
             response = try await transport.send(request)
         } catch is CancellationError {

@@ -127,8 +127,8 @@ struct SocialPlusHarness {
     }
 
     /// An app request to the social.plus API.
-    func userRequest(_ userID: String = "alice") -> HTTPRequest {
-        HTTPRequest(url: endpoint.baseURL.appending(path: "api/v3/users/\(userID)"))
+    func userRequest(_ userID: String = "alice") -> TransportRequest {
+        TransportRequest(url: endpoint.baseURL.appending(path: "api/v3/users/\(userID)"))
     }
 
     /// The JSON bodies of the logins sent so far.
@@ -141,13 +141,13 @@ struct SocialPlusHarness {
 /// Passes requests to another transport and remembers them (bodies included: tests only).
 final class RecordingTransport: HTTPTransport {
     let base: any HTTPTransport
-    private let log = Mutex<[HTTPRequest]>([])
+    private let log = Mutex<[TransportRequest]>([])
 
     init(_ base: any HTTPTransport) { self.base = base }
 
-    var requests: [HTTPRequest] { log.withLock { $0 } }
+    var requests: [TransportRequest] { log.withLock { $0 } }
 
-    func send(_ request: HTTPRequest) async throws -> HTTPResponse {
+    func send(_ request: TransportRequest) async throws -> TransportResponse {
         log.withLock { $0.append(request) }
         return try await base.send(request)
     }

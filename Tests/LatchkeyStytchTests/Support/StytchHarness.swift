@@ -111,14 +111,14 @@ struct StytchHarness {
 final class RecordingTransport: HTTPTransport {
     struct Record: Sendable {
         var path: String
-        var headers: HTTPHeaders
+        var headers: TransportHeaders
         var body: JSONObject?
     }
 
     let base: any HTTPTransport
     private let records = Mutex<[Record]>([])
     /// Answers requests to `https://app.test/…`: the app's own API.
-    let app = Mutex<(@Sendable (HTTPRequest) -> HTTPResponse)?>(nil)
+    let app = Mutex<(@Sendable (TransportRequest) -> TransportResponse)?>(nil)
 
     init(_ base: any HTTPTransport) { self.base = base }
 
@@ -126,7 +126,7 @@ final class RecordingTransport: HTTPTransport {
 
     func last(_ suffix: String) -> Record? { all.last { $0.path.hasSuffix(suffix) } }
 
-    func send(_ request: HTTPRequest) async throws -> HTTPResponse {
+    func send(_ request: TransportRequest) async throws -> TransportResponse {
         if request.url.host == "app.test", let handler = app.withLock({ $0 }) { return handler(request) }
         let body = request.body.flatMap { try? JSONValue.parse(bytes: Array($0)).objectValue }
         records.withLock { $0.append(Record(path: request.url.path, headers: request.headers, body: body)) }
@@ -147,7 +147,7 @@ func authError(_ body: () async throws -> Void) async -> AuthError? {
 /// Raw Stytch calls (as another device or the app's web view would make them).
 enum StytchRaw {
     static func post(_ endpoint: StytchEndpoint, _ path: String, session: String? = nil, _ body: JSONObject) async throws -> JSONObject {
-        var request = HTTPRequest(method: "POST", url: endpoint.sdkBaseURL.appending(path: path), body: Data(JSONValue.object(body).jsonBytes))
+        var request = TransportRequest(method: "POST", url: endpoint.sdkBaseURL.appending(path: path), body: Data(JSONValue.object(body).jsonBytes))
         request.headers["Content-Type"] = "application/json"
         request.headers["Authorization"] = "Basic " + Data("\(endpoint.publicToken):\(session ?? endpoint.publicToken)".utf8).base64EncodedString()
         let response = try await URLSessionTransport().send(request)

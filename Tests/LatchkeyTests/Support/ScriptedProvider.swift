@@ -209,7 +209,7 @@ final class ScriptedProvider: AuthProvider {
     }
 
     /// The app's server says "banned" with a 403 whose body is `banned`: the session ends.
-    func inspect(_ response: HTTPResponse, to request: HTTPRequest) -> AuthError? {
+    func inspect(_ response: TransportResponse, to request: TransportRequest) -> AuthError? {
         guard response.status == 403, response.body == Data("banned".utf8) else { return nil }
         return AuthError.terminated(.globalBan, "the user is banned", providerCode: "400312", httpStatus: 403)
     }
@@ -238,14 +238,14 @@ final class AppAPITransport: HTTPTransport {
         self.provider = provider
     }
 
-    func send(_ request: HTTPRequest) async throws -> HTTPResponse {
+    func send(_ request: TransportRequest) async throws -> TransportResponse {
         requests.add(1, ordering: .relaxed)
         await Task.yield()
         let valid = provider.validAccessToken
-        if alwaysUnauthorized.load(ordering: .relaxed) { return HTTPResponse(status: 401) }
+        if alwaysUnauthorized.load(ordering: .relaxed) { return TransportResponse(status: 401) }
         let forced = forcedStatus.load(ordering: .relaxed)
-        if forced != 0 { return HTTPResponse(status: forced, body: Data(forced == 403 ? "banned".utf8 : "nope".utf8)) }
-        guard let valid, request.headers["Authorization"] == "Bearer \(valid)" else { return HTTPResponse(status: 401) }
-        return HTTPResponse(status: 200, body: Data("ok".utf8))
+        if forced != 0 { return TransportResponse(status: forced, body: Data(forced == 403 ? "banned".utf8 : "nope".utf8)) }
+        guard let valid, request.headers["Authorization"] == "Bearer \(valid)" else { return TransportResponse(status: 401) }
+        return TransportResponse(status: 200, body: Data("ok".utf8))
     }
 }

@@ -33,7 +33,7 @@ struct TinyAuthAPI: Sendable {
     /// Sends one call and decodes its answer, or throws the failure classified for the core.
     func call<Answer: Decodable>(_ method: String, _ path: String, body: [String: String]? = nil,
                                          bearer: String? = nil) async throws -> Answer {
-        var request = HTTPRequest(method: method, url: configuration.baseURL.appending(path: path), headers: ["X-Client-ID": configuration.clientID])
+        var request = TransportRequest(method: method, url: configuration.baseURL.appending(path: path), headers: ["X-Client-ID": configuration.clientID])
         if let body {
             request.headers["Content-Type"] = "application/json"
             request.body = try JSONEncoder().encode(body)
@@ -53,7 +53,7 @@ struct TinyAuthAPI: Sendable {
 
     /// The one place that decides what a failure means. Narrowly: only the provider's
     /// definitive "this session is over" ends a session.
-    private func classify(_ response: HTTPResponse, from path: String) -> AuthError {
+    private func classify(_ response: TransportResponse, from path: String) -> AuthError {
         let code = (try? JSONDecoder().decode(ErrorAnswer.self, from: response.body))?.error
         let message = "tinyauth \(path): \(response.status) \(code ?? "(no error code)")"
         switch (response.status, path) {

@@ -69,16 +69,16 @@ struct Auth0SoakDriver: SoakDriver {
         Auth0Credentials.password(username: user.extra["email"] ?? "", password: user.password ?? "", realm: connection)
     }
 
-    func appRequest(for user: SoakUser) -> HTTPRequest {
-        HTTPRequest(method: "GET", url: baseURL.appending(path: "userinfo"), headers: ["Accept": "application/json"])
+    func appRequest(for user: SoakUser) -> TransportRequest {
+        TransportRequest(method: "GET", url: baseURL.appending(path: "userinfo"), headers: ["Accept": "application/json"])
     }
 
     /// Every token grant: the password-realm login and the refresh.
-    func isRenewalRequest(_ request: HTTPRequest) -> Bool {
+    func isRenewalRequest(_ request: TransportRequest) -> Bool {
         request.method == "POST" && request.url.path.hasSuffix("/oauth/token")
     }
 
-    func secrets(in request: HTTPRequest, response: HTTPResponse?) -> [String] {
+    func secrets(in request: TransportRequest, response: TransportResponse?) -> [String] {
         var found: [String] = []
         let form = WireFields.form(request.body)
         found += ["password", "refresh_token", "token", "client_secret", "mfa_token"].compactMap { form[$0] }.filter { !$0.isEmpty }
@@ -106,9 +106,9 @@ struct Auth0SoakDriver: SoakDriver {
 
     var tracksRefreshTokens: Bool { true }
 
-    private func isTokenRequest(_ request: HTTPRequest) -> Bool { isRenewalRequest(request) }
+    private func isTokenRequest(_ request: TransportRequest) -> Bool { isRenewalRequest(request) }
 
-    func ledgerBeforeSending(_ request: HTTPRequest) -> [RefreshLedger.Entry] {
+    func ledgerBeforeSending(_ request: TransportRequest) -> [RefreshLedger.Entry] {
         guard request.method == "POST" else { return [] }
         let form = WireFields.form(request.body)
         if isTokenRequest(request), form["grant_type"] == "refresh_token", let token = form["refresh_token"] {
@@ -118,7 +118,7 @@ struct Auth0SoakDriver: SoakDriver {
         return []
     }
 
-    func ledgerAfter(_ request: HTTPRequest, response: HTTPResponse?) -> [RefreshLedger.Entry] {
+    func ledgerAfter(_ request: TransportRequest, response: TransportResponse?) -> [RefreshLedger.Entry] {
         guard request.method == "POST", isTokenRequest(request) else { return [] }
         let form = WireFields.form(request.body)
         let presented = form["grant_type"] == "refresh_token" ? form["refresh_token"] : nil

@@ -55,15 +55,15 @@ struct SocialPlusSoakDriver: SoakDriver {
         SocialPlusLogin(userID: user.id)
     }
 
-    func appRequest(for user: SoakUser) -> HTTPRequest {
-        HTTPRequest(method: "GET", url: baseURL.appendingPathComponent("api/v3/users/\(user.id)"), headers: ["Accept": "application/json"])
+    func appRequest(for user: SoakUser) -> TransportRequest {
+        TransportRequest(method: "GET", url: baseURL.appendingPathComponent("api/v3/users/\(user.id)"), headers: ["Accept": "application/json"])
     }
 
-    func isRenewalRequest(_ request: HTTPRequest) -> Bool {
+    func isRenewalRequest(_ request: TransportRequest) -> Bool {
         request.method == "POST" && request.url.path.hasSuffix("/api/v5/sessions")
     }
 
-    func secrets(in request: HTTPRequest, response: HTTPResponse?) -> [String] {
+    func secrets(in request: TransportRequest, response: TransportResponse?) -> [String] {
         var found: [String] = []
         if let key = request.headers["X-API-Key"] { found.append(key) }
         if let bearer = request.headers["Authorization"], bearer.hasPrefix("Bearer ") { found.append(String(bearer.dropFirst(7))) }

@@ -63,11 +63,11 @@ struct StytchB2BSoakDriver: SoakDriver {
                                       password: user.password ?? "")
     }
 
-    func appRequest(for user: SoakUser) -> HTTPRequest { wire.appRequest() }
+    func appRequest(for user: SoakUser) -> TransportRequest { wire.appRequest() }
 
-    func isRenewalRequest(_ request: HTTPRequest) -> Bool { wire.isRenewalRequest(request) }
+    func isRenewalRequest(_ request: TransportRequest) -> Bool { wire.isRenewalRequest(request) }
 
-    func secrets(in request: HTTPRequest, response: HTTPResponse?) -> [String] { wire.secrets(in: request, response: response) }
+    func secrets(in request: TransportRequest, response: TransportResponse?) -> [String] { wire.secrets(in: request, response: response) }
 
     var faultRoutes: [EmulatorRoute] { wire.faultRoutes }
 

@@ -45,11 +45,11 @@ struct StytchSoakDriver: SoakDriver {
         StytchCredentials.password(email: user.extra["email"] ?? "", password: user.password ?? "")
     }
 
-    func appRequest(for user: SoakUser) -> HTTPRequest { wire.appRequest() }
+    func appRequest(for user: SoakUser) -> TransportRequest { wire.appRequest() }
 
-    func isRenewalRequest(_ request: HTTPRequest) -> Bool { wire.isRenewalRequest(request) }
+    func isRenewalRequest(_ request: TransportRequest) -> Bool { wire.isRenewalRequest(request) }
 
-    func secrets(in request: HTTPRequest, response: HTTPResponse?) -> [String] { wire.secrets(in: request, response: response) }
+    func secrets(in request: TransportRequest, response: TransportResponse?) -> [String] { wire.secrets(in: request, response: response) }
 
     var faultRoutes: [EmulatorRoute] { wire.faultRoutes }
 
@@ -109,13 +109,13 @@ struct StytchSoakWire: Sendable {
     private var prefix: String { b2b ? "/sdk/v1/b2b/" : "/sdk/v1/" }
     private var appPath: String { b2b ? "__app/b2b/session" : "__app/session" }
 
-    func appRequest() -> HTTPRequest {
-        HTTPRequest(method: "GET", url: baseURL.appending(path: appPath), headers: ["Accept": "application/json"])
+    func appRequest() -> TransportRequest {
+        TransportRequest(method: "GET", url: baseURL.appending(path: appPath), headers: ["Accept": "application/json"])
     }
 
     /// A password login, or a `sessions/authenticate` that extends the session (with
     /// `auto_extend` every check and renewal does).
-    func isRenewalRequest(_ request: HTTPRequest) -> Bool {
+    func isRenewalRequest(_ request: TransportRequest) -> Bool {
         guard request.method == "POST" else { return false }
         let path = request.url.path
         if path.hasSuffix(prefix + "passwords/authenticate") { return true }
@@ -123,7 +123,7 @@ struct StytchSoakWire: Sendable {
         return WireFields.json(request.body)?["session_duration_minutes"] != nil
     }
 
-    func secrets(in request: HTTPRequest, response: HTTPResponse?) -> [String] {
+    func secrets(in request: TransportRequest, response: TransportResponse?) -> [String] {
         var found: [String] = []
         if let basic = WireFields.basic(request), basic.secret != basic.user {
             found.append(basic.secret)

@@ -1,13 +1,13 @@
 public import Foundation
 
 /// An HTTP request as adapters build it and ``HTTPTransport``s send it.
-public struct HTTPRequest: Sendable, Hashable, CustomStringConvertible {
+public struct TransportRequest: Sendable, Hashable, CustomStringConvertible {
     /// The method, e.g. `GET` or `POST`.
     public var method: String
     /// The absolute URL.
     public var url: URL
     /// The header fields.
-    public var headers: HTTPHeaders
+    public var headers: TransportHeaders
     /// The body, if any.
     public var body: Data?
     /// How long to wait for the whole response; `nil` uses the transport's default.
@@ -26,7 +26,7 @@ public struct HTTPRequest: Sendable, Hashable, CustomStringConvertible {
     public var operation: String?
 
     /// Creates a request.
-    public init(method: String = "GET", url: URL, headers: HTTPHeaders = [:], body: Data? = nil,
+    public init(method: String = "GET", url: URL, headers: TransportHeaders = [:], body: Data? = nil,
                 timeout: Duration? = nil, isIdempotent: Bool? = nil, maximumResponseSize: Int? = nil,
                 operation: String? = nil) {
         self.method = method
@@ -50,16 +50,16 @@ public struct HTTPRequest: Sendable, Hashable, CustomStringConvertible {
 }
 
 /// An HTTP response.
-public struct HTTPResponse: Sendable, Hashable {
+public struct TransportResponse: Sendable, Hashable {
     /// The status code.
     public var status: Int
     /// The header fields.
-    public var headers: HTTPHeaders
+    public var headers: TransportHeaders
     /// The body.
     public var body: Data
 
     /// Creates a response.
-    public init(status: Int, headers: HTTPHeaders = [:], body: Data = Data()) {
+    public init(status: Int, headers: TransportHeaders = [:], body: Data = Data()) {
         self.status = status
         self.headers = headers
         self.body = body
