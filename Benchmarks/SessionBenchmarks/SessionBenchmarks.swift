@@ -79,8 +79,10 @@ let benchmarks: @Sendable () -> Void = {
     }
 
     // 1,000 callers at once on an expired token: the time until every one is served.
-    Benchmark(Suite.name("Session", ["expired1000"], .latchkey),
-              configuration: Suite.configuration(warmup: 1, extraMetrics: [.custom("renewals")])) { benchmark in
+    Benchmark(
+        Suite.name("Session", ["expired1000"], .latchkey),
+        configuration: Suite.configuration(warmup: 1, extraMetrics: [.custom("renewals")])
+    ) { benchmark in
         for _ in benchmark.scaledIterations {
             let provider = InProcessProvider()
             var client: AuthClient?
@@ -105,12 +107,15 @@ let benchmarks: @Sendable () -> Void = {
 
 let quietOptions = SessionOptions(heartbeatInterval: nil, renewsProactively: false)
 
-func loggedInClient(lifetime: TimeInterval, store: (any SecretStore)? = nil,
-                    provider: InProcessProvider = InProcessProvider(),
-                    transport: any HTTPTransport = StaticTransport()) async throws -> AuthClient {
+func loggedInClient(
+    lifetime: TimeInterval, store: (any SecretStore)? = nil,
+    provider: InProcessProvider = InProcessProvider(),
+    transport: any HTTPTransport = StaticTransport()
+) async throws -> AuthClient {
     provider.lifetime.store(lifetime, ordering: .relaxed)
-    let client = AuthClient(provider: provider, store: try store ?? MemorySecretStore(namespace: "bench-\(UInt32.random(in: 0 ... .max))"),
-                            options: quietOptions, transport: transport)
+    let client = AuthClient(
+        provider: provider, store: try store ?? MemorySecretStore(namespace: "bench-\(UInt32.random(in: 0 ... .max))"),
+        options: quietOptions, transport: transport)
     try await client.start()
     try await client.login(BenchCredentials())
     return client
@@ -128,14 +133,18 @@ final class InProcessProvider: AuthProvider {
 
     private func report(_ n: Int) -> AuthenticatedSession {
         let now = Date()
-        let tokens = SessionTokens(accessToken: Self.token(n), refreshToken: "refresh-\(n)", issuedAt: now,
-                                   expiresAt: now.addingTimeInterval(n == 1 ? lifetime.load(ordering: .relaxed) : 3600))
-        return AuthenticatedSession(tokens: tokens,
-                                    session: Session(id: "session-1", userID: "user-1", startedAt: now, expiresAt: now.addingTimeInterval(86_400)),
-                                    user: User(id: "user-1", email: "user@example.com", name: "Bench User"))
+        let tokens = SessionTokens(
+            accessToken: Self.token(n), refreshToken: "refresh-\(n)", issuedAt: now,
+            expiresAt: now.addingTimeInterval(n == 1 ? lifetime.load(ordering: .relaxed) : 3600))
+        return AuthenticatedSession(
+            tokens: tokens,
+            session: Session(id: "session-1", userID: "user-1", startedAt: now, expiresAt: now.addingTimeInterval(86_400)),
+            user: User(id: "user-1", email: "user@example.com", name: "Bench User"))
     }
 
-    func login(_ credentials: any LoginCredentials, sessionDuration: Duration?, pending: UserAction?) async throws -> AuthenticatedSession { report(1) }
+    func login(_ credentials: any LoginCredentials, sessionDuration: Duration?, pending: UserAction?) async throws -> AuthenticatedSession {
+        report(1)
+    }
     func validate(_ current: AuthenticatedSession) async throws -> AuthenticatedSession { AuthenticatedSession(tokens: current.tokens) }
     func renew(_ request: RenewalRequest, current: AuthenticatedSession, preparation: RenewalPreparation) async throws -> AuthenticatedSession {
         report(renewals.add(1, ordering: .relaxed).newValue + 1)

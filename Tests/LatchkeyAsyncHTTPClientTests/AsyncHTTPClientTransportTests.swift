@@ -2,13 +2,14 @@ import AsyncHTTPClient
 import Foundation
 import Glibc
 import Latchkey
-@testable import LatchkeyAsyncHTTPClient
 import LatchkeyTestSupport
 import LatchkeyTransportTestSupport
 import NIOCore
 import NIOPosix
 import NIOSSL
 import Testing
+
+@testable import LatchkeyAsyncHTTPClient
 
 /// What only the AsyncHTTPClient transport has: a client it owns or borrows, a client
 /// configured to follow redirects, decoding within the cap, and NIO's errors. The
@@ -63,14 +64,16 @@ import Testing
         var configuration = AsyncHTTPClientTransport.recommendedConfiguration()
         configuration.redirectConfiguration = .follow(max: 5, allowCycles: false)
         try await AsyncHTTPClientTransport.withTransport(configuration: configuration) { transport -> Void in
-            let request = TransportRequest(method: "POST", url: server.url.appending(path: "oauth/token"),
-                                      headers: ["Authorization": "Basic c2VjcmV0"], body: Data(#"{"refresh_token":"secret-rt"}"#.utf8),
-                                      timeout: .seconds(20))
+            let request = TransportRequest(
+                method: "POST", url: server.url.appending(path: "oauth/token"),
+                headers: ["Authorization": "Basic c2VjcmV0"], body: Data(#"{"refresh_token":"secret-rt"}"#.utf8),
+                timeout: .seconds(20))
             let error = await #expect(throws: TransportError.self) { _ = try await transport.send(request) }
             #expect(error?.code == .redirected)
         }
-        #expect(destination.requests.allSatisfy { $0.body.isEmpty && $0.header("Authorization") == nil },
-                "neither the body nor the credentials reached the redirect's target")
+        #expect(
+            destination.requests.allSatisfy { $0.body.isEmpty && $0.header("Authorization") == nil },
+            "neither the body nor the credentials reached the redirect's target")
     }
 
     @Test func aGETRedirectFollowedByTheClientIsStillAnError() async throws {
@@ -129,8 +132,9 @@ import Testing
         // gives up first depends on timing: AHC's handshake timeout (`timedOut`), or a TLS
         // error when the server's idle timeout answers first. Either way a transport error
         // naming no secret; the TLS errors' own mapping is checked by the table below.
-        #expect(error?.code == .timedOut || (error?.code == .other && error?.message.hasPrefix("TLS") == true),
-                "\(error.map { "\($0)" } ?? "")")
+        #expect(
+            error?.code == .timedOut || (error?.code == .other && error?.message.hasPrefix("TLS") == true),
+            "\(error.map { "\($0)" } ?? "")")
         #expect(error.map { "\($0)" }?.contains("secret-code") == false)
     }
 

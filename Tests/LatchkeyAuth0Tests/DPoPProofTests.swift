@@ -30,8 +30,9 @@ struct DPoPProofTests {
     }
 
     static func provider(_ tenant: ScriptedTenant, store: any SecretStore) throws -> Auth0Provider {
-        Auth0Provider(configuration: try Auth0Configuration(domain: "tenant.example.com", clientID: "client", baseURL: base, dpop: true), transport: tenant,
-                      clock: ManualClock(now: Date(timeIntervalSince1970: 1_800_000_000)), keyStore: store)
+        Auth0Provider(
+            configuration: try Auth0Configuration(domain: "tenant.example.com", clientID: "client", baseURL: base, dpop: true), transport: tenant,
+            clock: ManualClock(now: Date(timeIntervalSince1970: 1_800_000_000)), keyStore: store)
     }
 
     static let password = Auth0Credentials.password(username: "alice@example.com", password: "alice-password-1")
@@ -60,8 +61,9 @@ struct DPoPProofTests {
         #expect(claims["iat"]?.numberValue == 1_800_000_000)
         #expect(claims["ath"] == nil && claims["nonce"] == nil)
         // The proof verifies with the key it names.
-        _ = try JWT.verify(try #require(tokenRequest.headers["DPoP"]), keys: try JWTKey(jwk: JWK(object: jwk)),
-                           options: JWTValidationOptions(now: { Date(timeIntervalSince1970: 1_800_000_000) }))
+        _ = try JWT.verify(
+            try #require(tokenRequest.headers["DPoP"]), keys: try JWTKey(jwk: JWK(object: jwk)),
+            options: JWTValidationOptions(now: { Date(timeIntervalSince1970: 1_800_000_000) }))
 
         // An app request: the DPoP scheme, and a proof without the query or fragment, with ath.
         let request = TransportRequest(method: "patch", url: URL(string: "https://api.example.com/items/7?page=2#top")!)
@@ -89,9 +91,10 @@ struct DPoPProofTests {
         }
         // A retrying transport, as the registry builds by default, with short waits.
         let retrying = RetryingTransport(tenant, policy: RetryPolicy(maxAttempts: 3, baseDelay: .milliseconds(1), maxDelay: .milliseconds(5)))
-        let provider = Auth0Provider(configuration: try Auth0Configuration(domain: "tenant.example.com", clientID: "client", baseURL: Self.base, dpop: true),
-                                     transport: retrying, clock: ManualClock(now: Date(timeIntervalSince1970: 1_800_000_000)),
-                                     keyStore: try MemorySecretStore(namespace: "replay"))
+        let provider = Auth0Provider(
+            configuration: try Auth0Configuration(domain: "tenant.example.com", clientID: "client", baseURL: Self.base, dpop: true),
+            transport: retrying, clock: ManualClock(now: Date(timeIntervalSince1970: 1_800_000_000)),
+            keyStore: try MemorySecretStore(namespace: "replay"))
         let session = try await provider.login(Self.password, sessionDuration: nil, pending: nil)
         let error = await authError { _ = try await provider.validate(session) }
         #expect(error?.code == .transient)
@@ -102,8 +105,9 @@ struct DPoPProofTests {
 
     @Test func aNonceChallengeIsAnsweredOnceAndNeverAgain() async throws {
         let tenant = ScriptedTenant { _ in
-            TransportResponse(status: 400, headers: ["DPoP-Nonce": "server-nonce-1"],
-                         body: Data(#"{"error":"use_dpop_nonce","error_description":"Authorization server requires nonce in DPoP proof"}"#.utf8))
+            TransportResponse(
+                status: 400, headers: ["DPoP-Nonce": "server-nonce-1"],
+                body: Data(#"{"error":"use_dpop_nonce","error_description":"Authorization server requires nonce in DPoP proof"}"#.utf8))
         }
         let provider = try Self.provider(tenant, store: try MemorySecretStore(namespace: "nonce"))
         let error = await authError { _ = try await provider.login(Self.password, sessionDuration: nil, pending: nil) }

@@ -16,10 +16,14 @@ final class DeviceTenant: HTTPTransport, Sendable {
         self.deviceAnswer = Mutex(deviceAnswer)
     }
 
-    static func answer(uri: String = "https://tenant.example.com/activate", complete: String? = nil, userCode: String = "ABCD-EFGH",
-                       expiresIn: Double = 900) -> JSONObject {
-        var body: JSONObject = ["device_code": "device-1", "user_code": .string(userCode), "verification_uri": .string(uri),
-                                "expires_in": .number(expiresIn), "interval": 5]
+    static func answer(
+        uri: String = "https://tenant.example.com/activate", complete: String? = nil, userCode: String = "ABCD-EFGH",
+        expiresIn: Double = 900
+    ) -> JSONObject {
+        var body: JSONObject = [
+            "device_code": "device-1", "user_code": .string(userCode), "verification_uri": .string(uri),
+            "expires_in": .number(expiresIn), "interval": 5,
+        ]
         if let complete { body["verification_uri_complete"] = .string(complete) }
         return body
     }
@@ -99,11 +103,14 @@ struct DeviceFlowSafetyTests {
     }
 
     @Test func loopbackHTTPIsShownOnlyWhenTheConfigurationIsLoopback() async throws {
-        let tenant = DeviceTenant(DeviceTenant.answer(uri: "http://127.0.0.1:8080/activate", complete: "http://127.0.0.1:8080/activate?user_code=ABCD-EFGH"))
+        let tenant = DeviceTenant(
+            DeviceTenant.answer(uri: "http://127.0.0.1:8080/activate", complete: "http://127.0.0.1:8080/activate?user_code=ABCD-EFGH"))
         let clock = ManualClock(now: Self.now)
         let provider = try provider(tenant, baseURL: "http://127.0.0.1:8080/", clock: clock)
         let shown = Mutex<Auth0DeviceCode?>(nil)
-        let login = Task { _ = try await provider.login(Auth0Credentials.deviceCode { code in shown.withLock { $0 = code } }, sessionDuration: nil, pending: nil) }
+        let login = Task {
+            _ = try await provider.login(Auth0Credentials.deviceCode { code in shown.withLock { $0 = code } }, sessionDuration: nil, pending: nil)
+        }
         await clock.waitForSleepers(1)
         #expect(shown.withLock { $0 }?.verificationURI.absoluteString == "http://127.0.0.1:8080/activate")
         login.cancel()

@@ -1,3 +1,6 @@
+// swift-format-ignore-file
+// (Documentation snippets: each block is compared line by line with its page, so the
+// formatter leaves this file as written.)
 // The Swift snippets of the reference pages, compiled: Docs/real-providers.md (each
 // provider's app code), Docs/emulator.md, and the DocC articles "Sessions and state",
 // "Storage and security" and "Verifying and signing tokens". Each block appears here

@@ -54,7 +54,7 @@ import Testing
             harness.transport.app.withLock {
                 $0 = { request in TransportResponse(status: request.headers["Authorization"] == "Bearer \(stale)" ? 401 : 200) }
             }
-            harness.advance(by: 10) // so the renewed JWT differs from the stale one
+            harness.advance(by: 10)  // so the renewed JWT differs from the stale one
             await harness.emulator.control.resetRequestLog()
             let statuses = try await withThrowingTaskGroup(of: Int.self) { group in
                 for index in 0..<100 {

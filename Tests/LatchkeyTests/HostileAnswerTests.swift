@@ -28,8 +28,9 @@ import Testing
             HostileHTTPServer.reply(status, headers: ["Location: \(destination.url.absoluteString)collect"])
         }
         defer { server.stop() }
-        let request = TransportRequest(method: "POST", url: server.url.appending(path: "sessions/authenticate"),
-                                  headers: ["Authorization": "Basic c2VjcmV0LXNlc3Npb24tdG9rZW4="], body: Data("{}".utf8))
+        let request = TransportRequest(
+            method: "POST", url: server.url.appending(path: "sessions/authenticate"),
+            headers: ["Authorization": "Basic c2VjcmV0LXNlc3Npb24tdG9rZW4="], body: Data("{}".utf8))
         let error = await #expect(throws: TransportError.self, "\(kind)") { _ = try await kind.make().send(request) }
         #expect(error?.code == .redirected)
         #expect(error?.message.contains("\(status)") == true, "\(error.map { "\($0)" } ?? "")")
@@ -97,7 +98,8 @@ import Testing
         let output = FileManager.default.temporaryDirectory.appendingPathComponent("latchkey-hostile-\(UUID().uuidString)").path
         defer { try? FileManager.default.removeItem(atPath: output) }
         let process = Process()
-        process.executableURL = URL(fileURLWithPath: (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0])
+        process.executableURL = URL(
+            fileURLWithPath: (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0])
         process.arguments = ["--testing-library", "swift-testing", "--filter", "HostileAnswerChildEntry"]
         var environment = ProcessInfo.processInfo.environment
         environment["LATCHKEY_HOSTILE_CHILD"] = mode

@@ -84,8 +84,9 @@ import Testing
         let harness = try Harness(options: SessionOptions(heartbeatInterval: nil))
         let provider = ProvingProvider(base: harness.provider)
         let api = NonceAPI(base: harness.api, rotating: rotating)
-        let client = AuthClient(provider: provider, store: harness.store, options: SessionOptions(heartbeatInterval: nil), transport: api,
-                                clock: harness.clock, logger: harness.logs.logger)
+        let client = AuthClient(
+            provider: provider, store: harness.store, options: SessionOptions(heartbeatInterval: nil), transport: api,
+            clock: harness.clock, logger: harness.logs.logger)
         SecretLedger.current?.watch(client)
         try await client.start()
         try await client.login(ScriptedCredentials(user: "user-1", password: "correct horse"))
@@ -118,7 +119,7 @@ import Testing
     @Test func anAnswerThatIsNotAChallengeIsNotRetried() async throws {
         let setup = try await Self.setup()
         setup.harness.api.forcedStatus.store(503, ordering: .relaxed)
-        _ = try await setup.client.send(Self.request) // challenged, then 503
+        _ = try await setup.client.send(Self.request)  // challenged, then 503
         let before = setup.api.proofs.withLock { $0.count }
         #expect(try await setup.client.send(Self.request).status == 503)
         #expect(setup.api.proofs.withLock { $0.count } == before + 1)

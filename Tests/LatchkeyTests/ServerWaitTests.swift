@@ -37,9 +37,11 @@ import Testing
         #expect(wait([:]) == nil)
     }
 
-    @Test(arguments: ["Friday", "", "Fri, 15 Jan 2027 08:00:00 UTC", "Fri, 15 Foo 2027 08:00:00 GMT", "Fri, 99 Jan 2027 08:00:00 GMT",
-                      "Fri, 15 Jan 2027 25:00:00 GMT", "Fri, 15 Jan 99999999999999999999 08:00:00 GMT",
-                      "Fri, 15 Jan 9223372036854775807 08:00:00 GMT", "Fri, 15 Jan 2027 08:00 GMT", "1800000000"])
+    @Test(arguments: [
+        "Friday", "", "Fri, 15 Jan 2027 08:00:00 UTC", "Fri, 15 Foo 2027 08:00:00 GMT", "Fri, 99 Jan 2027 08:00:00 GMT",
+        "Fri, 15 Jan 2027 25:00:00 GMT", "Fri, 15 Jan 99999999999999999999 08:00:00 GMT",
+        "Fri, 15 Jan 9223372036854775807 08:00:00 GMT", "Fri, 15 Jan 2027 08:00 GMT", "1800000000",
+    ])
     func aGarbageDateGivesNoWait(date: String) {
         #expect(TransportResponse(status: 429, headers: ["Date": date]).date == nil)
         #expect(wait(["Date": date, "x-ratelimit-reset": "1800000042"]) == nil)
@@ -87,8 +89,11 @@ import Testing
     /// on the local clock, whether that clock is 10 minutes ahead of the server's or behind.
     @Test(arguments: [600.0, -600.0])
     func theRetryingTransportWaitsTheServersWindowWhateverTheLocalClock(skew: TimeInterval) async throws {
-        let server = try LoopbackServer([LoopbackServer.status(429, "Too Many Requests",
-                                                               headers: "Date: \(Self.serverNow)\r\nx-ratelimit-reset: 1800000005\r\n")])
+        let server = try LoopbackServer([
+            LoopbackServer.status(
+                429, "Too Many Requests",
+                headers: "Date: \(Self.serverNow)\r\nx-ratelimit-reset: 1800000005\r\n")
+        ])
         defer { server.stop() }
         let clock = ManualClock(now: Date(timeIntervalSince1970: 1_800_000_000 + skew))
         // A cap far above the window, so a wait taken from the wrong clock shows as one.

@@ -95,12 +95,36 @@ import Testing
         let harness = try Harness(options: SessionOptions(heartbeatInterval: nil))
         try await harness.login()
         let readers = [
-            Task { var n = 0; for await _ in harness.client.stateChanges { n += 1 }; return n },
-            Task { var n = 0; for await _ in harness.client.sessionChanges { n += 1 }; return n },
-            Task { var n = 0; for await _ in harness.client.userChanges { n += 1 }; return n },
-            Task { var n = 0; for await _ in harness.client.memberSessionChanges { n += 1 }; return n },
-            Task { var n = 0; for await _ in harness.client.memberChanges { n += 1 }; return n },
-            Task { var n = 0; for await _ in harness.client.organizationChanges { n += 1 }; return n },
+            Task {
+                var n = 0
+                for await _ in harness.client.stateChanges { n += 1 }
+                return n
+            },
+            Task {
+                var n = 0
+                for await _ in harness.client.sessionChanges { n += 1 }
+                return n
+            },
+            Task {
+                var n = 0
+                for await _ in harness.client.userChanges { n += 1 }
+                return n
+            },
+            Task {
+                var n = 0
+                for await _ in harness.client.memberSessionChanges { n += 1 }
+                return n
+            },
+            Task {
+                var n = 0
+                for await _ in harness.client.memberChanges { n += 1 }
+                return n
+            },
+            Task {
+                var n = 0
+                for await _ in harness.client.organizationChanges { n += 1 }
+                return n
+            },
         ]
         for _ in 0..<100 { await Task.yield() }
         await harness.client.shutdown()

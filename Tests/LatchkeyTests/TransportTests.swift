@@ -32,7 +32,9 @@ final class LoopbackServer: Sendable {
         address.sin_family = sa_family_t(AF_INET)
         address.sin_addr.s_addr = inet_addr("127.0.0.1")
         address.sin_port = 0
-        let bound = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } }
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
         guard bound == 0, listen(fd, 16) == 0 else { throw POSIXError(.EADDRINUSE) }
         var length = socklen_t(MemoryLayout<sockaddr_in>.size)
         withUnsafeMutablePointer(to: &address) { _ = $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) } }
@@ -51,7 +53,9 @@ final class LoopbackServer: Sendable {
             connections.add(1, ordering: .relaxed)
             var buffer = [UInt8](repeating: 0, count: 65_536)
             _ = read(client, &buffer, buffer.count)
-            let reply = replies.withLock { $0.isEmpty ? Reply.raw("HTTP/1.1 200 OK\r\nContent-Length: 2\r\nConnection: close\r\n\r\nok") : $0.removeFirst() }
+            let reply = replies.withLock {
+                $0.isEmpty ? Reply.raw("HTTP/1.1 200 OK\r\nContent-Length: 2\r\nConnection: close\r\n\r\nok") : $0.removeFirst()
+            }
             switch reply {
             case .raw(let text):
                 _ = text.withCString { write(client, $0, strlen($0)) }
@@ -196,8 +200,10 @@ final class CallCounter: Sendable {
         defer { server.stop() }
         let body = Data(#"{"grant_type":"client_credentials","n":"\#(String(repeating: "x", count: 3000))"}"#.utf8)
         let transport = RetryingTransport(kind.make(), policy: RetryPolicy(maxAttempts: 3, baseDelay: .milliseconds(5)))
-        let response = try await transport.send(TransportRequest(method: "POST", url: server.url, body: body, timeout: .seconds(10),
-                                                            isIdempotent: true))
+        let response = try await transport.send(
+            TransportRequest(
+                method: "POST", url: server.url, body: body, timeout: .seconds(10),
+                isIdempotent: true))
         #expect(response.status == 200)
         #expect(server.requests.count == 2)
         for request in server.requests {
@@ -208,8 +214,11 @@ final class CallCounter: Sendable {
 
     @Test(arguments: TestTransport.allCases)
     func retryAfterIsHonouredOn429(transport kind: TestTransport) async throws {
-        let server = try LoopbackServer([LoopbackServer.status(429, "Too Many Requests", headers: "Retry-After: 5\r\n",
-                                                               body: #"{"error":"too_many_requests"}"#)])
+        let server = try LoopbackServer([
+            LoopbackServer.status(
+                429, "Too Many Requests", headers: "Retry-After: 5\r\n",
+                body: #"{"error":"too_many_requests"}"#)
+        ])
         defer { server.stop() }
         let clock = ManualClock()
         let transport = RetryingTransport(kind.make(), policy: RetryPolicy(baseDelay: .milliseconds(100)), clock: clock)

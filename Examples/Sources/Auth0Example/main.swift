@@ -16,10 +16,11 @@ let watcher = Task { for await state in client.stateChanges { print("state:", st
 try await client.start()
 // A CLI signs in with the device code; the example approves it itself.
 let control = emulator.control
-try await client.login(Auth0Credentials.deviceCode { code in
-    print(code)
-    Task { try? await control.approveDevice(userCode: code.userCode) }
-})
+try await client.login(
+    Auth0Credentials.deviceCode { code in
+        print(code)
+        Task { try? await control.approveDevice(userCode: code.userCode) }
+    })
 let response = try await client.send(TransportRequest(url: endpoint.baseURL.appending(path: "userinfo")))
 print("GET /userinfo →", response.status)
 try await client.logout(revoke: .required)

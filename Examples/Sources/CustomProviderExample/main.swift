@@ -50,7 +50,7 @@ let watchdog = Task {
         if response.status != 200 { problems.append("GET /v1/me answered \(response.status)") }
     }
 
-    try await client.start()                                        // nothing stored yet
+    try await client.start()  // nothing stored yet
     await expectStates(.notLoggedIn)
     try await client.login(TinyAuthCredentials(username: "ada", password: password))
     await expectStates(.establishing, .established)
@@ -78,7 +78,9 @@ let watchdog = Task {
 
 var problems = try await run(client, me: service.baseURL.appending(path: "v1/me"))
 let counts = service.counts
-print("TinyAuth saw \(counts.logins) login, \(counts.refreshes) refreshes, \(counts.revocations) revocation; live refresh tokens: \(counts.liveRefreshTokens)")
+print(
+    "TinyAuth saw \(counts.logins) login, \(counts.refreshes) refreshes, \(counts.revocations) revocation; live refresh tokens: \(counts.liveRefreshTokens)"
+)
 if counts.revocations != 1 || counts.liveRefreshTokens != 0 { problems.append("the refresh token was not revoked") }
 
 watchdog.cancel()

@@ -15,10 +15,10 @@
 // factor after a pending MFA step, then checks, renewals and a logout), each request
 // taking the next answer. Only the adapters' public API is used.
 public import Foundation
+internal import FuzzSupport
 public import Latchkey
 public import LatchkeyJSON
 public import LatchkeyJWT
-internal import FuzzSupport
 internal import Synchronization
 
 /// One input: the call named on the first line and the provider's answers.
@@ -74,7 +74,8 @@ public struct Script: Sendable {
         let newline = UInt8(ascii: "\n"), tilde = UInt8(ascii: "~")
         while index + 5 <= bytes.endIndex {
             if bytes[index] == newline, bytes[index + 1] == tilde, bytes[index + 2] == tilde, bytes[index + 3] == tilde,
-               bytes[index + 4] == newline {
+                bytes[index + 4] == newline
+            {
                 parts.append(bytes[start..<index])
                 index += 5
                 start = index
@@ -133,8 +134,10 @@ public final class ScriptedTransport: HTTPTransport {
     public let maximumResponseSize: Int
 
     /// - Parameter isKeySetRequest: which requests fetch the signing keys.
-    public init(maximumResponseSize: Int = URLSessionTransport.defaultMaximumResponseSize,
-                isKeySetRequest: @escaping @Sendable (TransportRequest) -> Bool) {
+    public init(
+        maximumResponseSize: Int = URLSessionTransport.defaultMaximumResponseSize,
+        isKeySetRequest: @escaping @Sendable (TransportRequest) -> Bool
+    ) {
         self.maximumResponseSize = maximumResponseSize
         self.isKeySetRequest = isKeySetRequest
     }
@@ -244,8 +247,9 @@ public enum FuzzSigner {
     /// replaced by a token signing it; any other body unchanged.
     public static func signingMember(at path: [String], in body: Data) -> Data {
         guard path.count > 0, body.count < 65_536, body.contains(UInt8(ascii: "{")),
-              case .object(let root)? = try? JSONValue.parse(bytes: Array(body)),
-              let replaced = replacing(path[...], in: root) else { return body }
+            case .object(let root)? = try? JSONValue.parse(bytes: Array(body)),
+            let replaced = replacing(path[...], in: root)
+        else { return body }
         return Data(JSONValue.object(replaced).jsonBytes)
     }
 

@@ -1,8 +1,9 @@
 import Foundation
 import Latchkey
-@testable import LatchkeySoak
 import Synchronization
 import Testing
+
+@testable import LatchkeySoak
 
 /// The soak's wire: a session-issuing request holds the user's lock for as long as the
 /// client waits for it — and no longer.
@@ -38,8 +39,9 @@ import Testing
 
     static func transport(base: HeldTransport, client: Int, lockPath: String, probe: HostProbe) throws -> SoakTransport {
         let driver = try SocialPlusSoakDriver(endpoint: ["base_url": "http://127.0.0.1:9", "api_key": "soak-test-key"])
-        return SoakTransport(base: base, gate: Gate(permits: 4), deadline: .seconds(20), driver: driver, user: "soak-user", client: client,
-                             lockPath: lockPath, probe: probe, ledger: SecretLedger(), isLoggingIn: { false }, ledgerPath: nil)
+        return SoakTransport(
+            base: base, gate: Gate(permits: 4), deadline: .seconds(20), driver: driver, user: "soak-user", client: client,
+            lockPath: lockPath, probe: probe, ledger: SecretLedger(), isLoggingIn: { false }, ledgerPath: nil)
     }
 
     /// An app's transport stops waiting for a request whose task is cancelled (a shut-down

@@ -59,8 +59,9 @@ extension AuthClient {
         try await inspect(retried, to: request)
         guard retried.status == 401 else { return retried }
         logger.notice("request refused again after renewal", metadata: ["request": "\(request)"])
-        throw AuthError(.unauthorizedAfterRenewal, "\(request) was refused with 401 again after the session was renewed; the session is kept",
-                        httpStatus: 401)
+        throw AuthError(
+            .unauthorizedAfterRenewal, "\(request) was refused with 401 again after the session was renewed; the session is kept",
+            httpStatus: 401)
     }
 
     /// One send with `tokens`, prepared by the provider; when the answer asks for a fresh

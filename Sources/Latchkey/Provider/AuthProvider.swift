@@ -184,7 +184,10 @@ extension AuthProvider {
             throw AuthError(.invalidArgument, "provider \"\(identifier)\" does not take a session duration")
         }
         guard bounds.contains(duration) else {
-            throw AuthError(.invalidArgument, "a session duration for \"\(identifier)\" must be between \(Self.minutes(bounds.lowerBound)) and \(Self.minutes(bounds.upperBound)) minutes; got \(Self.minutes(duration)) minutes")
+            throw AuthError(
+                .invalidArgument,
+                "a session duration for \"\(identifier)\" must be between \(Self.minutes(bounds.lowerBound)) and \(Self.minutes(bounds.upperBound)) minutes; got \(Self.minutes(duration)) minutes"
+            )
         }
     }
 

@@ -1,4 +1,5 @@
 public import Foundation
+
 /// Sends HTTP requests. Adapters talk to their provider through one, and
 /// ``AuthClient/send(_:)`` sends the app's authorized requests through one.
 ///

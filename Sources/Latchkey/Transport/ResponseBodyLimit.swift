@@ -41,7 +41,8 @@ public struct ResponseBodyLimit: Sendable {
     }
 
     private func tooLarge(announced: Int?) -> TransportError {
-        TransportError(.tooLarge, request: request,
-                       message: "the answer is larger than the \(limit)-byte cap\(announced.map { " (\($0) bytes announced)" } ?? ""); reading stopped")
+        TransportError(
+            .tooLarge, request: request,
+            message: "the answer is larger than the \(limit)-byte cap\(announced.map { " (\($0) bytes announced)" } ?? ""); reading stopped")
     }
 }

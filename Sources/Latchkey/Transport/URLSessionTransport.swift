@@ -1,5 +1,6 @@
 internal import Foundation
 internal import Synchronization
+
 #if canImport(FoundationNetworking)
 public import FoundationNetworking
 #endif
@@ -40,8 +41,10 @@ public struct URLSessionTransport: HTTPTransport {
 
     /// Creates a transport on a session of its own with `configuration` (connection limits,
     /// proxies); the transport's delegate enforces the rules above.
-    public init(configuration: URLSessionConfiguration, defaultTimeout: Duration = .seconds(30),
-                maximumResponseSize: Int = defaultMaximumResponseSize) {
+    public init(
+        configuration: URLSessionConfiguration, defaultTimeout: Duration = .seconds(30),
+        maximumResponseSize: Int = defaultMaximumResponseSize
+    ) {
         let exchanges = ExchangeDelegate()
         self.exchanges = exchanges
         self.session = URLSession(configuration: configuration, delegate: exchanges, delegateQueue: nil)
@@ -76,8 +79,11 @@ public struct URLSessionTransport: HTTPTransport {
         // own (backstop) timeout, its body still held to the cap.
         let race = Race<TransportResponse>()
         let task = session.dataTask(with: urlRequest)
-        exchanges.register(task, Exchange(race: race, request: description,
-                                          body: ResponseBodyLimit(limit: request.maximumResponseSize ?? maximumResponseSize, request: description)))
+        exchanges.register(
+            task,
+            Exchange(
+                race: race, request: description,
+                body: ResponseBodyLimit(limit: request.maximumResponseSize ?? maximumResponseSize, request: description)))
         task.resume()
         let timer = Task {
             try? await Task.sleep(for: timeout)
@@ -134,21 +140,27 @@ private final class ExchangeDelegate: NSObject, URLSessionDataDelegate, Sendable
         exchange.race.finish(outcome(exchange))
     }
 
-    func urlSession(_ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
-                    newRequest request: URLRequest, completionHandler: @escaping @Sendable (URLRequest?) -> Void) {
+    func urlSession(
+        _ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
+        newRequest request: URLRequest, completionHandler: @escaping @Sendable (URLRequest?) -> Void
+    ) {
         let target = request.url.map(SecureURL.redacted) ?? "an unnamed address"
         finish(task) { exchange in
-            .failure(TransportError(.redirected, request: exchange.request,
-                                    message: "the server answered HTTP \(response.statusCode), a redirect to \(target); "
-                                        + "redirects are never followed (they would resend the credentials to another address)"))
+            .failure(
+                TransportError(
+                    .redirected, request: exchange.request,
+                    message: "the server answered HTTP \(response.statusCode), a redirect to \(target); "
+                        + "redirects are never followed (they would resend the credentials to another address)"))
         }
         // Declining ends the task with the 3xx as its answer; no cancel, which racing the
         // task's completion can deadlock FoundationNetworking.
         completionHandler(nil)
     }
 
-    func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive response: URLResponse,
-                    completionHandler: @escaping @Sendable (URLSession.ResponseDisposition) -> Void) {
+    func urlSession(
+        _ session: URLSession, dataTask: URLSessionDataTask, didReceive response: URLResponse,
+        completionHandler: @escaping @Sendable (URLSession.ResponseDisposition) -> Void
+    ) {
         let announced = response.expectedContentLength
         let refused = exchanges.withLock { exchanges -> TransportError? in
             guard var exchange = exchanges[dataTask.taskIdentifier] else { return nil }
@@ -181,8 +193,10 @@ private final class ExchangeDelegate: NSObject, URLSessionDataDelegate, Sendable
                 return .failure(TransportError(.invalidResponse, request: exchange.request, message: "not an HTTP response"))
             }
             if (300...399).contains(http.statusCode) {
-                return .failure(TransportError(.redirected, request: exchange.request,
-                                               message: "the server answered HTTP \(http.statusCode), a redirect; redirects are never followed"))
+                return .failure(
+                    TransportError(
+                        .redirected, request: exchange.request,
+                        message: "the server answered HTTP \(http.statusCode), a redirect; redirects are never followed"))
             }
             var headers = TransportHeaders()
             for (name, value) in http.allHeaderFields {

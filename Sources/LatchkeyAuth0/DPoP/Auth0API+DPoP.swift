@@ -34,7 +34,9 @@ extension Auth0API {
     }
 
     /// Signs and sends; signs again and sends once more when the answer is a nonce challenge.
-    private func send(_ request: TransportRequest, signedWith key: DPoPKey, by dpop: Auth0DPoP, accessToken: String?) async throws -> TransportResponse {
+    private func send(
+        _ request: TransportRequest, signedWith key: DPoPKey, by dpop: Auth0DPoP, accessToken: String?
+    ) async throws -> TransportResponse {
         var signed = request
         try dpop.sign(&signed, key: key, accessToken: accessToken)
         let response = try await transport.send(signed)

@@ -137,7 +137,8 @@ final class Auth0DPoP: Sendable {
     @discardableResult
     func observe(_ response: TransportResponse, from url: URL, signed: Bool) -> Bool {
         guard let nonce = response.headers["DPoP-Nonce"]?.trimmingCharacters(in: .whitespaces), !nonce.isEmpty,
-              nonce.count <= Self.maximumNonceLength, nonce.unicodeScalars.allSatisfy({ $0.value >= 0x21 && $0.value <= 0x7E }) else {
+            nonce.count <= Self.maximumNonceLength, nonce.unicodeScalars.allSatisfy({ $0.value >= 0x21 && $0.value <= 0x7E })
+        else {
             return false
         }
         state.withLock { $0.nonces[Self.origin(of: url)] = nonce }
@@ -147,7 +148,8 @@ final class Auth0DPoP: Sendable {
 
     private static func asksForNonce(_ response: TransportResponse) -> Bool {
         if let challenge = response.headers["WWW-Authenticate"], challenge.range(of: "dpop", options: .caseInsensitive) != nil,
-           challenge.range(of: #"error\s*=\s*"use_dpop_nonce""#, options: [.regularExpression, .caseInsensitive]) != nil {
+            challenge.range(of: #"error\s*=\s*"use_dpop_nonce""#, options: [.regularExpression, .caseInsensitive]) != nil
+        {
             return true
         }
         return JSONObject.parsing(response.body)?.nonEmptyString("error") == "use_dpop_nonce"

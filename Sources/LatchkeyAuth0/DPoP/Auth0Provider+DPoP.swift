@@ -4,8 +4,9 @@ extension Auth0Provider {
     /// A DPoP-bound session whose key pair is gone (a logout in another process, a store
     /// reset): Auth0 accepts its tokens with proofs of that key only, so no renewal can
     /// succeed — the session ends, as Auth0.swift's `dpopKeyMissing` clears credentials.
-    static let missingDPoPKey = AuthError(.unrecoverable, "the DPoP key pair this session is bound to is gone; log in again",
-                                          providerCode: "dpop_key_missing")
+    static let missingDPoPKey = AuthError(
+        .unrecoverable, "the DPoP key pair this session is bound to is gone; log in again",
+        providerCode: "dpop_key_missing")
 
     /// Whether `tokens` are DPoP-bound (`token_type` `DPoP`), so every use needs a proof.
     static func isDPoPBound(_ tokens: SessionTokens) -> Bool {

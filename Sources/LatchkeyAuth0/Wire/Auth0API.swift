@@ -1,8 +1,8 @@
 internal import Foundation
 internal import Latchkey
+internal import LatchkeyJSON
 internal import LatchkeyJWT
 
-internal import LatchkeyJSON
 /// The Authentication API calls the adapter makes, each answering a parsed success or
 /// throwing a classified ``/Latchkey/AuthError`` (network failures stay ``/Latchkey/TransportError``s for
 /// the core to classify as transient).
@@ -84,19 +84,24 @@ struct Auth0API: Sendable {
     /// one JWKS fetcher. A refused fetch is transient: the cache keeps its last good set
     /// and tries again later.
     func jwksCache() -> JWKSCache {
-        JWKSCache.fetchingOrRefusing(from: configuration.endpoint(".well-known/jwks.json"), transport: transport, clock: clock,
-                                     timeout: Self.timeout) { response in
+        JWKSCache.fetchingOrRefusing(
+            from: configuration.endpoint(".well-known/jwks.json"), transport: transport, clock: clock,
+            timeout: Self.timeout
+        ) { response in
             AuthError(.transient, "Auth0 answered HTTP \(response.status) for its signing keys", httpStatus: response.status)
         }
     }
 
     /// - Parameter call: for token and revocation calls, which DPoP proof they carry.
     /// - Parameter path: a fixed path (`oauth/token`): it names the operation in telemetry.
-    private func post(_ path: StaticString, _ fields: [(String, String)], signing call: Auth0ErrorResponse.Call? = nil) async throws -> TransportResponse {
+    private func post(
+        _ path: StaticString, _ fields: [(String, String)], signing call: Auth0ErrorResponse.Call? = nil
+    ) async throws -> TransportResponse {
         let body = Data(FormBody.encode(fields).utf8)
-        let request = TransportRequest(method: "POST", url: configuration.endpoint(path.description),
-                                  headers: ["Content-Type": "application/x-www-form-urlencoded", "Accept": "application/json"],
-                                  body: body, timeout: Self.timeout, operation: "auth0 \(path)")
+        let request = TransportRequest(
+            method: "POST", url: configuration.endpoint(path.description),
+            headers: ["Content-Type": "application/x-www-form-urlencoded", "Accept": "application/json"],
+            body: body, timeout: Self.timeout, operation: "auth0 \(path)")
         if let call { return try await sendSigned(request, call: call) }
         return try await transport.send(request)
     }

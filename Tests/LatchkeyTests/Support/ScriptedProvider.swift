@@ -57,8 +57,10 @@ final class ScriptedProvider: AuthProvider {
     let secret: String
     let state: Mutex<State>
 
-    init(identifier: String = "scripted", extendsSessions: Bool = false, lifetime: TimeInterval = 3600,
-         clock: any SessionClock, secret: String = "s3cr3t\(UInt32.random(in: .min ... .max))") {
+    init(
+        identifier: String = "scripted", extendsSessions: Bool = false, lifetime: TimeInterval = 3600,
+        clock: any SessionClock, secret: String = "s3cr3t\(UInt32.random(in: .min ... .max))"
+    ) {
         self.identifier = identifier
         self.extendsSessions = extendsSessions
         self.lifetime = lifetime
@@ -114,8 +116,9 @@ final class ScriptedProvider: AuthProvider {
         let now = clock.now
         return state.withLock { state in
             state.issued += 1
-            let tokens = SessionTokens(accessToken: "access-\(state.issued)-\(secret)", refreshToken: "refresh-\(state.issued)-\(secret)",
-                                       issuedAt: now, expiresAt: now.addingTimeInterval(lifetime))
+            let tokens = SessionTokens(
+                accessToken: "access-\(state.issued)-\(secret)", refreshToken: "refresh-\(state.issued)-\(secret)",
+                issuedAt: now, expiresAt: now.addingTimeInterval(lifetime))
             state.validAccessToken = tokens.accessToken
             state.validRefreshToken = tokens.refreshToken
             return tokens
@@ -124,9 +127,10 @@ final class ScriptedProvider: AuthProvider {
 
     func report(_ tokens: SessionTokens, user: String = "user-1") -> AuthenticatedSession {
         let expires = state.withLock { $0.sessionExpiresAt }
-        return AuthenticatedSession(tokens: tokens,
-                                    session: Session(id: "session-1", userID: user, startedAt: clock.now, expiresAt: expires),
-                                    user: User(id: user, email: "\(user)@example.com", name: "Test User"))
+        return AuthenticatedSession(
+            tokens: tokens,
+            session: Session(id: "session-1", userID: user, startedAt: clock.now, expiresAt: expires),
+            user: User(id: user, email: "\(user)@example.com", name: "Test User"))
     }
 
     private func next(_ keyPath: WritableKeyPath<State, [Behaviour]>, default fallback: KeyPath<State, Behaviour>) -> Behaviour {

@@ -31,13 +31,16 @@ struct Auth0SoakDriver: SoakDriver {
 
     static func endpoint(of emulator: Emulator) throws -> SoakEndpoint {
         guard let endpoint = emulator.auth0 else { throw SoakError("the emulator does not run Auth0") }
-        return ["base_url": endpoint.baseURL.absoluteString, "domain": endpoint.domain, "client_id": endpoint.clientID,
-                "connection": endpoint.connection]
+        return [
+            "base_url": endpoint.baseURL.absoluteString, "domain": endpoint.domain, "client_id": endpoint.clientID,
+            "connection": endpoint.connection,
+        ]
     }
 
     init(endpoint: SoakEndpoint) throws {
         guard let text = endpoint["base_url"], let url = URL(string: text), let domain = endpoint["domain"],
-              let clientID = endpoint["client_id"], let connection = endpoint["connection"] else {
+            let clientID = endpoint["client_id"], let connection = endpoint["connection"]
+        else {
             throw SoakError("the Auth0 endpoint needs base_url, domain, client_id and connection")
         }
         baseURL = url
@@ -61,8 +64,9 @@ struct Auth0SoakDriver: SoakDriver {
     }
 
     func configuration(for user: SoakUser, store: StoreSettings, session: SessionOptions) -> LatchkeyConfiguration {
-        LatchkeyConfiguration(provider: "auth0", settings: ["domain": domain, "client_id": clientID, "base_url": baseURL.absoluteString],
-                              store: store, session: session)
+        LatchkeyConfiguration(
+            provider: "auth0", settings: ["domain": domain, "client_id": clientID, "base_url": baseURL.absoluteString],
+            store: store, session: session)
     }
 
     func credentials(for user: SoakUser) async throws -> any LoginCredentials {
@@ -137,7 +141,9 @@ struct Auth0SoakDriver: SoakDriver {
         (try? StoredSessionRecord(decoding: bytes, provider: providerID))?.tokens.refreshToken
     }
 
-    func judgeStoredSession(_ vault: [UInt8], of user: SoakUser, ledger: [RefreshLedger.Entry], control: EmulatorControl) async -> StoredSessionVerdict {
+    func judgeStoredSession(
+        _ vault: [UInt8], of user: SoakUser, ledger: [RefreshLedger.Entry], control: EmulatorControl
+    ) async -> StoredSessionVerdict {
         guard let token = refreshToken(inVault: vault) else { return .fine }
         var judge = Auth0RefreshJudge(ledger: ledger, control: control)
         return await judge.stored(token)

@@ -114,7 +114,9 @@ protocol SoakDriver: Sendable {
     /// invariant (the stored refresh token is the newest of its family, or the family was
     /// revoked on purpose), with the user's ledger to tell a rotation lost to a kill or in
     /// transit from a token the client lost. Default: fine.
-    func judgeStoredSession(_ vault: [UInt8], of user: SoakUser, ledger: [RefreshLedger.Entry], control: EmulatorControl) async -> StoredSessionVerdict
+    func judgeStoredSession(
+        _ vault: [UInt8], of user: SoakUser, ledger: [RefreshLedger.Entry], control: EmulatorControl
+    ) async -> StoredSessionVerdict
     /// Explains a session end that no logout or event explains, from the user's ledger
     /// and the emulator's record (Auth0: a refresh denied because a rotation was lost to a
     /// kill or in transit); `nil` when nothing does — a wrongful logout. Default: `nil`.
@@ -160,7 +162,9 @@ extension SoakDriver {
     func ledgerBeforeSending(_ request: TransportRequest) -> [RefreshLedger.Entry] { [] }
     func ledgerAfter(_ request: TransportRequest, response: TransportResponse?) -> [RefreshLedger.Entry] { [] }
     func refreshToken(inVault bytes: [UInt8]) -> String? { nil }
-    func judgeStoredSession(_ vault: [UInt8], of user: SoakUser, ledger: [RefreshLedger.Entry], control: EmulatorControl) async -> StoredSessionVerdict {
+    func judgeStoredSession(
+        _ vault: [UInt8], of user: SoakUser, ledger: [RefreshLedger.Entry], control: EmulatorControl
+    ) async -> StoredSessionVerdict {
         .fine
     }
     func explainEnd(of user: SoakUser, ledger: [RefreshLedger.Entry], control: EmulatorControl) async -> EndExplanation? { nil }

@@ -78,13 +78,16 @@ struct StytchSoakWire: Sendable {
 
     static func endpoint(of emulator: Emulator) throws -> SoakEndpoint {
         guard let endpoint = emulator.stytch else { throw SoakError("the emulator does not run Stytch") }
-        return ["base_url": endpoint.baseURL.absoluteString, "public_token": endpoint.publicToken, "project_id": endpoint.projectID,
-                "app_identifier": endpoint.appIdentifier]
+        return [
+            "base_url": endpoint.baseURL.absoluteString, "public_token": endpoint.publicToken, "project_id": endpoint.projectID,
+            "app_identifier": endpoint.appIdentifier,
+        ]
     }
 
     init(endpoint: SoakEndpoint, b2b: Bool) throws {
         guard let text = endpoint["base_url"], let url = URL(string: text), let publicToken = endpoint["public_token"],
-              let projectID = endpoint["project_id"], let appIdentifier = endpoint["app_identifier"] else {
+            let projectID = endpoint["project_id"], let appIdentifier = endpoint["app_identifier"]
+        else {
             throw SoakError("the Stytch endpoint needs base_url, public_token, project_id and app_identifier")
         }
         baseURL = url
@@ -100,10 +103,13 @@ struct StytchSoakWire: Sendable {
     func configuration(provider: String, store: StoreSettings, session: SessionOptions) -> LatchkeyConfiguration {
         var session = session
         session.sessionDuration = Self.sessionDuration
-        return LatchkeyConfiguration(provider: provider,
-                                     settings: ["public_token": publicToken, "base_url": baseURL.absoluteString, "project_id": projectID,
-                                                "app_identifier": appIdentifier, "auto_extend": "true"],
-                                     store: store, session: session)
+        return LatchkeyConfiguration(
+            provider: provider,
+            settings: [
+                "public_token": publicToken, "base_url": baseURL.absoluteString, "project_id": projectID,
+                "app_identifier": appIdentifier, "auto_extend": "true",
+            ],
+            store: store, session: session)
     }
 
     private var prefix: String { b2b ? "/sdk/v1/b2b/" : "/sdk/v1/" }
@@ -131,7 +137,10 @@ struct StytchSoakWire: Sendable {
             // token's part is the same in every request, secret or not).
             let skip = (basic.user.utf8.count + 1 + 2) / 3 * 4
             if let run = basic.encoded.dropFirst(skip).split(whereSeparator: { !SecretLedger.isTokenCharacter($0) }).max(by: { $0.count < $1.count }),
-               run.count >= 24 { found.append(String(run)) }
+                run.count >= 24
+            {
+                found.append(String(run))
+            }
         }
         if let bearer = WireFields.bearer(request) { found.append(bearer) }
         found += WireFields.strings(WireFields.json(request.body), ["password", "intermediate_session_token"])
@@ -140,8 +149,10 @@ struct StytchSoakWire: Sendable {
     }
 
     var faultRoutes: [EmulatorRoute] {
-        [EmulatorRoute(.stytch, "POST", prefix + "sessions/authenticate"), EmulatorRoute(.stytch, "POST", prefix + "sessions/revoke"),
-         EmulatorRoute(.stytch, "POST", prefix + "passwords/authenticate"), EmulatorRoute(.stytch, "GET", "/" + appPath)]
+        [
+            EmulatorRoute(.stytch, "POST", prefix + "sessions/authenticate"), EmulatorRoute(.stytch, "POST", prefix + "sessions/revoke"),
+            EmulatorRoute(.stytch, "POST", prefix + "passwords/authenticate"), EmulatorRoute(.stytch, "GET", "/" + appPath),
+        ]
     }
 
     /// Consumer and B2B share the emulated project: each counts its own paths.

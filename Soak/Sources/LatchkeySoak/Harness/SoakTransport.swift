@@ -39,8 +39,10 @@ struct SoakTransport: HTTPTransport {
             descriptor = open(lockPath, O_CREAT | O_RDWR | O_CLOEXEC, 0o600)
             if descriptor >= 0, flock(descriptor, LOCK_EX | LOCK_NB) != 0 {
                 let other = Self.holder(descriptor).map { " (\($0))" } ?? ""
-                probe.violation(.renewalOverlap, user: user,
-                                "\(request) sent by client \(client) of process \(getpid()) while another session-issuing request of this user was in flight\(other)")
+                probe.violation(
+                    .renewalOverlap, user: user,
+                    "\(request) sent by client \(client) of process \(getpid()) while another session-issuing request of this user was in flight\(other)"
+                )
                 close(descriptor)
                 descriptor = -1
             } else if descriptor >= 0 {
@@ -118,8 +120,11 @@ struct SoakTransport: HTTPTransport {
                 }
                 Task {
                     try? await Task.sleep(for: deadline)
-                    answer.resume(with: .failure(TransportError(.timedOut, request: request.description,
-                                                                message: "no complete response within \(deadline)")))
+                    answer.resume(
+                        with: .failure(
+                            TransportError(
+                                .timedOut, request: request.description,
+                                message: "no complete response within \(deadline)")))
                 }
             }
         } onCancel: {

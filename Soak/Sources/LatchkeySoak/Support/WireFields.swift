@@ -50,7 +50,8 @@ enum WireFields {
         guard let header = request.headers["Authorization"], header.hasPrefix("Basic ") else { return nil }
         let encoded = String(header.dropFirst(6))
         guard let data = Data(base64Encoded: encoded), let pair = String(data: data, encoding: .utf8),
-              let colon = pair.firstIndex(of: ":") else { return nil }
+            let colon = pair.firstIndex(of: ":")
+        else { return nil }
         return (encoded, String(pair[..<colon]), String(pair[pair.index(after: colon)...]))
     }
 }
