@@ -11,7 +11,7 @@ APT_PACKAGES := libssl-dev libkeyutils-dev pkg-config
 TEST_APT_PACKAGES := chromium chromium-driver dbus-daemon dbus-bin gnome-keyring libsecret-1-0 libglib2.0-bin postgresql
 CONFIG ?= debug
 
-.PHONY: all deps test-deps bench-deps build build-release test demo examples docs check-links bench bench-check fuzz fuzz-ci \
+.PHONY: all deps test-deps bench-deps build build-release test format demo examples docs check-links bench bench-check fuzz fuzz-ci \
 	soak soak-short soak-sweep clean install uninstall
 
 all: build
@@ -43,11 +43,13 @@ build: deps
 build-release: deps
 	$(SWIFT) build -c release --product latchkey
 
-# Every test group (Scripts/test.sh), the soak's package (Soak/: building it builds
+# The house format first (Scripts/format.sh --check: .swift-format, 150 columns; `make format`
+# applies it), then every test group (Scripts/test.sh), the soak's package (Soak/: building it builds
 # Latchkey's dependencies a second time, in Soak/.build), the examples, the fuzz
 # regressions, the links between Markdown files and the DocC documentation (`make docs`,
 # warnings as errors: a broken symbol link or an undocumented parameter fails the test).
 test: deps test-deps
+	SWIFT=$(SWIFT) ./Scripts/format.sh --check
 	$(SWIFT) build --build-tests
 	$(SWIFT) build --package-path Soak --build-tests
 	SWIFT=$(SWIFT) ./Scripts/test.sh
@@ -112,6 +114,10 @@ docs: deps
 	  --enable-experimental-combined-documentation --output-path $(DOCS_DIR) \
 	  $(addprefix --target ,$(DOCS_TARGETS)) --warnings-as-errors
 	@echo "documentation in $(DOCS_DIR): serve the folder (python3 -m http.server -d $(DOCS_DIR)) and open /documentation/"
+
+# Formats every Swift file in place (.swift-format); `make test` checks it.
+format:
+	SWIFT=$(SWIFT) ./Scripts/format.sh
 
 # Every relative link between the repository's Markdown files points at a file that exists.
 check-links:

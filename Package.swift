@@ -137,7 +137,8 @@ let package = Package(
         // MARK: Adapters
         .target(
             name: "LatchkeySocialPlus",
-            dependencies: ["LatchkeyJSON", 
+            dependencies: [
+                "LatchkeyJSON",
                 "Latchkey",
                 "LatchkeyJWT",
                 .product(name: "Logging", package: "swift-log"),
@@ -146,7 +147,8 @@ let package = Package(
         ),
         .target(
             name: "LatchkeyStytch",
-            dependencies: ["LatchkeyJSON", 
+            dependencies: [
+                "LatchkeyJSON",
                 "Latchkey",
                 "LatchkeyJWT",
                 "LatchkeyCrypto",
@@ -157,7 +159,8 @@ let package = Package(
         ),
         .target(
             name: "LatchkeyAuth0",
-            dependencies: ["LatchkeyJSON", 
+            dependencies: [
+                "LatchkeyJSON",
                 "Latchkey",
                 "LatchkeyJWT",
                 "LatchkeyCrypto",
@@ -235,7 +238,8 @@ let package = Package(
         // MARK: Optional: configuration from apple/swift-configuration's ConfigReader
         .target(
             name: "LatchkeySwiftConfiguration",
-            dependencies: ["LatchkeyJSON", 
+            dependencies: [
+                "LatchkeyJSON",
                 "Latchkey",
                 "LatchkeyJWT",
                 .product(name: "Configuration", package: "swift-configuration"),
@@ -366,7 +370,8 @@ let package = Package(
         ),
         .testTarget(
             name: "LatchkeySocialPlusTests",
-            dependencies: ["LatchkeyJSON", 
+            dependencies: [
+                "LatchkeyJSON",
                 "LatchkeySocialPlus",
                 "Latchkey",
                 "LatchkeyEmulator",
@@ -379,7 +384,8 @@ let package = Package(
         ),
         .testTarget(
             name: "LatchkeyStytchTests",
-            dependencies: ["LatchkeyJSON", 
+            dependencies: [
+                "LatchkeyJSON",
                 "LatchkeyStytch",
                 "Latchkey",
                 "LatchkeyJWT",
@@ -392,7 +398,8 @@ let package = Package(
         ),
         .testTarget(
             name: "LatchkeyAuth0Tests",
-            dependencies: ["LatchkeyJSON", "LatchkeyTransportTestSupport", 
+            dependencies: [
+                "LatchkeyJSON", "LatchkeyTransportTestSupport",
                 "LatchkeyAuth0",
                 "Latchkey",
                 "LatchkeyJWT",

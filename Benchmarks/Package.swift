@@ -26,8 +26,9 @@ let package = Package(
     ],
     targets: [
         // The raw OpenSSL baseline: the library's own COpenSSL is internal to it.
-        .systemLibrary(name: "CBenchOpenSSL", path: "Support/CBenchOpenSSL", pkgConfig: "openssl",
-                       providers: [.apt(["libssl-dev"])]),
+        .systemLibrary(
+            name: "CBenchOpenSSL", path: "Support/CBenchOpenSSL", pkgConfig: "openssl",
+            providers: [.apt(["libssl-dev"])]),
         // Fixtures and raw-OpenSSL baselines, shared by the benchmarks and the
         // instruction counter (no package-benchmark here: the counter runs under valgrind).
         .target(
@@ -85,25 +86,33 @@ func benchmark(_ name: String, _ dependencies: [Target.Dependency]) -> Target {
 }
 
 package.targets += [
-    benchmark("JWTBenchmarks", [
-        "CBenchOpenSSL",
-        .product(name: "LatchkeyJSON", package: rootPackage),
-        .product(name: "LatchkeyJWT", package: rootPackage),
-        .product(name: "JWTKit", package: "jwt-kit"),
-    ]),
-    benchmark("VaultBenchmarks", [
-        "CBenchOpenSSL",
-        .product(name: "Latchkey", package: rootPackage),
-        .product(name: "LatchkeyJSON", package: rootPackage),
-        .product(name: "LatchkeySecrets", package: rootPackage),
-    ]),
-    benchmark("StorageBenchmarks", [
-        .product(name: "LatchkeySecrets", package: rootPackage),
-        .product(name: "LatchkeyPostgres", package: rootPackage),
-    ]),
-    benchmark("SessionBenchmarks", [
-        .product(name: "Hummingbird", package: "hummingbird"),
-        .product(name: "Latchkey", package: rootPackage),
-        .product(name: "LatchkeySecrets", package: rootPackage),
-    ]),
+    benchmark(
+        "JWTBenchmarks",
+        [
+            "CBenchOpenSSL",
+            .product(name: "LatchkeyJSON", package: rootPackage),
+            .product(name: "LatchkeyJWT", package: rootPackage),
+            .product(name: "JWTKit", package: "jwt-kit"),
+        ]),
+    benchmark(
+        "VaultBenchmarks",
+        [
+            "CBenchOpenSSL",
+            .product(name: "Latchkey", package: rootPackage),
+            .product(name: "LatchkeyJSON", package: rootPackage),
+            .product(name: "LatchkeySecrets", package: rootPackage),
+        ]),
+    benchmark(
+        "StorageBenchmarks",
+        [
+            .product(name: "LatchkeySecrets", package: rootPackage),
+            .product(name: "LatchkeyPostgres", package: rootPackage),
+        ]),
+    benchmark(
+        "SessionBenchmarks",
+        [
+            .product(name: "Hummingbird", package: "hummingbird"),
+            .product(name: "Latchkey", package: rootPackage),
+            .product(name: "LatchkeySecrets", package: rootPackage),
+        ]),
 ]

@@ -33,8 +33,10 @@ let package = Package(
         // The adapters' targets' scripted transport, clock, signing key and checks.
         .target(
             name: "AdapterFuzzSupport",
-            dependencies: ["FuzzSupport", .product(name: "Latchkey", package: rootPackage), .product(name: "LatchkeyJWT", package: rootPackage),
-                           .product(name: "LatchkeyJSON", package: rootPackage)],
+            dependencies: [
+                "FuzzSupport", .product(name: "Latchkey", package: rootPackage), .product(name: "LatchkeyJWT", package: rootPackage),
+                .product(name: "LatchkeyJSON", package: rootPackage),
+            ],
             swiftSettings: swiftSettings
         ),
     ]
@@ -62,6 +64,7 @@ package.targets += [
     fuzzTarget("FuzzSecretFile", ["LatchkeySecrets"]),
     fuzzTarget("FuzzStytch", ["LatchkeyStytch", "Latchkey", "LatchkeyJSON"], adapter: true),
     fuzzTarget("FuzzAuth0", ["LatchkeyAuth0", "Latchkey", "LatchkeyJSON"], adapter: true),
-    fuzzTarget("FuzzSocialPlus", ["LatchkeySocialPlus", "Latchkey", "LatchkeySecrets"], adapter: true,
-               extra: [.product(name: "Logging", package: "swift-log")]),
+    fuzzTarget(
+        "FuzzSocialPlus", ["LatchkeySocialPlus", "Latchkey", "LatchkeySecrets"], adapter: true,
+        extra: [.product(name: "Logging", package: "swift-log")]),
 ]

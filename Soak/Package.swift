@@ -24,7 +24,7 @@ let swiftSettings: [SwiftSetting] = [
 let package = Package(
     name: "LatchkeySoak",
     products: [
-        .executable(name: "latchkey-soak", targets: ["LatchkeySoak"]),
+        .executable(name: "latchkey-soak", targets: ["LatchkeySoak"])
     ],
     dependencies: [
         .package(path: ".."),

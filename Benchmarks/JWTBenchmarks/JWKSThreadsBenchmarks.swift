@@ -26,17 +26,21 @@ func registerJWKSThreads(_ fixture: JWTFixture) {
     }
     for workers in [1, 2] {
         let row = [alg, workers == 1 ? "1worker" : "\(workers)workers"]
-        Benchmark(Suite.name("JWKSThreads", row, .latchkey), configuration: Suite.configuration(warmup: 2), closure: { benchmark in
-            try await benchmark.measureConcurrently(workers: workers) {
-                for _ in 0..<tokensPerWorker { blackHole(try await cache.verify(token, options: options)) }
-            }
-        }, setup: setup)
-        Benchmark(Suite.name("JWKSThreads", row, jwtKit), configuration: Suite.configuration(warmup: 2), closure: { benchmark in
-            let peer = fixture.peer!
-            try await benchmark.measureConcurrently(workers: workers) {
-                for _ in 0..<tokensPerWorker { blackHole(try await peer.verify(token, as: CheckedIDTokenClaims.self)) }
-            }
-        }, setup: setup)
+        Benchmark(
+            Suite.name("JWKSThreads", row, .latchkey), configuration: Suite.configuration(warmup: 2),
+            closure: { benchmark in
+                try await benchmark.measureConcurrently(workers: workers) {
+                    for _ in 0..<tokensPerWorker { blackHole(try await cache.verify(token, options: options)) }
+                }
+            }, setup: setup)
+        Benchmark(
+            Suite.name("JWKSThreads", row, jwtKit), configuration: Suite.configuration(warmup: 2),
+            closure: { benchmark in
+                let peer = fixture.peer!
+                try await benchmark.measureConcurrently(workers: workers) {
+                    for _ in 0..<tokensPerWorker { blackHole(try await peer.verify(token, as: CheckedIDTokenClaims.self)) }
+                }
+            }, setup: setup)
     }
 }
 

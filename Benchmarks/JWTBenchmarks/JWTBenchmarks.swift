@@ -36,13 +36,14 @@ func registerJWT(_ fixture: JWTFixture) {
     let signatureConfig = Suite.configuration(scale: fast ? .kilo : .one)
     // jwt-kit's API is async: its rows under 50 µs are batched too (see
     // `Suite.asyncConfiguration`). About what its verification takes here:
-    let peerMicroseconds = switch fixture.algorithm {
-    case .hs256: 12
-    case .rs256, .ps256: 25
-    case .es256: 47
-    case .edDSA: 61
-    default: 330
-    }
+    let peerMicroseconds =
+        switch fixture.algorithm {
+        case .hs256: 12
+        case .rs256, .ps256: 25
+        case .es256: 47
+        case .edDSA: 61
+        default: 330
+        }
     let peerDecodeConfig = Suite.asyncConfiguration(microseconds: 13)
     let peerConfig = Suite.asyncConfiguration(microseconds: peerMicroseconds)
     let setup: Benchmark.BenchmarkSetupHook = { await fixture.preparePeer() }
@@ -51,10 +52,12 @@ func registerJWT(_ fixture: JWTFixture) {
     Benchmark(Suite.name("JWT", [alg, "decode"], .latchkey), configuration: latchkeyConfig) { benchmark in
         try benchmark.measure { blackHole(try JWT.decode(token)) }
     }
-    Benchmark(Suite.name("JWT", [alg, "decode"], jwtKit), configuration: peerDecodeConfig, closure: { benchmark in
-        let peer = fixture.peer!
-        try await benchmark.measure { blackHole(try await peer.unverified(token, as: UncheckedIDTokenClaims.self)) }
-    }, setup: setup)
+    Benchmark(
+        Suite.name("JWT", [alg, "decode"], jwtKit), configuration: peerDecodeConfig,
+        closure: { benchmark in
+            let peer = fixture.peer!
+            try await benchmark.measure { blackHole(try await peer.unverified(token, as: UncheckedIDTokenClaims.self)) }
+        }, setup: setup)
 
     // signature only
     Benchmark(Suite.name("JWT", [alg, "sig"], .latchkey), configuration: signatureConfig) { benchmark in
@@ -63,10 +66,12 @@ func registerJWT(_ fixture: JWTFixture) {
     Benchmark(Suite.name("JWT", [alg, "sig"], rawOpenSSL), configuration: signatureConfig) { benchmark in
         benchmark.measure { if !fixture.rawVerify() { fixtureFailure("raw verify") } }
     }
-    Benchmark(Suite.name("JWT", [alg, "sig"], jwtKit), configuration: peerConfig, closure: { benchmark in
-        let peer = fixture.peer!
-        try await benchmark.measure { blackHole(try await peer.verify(token, as: UncheckedIDTokenClaims.self)) }
-    }, setup: setup)
+    Benchmark(
+        Suite.name("JWT", [alg, "sig"], jwtKit), configuration: peerConfig,
+        closure: { benchmark in
+            let peer = fixture.peer!
+            try await benchmark.measure { blackHole(try await peer.verify(token, as: UncheckedIDTokenClaims.self)) }
+        }, setup: setup)
 
     // signature and claims
     Benchmark(Suite.name("JWT", [alg, "sig+claims"], .latchkey), configuration: signatureConfig) { benchmark in
@@ -75,10 +80,12 @@ func registerJWT(_ fixture: JWTFixture) {
     Benchmark(Suite.name("JWT", [alg, "sig+claims"], rawOpenSSL), configuration: signatureConfig) { benchmark in
         benchmark.measure { if !fixture.rawVerify() { fixtureFailure("raw verify") } }
     }
-    Benchmark(Suite.name("JWT", [alg, "sig+claims"], jwtKit), configuration: peerConfig, closure: { benchmark in
-        let peer = fixture.peer!
-        try await benchmark.measure { blackHole(try await peer.verify(token, as: CheckedIDTokenClaims.self)) }
-    }, setup: setup)
+    Benchmark(
+        Suite.name("JWT", [alg, "sig+claims"], jwtKit), configuration: peerConfig,
+        closure: { benchmark in
+            let peer = fixture.peer!
+            try await benchmark.measure { blackHole(try await peer.verify(token, as: CheckedIDTokenClaims.self)) }
+        }, setup: setup)
 }
 
 /// Finding the key a token's `kid` names, in a set of `keyCount` P-256 keys (the last one).
@@ -103,13 +110,16 @@ func registerJWKSLookup(keyCount: Int) {
             blackHole(found)
         }
     }
-    Benchmark(Suite.name("JWKS", row, jwtKit), configuration: Suite.configuration(scale: .kilo), closure: { benchmark in
-        let collection = box.collection!
-        let identifier = JWKIdentifier(string: kid)
-        try await benchmark.measure { blackHole(try await collection.getKey(for: identifier)) }
-    }, setup: {
-        let collection = JWTKeyCollection()
-        do { try await collection.add(jwksJSON: jwksJSON) } catch { fixtureFailure("jwt-kit JWKS: \(error)") }
-        box.collection = collection
-    })
+    Benchmark(
+        Suite.name("JWKS", row, jwtKit), configuration: Suite.configuration(scale: .kilo),
+        closure: { benchmark in
+            let collection = box.collection!
+            let identifier = JWKIdentifier(string: kid)
+            try await benchmark.measure { blackHole(try await collection.getKey(for: identifier)) }
+        },
+        setup: {
+            let collection = JWTKeyCollection()
+            do { try await collection.add(jwksJSON: jwksJSON) } catch { fixtureFailure("jwt-kit JWKS: \(error)") }
+            box.collection = collection
+        })
 }

@@ -23,8 +23,10 @@ let hostedSessions = 10_000
 let residentMetric = BenchmarkMetric.custom("residentBytes", polarity: .prefersSmaller, useScalingFactor: false)
 
 func registerHostBenchmarks() {
-    Benchmark(Suite.name("Host", ["load10000"], .latchkey),
-              configuration: Suite.configuration(warmup: 0, extraMetrics: [residentMetric])) { benchmark in
+    Benchmark(
+        Suite.name("Host", ["load10000"], .latchkey),
+        configuration: Suite.configuration(warmup: 0, extraMetrics: [residentMetric])
+    ) { benchmark in
         // One stored session, copied into every user's store.
         let seedStore = try MemorySecretStore(namespace: "bench-host-seed")
         let seeding = try await loggedInClient(lifetime: 3600, store: seedStore)
@@ -38,8 +40,10 @@ func registerHostBenchmarks() {
                 stores["user-\(user)"] = store
             }
             let frozen = stores
-            let host = SessionHost(provider: InProcessProvider(), options: SessionHostOptions(capacity: hostedSessions),
-                                   transport: StaticTransport()) { userID in
+            let host = SessionHost(
+                provider: InProcessProvider(), options: SessionHostOptions(capacity: hostedSessions),
+                transport: StaticTransport()
+            ) { userID in
                 guard let store = frozen[userID] else { fixtureFailure("no store for a user") }
                 return store
             }

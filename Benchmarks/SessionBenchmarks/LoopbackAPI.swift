@@ -4,7 +4,7 @@ import Foundation
 import Hummingbird
 
 // In its own file: Hummingbird's HTTPRequest/HTTPResponse (from swift-http-types) would
-// shadow Latchkey's in the suite's file.
+// meet Latchkey's deprecated aliases of those names in the suite's file.
 
 /// An app API on 127.0.0.1: `GET /items` answers 200 with a small JSON body when the
 /// request carries a bearer token, 401 otherwise. One per benchmark process.
@@ -27,11 +27,12 @@ actor LoopbackAPI {
             return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(string: #"{"items":[]}"#)))
         }
         let (ports, continuation) = AsyncStream<Int>.makeStream()
-        let application = Application(router: router, configuration: ApplicationConfiguration(address: .hostname("127.0.0.1", port: 0)),
-                                      onServerRunning: { channel in
-                                          continuation.yield(channel.localAddress?.port ?? 0)
-                                          continuation.finish()
-                                      })
+        let application = Application(
+            router: router, configuration: ApplicationConfiguration(address: .hostname("127.0.0.1", port: 0)),
+            onServerRunning: { channel in
+                continuation.yield(channel.localAddress?.port ?? 0)
+                continuation.finish()
+            })
         Task { try await application.runService() }
         var iterator = ports.makeAsyncIterator()
         guard let port = await iterator.next(), port > 0 else { fixtureFailure("the loopback API did not start") }

@@ -25,13 +25,13 @@ let benchmarks: @Sendable () -> Void = {
     // with the same request already carrying its Authorization header.
     Benchmark(Suite.name("Session", ["send"], .latchkey), configuration: batched) { benchmark in
         let client = try await loggedInClient(lifetime: 3600)
-        let request = HTTPRequest(url: URL(string: "https://api.example.com/items")!)
+        let request = TransportRequest(url: URL(string: "https://api.example.com/items")!)
         try await benchmark.measure { blackHole(try await client.send(request)) }
         await client.shutdown()
     }
     Benchmark(Suite.name("Session", ["send"], .limit("bare-transport")), configuration: batched) { benchmark in
         let transport = StaticTransport()
-        var request = HTTPRequest(url: URL(string: "https://api.example.com/items")!)
+        var request = TransportRequest(url: URL(string: "https://api.example.com/items")!)
         request.headers["Authorization"] = "Bearer \(InProcessProvider.token(1))"
         try await benchmark.measure { blackHole(try await transport.send(request)) }
     }
@@ -42,7 +42,7 @@ let benchmarks: @Sendable () -> Void = {
     Benchmark(Suite.name("Session", ["send", "loopback"], .latchkey), configuration: single) { benchmark in
         let api = try await LoopbackAPI.shared()
         let client = try await loggedInClient(lifetime: 3600, transport: URLSessionTransport())
-        let request = HTTPRequest(url: api.itemsURL)
+        let request = TransportRequest(url: api.itemsURL)
         try await benchmark.measure {
             let response = try await client.send(request)
             guard response.status == 200 else { fixtureFailure("status \(response.status)") }
@@ -52,7 +52,7 @@ let benchmarks: @Sendable () -> Void = {
     Benchmark(Suite.name("Session", ["send", "loopback"], .limit("URLSession")), configuration: single) { benchmark in
         let api = try await LoopbackAPI.shared()
         let transport = URLSessionTransport()
-        var request = HTTPRequest(url: api.itemsURL)
+        var request = TransportRequest(url: api.itemsURL)
         request.headers["Authorization"] = "Bearer \(InProcessProvider.token(1))"
         try await benchmark.measure {
             let response = try await transport.send(request)
@@ -79,8 +79,10 @@ let benchmarks: @Sendable () -> Void = {
     }
 
     // 1,000 callers at once on an expired token: the time until every one is served.
-    Benchmark(Suite.name("Session", ["expired1000"], .latchkey),
-              configuration: Suite.configuration(warmup: 1, extraMetrics: [.custom("renewals")])) { benchmark in
+    Benchmark(
+        Suite.name("Session", ["expired1000"], .latchkey),
+        configuration: Suite.configuration(warmup: 1, extraMetrics: [.custom("renewals")])
+    ) { benchmark in
         for _ in benchmark.scaledIterations {
             let provider = InProcessProvider()
             var client: AuthClient?
@@ -105,12 +107,15 @@ let benchmarks: @Sendable () -> Void = {
 
 let quietOptions = SessionOptions(heartbeatInterval: nil, renewsProactively: false)
 
-func loggedInClient(lifetime: TimeInterval, store: (any SecretStore)? = nil,
-                    provider: InProcessProvider = InProcessProvider(),
-                    transport: any HTTPTransport = StaticTransport()) async throws -> AuthClient {
+func loggedInClient(
+    lifetime: TimeInterval, store: (any SecretStore)? = nil,
+    provider: InProcessProvider = InProcessProvider(),
+    transport: any HTTPTransport = StaticTransport()
+) async throws -> AuthClient {
     provider.lifetime.store(lifetime, ordering: .relaxed)
-    let client = AuthClient(provider: provider, store: try store ?? MemorySecretStore(namespace: "bench-\(UInt32.random(in: 0 ... .max))"),
-                            options: quietOptions, transport: transport)
+    let client = AuthClient(
+        provider: provider, store: try store ?? MemorySecretStore(namespace: "bench-\(UInt32.random(in: 0 ... .max))"),
+        options: quietOptions, transport: transport)
     try await client.start()
     try await client.login(BenchCredentials())
     return client
@@ -128,14 +133,18 @@ final class InProcessProvider: AuthProvider {
 
     private func report(_ n: Int) -> AuthenticatedSession {
         let now = Date()
-        let tokens = SessionTokens(accessToken: Self.token(n), refreshToken: "refresh-\(n)", issuedAt: now,
-                                   expiresAt: now.addingTimeInterval(n == 1 ? lifetime.load(ordering: .relaxed) : 3600))
-        return AuthenticatedSession(tokens: tokens,
-                                    session: Session(id: "session-1", userID: "user-1", startedAt: now, expiresAt: now.addingTimeInterval(86_400)),
-                                    user: User(id: "user-1", email: "user@example.com", name: "Bench User"))
+        let tokens = SessionTokens(
+            accessToken: Self.token(n), refreshToken: "refresh-\(n)", issuedAt: now,
+            expiresAt: now.addingTimeInterval(n == 1 ? lifetime.load(ordering: .relaxed) : 3600))
+        return AuthenticatedSession(
+            tokens: tokens,
+            session: Session(id: "session-1", userID: "user-1", startedAt: now, expiresAt: now.addingTimeInterval(86_400)),
+            user: User(id: "user-1", email: "user@example.com", name: "Bench User"))
     }
 
-    func login(_ credentials: any LoginCredentials, sessionDuration: Duration?, pending: UserAction?) async throws -> AuthenticatedSession { report(1) }
+    func login(_ credentials: any LoginCredentials, sessionDuration: Duration?, pending: UserAction?) async throws -> AuthenticatedSession {
+        report(1)
+    }
     func validate(_ current: AuthenticatedSession) async throws -> AuthenticatedSession { AuthenticatedSession(tokens: current.tokens) }
     func renew(_ request: RenewalRequest, current: AuthenticatedSession, preparation: RenewalPreparation) async throws -> AuthenticatedSession {
         report(renewals.add(1, ordering: .relaxed).newValue + 1)
@@ -145,6 +154,6 @@ final class InProcessProvider: AuthProvider {
 
 /// An in-process transport answering 200 with a fixed body.
 struct StaticTransport: HTTPTransport {
-    let response = HTTPResponse(status: 200, headers: ["Content-Type": "application/json"], body: Data(#"{"items":[]}"#.utf8))
-    func send(_ request: HTTPRequest) async throws -> HTTPResponse { response }
+    let response = TransportResponse(status: 200, headers: ["Content-Type": "application/json"], body: Data(#"{"items":[]}"#.utf8))
+    func send(_ request: TransportRequest) async throws -> TransportResponse { response }
 }

@@ -30,18 +30,24 @@ func registerPostgresStorage(size: ValueSize) {
     let bytes = size.value
     let other = bytes.map { $0 ^ 0xFF }
     let configuration = Suite.configuration(warmup: 2)
-    func register(_ operation: String, prepare: @escaping (any SecretStore) async throws -> Void = { _ in },
-                  _ body: @escaping (Benchmark, PostgresSecretStore) async throws -> Void) {
+    func register(
+        _ operation: String, prepare: @escaping (any SecretStore) async throws -> Void = { _ in },
+        _ body: @escaping (Benchmark, PostgresSecretStore) async throws -> Void
+    ) {
         let fixture = StoreFixture { try database.store(namespace: namespace("\(operation)-postgres", size)) }
-        Benchmark(Suite.name("Storage", [operation, "postgres", size.label], .latchkey), configuration: configuration, closure: { benchmark in
-            guard let store = fixture.store as? PostgresSecretStore else { fixtureFailure("not a PostgreSQL store") }
-            try await body(benchmark, store)
-        }, setup: {
-            try fixture.setUp()
-            try await prepare(fixture.store)
-        }, teardown: {
-            await fixture.tearDown()
-        })
+        Benchmark(
+            Suite.name("Storage", [operation, "postgres", size.label], .latchkey), configuration: configuration,
+            closure: { benchmark in
+                guard let store = fixture.store as? PostgresSecretStore else { fixtureFailure("not a PostgreSQL store") }
+                try await body(benchmark, store)
+            },
+            setup: {
+                try fixture.setUp()
+                try await prepare(fixture.store)
+            },
+            teardown: {
+                await fixture.tearDown()
+            })
     }
     register("get", prepare: { try await $0.set(entry, bytes) }) { benchmark, store in
         try await benchmark.measure { blackHole(try await store.get(entry)) }

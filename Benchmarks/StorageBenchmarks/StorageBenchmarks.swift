@@ -85,18 +85,24 @@ final class StoreFixture {
 func namespace(_ what: String, _ size: ValueSize) -> String { "bench-\(getpid())-\(what)-\(size.label)" }
 
 /// Registers a benchmark over a store made by `backend`, with `prepare` run once in setup.
-func storeBenchmark(_ name: String, _ configuration: Benchmark.Configuration, backend: Backend, namespace: String,
-                    prepare: @escaping (any SecretStore) async throws -> Void = { _ in },
-                    _ body: @escaping (Benchmark, any SecretStore) async throws -> Void) {
+func storeBenchmark(
+    _ name: String, _ configuration: Benchmark.Configuration, backend: Backend, namespace: String,
+    prepare: @escaping (any SecretStore) async throws -> Void = { _ in },
+    _ body: @escaping (Benchmark, any SecretStore) async throws -> Void
+) {
     let fixture = StoreFixture { try backend.make(namespace: namespace) }
-    Benchmark(name, configuration: configuration, closure: { benchmark in
-        try await body(benchmark, fixture.store)
-    }, setup: {
-        try fixture.setUp()
-        try await prepare(fixture.store)
-    }, teardown: {
-        await fixture.tearDown()
-    })
+    Benchmark(
+        name, configuration: configuration,
+        closure: { benchmark in
+            try await body(benchmark, fixture.store)
+        },
+        setup: {
+            try fixture.setUp()
+            try await prepare(fixture.store)
+        },
+        teardown: {
+            await fixture.tearDown()
+        })
 }
 
 func registerStorage(size: ValueSize) {
@@ -113,19 +119,25 @@ func registerStorage(size: ValueSize) {
         if backend != .layered {
             // Every local backend's get is under 50 µs: batched (see `Suite.asyncConfiguration`);
             // a Secret Service get is D-Bus round trips, about a millisecond.
-            storeBenchmark(Suite.name("Storage", ["get", label, size.label], .latchkey), backend == .secretService ? slow : batched,
-                           backend: backend, namespace: namespace("get-\(label)", size), prepare: store) { benchmark, store in
+            storeBenchmark(
+                Suite.name("Storage", ["get", label, size.label], .latchkey), backend == .secretService ? slow : batched,
+                backend: backend, namespace: namespace("get-\(label)", size), prepare: store
+            ) { benchmark, store in
                 try await benchmark.measure { blackHole(try await store.get(entry)) }
             }
         }
         // Alternate two values: the file store skips a write that changes nothing.
         let values = Alternator(bytes, other)
-        storeBenchmark(Suite.name("Storage", ["set", label, size.label], .latchkey), backend.isFast ? batched : slow,
-                       backend: backend, namespace: namespace("set-\(label)", size)) { benchmark, store in
+        storeBenchmark(
+            Suite.name("Storage", ["set", label, size.label], .latchkey), backend.isFast ? batched : slow,
+            backend: backend, namespace: namespace("set-\(label)", size)
+        ) { benchmark, store in
             try await benchmark.measure { try await store.set(entry, values.next()) }
         }
-        storeBenchmark(Suite.name("Storage", ["remove", label, size.label], .latchkey), backend.isFast ? single : slow,
-                       backend: backend, namespace: namespace("remove-\(label)", size)) { benchmark, store in
+        storeBenchmark(
+            Suite.name("Storage", ["remove", label, size.label], .latchkey), backend.isFast ? single : slow,
+            backend: backend, namespace: namespace("remove-\(label)", size)
+        ) { benchmark, store in
             try await benchmark.measureOnce(prepare: { try await setWaitingForKeyCollection(store, bytes) }) {
                 guard try await store.remove(entry) else { fixtureFailure("nothing removed") }
             }
@@ -133,16 +145,22 @@ func registerStorage(size: ValueSize) {
     }
 
     // Layered reads beside the layer they should cost.
-    storeBenchmark(Suite.name("Storage", ["get", "layered-warm", size.label], .latchkey), batched,
-                   backend: .layered, namespace: namespace("get-layered-warm", size), prepare: store) { benchmark, store in
+    storeBenchmark(
+        Suite.name("Storage", ["get", "layered-warm", size.label], .latchkey), batched,
+        backend: .layered, namespace: namespace("get-layered-warm", size), prepare: store
+    ) { benchmark, store in
         try await benchmark.measure { blackHole(try await store.get(entry)) }
     }
-    storeBenchmark(Suite.name("Storage", ["get", "layered-warm", size.label], .limit("keyring")), batched,
-                   backend: .keyring, namespace: namespace("get-layered-warm-limit", size), prepare: store) { benchmark, store in
+    storeBenchmark(
+        Suite.name("Storage", ["get", "layered-warm", size.label], .limit("keyring")), batched,
+        backend: .keyring, namespace: namespace("get-layered-warm-limit", size), prepare: store
+    ) { benchmark, store in
         try await benchmark.measure { blackHole(try await store.get(entry)) }
     }
-    storeBenchmark(Suite.name("Storage", ["get", "layered-cold", size.label], .latchkey), single,
-                   backend: .layered, namespace: namespace("get-layered-cold", size), prepare: store) { benchmark, store in
+    storeBenchmark(
+        Suite.name("Storage", ["get", "layered-cold", size.label], .latchkey), single,
+        backend: .layered, namespace: namespace("get-layered-cold", size), prepare: store
+    ) { benchmark, store in
         let layered = store as! LayeredSecretStore
         // Drop the keyring copy before each read (unmeasured): the read falls back to
         // the file and refills the keyring.
@@ -150,8 +168,10 @@ func registerStorage(size: ValueSize) {
             blackHole(try await layered.get(entry))
         }
     }
-    storeBenchmark(Suite.name("Storage", ["get", "layered-cold", size.label], .limit("file")), single,
-                   backend: .file, namespace: namespace("get-layered-cold-limit", size), prepare: store) { benchmark, store in
+    storeBenchmark(
+        Suite.name("Storage", ["get", "layered-cold", size.label], .limit("file")), single,
+        backend: .file, namespace: namespace("get-layered-cold-limit", size), prepare: store
+    ) { benchmark, store in
         try await benchmark.measure { blackHole(try await store.get(entry)) }
     }
 }

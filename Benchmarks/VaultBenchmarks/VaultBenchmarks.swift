@@ -1,6 +1,6 @@
 import Benchmark
-import BenchmarkSupport
 @_spi(Benchmarks) import BenchmarkFixtures
+import BenchmarkSupport
 import CBenchOpenSSL
 import Glibc
 import LatchkeySecrets
@@ -24,34 +24,46 @@ let benchmarks: @Sendable () -> Void = {
     // Both sides of each row in samples of 1,000 calls (see `Suite.asyncConfiguration`).
     let config = Suite.asyncConfiguration(microseconds: 5)
 
-    Benchmark(Suite.name("Vault", ["load", "2KB"], .latchkey), configuration: config, closure: { benchmark in
-        let store = fixture.store!
-        try await benchmark.measure {
-            guard let bytes = try await store.get(VaultFixture.entry) else { fixtureFailure("no record") }
-            blackHole(try codec.decode(bytes))
-        }
-    }, setup: setup)
-    Benchmark(Suite.name("Vault", ["load", "2KB"], limit), configuration: config, closure: { benchmark in
-        benchmark.measure { blackHole(fixture.openByHand()) }
-    }, setup: setup)
+    Benchmark(
+        Suite.name("Vault", ["load", "2KB"], .latchkey), configuration: config,
+        closure: { benchmark in
+            let store = fixture.store!
+            try await benchmark.measure {
+                guard let bytes = try await store.get(VaultFixture.entry) else { fixtureFailure("no record") }
+                blackHole(try codec.decode(bytes))
+            }
+        }, setup: setup)
+    Benchmark(
+        Suite.name("Vault", ["load", "2KB"], limit), configuration: config,
+        closure: { benchmark in
+            benchmark.measure { blackHole(fixture.openByHand()) }
+        }, setup: setup)
 
-    Benchmark(Suite.name("Vault", ["read", "2KB"], .latchkey), configuration: config, closure: { benchmark in
-        let store = fixture.store!
-        try await benchmark.measure { blackHole(try await store.get(VaultFixture.entry)) }
-    }, setup: setup)
-    Benchmark(Suite.name("Vault", ["read", "2KB"], limit), configuration: config, closure: { benchmark in
-        benchmark.measure { blackHole(fixture.openByHand()) }
-    }, setup: setup)
+    Benchmark(
+        Suite.name("Vault", ["read", "2KB"], .latchkey), configuration: config,
+        closure: { benchmark in
+            let store = fixture.store!
+            try await benchmark.measure { blackHole(try await store.get(VaultFixture.entry)) }
+        }, setup: setup)
+    Benchmark(
+        Suite.name("Vault", ["read", "2KB"], limit), configuration: config,
+        closure: { benchmark in
+            benchmark.measure { blackHole(fixture.openByHand()) }
+        }, setup: setup)
 
     let slow = Suite.configuration(warmup: 2)
     // Two records, alternated (as renewals change the record): the store skips a write
     // that changes nothing.
     let records = Alternator(codec.samples[0], codec.samples[1])
-    Benchmark(Suite.name("Vault", ["save", "2KB"], .latchkey), configuration: slow, closure: { benchmark in
-        let store = fixture.store!
-        try await benchmark.measure { try await store.set(VaultFixture.entry, codec.encode(records.next())) }
-    }, setup: setup)
-    Benchmark(Suite.name("Vault", ["save", "2KB"], .limit("seal+atomic-write")), configuration: slow, closure: { benchmark in
-        benchmark.measure { fixture.saveByHand(codec.encode(records.next())) }
-    }, setup: setup)
+    Benchmark(
+        Suite.name("Vault", ["save", "2KB"], .latchkey), configuration: slow,
+        closure: { benchmark in
+            let store = fixture.store!
+            try await benchmark.measure { try await store.set(VaultFixture.entry, codec.encode(records.next())) }
+        }, setup: setup)
+    Benchmark(
+        Suite.name("Vault", ["save", "2KB"], .limit("seal+atomic-write")), configuration: slow,
+        closure: { benchmark in
+            benchmark.measure { fixture.saveByHand(codec.encode(records.next())) }
+        }, setup: setup)
 }

@@ -11,8 +11,11 @@ struct LatchkeyConfigPlugin: BuildToolPlugin {
         guard let file = files.first else { return [] }
         let tool = try context.tool(named: "LatchkeyConfigTool")
         let output = context.pluginWorkDirectoryURL.appending(path: "LatchkeyConfiguration+Bundled.swift")
-        return [.buildCommand(displayName: "Checking \(file.url.lastPathComponent) and generating LatchkeyConfiguration.bundled",
-                              executable: tool.url, arguments: [file.url.path(), output.path()],
-                              inputFiles: [file.url], outputFiles: [output])]
+        return [
+            .buildCommand(
+                displayName: "Checking \(file.url.lastPathComponent) and generating LatchkeyConfiguration.bundled",
+                executable: tool.url, arguments: [file.url.path(), output.path()],
+                inputFiles: [file.url], outputFiles: [output])
+        ]
     }
 }

@@ -22,7 +22,7 @@ enum AsyncHTTPClientErrors {
             switch error {
             case .cancelled: return CancellationError()
             case .deadlineExceeded, .readTimeout, .writeTimeout, .connectTimeout, .tlsHandshakeTimeout,
-                 .getConnectionFromPoolTimeout, .socksHandshakeTimeout, .httpProxyHandshakeTimeout:
+                .getConnectionFromPoolTimeout, .socksHandshakeTimeout, .httpProxyHandshakeTimeout:
                 return failure(.timedOut, "no complete response within \(timeout) (\(error))")
             case .remoteConnectionClosed:
                 return failure(.connectionLost, "the server closed the connection before the answer was complete")
@@ -65,8 +65,9 @@ enum AnswerDecoder {
         let channel = EmbeddedChannel(handler: NIOHTTPResponseDecompressor(limit: .none))
         defer { _ = try? channel.finish() }
         do {
-            try channel.writeInbound(HTTPClientResponsePart.head(
-                HTTPResponseHead(version: .http1_1, status: .ok, headers: ["Content-Encoding": encoding])))
+            try channel.writeInbound(
+                HTTPClientResponsePart.head(
+                    HTTPResponseHead(version: .http1_1, status: .ok, headers: ["Content-Encoding": encoding])))
             _ = try channel.readInbound(as: HTTPClientResponsePart.self)
             var offset = compressed.startIndex
             while offset < compressed.endIndex {

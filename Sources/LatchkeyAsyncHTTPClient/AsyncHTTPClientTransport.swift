@@ -49,8 +49,10 @@ public struct AsyncHTTPClientTransport: HTTPTransport {
 
     /// Sends through `client`, the app's shared one; the app shuts it down. It should be
     /// made with ``recommendedConfiguration()`` (see above for why).
-    public init(client: HTTPClient, defaultTimeout: Duration = .seconds(30),
-                maximumResponseSize: Int = defaultMaximumResponseSize) {
+    public init(
+        client: HTTPClient, defaultTimeout: Duration = .seconds(30),
+        maximumResponseSize: Int = defaultMaximumResponseSize
+    ) {
         self.client = client
         self.defaultTimeout = defaultTimeout
         self.maximumResponseSize = maximumResponseSize
@@ -59,8 +61,10 @@ public struct AsyncHTTPClientTransport: HTTPTransport {
 
     /// Makes a client of its own on NIO's shared event loops; call ``shutdown()`` when done
     /// (or use ``withTransport(configuration:defaultTimeout:maximumResponseSize:_:)``).
-    public init(configuration: HTTPClient.Configuration = recommendedConfiguration(),
-                defaultTimeout: Duration = .seconds(30), maximumResponseSize: Int = defaultMaximumResponseSize) {
+    public init(
+        configuration: HTTPClient.Configuration = recommendedConfiguration(),
+        defaultTimeout: Duration = .seconds(30), maximumResponseSize: Int = defaultMaximumResponseSize
+    ) {
         self.client = HTTPClient(eventLoopGroup: MultiThreadedEventLoopGroup.singleton, configuration: configuration)
         self.defaultTimeout = defaultTimeout
         self.maximumResponseSize = maximumResponseSize
@@ -75,8 +79,9 @@ public struct AsyncHTTPClientTransport: HTTPTransport {
         isolation: isolated (any Actor)? = #isolation,
         _ body: (AsyncHTTPClientTransport) async throws -> Result
     ) async throws -> Result {
-        let transport = AsyncHTTPClientTransport(configuration: configuration, defaultTimeout: defaultTimeout,
-                                                 maximumResponseSize: maximumResponseSize)
+        let transport = AsyncHTTPClientTransport(
+            configuration: configuration, defaultTimeout: defaultTimeout,
+            maximumResponseSize: maximumResponseSize)
         let result: Result
         do {
             result = try await body(transport)
@@ -94,7 +99,7 @@ public struct AsyncHTTPClientTransport: HTTPTransport {
         try await client.shutdown()
     }
 
-    public func send(_ request: HTTPRequest) async throws -> HTTPResponse {
+    public func send(_ request: TransportRequest) async throws -> TransportResponse {
         let timeout = request.timeout ?? defaultTimeout
         let description = request.description
         var outgoing = HTTPClientRequest(url: request.url.absoluteString)
@@ -116,13 +121,14 @@ public struct AsyncHTTPClientTransport: HTTPTransport {
         }
     }
 
-    private func read(_ response: HTTPClientResponse, request: HTTPRequest, description: String) async throws -> HTTPResponse {
+    private func read(_ response: HTTPClientResponse, request: TransportRequest, description: String) async throws -> TransportResponse {
         let status = Int(response.status.code)
         if response.history.count > 1 || (300...399).contains(status) {
             let target = response.history.count > 1 ? " (the client followed it; give it redirectConfiguration .disallow)" : ""
-            throw TransportError(.redirected, request: description,
-                                 message: "the server answered HTTP \(response.history.first?.responseHead.status.code ?? UInt(status)), "
-                                     + "a redirect; redirects are never followed\(target)")
+            throw TransportError(
+                .redirected, request: description,
+                message: "the server answered HTTP \(response.history.first?.responseHead.status.code ?? UInt(status)), "
+                    + "a redirect; redirects are never followed\(target)")
         }
         var body = ResponseBodyLimit(for: request, defaultLimit: maximumResponseSize)
         let announced = response.headers.first(name: "Content-Length").flatMap { Int64($0.trimmingCharacters(in: .whitespaces)) } ?? -1
@@ -141,12 +147,13 @@ public struct AsyncHTTPClientTransport: HTTPTransport {
             }
         }
         if compressed {
-            try AnswerDecoder.decode(raw.body, encoding: encoding == "x-gzip" ? "gzip" : encoding,
-                                     request: description, into: &body)
+            try AnswerDecoder.decode(
+                raw.body, encoding: encoding == "x-gzip" ? "gzip" : encoding,
+                request: description, into: &body)
         }
-        var headers = Latchkey.HTTPHeaders()
+        var headers = Latchkey.TransportHeaders()
         for field in response.headers { headers.add(name: field.name, value: field.value) }
-        return HTTPResponse(status: status, headers: headers, body: body.body)
+        return TransportResponse(status: status, headers: headers, body: body.body)
     }
 
     /// `duration` in nanoseconds, saturating: a huge timeout never traps.

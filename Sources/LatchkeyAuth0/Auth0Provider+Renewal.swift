@@ -2,11 +2,13 @@ internal import Foundation
 public import Latchkey
 
 extension Auth0Provider {
-    public func renew(_ request: RenewalRequest, current: AuthenticatedSession, preparation: RenewalPreparation) async throws -> AuthenticatedSession {
+    public func renew(_ request: RenewalRequest, current: AuthenticatedSession, preparation: RenewalPreparation) async throws -> AuthenticatedSession
+    {
         try checkSessionNotOver(current.tokens)
         guard let refreshToken = current.tokens.refreshToken else {
-            throw AuthError(.unrecoverable, "the session has no refresh token (ask for the offline_access scope); log in again",
-                            providerCode: "no_refresh_token")
+            throw AuthError(
+                .unrecoverable, "the session has no refresh token (ask for the offline_access scope); log in again",
+                providerCode: "no_refresh_token")
         }
         var fields = [("grant_type", GrantType.refreshToken), ("refresh_token", refreshToken)]
         // With an audience, a scope always carries openid (Auth0.swift's includeRequiredScope):
@@ -16,15 +18,18 @@ extension Auth0Provider {
         if let audience = request.audience { fields.append(("audience", audience)) }
         let response: TokenResponse
         do { response = try await api.token(fields, call: .refresh) } catch let error as AuthError
-            where error.providerCode == "access_denied" && (request.scope != nil || request.audience != nil) {
+            where error.providerCode == "access_denied" && (request.scope != nil || request.audience != nil)
+        {
             // Refused for what this caller asked (a scope or API beyond the grant): the
             // session itself is fine, and nothing retries the request.
-            throw AuthError(.invalidArgument, error.message, providerCode: error.providerCode, httpStatus: error.httpStatus,
-                            underlying: error.underlying)
+            throw AuthError(
+                .invalidArgument, error.message, providerCode: error.providerCode, httpStatus: error.httpStatus,
+                underlying: error.underlying)
         }
         logger.debug("refresh grant answered", metadata: ["rotated": "\(response.refreshToken != nil)", "reason": "\(request.reason)"])
-        return try await session(from: response, scope: request.scope ?? current.tokens.scope,
-                                 audience: request.audience ?? current.tokens.audience, previous: current)
+        return try await session(
+            from: response, scope: request.scope ?? current.tokens.scope,
+            audience: request.audience ?? current.tokens.audience, previous: current)
     }
 
     /// The access token counts as expired at its expiry and is renewed when 80 % of its

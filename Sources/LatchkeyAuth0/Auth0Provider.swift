@@ -1,8 +1,8 @@
 public import Foundation
 public import Latchkey
-public import Logging
-public import LatchkeySecrets
 internal import LatchkeyJWT
+public import LatchkeySecrets
+public import Logging
 
 /// The Auth0 adapter: password, MFA, browser (PKCE with a loopback redirect) and device
 /// logins; refresh-token renewal with rotation; `/userinfo` checks; revocation; and
@@ -57,8 +57,9 @@ public struct Auth0Provider: AuthProvider {
     /// - Throws: ``/Latchkey/AuthError/Code/configuration`` naming the offending setting.
     public init(context: ProviderContext) throws(AuthError) {
         let configuration = try Auth0Configuration(settings: context.settings, defaultLeeway: context.options.leeway.timeInterval)
-        self.init(configuration: configuration, transport: context.transport, clock: context.clock, logger: context.logger,
-                  keyStore: context.store)
+        self.init(
+            configuration: configuration, transport: context.transport, clock: context.clock, logger: context.logger,
+            keyStore: context.store)
     }
 
     /// Builds the adapter from a configuration.
@@ -72,9 +73,11 @@ public struct Auth0Provider: AuthProvider {
     ///   - keyStore: where the DPoP key pair is kept (entry `dpop_key`), with
     ///     ``Auth0Configuration/dpop`` on: a store namespace of the adapter's own. Without
     ///     one the key lives in memory only, and a DPoP session cannot be renewed after a restart.
-    public init(configuration: Auth0Configuration, transport: any HTTPTransport, clock: any SessionClock = SystemClock(),
-                logger: Logger = Logger(label: "latchkey.auth0", factory: { _ in SwiftLogNoOpLogHandler() }),
-                keyStore: (any SecretStore)? = nil) {
+    public init(
+        configuration: Auth0Configuration, transport: any HTTPTransport, clock: any SessionClock = SystemClock(),
+        logger: Logger = Logger(label: "latchkey.auth0", factory: { _ in SwiftLogNoOpLogHandler() }),
+        keyStore: (any SecretStore)? = nil
+    ) {
         self.configuration = configuration
         self.clock = clock
         self.logger = logger
@@ -98,8 +101,10 @@ public struct Auth0Provider: AuthProvider {
         let audience = credentials.audience ?? configuration.audience
         switch credentials.kind {
         case .password(let username, let password, let realm):
-            var fields = [("grant_type", realm == nil ? GrantType.password : GrantType.passwordRealm), ("username", username),
-                          ("password", password)]
+            var fields = [
+                ("grant_type", realm == nil ? GrantType.password : GrantType.passwordRealm), ("username", username),
+                ("password", password),
+            ]
             if let realm { fields.append(("realm", realm)) }
             fields.append(("scope", scope))
             if let audience { fields.append(("audience", audience)) }
@@ -109,8 +114,9 @@ public struct Auth0Provider: AuthProvider {
         case .mfaOTP(let otp):
             return try await finishMFA(pending, grant: GrantType.mfaOTP, ("otp", otp), audience: audience)
         case .mfaRecoveryCode(let code, let present):
-            return try await finishMFA(pending, grant: GrantType.mfaRecoveryCode, ("recovery_code", code), audience: audience,
-                                       presentRecoveryCode: present)
+            return try await finishMFA(
+                pending, grant: GrantType.mfaRecoveryCode, ("recovery_code", code), audience: audience,
+                presentRecoveryCode: present)
         case .browser(let options):
             return try await BrowserFlow(provider: self, options: options, scope: scope, audience: audience).run()
         case .device(let options):
@@ -166,8 +172,10 @@ public struct Auth0Provider: AuthProvider {
         static let mfaRecoveryCode = "http://auth0.com/oauth/grant-type/mfa-recovery-code"
     }
 
-    private func finishMFA(_ pending: UserAction?, grant: String, _ code: (String, String), audience: String?,
-                           presentRecoveryCode: (@Sendable (Auth0RecoveryCode) async -> Void)? = nil) async throws -> AuthenticatedSession {
+    private func finishMFA(
+        _ pending: UserAction?, grant: String, _ code: (String, String), audience: String?,
+        presentRecoveryCode: (@Sendable (Auth0RecoveryCode) async -> Void)? = nil
+    ) async throws -> AuthenticatedSession {
         guard let pending, pending.kind == "mfa", let mfaToken = pending.continuationToken else {
             throw AuthError(.invalidState, "no multi-factor step is pending; log in with a password first")
         }

@@ -26,7 +26,7 @@ func fail(_ message: String) -> Never {
 
 /// The adapter is built but never talks to anybody at build time.
 struct OfflineTransport: HTTPTransport {
-    func send(_ request: HTTPRequest) async throws -> HTTPResponse {
+    func send(_ request: TransportRequest) async throws -> TransportResponse {
         throw TransportError(.cannotConnect, request: "\(request)", message: "no network at build time")
     }
 }

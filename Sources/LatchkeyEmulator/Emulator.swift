@@ -32,8 +32,10 @@ public final class Emulator: Sendable {
     private let servers: [ProviderServer]
     private let stopped = Mutex(false)
 
-    private init(stytch: StytchEndpoint?, auth0: Auth0Endpoint?, socialPlus: SocialPlusEndpoint?, control: EmulatorControl,
-                 seed: EmulatorSeed, providers: [EmulatorProvider], servers: [ProviderServer]) {
+    private init(
+        stytch: StytchEndpoint?, auth0: Auth0Endpoint?, socialPlus: SocialPlusEndpoint?, control: EmulatorControl,
+        seed: EmulatorSeed, providers: [EmulatorProvider], servers: [ProviderServer]
+    ) {
         self.stytch = stytch
         self.auth0 = auth0
         self.socialPlus = socialPlus
@@ -79,13 +81,16 @@ public final class Emulator: Sendable {
         }
         var auth0API: Auth0API?
         if let keys = try await auth0Keys {
-            auth0API = Auth0API(seed: seed.auth0, store: Auth0Store(seed: seed.auth0, clock: clock), keys: keys, clock: clock, baseURL: auth0BaseURL,
-                                dpop: Auth0DPoP(seed: seed.auth0, clock: clock))
+            auth0API = Auth0API(
+                seed: seed.auth0, store: Auth0Store(seed: seed.auth0, clock: clock), keys: keys, clock: clock, baseURL: auth0BaseURL,
+                dpop: Auth0DPoP(seed: seed.auth0, clock: clock))
         }
-        let socialPlusAPI = providers.contains(.socialPlus)
+        let socialPlusAPI =
+            providers.contains(.socialPlus)
             ? try SocialPlusAPI(seed: seed.socialPlus, store: SocialPlusStore(seed: seed.socialPlus, clock: clock), clock: clock) : nil
-        let control = EmulatorControl(stytch: stytchAPI, auth0: auth0API, socialPlus: socialPlusAPI, faults: FaultInjector(seed: options.faultSeed),
-                                      log: RequestLog(), clock: clock)
+        let control = EmulatorControl(
+            stytch: stytchAPI, auth0: auth0API, socialPlus: socialPlusAPI, faults: FaultInjector(seed: options.faultSeed),
+            log: RequestLog(), clock: clock)
         let controlAPI = ControlAPI(control: control, providers: providers)
 
         var servers: [ProviderServer] = []
@@ -98,10 +103,12 @@ public final class Emulator: Sendable {
                 case .auth0: api = try control.auth0API()
                 case .socialPlus: api = try control.socialPlusAPI()
                 }
-                let responder = EmulatorResponder(api: api, control: controlAPI, faults: control.faults, log: control.log, clock: clock,
-                                                  observer: options.exchangeObserver)
-                let server = try await ProviderServer.start(responder: responder, host: options.host, port: options.port.map { $0 + index } ?? 0,
-                                                            logger: options.logger)
+                let responder = EmulatorResponder(
+                    api: api, control: controlAPI, faults: control.faults, log: control.log, clock: clock,
+                    observer: options.exchangeObserver)
+                let server = try await ProviderServer.start(
+                    responder: responder, host: options.host, port: options.port.map { $0 + index } ?? 0,
+                    logger: options.logger)
                 servers.append(server)
                 let host = options.host.contains(":") ? "[\(options.host)]" : options.host
                 guard let root = URL(string: "http://\(host):\(server.port)/") else {
@@ -115,10 +122,11 @@ public final class Emulator: Sendable {
             for server in servers { await server.stop() }
             throw error
         }
-        return Emulator(stytch: roots[.stytch].map { StytchEndpoint(root: $0, seed: seed.stytch) },
-                        auth0: roots[.auth0].map { Auth0Endpoint(root: $0, seed: seed.auth0) },
-                        socialPlus: roots[.socialPlus].map { SocialPlusEndpoint(root: $0, seed: seed.socialPlus) },
-                        control: control, seed: seed, providers: providers, servers: servers)
+        return Emulator(
+            stytch: roots[.stytch].map { StytchEndpoint(root: $0, seed: seed.stytch) },
+            auth0: roots[.auth0].map { Auth0Endpoint(root: $0, seed: seed.auth0) },
+            socialPlus: roots[.socialPlus].map { SocialPlusEndpoint(root: $0, seed: seed.socialPlus) },
+            control: control, seed: seed, providers: providers, servers: servers)
     }
 
     /// Stops every server and frees the ports. Calling it again does nothing.

@@ -26,9 +26,11 @@ public struct EmulatorOptions: Sendable {
     /// trace file holds none of them). Nil by default; never set it outside a test.
     public var exchangeObserver: (@Sendable (EmulatorExchange) -> Void)?
 
-    public init(providers: [EmulatorProvider] = EmulatorProvider.allCases, host: String = "127.0.0.1", allowNonLoopback: Bool = false,
-                port: Int? = nil, seed: EmulatorSeed = .standard, faultSeed: UInt64 = 0, clockStart: Date? = nil,
-                logger: Logger = Logger(label: "latchkey.emulator", factory: { _ in SwiftLogNoOpLogHandler() })) {
+    public init(
+        providers: [EmulatorProvider] = EmulatorProvider.allCases, host: String = "127.0.0.1", allowNonLoopback: Bool = false,
+        port: Int? = nil, seed: EmulatorSeed = .standard, faultSeed: UInt64 = 0, clockStart: Date? = nil,
+        logger: Logger = Logger(label: "latchkey.emulator", factory: { _ in SwiftLogNoOpLogHandler() })
+    ) {
         self.providers = providers
         self.host = host
         self.allowNonLoopback = allowNonLoopback

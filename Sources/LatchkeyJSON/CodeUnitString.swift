@@ -23,7 +23,9 @@ package func sameCodeUnitsOfEqualLength(_ a: String, _ b: String) -> Bool {
             let lhs = UnsafeRawPointer(l), rhs = UnsafeRawPointer(r)
             var offset = 0
             while offset + 8 <= count {
-                if lhs.loadUnaligned(fromByteOffset: offset, as: UInt64.self) != rhs.loadUnaligned(fromByteOffset: offset, as: UInt64.self) { return false }
+                if lhs.loadUnaligned(fromByteOffset: offset, as: UInt64.self) != rhs.loadUnaligned(fromByteOffset: offset, as: UInt64.self) {
+                    return false
+                }
                 offset += 8
             }
             while offset < count {

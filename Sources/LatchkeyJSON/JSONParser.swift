@@ -45,7 +45,9 @@ package struct JSONParser {
 
     /// Parses a document, noting where the top-level object's members whose names the
     /// strategy gives a slot are (a claims set's registered claims, for the JWT layer).
-    package static func parseRecordingSlots(_ bytes: UnsafeRawBufferPointer, names: JSONNameInterning) throws(JSONError) -> (JSONValue, JSONMemberSlots) {
+    package static func parseRecordingSlots(
+        _ bytes: UnsafeRawBufferPointer, names: JSONNameInterning
+    ) throws(JSONError) -> (JSONValue, JSONMemberSlots) {
         var parser = JSONParser(bytes, names: names, recordsSlots: true)
         let value = try parser.parseDocument()
         return (value, parser.slots)
@@ -77,9 +79,15 @@ package struct JSONParser {
         case UInt8(ascii: "{"): return .object(try parseObject(depth: depth + 1))
         case UInt8(ascii: "["): return try parseArray(depth: depth + 1)
         case UInt8(ascii: "\""): return .string(try parseString())
-        case UInt8(ascii: "t"): try expectLiteral("true"); return .bool(true)
-        case UInt8(ascii: "f"): try expectLiteral("false"); return .bool(false)
-        case UInt8(ascii: "n"): try expectLiteral("null"); return .null
+        case UInt8(ascii: "t"):
+            try expectLiteral("true")
+            return .bool(true)
+        case UInt8(ascii: "f"):
+            try expectLiteral("false")
+            return .bool(false)
+        case UInt8(ascii: "n"):
+            try expectLiteral("null")
+            return .null
         case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): return .number(try parseNumber())
         default: throw fail("unexpected character")
         }
@@ -134,8 +142,14 @@ package struct JSONParser {
             members.append(JSONObject.Member(name: name.string, value: value))
             skipWhitespace()
             guard index < bytes.count else { throw fail("unexpected end of JSON") }
-            if bytes[index] == UInt8(ascii: ",") { index += 1; continue }
-            if bytes[index] == UInt8(ascii: "}") { index += 1; return JSONObject(uniqueMembers: members) }
+            if bytes[index] == UInt8(ascii: ",") {
+                index += 1
+                continue
+            }
+            if bytes[index] == UInt8(ascii: "}") {
+                index += 1
+                return JSONObject(uniqueMembers: members)
+            }
             throw fail("expected ',' or '}'")
         }
     }
@@ -201,8 +215,14 @@ package struct JSONParser {
             elements.append(try parseValue(depth: depth))
             skipWhitespace()
             guard index < bytes.count else { throw fail("unexpected end of JSON") }
-            if bytes[index] == UInt8(ascii: ",") { index += 1; continue }
-            if bytes[index] == UInt8(ascii: "]") { index += 1; return .array(elements) }
+            if bytes[index] == UInt8(ascii: ",") {
+                index += 1
+                continue
+            }
+            if bytes[index] == UInt8(ascii: "]") {
+                index += 1
+                return .array(elements)
+            }
             throw fail("expected ',' or ']'")
         }
     }
@@ -331,7 +351,10 @@ package struct JSONParser {
     private mutating func parseNumber() throws(JSONError) -> Double {
         let start = index
         var negative = false
-        if bytes[index] == UInt8(ascii: "-") { negative = true; index += 1 }
+        if bytes[index] == UInt8(ascii: "-") {
+            negative = true
+            index += 1
+        }
         guard index < bytes.count, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(bytes[index]) else { throw fail("invalid number") }
         var integer: UInt64 = 0
         var digits = 0

@@ -30,13 +30,16 @@ extension JSONScanner {
             }
             if byte < 0x20 { return false }
             if byte >= 0x80 { ascii = false }
-            guard byte == UInt8(ascii: "\\") else { index += 1; continue }
+            guard byte == UInt8(ascii: "\\") else {
+                index += 1
+                continue
+            }
             guard ascii || Self.isValidUTF8(base + runStart, count: index - runStart) else { return false }
             ascii = true
             index += 1
             switch peek {
             case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"), UInt8(ascii: "b"), UInt8(ascii: "f"),
-                 UInt8(ascii: "n"), UInt8(ascii: "r"), UInt8(ascii: "t"):
+                UInt8(ascii: "n"), UInt8(ascii: "r"), UInt8(ascii: "t"):
                 index += 1
             case UInt8(ascii: "u"):
                 index += 1
@@ -142,17 +145,28 @@ extension JSONScanner {
         var i = isASCII(bytes, count: count) ? count : 0
         while i < count {
             let lead = bytes[i]
-            if lead < 0x80 { i += 1; continue }
+            if lead < 0x80 {
+                i += 1
+                continue
+            }
             let length: Int
             var low: UInt8 = 0x80, high: UInt8 = 0xBF
             switch lead {
             case 0xC2...0xDF: length = 2
-            case 0xE0: length = 3; low = 0xA0
+            case 0xE0:
+                length = 3
+                low = 0xA0
             case 0xE1...0xEC, 0xEE...0xEF: length = 3
-            case 0xED: length = 3; high = 0x9F
-            case 0xF0: length = 4; low = 0x90
+            case 0xED:
+                length = 3
+                high = 0x9F
+            case 0xF0:
+                length = 4
+                low = 0x90
             case 0xF1...0xF3: length = 4
-            case 0xF4: length = 4; high = 0x8F
+            case 0xF4:
+                length = 4
+                high = 0x8F
             default: return false
             }
             guard i + length <= count else { return false }

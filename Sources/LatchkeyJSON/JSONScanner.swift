@@ -120,8 +120,10 @@ package struct JSONScanner {
     /// The scan, with `slot` given a member name's key, bytes and length; the top-level
     /// names are recorded in `shape`, when given, once they are checked.
     @inline(__always)
-    static func scanObject(_ bytes: UnsafeRawBufferPointer, into slots: UnsafeMutablePointer<UInt64>,
-                           recording shape: JSONShape? = nil, slot: (UInt64, UnsafeRawPointer, Int) -> Int) -> Bool {
+    static func scanObject(
+        _ bytes: UnsafeRawBufferPointer, into slots: UnsafeMutablePointer<UInt64>,
+        recording shape: JSONShape? = nil, slot: (UInt64, UnsafeRawPointer, Int) -> Int
+    ) -> Bool {
         slots.initialize(repeating: 0, count: 8)
         guard let raw = bytes.baseAddress, bytes.count < Int(Int32.max) else { return false }
         var scanner = JSONScanner(raw.assumingMemoryBound(to: UInt8.self), count: bytes.count)
@@ -149,8 +151,10 @@ package struct JSONScanner {
 
     /// The top-level object, noting the slotted members' value ranges.
     @inline(__always)
-    private mutating func topLevelObject(into slots: UnsafeMutablePointer<UInt64>, recording shape: JSONShape?,
-                                         slot: (UInt64, UnsafeRawPointer, Int) -> Int) -> Bool {
+    private mutating func topLevelObject(
+        into slots: UnsafeMutablePointer<UInt64>, recording shape: JSONShape?,
+        slot: (UInt64, UnsafeRawPointer, Int) -> Int
+    ) -> Bool {
         withUnsafeTemporaryAllocation(of: UInt64.self, capacity: 2 * Self.maxTopLevelMembers) { seen in
             var found = 0
             let read = members(seen: seen, found: &found) { scanner, nameKey, nameStart, nameCount in
@@ -173,7 +177,9 @@ package struct JSONScanner {
         let start = index
         lastStringPlain = false
         let first = peek
-        let scanned = first == UInt8(ascii: "\"") ? string()
+        let scanned =
+            first == UInt8(ascii: "\"")
+            ? string()
             : Self.isDigit(first) || first == UInt8(ascii: "-") ? number() : value(depth: 1)
         guard scanned else { return nil }
         return UInt64(truncatingIfNeeded: start) << 32 | UInt64(truncatingIfNeeded: index)
@@ -195,8 +201,10 @@ package struct JSONScanner {
     /// (uninitialized; half its capacity is the most members tracked) keeps pairs: a
     /// name's `JSONNameKey`-like key, then `start << 32 | count`; `found` counts them.
     @inline(__always)
-    private mutating func members(seen: UnsafeMutableBufferPointer<UInt64>, found: inout Int,
-                                  value: (inout JSONScanner, UInt64, Int, Int) -> Bool) -> Bool {
+    private mutating func members(
+        seen: UnsafeMutableBufferPointer<UInt64>, found: inout Int,
+        value: (inout JSONScanner, UInt64, Int, Int) -> Bool
+    ) -> Bool {
         guard let pairs = seen.baseAddress else { return false }
         let capacity = seen.count / 2
         // One bit per key seen (of 64, by the key's top bits): a name whose bit is clear
@@ -204,7 +212,10 @@ package struct JSONScanner {
         var keyBits: UInt64 = 0
         index += 1
         skipWhitespace()
-        if peek == UInt8(ascii: "}") { index += 1; return true }
+        if peek == UInt8(ascii: "}") {
+            index += 1
+            return true
+        }
         while true {
             skipWhitespace()
             guard peek == UInt8(ascii: "\""), found < capacity else { return false }
@@ -223,7 +234,10 @@ package struct JSONScanner {
                     if pairs[2 * earlier] == key {
                         let packed = pairs[2 * earlier + 1]
                         if Int(truncatingIfNeeded: packed & 0xFFFF_FFFF) == nameCount,
-                           memcmp(base + Int(truncatingIfNeeded: packed >> 32), base + nameStart, nameCount) == 0 { return false }
+                            memcmp(base + Int(truncatingIfNeeded: packed >> 32), base + nameStart, nameCount) == 0
+                        {
+                            return false
+                        }
                     }
                     earlier += 1
                 }
@@ -241,7 +255,9 @@ package struct JSONScanner {
             skipWhitespace()
             switch peek {
             case UInt8(ascii: ","): index += 1
-            case UInt8(ascii: "}"): index += 1; return true
+            case UInt8(ascii: "}"):
+                index += 1
+                return true
             default: return false
             }
         }
@@ -272,14 +288,19 @@ package struct JSONScanner {
         guard depth <= JSONParser.maxDepth else { return false }
         index += 1
         skipWhitespace()
-        if peek == UInt8(ascii: "]") { index += 1; return true }
+        if peek == UInt8(ascii: "]") {
+            index += 1
+            return true
+        }
         while true {
             skipWhitespace()
             guard value(depth: depth) else { return false }
             skipWhitespace()
             switch peek {
             case UInt8(ascii: ","): index += 1
-            case UInt8(ascii: "]"): index += 1; return true
+            case UInt8(ascii: "]"):
+                index += 1
+                return true
             default: return false
             }
         }

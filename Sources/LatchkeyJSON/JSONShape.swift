@@ -52,8 +52,10 @@ package struct JSONShape {
 
     /// Records the names of a scanned object (`pairs` as `JSONScanner.members` keeps them:
     /// a key, then `start << 32 | length`), or forgets the shape when they do not fit.
-    func record(_ pairs: UnsafePointer<UInt64>, count: Int, in base: UnsafePointer<UInt8>,
-                slot: (UInt64, UnsafeRawPointer, Int) -> Int) {
+    func record(
+        _ pairs: UnsafePointer<UInt64>, count: Int, in base: UnsafePointer<UInt8>,
+        slot: (UInt64, UnsafeRawPointer, Int) -> Int
+    ) {
         words[0] = 0
         guard count <= Self.maxMembers else { return }
         let tails = UnsafeMutableRawPointer(words + 1 + 2 * Self.maxMembers)
@@ -80,8 +82,10 @@ package struct JSONShape {
 extension JSONScanner {
     /// ``scanObject(_:wanted:into:)`` against the names `shape` recorded; a document
     /// whose names differ is scanned in full, and its names recorded for the next one.
-    package static func scanObject(_ bytes: UnsafeRawBufferPointer, wanted: WantedNames, into slots: UnsafeMutablePointer<UInt64>,
-                                   shape: JSONShape) -> Bool {
+    package static func scanObject(
+        _ bytes: UnsafeRawBufferPointer, wanted: WantedNames, into slots: UnsafeMutablePointer<UInt64>,
+        shape: JSONShape
+    ) -> Bool {
         if shape.memberCount > 0, let raw = bytes.baseAddress, bytes.count < Int(Int32.max) {
             var scanner = JSONScanner(raw.assumingMemoryBound(to: UInt8.self), count: bytes.count)
             if scanner.shapedObject(shape, into: slots) { return true }
@@ -114,7 +118,9 @@ extension JSONScanner {
             let mask: UInt64 = length >= 8 ? ~0 : (1 << UInt64(8 * length)) &- 1
             guard word & mask == shape.key(member) else { return false }
             if length > 8 {
-                guard memcmp(base + nameStart + 8, shape.tail(at: Int(truncatingIfNeeded: (meta >> 32) & 0xFFFF)), length - 8) == 0 else { return false }
+                guard memcmp(base + nameStart + 8, shape.tail(at: Int(truncatingIfNeeded: (meta >> 32) & 0xFFFF)), length - 8) == 0 else {
+                    return false
+                }
             }
             index = nameEnd + 1
             skipWhitespace()

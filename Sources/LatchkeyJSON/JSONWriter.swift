@@ -21,7 +21,10 @@ extension JSONValue {
         case .number(let value): out += Self.format(value)
         case .string(let value): Self.writeString(value, to: &out)
         case .array(let elements):
-            if elements.isEmpty { out += "[]"; return }
+            if elements.isEmpty {
+                out += "[]"
+                return
+            }
             out += "["
             for (offset, element) in elements.enumerated() {
                 if offset > 0 { out += "," }
@@ -31,7 +34,10 @@ extension JSONValue {
             if pretty { out += "\n" + String(repeating: "  ", count: indent) }
             out += "]"
         case .object(let object):
-            if object.count == 0 { out += "{}"; return }
+            if object.count == 0 {
+                out += "{}"
+                return
+            }
             out += "{"
             for (offset, member) in object.members.enumerated() {
                 if offset > 0 { out += "," }
@@ -77,13 +83,21 @@ extension JSONValue {
 extension JSONValue: Codable {
     public init(from decoder: any Decoder) throws {
         let container = try decoder.singleValueContainer()
-        if container.decodeNil() { self = .null }
-        else if let value = try? container.decode(Bool.self) { self = .bool(value) }
-        else if let value = try? container.decode(Double.self) { self = .number(value) }
-        else if let value = try? container.decode(String.self) { self = .string(value) }
-        else if let value = try? container.decode([JSONValue].self) { self = .array(value) }
-        else if let value = try? container.decode(JSONObject.self) { self = .object(value) }
-        else { throw DecodingError.dataCorruptedError(in: container, debugDescription: "not a JSON value") }
+        if container.decodeNil() {
+            self = .null
+        } else if let value = try? container.decode(Bool.self) {
+            self = .bool(value)
+        } else if let value = try? container.decode(Double.self) {
+            self = .number(value)
+        } else if let value = try? container.decode(String.self) {
+            self = .string(value)
+        } else if let value = try? container.decode([JSONValue].self) {
+            self = .array(value)
+        } else if let value = try? container.decode(JSONObject.self) {
+            self = .object(value)
+        } else {
+            throw DecodingError.dataCorruptedError(in: container, debugDescription: "not a JSON value")
+        }
     }
 
     public func encode(to encoder: any Encoder) throws {

@@ -35,8 +35,10 @@ public struct PostgresAddress: Sendable, CustomStringConvertible {
     public var rootCertificatePath: String?
 
     /// An address from its parts.
-    public init(host: String, port: Int = 5432, username: String, password: String? = nil, database: String? = nil,
-                tls: TLSMode = .require, rootCertificatePath: String? = nil, socketDirectory: String? = nil) {
+    public init(
+        host: String, port: Int = 5432, username: String, password: String? = nil, database: String? = nil,
+        tls: TLSMode = .require, rootCertificatePath: String? = nil, socketDirectory: String? = nil
+    ) {
         self.host = host
         self.port = port
         self.username = username
@@ -74,9 +76,10 @@ public struct PostgresAddress: Sendable, CustomStringConvertible {
         }
         var database = components.path
         if database.hasPrefix("/") { database.removeFirst() }
-        self.init(host: host.isEmpty ? "localhost" : host, port: components.port ?? 5432, username: user,
-                  password: components.password, database: database.isEmpty ? nil : database,
-                  tls: tls, rootCertificatePath: query["sslrootcert"], socketDirectory: socket)
+        self.init(
+            host: host.isEmpty ? "localhost" : host, port: components.port ?? 5432, username: user,
+            password: components.password, database: database.isEmpty ? nil : database,
+            tls: tls, rootCertificatePath: query["sslrootcert"], socketDirectory: socket)
     }
 
     /// `postgres://user@host:port/database?sslmode=…`, without the password.
@@ -90,8 +93,9 @@ public struct PostgresAddress: Sendable, CustomStringConvertible {
 
     func clientConfiguration() -> PostgresClient.Configuration {
         if let socketDirectory {
-            return PostgresClient.Configuration(unixSocketPath: socketDirectory + "/.s.PGSQL.\(port)", username: username,
-                                                password: password, database: database)
+            return PostgresClient.Configuration(
+                unixSocketPath: socketDirectory + "/.s.PGSQL.\(port)", username: username,
+                password: password, database: database)
         }
         let tlsSetting: PostgresClient.Configuration.TLS
         switch tls {
@@ -102,16 +106,18 @@ public struct PostgresAddress: Sendable, CustomStringConvertible {
             if let rootCertificatePath { configuration.trustRoots = .file(rootCertificatePath) }
             tlsSetting = .require(configuration)
         }
-        return PostgresClient.Configuration(host: host, port: port, username: username, password: password,
-                                            database: database, tls: tlsSetting)
+        return PostgresClient.Configuration(
+            host: host, port: port, username: username, password: password,
+            database: database, tls: tlsSetting)
     }
 
     /// A dedicated connection's configuration (the lock's), with the same TLS.
     func connectionConfiguration(connectTimeout: Duration) throws -> PostgresConnection.Configuration {
         var configuration: PostgresConnection.Configuration
         if let socketDirectory {
-            configuration = PostgresConnection.Configuration(unixSocketPath: socketDirectory + "/.s.PGSQL.\(port)", username: username,
-                                                             password: password, database: database)
+            configuration = PostgresConnection.Configuration(
+                unixSocketPath: socketDirectory + "/.s.PGSQL.\(port)", username: username,
+                password: password, database: database)
         } else {
             let tlsSetting: PostgresConnection.Configuration.TLS
             switch tls {
@@ -122,8 +128,9 @@ public struct PostgresAddress: Sendable, CustomStringConvertible {
                 if let rootCertificatePath { tlsConfiguration.trustRoots = .file(rootCertificatePath) }
                 tlsSetting = .require(try NIOSSLContext(configuration: tlsConfiguration))
             }
-            configuration = PostgresConnection.Configuration(host: host, port: port, username: username, password: password,
-                                                             database: database, tls: tlsSetting)
+            configuration = PostgresConnection.Configuration(
+                host: host, port: port, username: username, password: password,
+                database: database, tls: tlsSetting)
         }
         let (seconds, attoseconds) = connectTimeout.components
         configuration.options.connectTimeout = .nanoseconds(min(max(seconds, 0), 86_400) * 1_000_000_000 + attoseconds / 1_000_000_000)

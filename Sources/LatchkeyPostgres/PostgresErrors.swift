@@ -12,8 +12,9 @@ enum PostgresErrors {
             if error is CancellationError {
                 return SecretStoreError(.unavailable, store: store, entry: entry, reason: "cancelled while trying to \(what)")
             }
-            return SecretStoreError(.ioFailure, store: store, entry: entry,
-                                    reason: "could not \(what): \(String(describing: type(of: error)))")
+            return SecretStoreError(
+                .ioFailure, store: store, entry: entry,
+                reason: "could not \(what): \(String(describing: type(of: error)))")
         }
         let state = error.serverInfo?[.sqlState]
         switch error.code {
@@ -21,35 +22,44 @@ enum PostgresErrors {
             let code = state ?? "?"
             switch code {
             case "42501":
-                return SecretStoreError(.permissionDenied, store: store, entry: entry,
-                                        reason: "the role may not \(what) (SQLSTATE 42501); grant it the privileges Docs/postgres.md lists")
+                return SecretStoreError(
+                    .permissionDenied, store: store, entry: entry,
+                    reason: "the role may not \(what) (SQLSTATE 42501); grant it the privileges Docs/postgres.md lists")
             case "28P01", "28000":
-                return SecretStoreError(.permissionDenied, store: store, entry: entry,
-                                        reason: "the server refused the login (SQLSTATE \(code)): check the role and its password")
+                return SecretStoreError(
+                    .permissionDenied, store: store, entry: entry,
+                    reason: "the server refused the login (SQLSTATE \(code)): check the role and its password")
             case "42P01":
-                return SecretStoreError(.unavailable, store: store, entry: entry,
-                                        reason: "the table latchkey_secrets does not exist (SQLSTATE 42P01): run migrate() with a role that may create it")
+                return SecretStoreError(
+                    .unavailable, store: store, entry: entry,
+                    reason: "the table latchkey_secrets does not exist (SQLSTATE 42P01): run migrate() with a role that may create it")
             case "3D000":
                 return SecretStoreError(.unavailable, store: store, entry: entry, reason: "the database does not exist (SQLSTATE 3D000)")
             case "53100", "53200", "53300":
-                return SecretStoreError(.quotaExceeded, store: store, entry: entry,
-                                        reason: "the server is out of a resource (SQLSTATE \(code)) while trying to \(what)")
+                return SecretStoreError(
+                    .quotaExceeded, store: store, entry: entry,
+                    reason: "the server is out of a resource (SQLSTATE \(code)) while trying to \(what)")
             case _ where code.hasPrefix("08") || code.hasPrefix("57"):
-                return SecretStoreError(.unavailable, store: store, entry: entry,
-                                        reason: "the server ended the connection or is shutting down (SQLSTATE \(code)) while trying to \(what)")
+                return SecretStoreError(
+                    .unavailable, store: store, entry: entry,
+                    reason: "the server ended the connection or is shutting down (SQLSTATE \(code)) while trying to \(what)")
             default:
-                return SecretStoreError(.ioFailure, store: store, entry: entry,
-                                        reason: "the server refused to \(what) (SQLSTATE \(code))")
+                return SecretStoreError(
+                    .ioFailure, store: store, entry: entry,
+                    reason: "the server refused to \(what) (SQLSTATE \(code))")
             }
         case .connectionError, .serverClosedConnection, .uncleanShutdown, .clientClosedConnection, .poolClosed:
-            return SecretStoreError(.unavailable, store: store, entry: entry,
-                                    reason: "the database could not be reached or dropped the connection (\(error.code)) while trying to \(what)")
+            return SecretStoreError(
+                .unavailable, store: store, entry: entry,
+                reason: "the database could not be reached or dropped the connection (\(error.code)) while trying to \(what)")
         case .sslUnsupported, .failedToAddSSLHandler, .receivedUnencryptedDataAfterSSLRequest:
-            return SecretStoreError(.unavailable, store: store, entry: entry,
-                                    reason: "TLS to the database failed (\(error.code)); the URL's sslmode=disable turns TLS off for loopback only")
+            return SecretStoreError(
+                .unavailable, store: store, entry: entry,
+                reason: "TLS to the database failed (\(error.code)); the URL's sslmode=disable turns TLS off for loopback only")
         case .unsupportedAuthMechanism, .authMechanismRequiresPassword, .saslError:
-            return SecretStoreError(.permissionDenied, store: store, entry: entry,
-                                    reason: "the login failed (\(error.code)): check the role and its password")
+            return SecretStoreError(
+                .permissionDenied, store: store, entry: entry,
+                reason: "the login failed (\(error.code)): check the role and its password")
         default:
             return SecretStoreError(.ioFailure, store: store, entry: entry, reason: "could not \(what) (\(error.code))")
         }

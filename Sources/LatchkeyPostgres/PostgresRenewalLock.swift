@@ -23,8 +23,9 @@ struct HeldLock: Sendable {
     /// checks first; a close that lands mid-query still ends at the operation timeout.
     func ensureOpen(store: String, entry: String?) throws {
         guard connection.isClosed else { return }
-        throw SecretStoreError(.unavailable, store: store, entry: entry,
-                               reason: "the namespace's lock was lost (its database connection ended); nothing was read or written under it")
+        throw SecretStoreError(
+            .unavailable, store: store, entry: entry,
+            reason: "the namespace's lock was lost (its database connection ended); nothing was read or written under it")
     }
 
     /// Whether the connection is alive and still holds the lock; `false` on any error.
@@ -68,8 +69,9 @@ struct PostgresRenewalLock {
         let released = await release(held)
         let result = try outcome.get()
         guard released else {
-            throw SecretStoreError(.unavailable, store: store.storeLabel,
-                                   reason: "the namespace's lock was lost while its holder ran (the database connection ended); the result was discarded")
+            throw SecretStoreError(
+                .unavailable, store: store.storeLabel,
+                reason: "the namespace's lock was lost while its holder ran (the database connection ended); the result was discarded")
         }
         return result
     }
@@ -102,8 +104,9 @@ struct PostgresRenewalLock {
             }
             if (try? rows.first?.decode(Bool.self)) == true { return }
             guard clock.now < deadline else {
-                throw SecretStoreError(.unavailable, store: store.storeLabel,
-                                       reason: "another instance held the namespace's lock for over \(database.options.lockTimeout); gave up waiting")
+                throw SecretStoreError(
+                    .unavailable, store: store.storeLabel,
+                    reason: "another instance held the namespace's lock for over \(database.options.lockTimeout); gave up waiting")
             }
             try? await Task.sleep(for: pause)
             pause = min(pause * 2, .milliseconds(100))

@@ -121,16 +121,19 @@ public final class PostgresSecretDatabase: Sendable {
     /// its failure. At the deadline the caller gets `.unavailable` at once and the
     /// operation is cancelled and left to end on its own: a query on a connection whose
     /// server stopped answering may not notice cancellation until TCP gives up.
-    func bounded<R: Sendable>(_ what: String, entry: String? = nil, timeout: Duration? = nil,
-                              _ operation: @escaping @Sendable () async throws -> R) async throws -> R {
+    func bounded<R: Sendable>(
+        _ what: String, entry: String? = nil, timeout: Duration? = nil,
+        _ operation: @escaping @Sendable () async throws -> R
+    ) async throws -> R {
         let limit = timeout ?? options.operationTimeout
         let label = self.label
         let race = Race<R>()
         do {
             return try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<R, any Error>) in
                 race.start(continuation, limit: limit, operation: operation) {
-                    SecretStoreError(.unavailable, store: label, entry: entry,
-                                     reason: "the database did not answer within \(limit) while trying to \(what); whether it took effect is unknown")
+                    SecretStoreError(
+                        .unavailable, store: label, entry: entry,
+                        reason: "the database did not answer within \(limit) while trying to \(what); whether it took effect is unknown")
                 }
             }
         } catch let error as SecretStoreError {
@@ -158,8 +161,10 @@ private final class Race<R: Sendable>: Sendable {
         }
     }
 
-    func start(_ continuation: CheckedContinuation<R, any Error>, limit: Duration,
-               operation: @escaping @Sendable () async throws -> R, timedOut: @escaping @Sendable () -> any Error) {
+    func start(
+        _ continuation: CheckedContinuation<R, any Error>, limit: Duration,
+        operation: @escaping @Sendable () async throws -> R, timedOut: @escaping @Sendable () -> any Error
+    ) {
         state.withLock { $0.continuation = continuation }
         let timer = Task {
             try? await Task.sleep(for: limit)

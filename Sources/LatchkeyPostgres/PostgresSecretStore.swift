@@ -52,8 +52,10 @@ public final class PostgresSecretStore: SecretStore {
         try SecretNames.validateEntryName(name, store: storeLabel)
         let namespace = self.namespace
         let rows = try await run("read the entry", entry: name) { connection in
-            try await connection.query("SELECT sealed FROM latchkey_secrets WHERE namespace = \(namespace) AND name = \(name)",
-                                       logger: self.database.options.logger).collect()
+            try await connection.query(
+                "SELECT sealed FROM latchkey_secrets WHERE namespace = \(namespace) AND name = \(name)",
+                logger: self.database.options.logger
+            ).collect()
         }
         guard let row = rows.first else { return nil }
         let sealed = try decode(row, as: ByteBuffer.self, entry: name)
@@ -67,8 +69,9 @@ public final class PostgresSecretStore: SecretStore {
     public nonisolated(nonsending) func set(_ name: String, _ value: [UInt8]) async throws {
         try SecretNames.validateEntryName(name, store: storeLabel)
         guard value.count <= EncryptedFileSecretStore.maxFileBytes else {
-            throw SecretStoreError(.valueTooLarge, store: storeLabel, entry: name,
-                                   reason: "the value is \(value.count) bytes, over the \(EncryptedFileSecretStore.maxFileBytes)-byte limit; it was not stored")
+            throw SecretStoreError(
+                .valueTooLarge, store: storeLabel, entry: name,
+                reason: "the value is \(value.count) bytes, over the \(EncryptedFileSecretStore.maxFileBytes)-byte limit; it was not stored")
         }
         // A ByteBuffer binds as bytea; a [UInt8] would bind as an array of "char".
         let sealed = ByteBuffer(bytes: try SealedValue.seal(value, key: try key(), namespace: namespace, name: name))
@@ -114,8 +117,10 @@ public final class PostgresSecretStore: SecretStore {
     public nonisolated(nonsending) func names() async throws -> [String] {
         let namespace = self.namespace
         let rows = try await run("list the entries", entry: nil) { connection in
-            try await connection.query("SELECT name FROM latchkey_secrets WHERE namespace = \(namespace)",
-                                       logger: self.database.options.logger).collect()
+            try await connection.query(
+                "SELECT name FROM latchkey_secrets WHERE namespace = \(namespace)",
+                logger: self.database.options.logger
+            ).collect()
         }
         return try rows.map { try decode($0, as: String.self, entry: nil) }.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
     }
@@ -149,8 +154,9 @@ public final class PostgresSecretStore: SecretStore {
         } catch {
             switch error {
             case .wrongKey:
-                throw SecretStoreError(.wrongKey, store: storeLabel, entry: name,
-                                       reason: "the entry was sealed under another key; every instance must use the same key file")
+                throw SecretStoreError(
+                    .wrongKey, store: storeLabel, entry: name,
+                    reason: "the entry was sealed under another key; every instance must use the same key file")
             case .corrupted(let reason):
                 throw SecretStoreError(.corrupted, store: storeLabel, entry: name, reason: reason)
             }
@@ -166,8 +172,10 @@ public final class PostgresSecretStore: SecretStore {
     }
 
     /// Runs a read: on the lock's connection inside a locked body, else on a leased one.
-    private func run<R: Sendable>(_ what: String, entry: String?,
-                                  _ operation: @escaping @Sendable (PostgresConnection) async throws -> R) async throws -> R {
+    private func run<R: Sendable>(
+        _ what: String, entry: String?,
+        _ operation: @escaping @Sendable (PostgresConnection) async throws -> R
+    ) async throws -> R {
         if let held = Self.heldLock, held.key == lockKey, held.database === database {
             try held.ensureOpen(store: storeLabel, entry: entry)
             return try await database.bounded(what, entry: entry) { try await operation(held.connection) }
@@ -182,8 +190,10 @@ public final class PostgresSecretStore: SecretStore {
     /// the count. Under the lock, the query carries the lock check: no row back for an
     /// upsert means the lock is gone.
     @discardableResult
-    private func write(_ what: String, entry: String?, requireRow: Bool = true,
-                       _ query: @escaping @Sendable (HeldLock?) -> PostgresQuery) async throws -> Int {
+    private func write(
+        _ what: String, entry: String?, requireRow: Bool = true,
+        _ query: @escaping @Sendable (HeldLock?) -> PostgresQuery
+    ) async throws -> Int {
         let held = Self.heldLock.flatMap { $0.key == lockKey && $0.database === database ? $0 : nil }
         let statement = query(held)
         let rows = try await run(what, entry: entry) { connection in
@@ -196,8 +206,9 @@ public final class PostgresSecretStore: SecretStore {
             lost = false
         }
         if lost {
-            throw SecretStoreError(.unavailable, store: storeLabel, entry: entry,
-                                   reason: "the namespace's lock was lost (its database connection ended) before the write; nothing was written")
+            throw SecretStoreError(
+                .unavailable, store: storeLabel, entry: entry,
+                reason: "the namespace's lock was lost (its database connection ended) before the write; nothing was written")
         }
         return rows.count
     }

@@ -53,8 +53,9 @@ enum SealedValue {
         let tag = sealed[at..<(at + AESGCM.tagByteCount)]
         at += AESGCM.tagByteCount
         do {
-            return try key.opening.open(nonce: nonce, associatedData: ArraySlice(associatedData(namespace: namespace, name: name)),
-                                        ciphertext: sealed[at...], tag: tag)
+            return try key.opening.open(
+                nonce: nonce, associatedData: ArraySlice(associatedData(namespace: namespace, name: name)),
+                ciphertext: sealed[at...], tag: tag)
         } catch {
             throw .corrupted("the row does not authenticate under this key for this namespace and name: it was altered, or moved from another row")
         }

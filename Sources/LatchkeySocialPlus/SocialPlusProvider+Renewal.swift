@@ -64,7 +64,8 @@ extension SocialPlusProvider {
     /// handler's next JWT (`GET /api/v3/users/{userId}`: there is nothing to exchange),
     /// any other logs in again (`POST /api/v5/sessions`). Runs under the store's lock and
     /// calls no app code.
-    public func renew(_ request: RenewalRequest, current: AuthenticatedSession, preparation: RenewalPreparation) async throws -> AuthenticatedSession {
+    public func renew(_ request: RenewalRequest, current: AuthenticatedSession, preparation: RenewalPreparation) async throws -> AuthenticatedSession
+    {
         let userID = try Self.userID(of: current)
         let kind = Self.loginKind(of: current)
         if kind == .accessToken {
@@ -74,8 +75,10 @@ extension SocialPlusProvider {
         guard let deviceID = preparation.values["deviceId"] ?? device.cached else {
             throw AuthError(.transient, "the social.plus device ID is not loaded yet")
         }
-        return try await api.createSession(.init(userID: userID, authToken: preparation.credential, deviceID: deviceID,
-                                                 deviceInfo: deviceInfo, login: preparation.credential == nil ? kind : .authToken))
+        return try await api.createSession(
+            .init(
+                userID: userID, authToken: preparation.credential, deviceID: deviceID,
+                deviceInfo: deviceInfo, login: preparation.credential == nil ? kind : .authToken))
     }
 
     /// How the session was started, from its record; records without the mark are

@@ -62,8 +62,9 @@ public struct SocialPlusProvider: AuthProvider {
         api = SocialPlusAPI(configuration: configuration, transport: context.transport, clock: context.clock)
         logger = context.logger
         device = DeviceIdentity(store: context.store, logger: context.logger)
-        handlers = HandlerSlots(session: context.dependencies[SocialPlusSessionHandlerKey.self],
-                                accessToken: context.dependencies[SocialPlusAccessTokenHandlerKey.self])
+        handlers = HandlerSlots(
+            session: context.dependencies[SocialPlusSessionHandlerKey.self],
+            accessToken: context.dependencies[SocialPlusAccessTokenHandlerKey.self])
     }
 
     // MARK: Handlers
@@ -99,11 +100,16 @@ public struct SocialPlusProvider: AuthProvider {
             if let displayName = login.displayName { try SocialPlusLimits.check(displayName, "displayName", limit: SocialPlusLimits.displayName) }
             if let authToken = login.authToken { try SocialPlusLimits.check(authToken, "authToken", limit: SocialPlusLimits.authToken, secret: true) }
             let deviceID = try await checkedDeviceID()
-            return try await api.createSession(.init(userID: login.userID, displayName: login.displayName, authToken: login.authToken,
-                                                     deviceID: deviceID, deviceInfo: deviceInfo, login: login.authToken == nil ? .userID : .authToken))
+            return try await api.createSession(
+                .init(
+                    userID: login.userID, displayName: login.displayName, authToken: login.authToken,
+                    deviceID: deviceID, deviceInfo: deviceInfo, login: login.authToken == nil ? .userID : .authToken))
         case let login as SocialPlusAccessTokenLogin:
             guard handlers.accessToken != nil else {
-                throw AuthError(.invalidState, "an access-token login needs an access-token handler: register one first (SocialPlusProvider.register(accessTokenHandler:) or SocialPlusAccessTokenHandlerKey)")
+                throw AuthError(
+                    .invalidState,
+                    "an access-token login needs an access-token handler: register one first (SocialPlusProvider.register(accessTokenHandler:) or SocialPlusAccessTokenHandlerKey)"
+                )
             }
             // No exchange: the JWT is the bearer of every call, checked with the user
             // lookup. Sent as an `authToken` to the session endpoint it would be refused
@@ -111,7 +117,8 @@ public struct SocialPlusProvider: AuthProvider {
             let userID = try Self.userID(inAccessToken: login.accessToken)
             return try await api.accessTokenSession(login.accessToken, userID: userID, endpoint: .accessTokenLogin)
         default:
-            throw AuthError(.unsupportedCredentials, "social.plus logs in with SocialPlusLogin or SocialPlusAccessTokenLogin, not \(type(of: credentials))")
+            throw AuthError(
+                .unsupportedCredentials, "social.plus logs in with SocialPlusLogin or SocialPlusAccessTokenLogin, not \(type(of: credentials))")
         }
     }
 
@@ -130,9 +137,10 @@ public struct SocialPlusProvider: AuthProvider {
 
     /// Only a global ban (`403`, code `400312`) answered by the social.plus API ends the
     /// session; `400100` on an app request is an ordinary refusal ("not a member").
-    public func inspect(_ response: HTTPResponse, to request: HTTPRequest) -> AuthError? {
+    public func inspect(_ response: TransportResponse, to request: TransportRequest) -> AuthError? {
         guard response.status == 403, Self.sameOrigin(request.url, configuration.baseURL),
-              JSONObject.parsing(response.body)?.stringOrInteger("code") == SocialPlusErrorMapping.globalBanCode else { return nil }
+            JSONObject.parsing(response.body)?.stringOrInteger("code") == SocialPlusErrorMapping.globalBanCode
+        else { return nil }
         let message = JSONObject.parsing(response.body)?.string("message") ?? "the user is globally banned"
         return .terminated(.globalBan, "social.plus: \(message)", providerCode: SocialPlusErrorMapping.globalBanCode, httpStatus: 403)
     }

@@ -1,10 +1,10 @@
 public import Foundation
 public import Latchkey
-public import Logging
-public import LatchkeySecrets
-internal import LatchkeyJWT
-
 internal import LatchkeyJSON
+internal import LatchkeyJWT
+public import LatchkeySecrets
+public import Logging
+
 /// The Stytch B2B adapter (`stytch-b2b`): member sessions from passwords and email magic
 /// links; MFA (SMS OTP, TOTP, recovery codes) and discovery finishing an intermediate
 /// session; the member session checked, extended and revoked under `b2b/sessions/`.
@@ -48,11 +48,14 @@ public struct StytchB2BProvider: AuthProvider, StytchAdapter {
 
     /// Builds the adapter from a configuration made in code; without a `store`, a sent
     /// magic link's PKCE verifier is kept in memory only.
-    public init(configuration: StytchConfiguration, transport: any HTTPTransport, clock: any SessionClock = SystemClock(),
-                logger: Logger = Logger(label: "latchkey.stytch", factory: { _ in SwiftLogNoOpLogHandler() }),
-                options: SessionOptions = SessionOptions(), store: (any SecretStore)? = nil) {
-        parts = StytchAdapterParts(settings: configuration, b2b: true, transport: transport, clock: clock, logger: logger,
-                                   options: options, store: store)
+    public init(
+        configuration: StytchConfiguration, transport: any HTTPTransport, clock: any SessionClock = SystemClock(),
+        logger: Logger = Logger(label: "latchkey.stytch", factory: { _ in SwiftLogNoOpLogHandler() }),
+        options: SessionOptions = SessionOptions(), store: (any SecretStore)? = nil
+    ) {
+        parts = StytchAdapterParts(
+            settings: configuration, b2b: true, transport: transport, clock: clock, logger: logger,
+            options: options, store: store)
     }
 
     public var identifier: String { Self.identifier }
@@ -71,8 +74,10 @@ public struct StytchB2BProvider: AuthProvider, StytchAdapter {
         switch credentials.kind {
         case .password(let email, let password, let locale):
             path = .b2bPasswordsAuthenticate
-            body = ["organization_id": .string(credentials.organizationID ?? ""), "email_address": .string(email), "password": .string(password),
-                    "session_duration_minutes": minutes]
+            body = [
+                "organization_id": .string(credentials.organizationID ?? ""), "email_address": .string(email), "password": .string(password),
+                "session_duration_minutes": minutes,
+            ]
             if let locale { body["locale"] = .string(locale) }
             if let token = credentials.intermediateSessionToken ?? pendingToken { body["intermediate_session_token"] = .string(token) }
         case .magicLink(let token, let verifier):
@@ -99,11 +104,14 @@ public struct StytchB2BProvider: AuthProvider, StytchAdapter {
             body["session_duration_minutes"] = minutes
         case .discoveryExchange(let locale):
             path = .b2bDiscoveryExchange
-            body = ["intermediate_session_token": .string(try requireToken(credentials.intermediateSessionToken ?? pendingToken)),
-                    "organization_id": .string(credentials.organizationID ?? ""), "session_duration_minutes": minutes]
+            body = [
+                "intermediate_session_token": .string(try requireToken(credentials.intermediateSessionToken ?? pendingToken)),
+                "organization_id": .string(credentials.organizationID ?? ""), "session_duration_minutes": minutes,
+            ]
             if let locale { body["locale"] = .string(locale) }
         case .oauth(let options):
-            let flow = StytchOAuthFlow(settings: configuration, clock: calls.api.clock, options: options, organizationID: credentials.organizationID ?? "")
+            let flow = StytchOAuthFlow(
+                settings: configuration, clock: calls.api.clock, options: options, organizationID: credentials.organizationID ?? "")
             let (token, verifier) = try await flow.run()
             path = .b2bOAuthAuthenticate
             body = ["oauth_token": .string(token), "session_duration_minutes": minutes, "pkce_code_verifier": .string(verifier)]
@@ -113,8 +121,9 @@ public struct StytchB2BProvider: AuthProvider, StytchAdapter {
         // The link is used up whether or not another factor is needed.
         if path == .b2bMagicLinksAuthenticate { await pkce.clear() }
         if let action = try Self.pendingAction(data, path: path, now: calls.api.clock.now) {
-            throw AuthError.needsUserAction(action, "Stytch needs another factor before the member session starts (\(action.kind))",
-                                            httpStatus: 200)
+            throw AuthError.needsUserAction(
+                action, "Stytch needs another factor before the member session starts (\(action.kind))",
+                httpStatus: 200)
         }
         return try calls.report(data, path: path)
     }
@@ -141,8 +150,10 @@ public struct StytchB2BProvider: AuthProvider, StytchAdapter {
     ///
     /// - Throws: ``/Latchkey/AuthError``: `storage` when the verifier cannot be kept;
     ///   Stytch's refusal (`invalidArgument`, `unrecoverable`, `rateLimited`, `transient`).
-    public func sendMagicLink(organizationID: String, emailAddress: String, loginRedirectURL: URL? = nil,
-                              signupRedirectURL: URL? = nil) async throws {
+    public func sendMagicLink(
+        organizationID: String, emailAddress: String, loginRedirectURL: URL? = nil,
+        signupRedirectURL: URL? = nil
+    ) async throws {
         var body: JSONObject = ["organization_id": .string(organizationID), "email_address": .string(emailAddress)]
         if let loginRedirectURL { body["login_redirect_url"] = .string(loginRedirectURL.absoluteString) }
         if let signupRedirectURL { body["signup_redirect_url"] = .string(signupRedirectURL.absoluteString) }
@@ -223,7 +234,8 @@ public struct StytchB2BProvider: AuthProvider, StytchAdapter {
     private func secondFactor(_ credentials: StytchB2BCredentials, pending: UserAction?, pendingToken: String?) throws(AuthError) -> JSONObject {
         let token = try requireToken(credentials.intermediateSessionToken ?? pendingToken)
         guard let organizationID = credentials.organizationID ?? pending?.requirements?["organization_id"]?.stringValue,
-              let memberID = credentials.memberID ?? pending?.requirements?["member_id"]?.stringValue else {
+            let memberID = credentials.memberID ?? pending?.requirements?["member_id"]?.stringValue
+        else {
             throw AuthError(.invalidArgument, "an MFA call needs the organization and the member: pass them, or finish the client's pending action")
         }
         return ["organization_id": .string(organizationID), "member_id": .string(memberID), "intermediate_session_token": .string(token)]
@@ -246,8 +258,9 @@ public struct StytchB2BProvider: AuthProvider, StytchAdapter {
             requirements["organization_id"] = .string(organizationID)
         }
         let kind = mfa == .null && primary != .null ? "primary_auth" : "mfa"
-        return UserAction(kind: kind, continuationToken: token, requirements: .object(requirements),
-                          expiresAt: now.addingTimeInterval(intermediateSessionLifetime))
+        return UserAction(
+            kind: kind, continuationToken: token, requirements: .object(requirements),
+            expiresAt: now.addingTimeInterval(intermediateSessionLifetime))
     }
 }
 
@@ -264,9 +277,11 @@ extension StytchB2BProvider {
 
     /// Renamed: every adapter is built from its configuration with `init(configuration:…)`.
     @available(*, deprecated, renamed: "init(configuration:transport:clock:logger:options:store:)")
-    public init(settings: StytchConfiguration, transport: any HTTPTransport, clock: any SessionClock = SystemClock(),
-                logger: Logger = Logger(label: "latchkey.stytch", factory: { _ in SwiftLogNoOpLogHandler() }),
-                options: SessionOptions = SessionOptions(), store: (any SecretStore)? = nil) {
+    public init(
+        settings: StytchConfiguration, transport: any HTTPTransport, clock: any SessionClock = SystemClock(),
+        logger: Logger = Logger(label: "latchkey.stytch", factory: { _ in SwiftLogNoOpLogHandler() }),
+        options: SessionOptions = SessionOptions(), store: (any SecretStore)? = nil
+    ) {
         self.init(configuration: settings, transport: transport, clock: clock, logger: logger, options: options, store: store)
     }
 }

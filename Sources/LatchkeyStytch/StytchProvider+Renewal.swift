@@ -1,7 +1,8 @@
 public import Latchkey
 
 extension StytchProvider {
-    public func renew(_ request: RenewalRequest, current: AuthenticatedSession, preparation: RenewalPreparation) async throws -> AuthenticatedSession {
+    public func renew(_ request: RenewalRequest, current: AuthenticatedSession, preparation: RenewalPreparation) async throws -> AuthenticatedSession
+    {
         try await calls.renew(request, current: current)
     }
 

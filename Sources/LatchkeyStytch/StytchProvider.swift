@@ -1,10 +1,10 @@
 public import Foundation
 public import Latchkey
-public import Logging
-public import LatchkeySecrets
-internal import LatchkeyJWT
-
 internal import LatchkeyJSON
+internal import LatchkeyJWT
+public import LatchkeySecrets
+public import Logging
+
 /// The Stytch consumer adapter (`stytch`): passwords, OTPs and magic links; the
 /// session checked with `sessions/authenticate {}`, extended with a duration, revoked
 /// with `sessions/revoke`; the session JWT (5 minutes) as the access token.
@@ -42,11 +42,14 @@ public struct StytchProvider: AuthProvider, StytchAdapter {
 
     /// Builds the adapter from a configuration made in code; without a `store`, a sent
     /// magic link's PKCE verifier is kept in memory only.
-    public init(configuration: StytchConfiguration, transport: any HTTPTransport, clock: any SessionClock = SystemClock(),
-                logger: Logger = Logger(label: "latchkey.stytch", factory: { _ in SwiftLogNoOpLogHandler() }),
-                options: SessionOptions = SessionOptions(), store: (any SecretStore)? = nil) {
-        parts = StytchAdapterParts(settings: configuration, b2b: false, transport: transport, clock: clock, logger: logger,
-                                   options: options, store: store)
+    public init(
+        configuration: StytchConfiguration, transport: any HTTPTransport, clock: any SessionClock = SystemClock(),
+        logger: Logger = Logger(label: "latchkey.stytch", factory: { _ in SwiftLogNoOpLogHandler() }),
+        options: SessionOptions = SessionOptions(), store: (any SecretStore)? = nil
+    ) {
+        parts = StytchAdapterParts(
+            settings: configuration, b2b: false, transport: transport, clock: clock, logger: logger,
+            options: options, store: store)
     }
 
     public var identifier: String { Self.identifier }
@@ -73,7 +76,8 @@ public struct StytchProvider: AuthProvider, StytchAdapter {
             body = ["token": .string(token), "session_duration_minutes": minutes]
             if let verifier = try await pkce.verifier(given: verifier) { body["code_verifier"] = .string(verifier) }
         case .oauth(let options):
-            let (token, verifier) = try await StytchOAuthFlow(settings: configuration, clock: calls.api.clock, options: options, organizationID: nil).run()
+            let (token, verifier) = try await StytchOAuthFlow(settings: configuration, clock: calls.api.clock, options: options, organizationID: nil)
+                .run()
             path = .oauthAuthenticate
             body = ["token": .string(token), "session_duration_minutes": minutes, "code_verifier": .string(verifier)]
         }
@@ -95,8 +99,10 @@ public struct StytchProvider: AuthProvider, StytchAdapter {
     ///   - expirationMinutes: the link's lifetime, for login and sign-up alike.
     /// - Throws: ``/Latchkey/AuthError``: `storage` when the verifier cannot be kept;
     ///   Stytch's refusal (`invalidArgument`, `unrecoverable`, `rateLimited`, `transient`).
-    public func sendMagicLink(email: String, loginMagicLinkURL: URL? = nil, signupMagicLinkURL: URL? = nil,
-                              expirationMinutes: Int? = nil) async throws {
+    public func sendMagicLink(
+        email: String, loginMagicLinkURL: URL? = nil, signupMagicLinkURL: URL? = nil,
+        expirationMinutes: Int? = nil
+    ) async throws {
         var body: JSONObject = ["email": .string(email)]
         if let loginMagicLinkURL { body["login_magic_link_url"] = .string(loginMagicLinkURL.absoluteString) }
         if let signupMagicLinkURL { body["signup_magic_link_url"] = .string(signupMagicLinkURL.absoluteString) }
@@ -146,9 +152,11 @@ extension StytchProvider {
 
     /// Renamed: every adapter is built from its configuration with `init(configuration:…)`.
     @available(*, deprecated, renamed: "init(configuration:transport:clock:logger:options:store:)")
-    public init(settings: StytchConfiguration, transport: any HTTPTransport, clock: any SessionClock = SystemClock(),
-                logger: Logger = Logger(label: "latchkey.stytch", factory: { _ in SwiftLogNoOpLogHandler() }),
-                options: SessionOptions = SessionOptions(), store: (any SecretStore)? = nil) {
+    public init(
+        settings: StytchConfiguration, transport: any HTTPTransport, clock: any SessionClock = SystemClock(),
+        logger: Logger = Logger(label: "latchkey.stytch", factory: { _ in SwiftLogNoOpLogHandler() }),
+        options: SessionOptions = SessionOptions(), store: (any SecretStore)? = nil
+    ) {
         self.init(configuration: settings, transport: transport, clock: clock, logger: logger, options: options, store: store)
     }
 }

@@ -1,9 +1,9 @@
 public import Configuration
 public import Foundation
 public import Latchkey
+internal import LatchkeyJSON
 internal import LatchkeyJWT
 
-internal import LatchkeyJSON
 extension LatchkeyConfiguration {
     /// Reads Latchkey's configuration from the app's own `ConfigReader`
     /// (apple/swift-configuration), so an app configures Latchkey where it configures
@@ -38,8 +38,10 @@ extension LatchkeyConfiguration {
     ///   - environment: the `LATCHKEY_*` variables to apply (the process's by default;
     ///     `[:]` for none).
     /// - Throws: ``/Latchkey/AuthError/Code/configuration``.
-    public init(config: ConfigReader, registry: ProviderRegistry = .shared,
-                environment: [String: String] = ProcessInfo.processInfo.environment) throws(AuthError) {
+    public init(
+        config: ConfigReader, registry: ProviderRegistry = .shared,
+        environment: [String: String] = ProcessInfo.processInfo.environment
+    ) throws(AuthError) {
         let named = config.string(forKey: "provider").flatMap { $0.isEmpty ? nil : $0 }
         var object = JSONObject()
         if let named { object["provider"] = .string(named) }
@@ -65,11 +67,12 @@ extension LatchkeyConfiguration {
                 var settings = JSONObject()
                 for key in factory.schema.keys {
                     let path = ConfigKey(["settings", key.name])
-                    let value: String? = switch key.kind {
-                    case .string, .url: config.string(forKey: path, isSecret: key.isSecret)
-                    case .integer: config.int(forKey: path, isSecret: key.isSecret).map(String.init)
-                    case .boolean: config.bool(forKey: path, isSecret: key.isSecret).map(String.init)
-                    }
+                    let value: String? =
+                        switch key.kind {
+                        case .string, .url: config.string(forKey: path, isSecret: key.isSecret)
+                        case .integer: config.int(forKey: path, isSecret: key.isSecret).map(String.init)
+                        case .boolean: config.bool(forKey: path, isSecret: key.isSecret).map(String.init)
+                        }
                     if let value { settings[key.name] = .string(value) }
                 }
                 if settings.count > 0 { object["settings"] = .object(settings) }
@@ -79,8 +82,9 @@ extension LatchkeyConfiguration {
         }
 
         // The one implementation of the overrides and their order.
-        var configuration = try LatchkeyConfiguration.parse(JSONValue.object(object).jsonBytes, source: "the configuration reader",
-                                                            environment: environment)
+        var configuration = try LatchkeyConfiguration.parse(
+            JSONValue.object(object).jsonBytes, source: "the configuration reader",
+            environment: environment)
         guard registry.factory(for: configuration.provider) != nil else { throw Self.unknownProvider(configuration.provider, registry: registry) }
         // Nothing here was written inline in a file someone else might read.
         configuration.settings.inlineKeys = []
@@ -90,6 +94,8 @@ extension LatchkeyConfiguration {
 
     private static func unknownProvider(_ provider: String, registry: ProviderRegistry) -> AuthError {
         let known = registry.identifiers
-        return AuthError(.configuration, "unknown provider \"\(provider)\" in key \"provider\"; registered: \(known.isEmpty ? "none" : known.joined(separator: ", "))")
+        return AuthError(
+            .configuration,
+            "unknown provider \"\(provider)\" in key \"provider\"; registered: \(known.isEmpty ? "none" : known.joined(separator: ", "))")
     }
 }

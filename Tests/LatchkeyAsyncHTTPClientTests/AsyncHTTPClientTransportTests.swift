@@ -2,13 +2,14 @@ import AsyncHTTPClient
 import Foundation
 import Glibc
 import Latchkey
-@testable import LatchkeyAsyncHTTPClient
 import LatchkeyTestSupport
 import LatchkeyTransportTestSupport
 import NIOCore
 import NIOPosix
 import NIOSSL
 import Testing
+
+@testable import LatchkeyAsyncHTTPClient
 
 /// What only the AsyncHTTPClient transport has: a client it owns or borrows, a client
 /// configured to follow redirects, decoding within the cap, and NIO's errors. The
@@ -19,11 +20,11 @@ import Testing
         let server = try HostileHTTPServer { _ in HostileHTTPServer.json(200, #"{"ok":true}"#) }
         defer { server.stop() }
         let kept = try await AsyncHTTPClientTransport.withTransport { transport -> AsyncHTTPClientTransport in
-            let status = try await transport.send(HTTPRequest(url: server.url)).status
+            let status = try await transport.send(TransportRequest(url: server.url)).status
             #expect(status == 200)
             return transport
         }
-        let error = await #expect(throws: TransportError.self) { _ = try await kept.send(HTTPRequest(url: server.url)) }
+        let error = await #expect(throws: TransportError.self) { _ = try await kept.send(TransportRequest(url: server.url)) }
         #expect(error?.code == .other)
         #expect(error?.message.contains("alreadyShutdown") == true, "\(error.map { "\($0)" } ?? "")")
     }
@@ -41,7 +42,7 @@ import Testing
             Issue.record("the scope's error was not rethrown")
         } catch is Stop {}
         let transport = try #require(kept)
-        await #expect(throws: TransportError.self) { _ = try await transport.send(HTTPRequest(url: server.url)) }
+        await #expect(throws: TransportError.self) { _ = try await transport.send(TransportRequest(url: server.url)) }
     }
 
     @Test func theAppsClientIsNeverShutDownByTheTransport() async throws {
@@ -49,7 +50,7 @@ import Testing
         defer { server.stop() }
         let transport = AsyncHTTPClientTransport(client: TestTransport.sharedClient)
         try await transport.shutdown()
-        #expect(try await transport.send(HTTPRequest(url: server.url)).status == 200)
+        #expect(try await transport.send(TransportRequest(url: server.url)).status == 200)
     }
 
     /// A client made with AsyncHTTPClient's defaults follows redirects: the transport
@@ -63,14 +64,16 @@ import Testing
         var configuration = AsyncHTTPClientTransport.recommendedConfiguration()
         configuration.redirectConfiguration = .follow(max: 5, allowCycles: false)
         try await AsyncHTTPClientTransport.withTransport(configuration: configuration) { transport -> Void in
-            let request = HTTPRequest(method: "POST", url: server.url.appending(path: "oauth/token"),
-                                      headers: ["Authorization": "Basic c2VjcmV0"], body: Data(#"{"refresh_token":"secret-rt"}"#.utf8),
-                                      timeout: .seconds(20))
+            let request = TransportRequest(
+                method: "POST", url: server.url.appending(path: "oauth/token"),
+                headers: ["Authorization": "Basic c2VjcmV0"], body: Data(#"{"refresh_token":"secret-rt"}"#.utf8),
+                timeout: .seconds(20))
             let error = await #expect(throws: TransportError.self) { _ = try await transport.send(request) }
             #expect(error?.code == .redirected)
         }
-        #expect(destination.requests.allSatisfy { $0.body.isEmpty && $0.header("Authorization") == nil },
-                "neither the body nor the credentials reached the redirect's target")
+        #expect(
+            destination.requests.allSatisfy { $0.body.isEmpty && $0.header("Authorization") == nil },
+            "neither the body nor the credentials reached the redirect's target")
     }
 
     @Test func aGETRedirectFollowedByTheClientIsStillAnError() async throws {
@@ -82,7 +85,7 @@ import Testing
         configuration.redirectConfiguration = .follow(max: 5, allowCycles: false)
         try await AsyncHTTPClientTransport.withTransport(configuration: configuration) { transport -> Void in
             let error = await #expect(throws: TransportError.self) {
-                _ = try await transport.send(HTTPRequest(url: server.url, headers: ["Authorization": "Bearer secret-at"], timeout: .seconds(20)))
+                _ = try await transport.send(TransportRequest(url: server.url, headers: ["Authorization": "Bearer secret-at"], timeout: .seconds(20)))
             }
             #expect(error?.code == .redirected)
             #expect(error?.message.contains("redirectConfiguration") == true, "says how to fix the client")
@@ -94,7 +97,7 @@ import Testing
         let gzipped = try HostileHTTPServer.gzippedZeros(count: 5000)
         let server = try HostileHTTPServer { _ in HostileHTTPServer.reply(200, headers: ["Content-Encoding: gzip"], body: gzipped) }
         defer { server.stop() }
-        let response = try await TestTransport.asyncHTTPClient.make().send(HTTPRequest(url: server.url, timeout: .seconds(20)))
+        let response = try await TestTransport.asyncHTTPClient.make().send(TransportRequest(url: server.url, timeout: .seconds(20)))
         #expect(response.body == Data(count: 5000))
     }
 
@@ -103,7 +106,7 @@ import Testing
         let server = try HostileHTTPServer { _ in HostileHTTPServer.reply(200, headers: ["Content-Encoding: gzip"], body: gzipped) }
         defer { server.stop() }
         let error = await #expect(throws: TransportError.self) {
-            _ = try await TestTransport.asyncHTTPClient.make(maximumResponseSize: 4999).send(HTTPRequest(url: server.url, timeout: .seconds(20)))
+            _ = try await TestTransport.asyncHTTPClient.make(maximumResponseSize: 4999).send(TransportRequest(url: server.url, timeout: .seconds(20)))
         }
         #expect(error?.code == .tooLarge)
     }
@@ -112,7 +115,7 @@ import Testing
         let server = try HostileHTTPServer { _ in HostileHTTPServer.reply(200, headers: ["Content-Encoding: gzip"], body: Array("{\"a\":1}".utf8)) }
         defer { server.stop() }
         let error = await #expect(throws: TransportError.self) {
-            _ = try await TestTransport.asyncHTTPClient.make().send(HTTPRequest(url: server.url, timeout: .seconds(20)))
+            _ = try await TestTransport.asyncHTTPClient.make().send(TransportRequest(url: server.url, timeout: .seconds(20)))
         }
         #expect(error?.code == .invalidResponse)
     }
@@ -123,14 +126,15 @@ import Testing
         defer { server.stop() }
         let url = try #require(URL(string: "https://127.0.0.1:\(server.port)/token?code=secret-code"))
         let error = await #expect(throws: TransportError.self) {
-            _ = try await TestTransport.asyncHTTPClient.make().send(HTTPRequest(url: url, timeout: .seconds(20)))
+            _ = try await TestTransport.asyncHTTPClient.make().send(TransportRequest(url: url, timeout: .seconds(20)))
         }
         // This server waits for a request line the ClientHello never gives it, so which end
         // gives up first depends on timing: AHC's handshake timeout (`timedOut`), or a TLS
         // error when the server's idle timeout answers first. Either way a transport error
         // naming no secret; the TLS errors' own mapping is checked by the table below.
-        #expect(error?.code == .timedOut || (error?.code == .other && error?.message.hasPrefix("TLS") == true),
-                "\(error.map { "\($0)" } ?? "")")
+        #expect(
+            error?.code == .timedOut || (error?.code == .other && error?.message.hasPrefix("TLS") == true),
+            "\(error.map { "\($0)" } ?? "")")
         #expect(error.map { "\($0)" }?.contains("secret-code") == false)
     }
 

@@ -1,12 +1,13 @@
 import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
 import Latchkey
 import LatchkeyAuth0
 import LatchkeyEmulator
 import LatchkeySecrets
 import Testing
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
 
 /// The device clock 10 minutes ahead of Auth0's and 10 minutes behind. `expires_in` is a
 /// lifetime already; the ID token's `session_expiry` is an absolute time on Auth0's clock,
@@ -28,11 +29,13 @@ import Testing
         let auth0 = try #require(emulator.auth0)
         let clock = ManualClock(now: Self.start.addingTimeInterval(skew))
         let logs = LogCapture()
-        let provider = Auth0Provider(configuration: try Auth0Configuration(domain: auth0.domain, clientID: auth0.clientID, baseURL: auth0.baseURL),
-                                     transport: URLSessionTransport(), clock: clock, logger: logs.logger)
-        let client = AuthClient(provider: provider, store: try MemorySecretStore(namespace: "auth0-skew"),
-                                options: SessionOptions(heartbeatInterval: nil, renewsProactively: false), transport: URLSessionTransport(),
-                                clock: clock, logger: logs.logger)
+        let provider = Auth0Provider(
+            configuration: try Auth0Configuration(domain: auth0.domain, clientID: auth0.clientID, baseURL: auth0.baseURL),
+            transport: URLSessionTransport(), clock: clock, logger: logs.logger)
+        let client = AuthClient(
+            provider: provider, store: try MemorySecretStore(namespace: "auth0-skew"),
+            options: SessionOptions(heartbeatInterval: nil, renewsProactively: false), transport: URLSessionTransport(),
+            clock: clock, logger: logs.logger)
         do {
             try await client.start()
             try await client.login(Auth0Credentials.password(username: "alice@example.com", password: "alice-password-1", realm: auth0.connection))

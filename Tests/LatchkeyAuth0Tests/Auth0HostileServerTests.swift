@@ -1,7 +1,7 @@
 import Foundation
 import Latchkey
-import LatchkeySecrets
 import LatchkeyAuth0
+import LatchkeySecrets
 import Testing
 
 /// The Auth0 adapter against a server that is not Auth0: a redirect is never followed
@@ -14,9 +14,10 @@ import Testing
     static func client(baseURL: URL, store: MemorySecretStore) throws -> AuthClient {
         let registry = ProviderRegistry()
         registry.register(Auth0Provider.factory)
-        let configuration = LatchkeyConfiguration(provider: "auth0",
-                                                  settings: ["domain": "tenant.example.com", "client_id": "client-1", "base_url": baseURL.absoluteString],
-                                                  session: SessionOptions(heartbeatInterval: nil, renewsProactively: false))
+        let configuration = LatchkeyConfiguration(
+            provider: "auth0",
+            settings: ["domain": "tenant.example.com", "client_id": "client-1", "base_url": baseURL.absoluteString],
+            session: SessionOptions(heartbeatInterval: nil, renewsProactively: false))
         return try registry.makeClient(configuration, store: store, transport: URLSessionTransport(defaultTimeout: .seconds(30)))
     }
 
@@ -46,8 +47,11 @@ import Testing
     /// A complete password-grant answer whose access token is `token` (no ID token: the
     /// grant's answer may omit it).
     static func answer(token: String) -> String {
-        let escaped = token.unicodeScalars.map { $0.value < 0x20 || $0.value > 0x7E || $0 == "\"" || $0 == "\\" ? String(format: "\\u%04x", $0.value) : String($0) }.joined()
-        return #"{"access_token": "\#(escaped)", "token_type": "Bearer", "expires_in": 86400, "refresh_token": "refresh-1", "scope": "openid profile"}"#
+        let escaped = token.unicodeScalars.map {
+            $0.value < 0x20 || $0.value > 0x7E || $0 == "\"" || $0 == "\\" ? String(format: "\\u%04x", $0.value) : String($0)
+        }.joined()
+        return
+            #"{"access_token": "\#(escaped)", "token_type": "Bearer", "expires_in": 86400, "refresh_token": "refresh-1", "scope": "openid profile"}"#
     }
 
     @Test(arguments: ["tok\u{1B}[2Jcleared", "tok\u{9B}31m", "tok\u{202E}gnp.exe", "tok with space", "tok\"quote", "tok\r\nX-Injected: 1"])

@@ -1,9 +1,10 @@
 import Foundation
 import Latchkey
-@testable import LatchkeyAuth0
 import LatchkeyEmulator
 import LatchkeyJWT
 import Testing
+
+@testable import LatchkeyAuth0
 
 /// Auth0's signing keys come through the core's one JWKS fetcher; a refused fetch is
 /// transient whatever the tenant answered (the cache keeps its last good set).
@@ -19,14 +20,15 @@ import Testing
         let error = await authError { _ = try await keys.keySet() }
         #expect(error?.code == .transient)
         #expect(error?.message.contains("for its signing keys") == true)
-        let status = switch fault {
-        case .status(let status, _), .nonJSONBody(let status): status
-        default: 0
-        }
+        let status =
+            switch fault {
+            case .status(let status, _), .nonJSONBody(let status): status
+            default: 0
+            }
         #expect(error?.httpStatus == status)
         #expect(await harness.emulator.control.count(Self.jwks) == 1)
 
-        harness.advance(by: 11) // past the cache's back-off after a failure
+        harness.advance(by: 11)  // past the cache's back-off after a failure
         #expect(try await keys.keySet().keys.isEmpty == false, "the next fetch succeeds")
     }
 

@@ -1,13 +1,14 @@
 import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
 import Latchkey
 import LatchkeyAuth0
 import LatchkeyEmulator
 import LatchkeySecrets
 import Synchronization
 import Testing
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
 
 @Suite("Auth0 browser login (PKCE, loopback redirect)")
 struct BrowserLoginTests {
@@ -89,16 +90,19 @@ struct BrowserLoginTests {
         let answers = Mutex<[String]>([])
         let redirect = harness.redirect.absoluteString
         let opener = BrowserOpener.handOff { url in
-            for forged in ["?code=stolen&state=forged", "?error=access_denied&error_description=Call+0800+EVIL", "?code=stolen",
-                           "?error=access_denied&error_description=Call+0800+EVIL&state="] {
+            for forged in [
+                "?code=stolen&state=forged", "?error=access_denied&error_description=Call+0800+EVIL", "?code=stolen",
+                "?error=access_denied&error_description=Call+0800+EVIL&state=",
+            ] {
                 let answer = (try? await RawHTTP.get(URL(string: redirect + forged)!)) ?? ""
                 answers.withLock { $0.append(answer) }
             }
             // Then the browser comes back from Auth0 (login_hint: the emulator signs alice in at once).
             guard let authorize = URL(string: url.absoluteString + "&login_hint=alice%40example.com"),
-                  let reply = try? await RawHTTP.get(authorize),
-                  let location = reply.split(separator: "\r\n").first(where: { $0.lowercased().hasPrefix("location:") }),
-                  let callback = URL(string: location.dropFirst("location:".count).trimmingCharacters(in: .whitespaces)) else { return }
+                let reply = try? await RawHTTP.get(authorize),
+                let location = reply.split(separator: "\r\n").first(where: { $0.lowercased().hasPrefix("location:") }),
+                let callback = URL(string: location.dropFirst("location:".count).trimmingCharacters(in: .whitespaces))
+            else { return }
             _ = try? await RawHTTP.get(callback)
         }
         try await harness.client.login(Auth0Credentials.browser(Auth0BrowserLogin(opener: opener)))
@@ -164,10 +168,12 @@ struct BrowserLoginTests {
         let opened = Mutex(0)
         let opener = BrowserOpener.handOff { _ in opened.withLock { $0 += 1 } }
 
-        let unconfigured = Auth0Provider(configuration: try Auth0Configuration(domain: harness.auth0.domain, clientID: harness.auth0.clientID, baseURL: harness.auth0.baseURL),
-                                         transport: URLSessionTransport(), clock: harness.clock)
-        let client = AuthClient(provider: unconfigured, store: try MemorySecretStore(namespace: "auth0-unconfigured"), options: harness.options,
-                                transport: URLSessionTransport(), clock: harness.clock)
+        let unconfigured = Auth0Provider(
+            configuration: try Auth0Configuration(domain: harness.auth0.domain, clientID: harness.auth0.clientID, baseURL: harness.auth0.baseURL),
+            transport: URLSessionTransport(), clock: harness.clock)
+        let client = AuthClient(
+            provider: unconfigured, store: try MemorySecretStore(namespace: "auth0-unconfigured"), options: harness.options,
+            transport: URLSessionTransport(), clock: harness.clock)
         try await client.start()
         let missing = await authError { try await client.login(Auth0Credentials.browser(Auth0BrowserLogin(opener: opener))) }
         #expect(missing?.code == .configuration)
@@ -184,13 +190,17 @@ struct BrowserLoginTests {
     }
 
     /// `redirect_uri` in the settings: a fixed loopback port; anything else is refused.
-    @Test(arguments: ["http://localhost:53682/callback", "http://127.0.0.1/callback", "http://127.0.0.1:0/callback",
-                      "https://127.0.0.1:53682/callback", "http://127.0.0.1:53682/callback?x=1", "http://10.0.0.1:53682/callback"])
+    @Test(arguments: [
+        "http://localhost:53682/callback", "http://127.0.0.1/callback", "http://127.0.0.1:0/callback",
+        "https://127.0.0.1:53682/callback", "http://127.0.0.1:53682/callback?x=1", "http://10.0.0.1:53682/callback",
+    ])
     func aRedirectURIOtherThanAFixedLoopbackPortIsRefused(_ text: String) throws {
         #expect(throws: AuthError.self) {
             try Auth0Configuration(settings: ["domain": "tenant.eu.auth0.com", "client_id": "c", "redirect_uri": text])
         }
-        let good = try Auth0Configuration(settings: ["domain": "tenant.eu.auth0.com", "client_id": "c", "redirect_uri": "http://127.0.0.1:53682/callback"])
+        let good = try Auth0Configuration(settings: [
+            "domain": "tenant.eu.auth0.com", "client_id": "c", "redirect_uri": "http://127.0.0.1:53682/callback",
+        ])
         #expect(good.redirectURI?.port == 53682 && good.redirectURI?.path == "/callback")
     }
 

@@ -43,7 +43,7 @@ struct CrossProcessRenewalTests {
         let spent = try await processes.control.auth0RefreshTokenStatus(loginRefreshToken)
         #expect(spent.spent && spent.familyID == status.familyID)
         // And Auth0 takes the access token.
-        var request = HTTPRequest(url: processes.auth0.baseURL.appending(path: "userinfo"))
+        var request = TransportRequest(url: processes.auth0.baseURL.appending(path: "userinfo"))
         request.headers["Authorization"] = "Bearer \(stored.accessToken)"
         #expect(try await URLSessionTransport().send(request).status == 200)
     }
@@ -126,8 +126,9 @@ struct CrossProcessRenewalTests {
         case .afterTheAnswer(let milliseconds):
             let child = processes.child("renew", setup: setup, output: output)
             try child.run()
-            #expect(await poll(every: .microseconds(100)) { await processes.refreshGrants() == grants + 1 },
-                    "\(contents(output + ".stderr").suffix(2_000))")
+            #expect(
+                await poll(every: .microseconds(100)) { await processes.refreshGrants() == grants + 1 },
+                "\(contents(output + ".stderr").suffix(2_000))")
             if milliseconds > 0 { try await Task.sleep(for: .milliseconds(milliseconds)) }
             kill(child.processIdentifier, SIGKILL)
             _ = await waitForExit(child)
@@ -138,8 +139,9 @@ struct CrossProcessRenewalTests {
                 guard let stored = try? await StoredAuth0Session.read(setup) else { return false }
                 return stored.refreshToken != old
             }
-            #expect(saved,
-                    "\(contents(output + ".stderr").suffix(2_000))")
+            #expect(
+                saved,
+                "\(contents(output + ".stderr").suffix(2_000))")
             kill(child.processIdentifier, SIGKILL)
             _ = await waitForExit(child)
         }

@@ -16,22 +16,23 @@ struct DPoPProofTests {
 
     /// A tenant answering every request with `answer`, keeping the requests.
     final class ScriptedTenant: HTTPTransport {
-        let requests = Mutex<[HTTPRequest]>([])
-        let answer: @Sendable (HTTPRequest) -> HTTPResponse
+        let requests = Mutex<[TransportRequest]>([])
+        let answer: @Sendable (TransportRequest) -> TransportResponse
 
-        init(_ answer: @escaping @Sendable (HTTPRequest) -> HTTPResponse) { self.answer = answer }
+        init(_ answer: @escaping @Sendable (TransportRequest) -> TransportResponse) { self.answer = answer }
 
-        func send(_ request: HTTPRequest) async throws -> HTTPResponse {
+        func send(_ request: TransportRequest) async throws -> TransportResponse {
             requests.withLock { $0.append(request) }
             return answer(request)
         }
 
-        var sent: [HTTPRequest] { requests.withLock { $0 } }
+        var sent: [TransportRequest] { requests.withLock { $0 } }
     }
 
     static func provider(_ tenant: ScriptedTenant, store: any SecretStore) throws -> Auth0Provider {
-        Auth0Provider(configuration: try Auth0Configuration(domain: "tenant.example.com", clientID: "client", baseURL: base, dpop: true), transport: tenant,
-                      clock: ManualClock(now: Date(timeIntervalSince1970: 1_800_000_000)), keyStore: store)
+        Auth0Provider(
+            configuration: try Auth0Configuration(domain: "tenant.example.com", clientID: "client", baseURL: base, dpop: true), transport: tenant,
+            clock: ManualClock(now: Date(timeIntervalSince1970: 1_800_000_000)), keyStore: store)
     }
 
     static let password = Auth0Credentials.password(username: "alice@example.com", password: "alice-password-1")
@@ -43,7 +44,7 @@ struct DPoPProofTests {
 
     @Test func proofsCarryWhatTheRFCAsks() async throws {
         let tenant = ScriptedTenant { _ in
-            HTTPResponse(status: 200, body: Data(#"{"access_token":"at-1","token_type":"DPoP","expires_in":86400,"refresh_token":"rt-1"}"#.utf8))
+            TransportResponse(status: 200, body: Data(#"{"access_token":"at-1","token_type":"DPoP","expires_in":86400,"refresh_token":"rt-1"}"#.utf8))
         }
         let provider = try Self.provider(tenant, store: try MemorySecretStore(namespace: "proofs"))
         let session = try await provider.login(Self.password, sessionDuration: nil, pending: nil)
@@ -60,11 +61,12 @@ struct DPoPProofTests {
         #expect(claims["iat"]?.numberValue == 1_800_000_000)
         #expect(claims["ath"] == nil && claims["nonce"] == nil)
         // The proof verifies with the key it names.
-        _ = try JWT.verify(try #require(tokenRequest.headers["DPoP"]), keys: try JWTKey(jwk: JWK(object: jwk)),
-                           options: JWTValidationOptions(now: { Date(timeIntervalSince1970: 1_800_000_000) }))
+        _ = try JWT.verify(
+            try #require(tokenRequest.headers["DPoP"]), keys: try JWTKey(jwk: JWK(object: jwk)),
+            options: JWTValidationOptions(now: { Date(timeIntervalSince1970: 1_800_000_000) }))
 
         // An app request: the DPoP scheme, and a proof without the query or fragment, with ath.
-        let request = HTTPRequest(method: "patch", url: URL(string: "https://api.example.com/items/7?page=2#top")!)
+        let request = TransportRequest(method: "patch", url: URL(string: "https://api.example.com/items/7?page=2#top")!)
         let prepared = try await provider.prepare(request, with: session.tokens)
         #expect(prepared.headers["Authorization"] == "DPoP at-1")
         let first = try Self.claims(of: prepared.headers["DPoP"]).claims
@@ -84,26 +86,28 @@ struct DPoPProofTests {
     @Test func aSignedRequestIsNeverResentWithTheSameProof() async throws {
         let tenant = ScriptedTenant { request in
             request.method == "POST"
-                ? HTTPResponse(status: 200, body: Data(#"{"access_token":"at-1","token_type":"DPoP","expires_in":86400}"#.utf8))
-                : HTTPResponse(status: 503)
+                ? TransportResponse(status: 200, body: Data(#"{"access_token":"at-1","token_type":"DPoP","expires_in":86400}"#.utf8))
+                : TransportResponse(status: 503)
         }
         // A retrying transport, as the registry builds by default, with short waits.
         let retrying = RetryingTransport(tenant, policy: RetryPolicy(maxAttempts: 3, baseDelay: .milliseconds(1), maxDelay: .milliseconds(5)))
-        let provider = Auth0Provider(configuration: try Auth0Configuration(domain: "tenant.example.com", clientID: "client", baseURL: Self.base, dpop: true),
-                                     transport: retrying, clock: ManualClock(now: Date(timeIntervalSince1970: 1_800_000_000)),
-                                     keyStore: try MemorySecretStore(namespace: "replay"))
+        let provider = Auth0Provider(
+            configuration: try Auth0Configuration(domain: "tenant.example.com", clientID: "client", baseURL: Self.base, dpop: true),
+            transport: retrying, clock: ManualClock(now: Date(timeIntervalSince1970: 1_800_000_000)),
+            keyStore: try MemorySecretStore(namespace: "replay"))
         let session = try await provider.login(Self.password, sessionDuration: nil, pending: nil)
         let error = await authError { _ = try await provider.validate(session) }
         #expect(error?.code == .transient)
         #expect(tenant.sent.filter { $0.method == "GET" }.count == 1, "a 503 is not answered by replaying the proof")
-        let prepared = try await provider.prepare(HTTPRequest(url: URL(string: "https://api.example.com/items")!), with: session.tokens)
+        let prepared = try await provider.prepare(TransportRequest(url: URL(string: "https://api.example.com/items")!), with: session.tokens)
         #expect(!prepared.isIdempotent)
     }
 
     @Test func aNonceChallengeIsAnsweredOnceAndNeverAgain() async throws {
         let tenant = ScriptedTenant { _ in
-            HTTPResponse(status: 400, headers: ["DPoP-Nonce": "server-nonce-1"],
-                         body: Data(#"{"error":"use_dpop_nonce","error_description":"Authorization server requires nonce in DPoP proof"}"#.utf8))
+            TransportResponse(
+                status: 400, headers: ["DPoP-Nonce": "server-nonce-1"],
+                body: Data(#"{"error":"use_dpop_nonce","error_description":"Authorization server requires nonce in DPoP proof"}"#.utf8))
         }
         let provider = try Self.provider(tenant, store: try MemorySecretStore(namespace: "nonce"))
         let error = await authError { _ = try await provider.login(Self.password, sessionDuration: nil, pending: nil) }
@@ -114,10 +118,10 @@ struct DPoPProofTests {
     }
 
     @Test func aBoundTokenWithoutItsKeyPairIsNotSent() async throws {
-        let tenant = ScriptedTenant { _ in HTTPResponse(status: 200) }
+        let tenant = ScriptedTenant { _ in TransportResponse(status: 200) }
         let provider = try Self.provider(tenant, store: try MemorySecretStore(namespace: "nokey"))
         let tokens = SessionTokens(accessToken: "at-1", refreshToken: "rt-1", attributes: ["token_type": "DPoP"])
-        let error = await authError { _ = try await provider.prepare(HTTPRequest(url: Self.base), with: tokens) }
+        let error = await authError { _ = try await provider.prepare(TransportRequest(url: Self.base), with: tokens) }
         #expect(error?.providerCode == "dpop_key_missing")
         let renewal = await authError {
             _ = try await provider.prepareRenewal(RenewalRequest(reason: .expiring), current: AuthenticatedSession(tokens: tokens))
@@ -128,7 +132,7 @@ struct DPoPProofTests {
 
     @Test func anUnknownTokenTypeIsStillRefused() async throws {
         let tenant = ScriptedTenant { _ in
-            HTTPResponse(status: 200, body: Data(#"{"access_token":"at-1","token_type":"MAC","expires_in":86400}"#.utf8))
+            TransportResponse(status: 200, body: Data(#"{"access_token":"at-1","token_type":"MAC","expires_in":86400}"#.utf8))
         }
         let provider = try Self.provider(tenant, store: try MemorySecretStore(namespace: "mac"))
         let error = await authError { _ = try await provider.login(Self.password, sessionDuration: nil, pending: nil) }

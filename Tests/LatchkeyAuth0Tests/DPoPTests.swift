@@ -69,8 +69,10 @@ struct DPoPTests {
         static func client(auth0: Auth0Endpoint, store: any SecretStore, clock: ManualClock, logs: LogCapture, dpop: Bool) throws -> AuthClient {
             let registry = ProviderRegistry()
             registry.register(Auth0Provider.factory)
-            let settings: ProviderSettings = ["domain": auth0.domain, "client_id": auth0.clientID, "base_url": auth0.baseURL.absoluteString,
-                                              "dpop": dpop ? "true" : "false"]
+            let settings: ProviderSettings = [
+                "domain": auth0.domain, "client_id": auth0.clientID, "base_url": auth0.baseURL.absoluteString,
+                "dpop": dpop ? "true" : "false",
+            ]
             // Renewals only when a test asks: a background one would race the checks.
             let options = SessionOptions(heartbeatInterval: nil, renewsProactively: false)
             let configuration = LatchkeyConfiguration(provider: "auth0", settings: settings, session: options)
@@ -126,7 +128,7 @@ struct DPoPTests {
         #expect(await setup.count("POST", "/oauth/token", grant: "refresh_token") == 1)
         #expect(try await setup.stored()?.refreshToken != tokens.refreshToken, "rotated and saved")
         // The app's own request to a DPoP resource.
-        let response = try await setup.client.send(HTTPRequest(url: setup.auth0.baseURL.appending(path: "userinfo")))
+        let response = try await setup.client.send(TransportRequest(url: setup.auth0.baseURL.appending(path: "userinfo")))
         #expect(response.status == 200)
         // A restart restores the session: /userinfo checked with a proof of the stored key.
         let restarted = try setup.another()
@@ -171,7 +173,7 @@ struct DPoPTests {
         // Five minutes on the nonce has changed: the app's request is challenged, signed
         // again with the new nonce and sent once more — no renewal.
         setup.advance(by: 300)
-        let response = try await setup.client.send(HTTPRequest(url: setup.auth0.baseURL.appending(path: "userinfo")))
+        let response = try await setup.client.send(TransportRequest(url: setup.auth0.baseURL.appending(path: "userinfo")))
         #expect(response.status == 200)
         #expect(await setup.count("GET", "/userinfo") == 2)
         #expect(await setup.count("POST", "/oauth/token", grant: "refresh_token") == 0)
@@ -189,8 +191,10 @@ struct DPoPTests {
         let first = try #require(try await setup.storedKey())
         try await setup.client.logout()
         #expect(try await setup.storedKey() == nil)
-        try await setup.client.login(Auth0Credentials.password(username: "alice@example.com", password: "alice-password-1",
-                                                               realm: setup.auth0.connection))
+        try await setup.client.login(
+            Auth0Credentials.password(
+                username: "alice@example.com", password: "alice-password-1",
+                realm: setup.auth0.connection))
         let second = try #require(try await setup.storedKey())
         #expect(second != first)
         setup.advance(by: Self.oneDay + 1)

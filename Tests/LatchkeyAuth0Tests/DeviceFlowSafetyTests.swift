@@ -9,28 +9,32 @@ import Testing
 /// or broken answers a real server (or a man in the middle) could send.
 final class DeviceTenant: HTTPTransport, Sendable {
     let deviceAnswer: Mutex<JSONObject>
-    let tokenAnswer = Mutex(HTTPResponse(status: 403, body: Data(#"{"error":"authorization_pending"}"#.utf8)))
+    let tokenAnswer = Mutex(TransportResponse(status: 403, body: Data(#"{"error":"authorization_pending"}"#.utf8)))
     let polls = Mutex(0)
 
     init(_ deviceAnswer: JSONObject = DeviceTenant.answer()) {
         self.deviceAnswer = Mutex(deviceAnswer)
     }
 
-    static func answer(uri: String = "https://tenant.example.com/activate", complete: String? = nil, userCode: String = "ABCD-EFGH",
-                       expiresIn: Double = 900) -> JSONObject {
-        var body: JSONObject = ["device_code": "device-1", "user_code": .string(userCode), "verification_uri": .string(uri),
-                                "expires_in": .number(expiresIn), "interval": 5]
+    static func answer(
+        uri: String = "https://tenant.example.com/activate", complete: String? = nil, userCode: String = "ABCD-EFGH",
+        expiresIn: Double = 900
+    ) -> JSONObject {
+        var body: JSONObject = [
+            "device_code": "device-1", "user_code": .string(userCode), "verification_uri": .string(uri),
+            "expires_in": .number(expiresIn), "interval": 5,
+        ]
         if let complete { body["verification_uri_complete"] = .string(complete) }
         return body
     }
 
-    func send(_ request: HTTPRequest) async throws -> HTTPResponse {
+    func send(_ request: TransportRequest) async throws -> TransportResponse {
         switch request.url.path {
-        case "/oauth/device/code": return HTTPResponse(status: 200, body: Data(JSONValue.object(deviceAnswer.withLock { $0 }).jsonBytes))
+        case "/oauth/device/code": return TransportResponse(status: 200, body: Data(JSONValue.object(deviceAnswer.withLock { $0 }).jsonBytes))
         case "/oauth/token":
             polls.withLock { $0 += 1 }
             return tokenAnswer.withLock { $0 }
-        default: return HTTPResponse(status: 404)
+        default: return TransportResponse(status: 404)
         }
     }
 }
@@ -47,7 +51,7 @@ struct DeviceFlowSafetyTests {
     @Test func aHugeRetryAfterSleepsNoLongerThanTheCodeLives() async throws {
         let tenant = DeviceTenant(DeviceTenant.answer(expiresIn: 30))
         tenant.tokenAnswer.withLock {
-            $0 = HTTPResponse(status: 429, headers: ["Retry-After": "999999999"], body: Data(#"{"error":"too_many_requests"}"#.utf8))
+            $0 = TransportResponse(status: 429, headers: ["Retry-After": "999999999"], body: Data(#"{"error":"too_many_requests"}"#.utf8))
         }
         let clock = ManualClock(now: Self.now)
         let provider = try provider(tenant, clock: clock)
@@ -99,11 +103,14 @@ struct DeviceFlowSafetyTests {
     }
 
     @Test func loopbackHTTPIsShownOnlyWhenTheConfigurationIsLoopback() async throws {
-        let tenant = DeviceTenant(DeviceTenant.answer(uri: "http://127.0.0.1:8080/activate", complete: "http://127.0.0.1:8080/activate?user_code=ABCD-EFGH"))
+        let tenant = DeviceTenant(
+            DeviceTenant.answer(uri: "http://127.0.0.1:8080/activate", complete: "http://127.0.0.1:8080/activate?user_code=ABCD-EFGH"))
         let clock = ManualClock(now: Self.now)
         let provider = try provider(tenant, baseURL: "http://127.0.0.1:8080/", clock: clock)
         let shown = Mutex<Auth0DeviceCode?>(nil)
-        let login = Task { _ = try await provider.login(Auth0Credentials.deviceCode { code in shown.withLock { $0 = code } }, sessionDuration: nil, pending: nil) }
+        let login = Task {
+            _ = try await provider.login(Auth0Credentials.deviceCode { code in shown.withLock { $0 = code } }, sessionDuration: nil, pending: nil)
+        }
         await clock.waitForSleepers(1)
         #expect(shown.withLock { $0 }?.verificationURI.absoluteString == "http://127.0.0.1:8080/activate")
         login.cancel()

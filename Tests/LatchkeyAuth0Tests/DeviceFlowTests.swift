@@ -57,8 +57,10 @@ struct DeviceFlowTests {
     @Test func slowDownAddsFiveSeconds() async throws {
         let harness = try await Auth0Harness(seed: Self.seed)
         defer { Task { await harness.stop() } }
-        await harness.emulator.control.inject(EmulatorFault(route: tokenRoute, grant: "urn:ietf:params:oauth:grant-type:device_code",
-                                                            kind: .status(429, error: "slow_down")))
+        await harness.emulator.control.inject(
+            EmulatorFault(
+                route: tokenRoute, grant: "urn:ietf:params:oauth:grant-type:device_code",
+                kind: .status(429, error: "slow_down")))
         let (task, code) = try await start(harness)
         await poll(harness)
         await settle("slow_down answered") { await devicePolls(harness) == 1 && harness.clock.sleeperCount == 1 }
@@ -96,8 +98,10 @@ struct DeviceFlowTests {
     @Test func aNetworkFailureWhilePollingDoesNotEndTheLogin() async throws {
         let harness = try await Auth0Harness(seed: Self.seed)
         defer { Task { await harness.stop() } }
-        await harness.emulator.control.inject(EmulatorFault(route: tokenRoute, grant: "urn:ietf:params:oauth:grant-type:device_code",
-                                                            kind: .status(503)))
+        await harness.emulator.control.inject(
+            EmulatorFault(
+                route: tokenRoute, grant: "urn:ietf:params:oauth:grant-type:device_code",
+                kind: .status(503)))
         let (task, code) = try await start(harness)
         await poll(harness)
         await settle("the 503 was answered") { await devicePolls(harness) == 1 && harness.clock.sleeperCount == 1 }

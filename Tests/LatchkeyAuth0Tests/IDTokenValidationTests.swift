@@ -1,10 +1,11 @@
 import Foundation
 import Latchkey
-@testable import LatchkeyAuth0
-import LatchkeyJWT
 import LatchkeyJSON
+import LatchkeyJWT
 import Synchronization
 import Testing
+
+@testable import LatchkeyAuth0
 
 /// A tenant answering from memory: its JWKS and one token answer whose ID token the
 /// test crafts, so every claim can be wrong in turn.
@@ -19,22 +20,26 @@ final class CraftedTenant: HTTPTransport, Sendable {
         published.withLock { $0 = [key] }
     }
 
-    func send(_ request: HTTPRequest) async throws -> HTTPResponse {
+    func send(_ request: TransportRequest) async throws -> TransportResponse {
         switch request.url.path {
         case "/.well-known/jwks.json":
             jwksFetches.withLock { $0 += 1 }
             let set = JWKSet(keys: published.withLock { $0 }.map(\.publicKey))
-            return HTTPResponse(status: 200, body: Data(set.jsonText().utf8))
+            return TransportResponse(status: 200, body: Data(set.jsonText().utf8))
         case "/oauth/device/code":
-            let body: JSONObject = ["device_code": "device-1", "user_code": "ABCD-EFGH", "verification_uri": "https://tenant.example.com/activate",
-                                    "expires_in": 900, "interval": 5]
-            return HTTPResponse(status: 200, body: Data(JSONValue.object(body).jsonBytes))
+            let body: JSONObject = [
+                "device_code": "device-1", "user_code": "ABCD-EFGH", "verification_uri": "https://tenant.example.com/activate",
+                "expires_in": 900, "interval": 5,
+            ]
+            return TransportResponse(status: 200, body: Data(JSONValue.object(body).jsonBytes))
         case "/oauth/token":
-            var body: JSONObject = ["access_token": "opaque-access", "token_type": "Bearer", "expires_in": "86400", "refresh_token": "opaque-refresh"]
+            var body: JSONObject = [
+                "access_token": "opaque-access", "token_type": "Bearer", "expires_in": "86400", "refresh_token": "opaque-refresh",
+            ]
             if let token = idToken.withLock({ $0 }) { body["id_token"] = .string(token) }
-            return HTTPResponse(status: 200, body: Data(JSONValue.object(body).jsonBytes))
+            return TransportResponse(status: 200, body: Data(JSONValue.object(body).jsonBytes))
         default:
-            return HTTPResponse(status: 404)
+            return TransportResponse(status: 404)
         }
     }
 }
@@ -48,8 +53,10 @@ struct IDTokenValidationTests {
 
     static func claims() -> JSONObject {
         let now = now.timeIntervalSince1970
-        return ["iss": .string(issuer), "sub": "auth0|alice", "aud": .string(clientID), "exp": .number(now + 3600), "iat": .number(now),
-                "email": "alice@example.com"]
+        return [
+            "iss": .string(issuer), "sub": "auth0|alice", "aud": .string(clientID), "exp": .number(now + 3600), "iat": .number(now),
+            "email": "alice@example.com",
+        ]
     }
 
     private func login(_ tenant: CraftedTenant, organization: String? = nil) async throws -> AuthenticatedSession {
@@ -58,7 +65,9 @@ struct IDTokenValidationTests {
         return try await provider.login(Auth0Credentials.password(username: "alice@example.com", password: "pw"), sessionDuration: nil, pending: nil)
     }
 
-    private func refusal(_ claims: JSONObject, key: JWTKey? = nil, algorithm: JWSAlgorithm? = nil, header: JSONObject = [:]) async throws -> Auth0IDTokenError? {
+    private func refusal(
+        _ claims: JSONObject, key: JWTKey? = nil, algorithm: JWSAlgorithm? = nil, header: JSONObject = [:]
+    ) async throws -> Auth0IDTokenError? {
         let tenant = try CraftedTenant()
         tenant.idToken.withLock { $0 = try? JWT.sign(claims, key: key ?? tenant.key, algorithm: algorithm, extraHeader: header) }
         do {
@@ -84,23 +93,24 @@ struct IDTokenValidationTests {
         #expect(session.tokens.refreshToken == "opaque-refresh")
     }
 
-    @Test(arguments: [
-        ("iss", JSONValue.string("https://tenant.example.com"), "iss"),
-        ("iss", nil, "iss"),
-        ("sub", "", "sub"),
-        ("sub", nil, "sub"),
-        ("aud", "someone-else", "aud"),
-        ("aud", nil, "aud"),
-        ("aud", ["client-1", "api"], "azp"),
-        ("exp", .number(1_800_000_000 - 61), "exp"),
-        ("exp", nil, "exp"),
-        ("iat", nil, "iat"),
-        ("iat", "yesterday", "iat"),
-        ("nbf", .number(1_800_000_000 + 86_400), "nbf"),
-        ("iat", .number(1_800_000_000 + 365 * 86_400), "iat"),
-        ("iat", .number(1_800_000_000 + 901), "iat"),
-        ("nbf", .number(1_800_000_000 + 901), "nbf"),
-    ] as [(String, JSONValue?, String)])
+    @Test(
+        arguments: [
+            ("iss", JSONValue.string("https://tenant.example.com"), "iss"),
+            ("iss", nil, "iss"),
+            ("sub", "", "sub"),
+            ("sub", nil, "sub"),
+            ("aud", "someone-else", "aud"),
+            ("aud", nil, "aud"),
+            ("aud", ["client-1", "api"], "azp"),
+            ("exp", .number(1_800_000_000 - 61), "exp"),
+            ("exp", nil, "exp"),
+            ("iat", nil, "iat"),
+            ("iat", "yesterday", "iat"),
+            ("nbf", .number(1_800_000_000 + 86_400), "nbf"),
+            ("iat", .number(1_800_000_000 + 365 * 86_400), "iat"),
+            ("iat", .number(1_800_000_000 + 901), "iat"),
+            ("nbf", .number(1_800_000_000 + 901), "nbf"),
+        ] as [(String, JSONValue?, String)])
     func eachBadClaimIsNamed(_ name: String, _ value: JSONValue?, _ expected: String) async throws {
         var claims = Self.claims()
         claims[name] = value
@@ -289,8 +299,9 @@ struct WireTests {
     @Test func rateLimitResetIsMeasuredAgainstTheAnswersDateAndClamped() {
         // The local clock is 10 minutes ahead of Auth0's: it plays no part in the wait.
         let now = Date(timeIntervalSince1970: 1_800_000_600)
-        var response = HTTPResponse(status: 429, headers: ["Date": "Fri, 15 Jan 2027 08:00:00 GMT", "x-ratelimit-reset": "1800000030"],
-                                    body: Data(#"{"error":"too_many_requests"}"#.utf8))
+        var response = TransportResponse(
+            status: 429, headers: ["Date": "Fri, 15 Jan 2027 08:00:00 GMT", "x-ratelimit-reset": "1800000030"],
+            body: Data(#"{"error":"too_many_requests"}"#.utf8))
         #expect(Auth0ErrorResponse(response).rateLimitReset == Date(timeIntervalSince1970: 1_800_000_030))
         #expect(Auth0ErrorResponse(response).classified(.refresh, now: now).retryAfter == .seconds(30))
         response.headers["x-ratelimit-reset"] = "99999999999"
@@ -310,7 +321,7 @@ struct WireTests {
 
     @Test func nonJSONErrorsAreTransient() {
         let now = Date()
-        let response = HTTPResponse(status: 403, body: Data("<html>Forbidden by proxy</html>".utf8))
+        let response = TransportResponse(status: 403, body: Data("<html>Forbidden by proxy</html>".utf8))
         let error = Auth0ErrorResponse(response).classified(.refresh, now: now)
         #expect(error.code == .transient)
         #expect(error.httpStatus == 403)
@@ -330,8 +341,10 @@ struct WireTests {
         let loopback = try Auth0Configuration(settings: ["domain": "d", "client_id": "c", "base_url": "http://127.0.0.1:8080", "leeway_seconds": "5"])
         #expect(loopback.endpoint("oauth/token").absoluteString == "http://127.0.0.1:8080/oauth/token")
         #expect(loopback.leeway == 5)
-        let warnings = try Auth0Configuration.schema.check(ProviderSettings(["domain": "d", "client_id": "c", "client_secret": "s"],
-                                                                            provider: "auth0", inlineKeys: ["client_secret"]))
+        let warnings = try Auth0Configuration.schema.check(
+            ProviderSettings(
+                ["domain": "d", "client_id": "c", "client_secret": "s"],
+                provider: "auth0", inlineKeys: ["client_secret"]))
         #expect(warnings.count == 1)
         #expect(throws: AuthError.self) { try Auth0Configuration.schema.check(ProviderSettings(["domain": "d"], provider: "auth0")) }
     }

@@ -18,8 +18,9 @@ struct IssuerTests {
     private func client(_ harness: Auth0Harness, _ settings: ProviderSettings) throws -> AuthClient {
         let configuration = try Auth0Configuration(settings: settings)
         let provider = Auth0Provider(configuration: configuration, transport: URLSessionTransport(), clock: harness.clock)
-        return AuthClient(provider: provider, store: try MemorySecretStore(namespace: "issuer-test"), options: harness.options,
-                          transport: URLSessionTransport(), clock: harness.clock)
+        return AuthClient(
+            provider: provider, store: try MemorySecretStore(namespace: "issuer-test"), options: harness.options,
+            transport: URLSessionTransport(), clock: harness.clock)
     }
 
     private func loginAlice(_ client: AuthClient) async throws {
@@ -30,8 +31,10 @@ struct IssuerTests {
     @Test func aLoginThroughABaseURLChecksTheDomainsIssuer() async throws {
         let harness = try await Auth0Harness(seed: Self.seed)
         defer { Task { await harness.stop() } }
-        let settings: ProviderSettings = ["domain": "tenant.emulator.example", "client_id": harness.auth0.clientID,
-                                          "base_url": harness.auth0.baseURL.absoluteString]
+        let settings: ProviderSettings = [
+            "domain": "tenant.emulator.example", "client_id": harness.auth0.clientID,
+            "base_url": harness.auth0.baseURL.absoluteString,
+        ]
         #expect(try Auth0Configuration(settings: settings).issuer == "https://tenant.emulator.example/")
         let client = try client(harness, settings)
         try await loginAlice(client)
@@ -43,8 +46,10 @@ struct IssuerTests {
     @Test func anExplicitIssuerSettingIsTheOneChecked() async throws {
         let harness = try await Auth0Harness(seed: Self.seed)
         defer { Task { await harness.stop() } }
-        let base: ProviderSettings = ["domain": "login.example.com", "client_id": harness.auth0.clientID,
-                                      "base_url": harness.auth0.baseURL.absoluteString]
+        let base: ProviderSettings = [
+            "domain": "login.example.com", "client_id": harness.auth0.clientID,
+            "base_url": harness.auth0.baseURL.absoluteString,
+        ]
         var right = base
         right.values["issuer"] = "https://tenant.emulator.example/"
         let good = try client(harness, right)
@@ -81,8 +86,9 @@ struct IssuerTests {
     }
 
     @Test func theIssuerNeverFollowsTheBaseURL() throws {
-        let configuration = try Auth0Configuration(domain: "https://tenant.eu.auth0.com/", clientID: "c",
-                                                   baseURL: URL(string: "http://127.0.0.1:8080"))
+        let configuration = try Auth0Configuration(
+            domain: "https://tenant.eu.auth0.com/", clientID: "c",
+            baseURL: URL(string: "http://127.0.0.1:8080"))
         #expect(configuration.issuer == "https://tenant.eu.auth0.com/")
         #expect(configuration.baseURL.absoluteString == "http://127.0.0.1:8080/")
     }

@@ -26,11 +26,14 @@ import Testing
         await emulator.stop()
     }
 
-    private func source(_ auth0: Auth0Endpoint, secret: String = machine.clientSecret, scope: String? = nil, audience: String = api,
-                        clock: any SessionClock = SystemClock(), transport: any HTTPTransport = URLSessionTransport()) throws -> Auth0MachineTokenSource {
-        try Auth0MachineTokenSource(domain: auth0.domain, clientID: Self.machine.clientID, clientSecret: .environment(Self.secretVariable),
-                                    audience: audience, scope: scope, baseURL: auth0.baseURL, transport: transport, clock: clock,
-                                    environment: [Self.secretVariable: secret])
+    private func source(
+        _ auth0: Auth0Endpoint, secret: String = machine.clientSecret, scope: String? = nil, audience: String = api,
+        clock: any SessionClock = SystemClock(), transport: any HTTPTransport = URLSessionTransport()
+    ) throws -> Auth0MachineTokenSource {
+        try Auth0MachineTokenSource(
+            domain: auth0.domain, clientID: Self.machine.clientID, clientSecret: .environment(Self.secretVariable),
+            audience: audience, scope: scope, baseURL: auth0.baseURL, transport: transport, clock: clock,
+            environment: [Self.secretVariable: secret])
     }
 
     private func grants(_ emulator: Emulator) async -> Int {
@@ -121,8 +124,9 @@ import Testing
     @Test func theSecretComesFromTheEnvironmentOrAPrivateFile() async throws {
         try await withAuth0 { emulator, auth0 in
             let missing = #expect(throws: AuthError.self) {
-                try Auth0MachineTokenSource(domain: auth0.domain, clientID: Self.machine.clientID, clientSecret: .environment("LATCHKEY_NO_SUCH_VARIABLE"),
-                                            audience: Self.api, baseURL: auth0.baseURL, environment: [:])
+                try Auth0MachineTokenSource(
+                    domain: auth0.domain, clientID: Self.machine.clientID, clientSecret: .environment("LATCHKEY_NO_SUCH_VARIABLE"),
+                    audience: Self.api, baseURL: auth0.baseURL, environment: [:])
             }
             #expect(missing?.code == .configuration)
             #expect(missing?.message.contains("LATCHKEY_NO_SUCH_VARIABLE") == true)
@@ -134,16 +138,18 @@ import Testing
             try Data((Self.machine.clientSecret + "\n").utf8).write(to: URL(fileURLWithPath: file))
             try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: file)
             let readable = #expect(throws: AuthError.self) {
-                try Auth0MachineTokenSource(domain: auth0.domain, clientID: Self.machine.clientID, clientSecret: .file(file), audience: Self.api,
-                                            baseURL: auth0.baseURL)
+                try Auth0MachineTokenSource(
+                    domain: auth0.domain, clientID: Self.machine.clientID, clientSecret: .file(file), audience: Self.api,
+                    baseURL: auth0.baseURL)
             }
             #expect(readable?.code == .configuration)
             #expect(readable?.message.contains("chmod 600") == true)
             #expect(readable.map { "\($0)".contains(Self.machine.clientSecret) } == false)
 
             try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: file)
-            let tokens = try Auth0MachineTokenSource(domain: auth0.domain, clientID: Self.machine.clientID, clientSecret: .file(file),
-                                                     audience: Self.api, baseURL: auth0.baseURL, transport: URLSessionTransport())
+            let tokens = try Auth0MachineTokenSource(
+                domain: auth0.domain, clientID: Self.machine.clientID, clientSecret: .file(file),
+                audience: Self.api, baseURL: auth0.baseURL, transport: URLSessionTransport())
             let token = try await tokens.token()
             #expect(!"\(token)".contains(token.accessToken))
             #expect(await grants(emulator) == 1)

@@ -45,8 +45,10 @@ struct PasswordLoginTests {
         defer { Task { await harness.stop() } }
         try await harness.client.start()
         let error = await authError {
-            try await harness.client.login(Auth0Credentials.password(username: "alice@example.com", password: "not-the-password",
-                                                                     realm: harness.auth0.connection))
+            try await harness.client.login(
+                Auth0Credentials.password(
+                    username: "alice@example.com", password: "not-the-password",
+                    realm: harness.auth0.connection))
         }
         #expect(error?.code == .unrecoverable)
         #expect(error?.providerCode == "invalid_grant")
@@ -63,7 +65,8 @@ struct PasswordLoginTests {
         defer { Task { await harness.stop() } }
         try await harness.client.start()
         let error = await authError {
-            try await harness.client.login(Auth0Credentials.password(username: "mfa@example.com", password: "mfa-password-1", realm: harness.auth0.connection))
+            try await harness.client.login(
+                Auth0Credentials.password(username: "mfa@example.com", password: "mfa-password-1", realm: harness.auth0.connection))
         }
         #expect(error?.code == .needsUserAction)
         #expect(error?.isMFARequired == true)
@@ -72,13 +75,19 @@ struct PasswordLoginTests {
         #expect(action.continuationToken?.isEmpty == false)
         #expect(action.requirements?["challenge"] != nil)
         #expect(action.expiresAt == Auth0Harness.start.addingTimeInterval(600))
-        guard case .needsUserAction = harness.client.state else { Issue.record("state \(harness.client.state)"); return }
+        guard case .needsUserAction = harness.client.state else {
+            Issue.record("state \(harness.client.state)")
+            return
+        }
         #expect(!"\(action)".contains(action.continuationToken ?? "-"))
 
         // A wrong code keeps the step open for another try.
         let wrong = await authError { try await harness.client.login(Auth0Credentials.mfa(otp: "000000")) }
         #expect(wrong?.providerCode == "invalid_grant")
-        guard case .needsUserAction = harness.client.state else { Issue.record("state \(harness.client.state)"); return }
+        guard case .needsUserAction = harness.client.state else {
+            Issue.record("state \(harness.client.state)")
+            return
+        }
 
         try await harness.client.login(Auth0Credentials.mfa(otp: Auth0Seed.User.defaultOTP))
         #expect(harness.client.state == .established)
@@ -117,7 +126,10 @@ struct PasswordLoginTests {
         }
         let spent = await authError { try await harness.client.login(Auth0Credentials.mfa(recoveryCode: "RECOVERY-CODE-1") { _ in }) }
         #expect(spent?.providerCode == "invalid_grant")
-        guard case .needsUserAction = harness.client.state else { Issue.record("state \(harness.client.state)"); return }
+        guard case .needsUserAction = harness.client.state else {
+            Issue.record("state \(harness.client.state)")
+            return
+        }
         try await harness.client.login(Auth0Credentials.mfa(recoveryCode: newCode) { code in shown.withLock { $0.append(code) } })
         #expect(harness.client.state == .established)
         #expect(shown.withLock { $0.count } == 2)

@@ -7,28 +7,32 @@ import Testing
 // The code of Docs/auth0-quickstart.md, compiled and run against the emulator.
 
 /// Quickstart, part 1: a desktop app signs in through the browser.
-func signInWithTheBrowser(domain: String, clientID: String, redirectURI: String = "http://127.0.0.1:53682/callback",
-                          baseURL: String? = nil, opener: BrowserOpener = .system) async throws -> AuthClient {
+func signInWithTheBrowser(
+    domain: String, clientID: String, redirectURI: String = "http://127.0.0.1:53682/callback",
+    baseURL: String? = nil, opener: BrowserOpener = .system
+) async throws -> AuthClient {
     ProviderRegistry.shared.register(Auth0Provider.factory)
     var settings: ProviderSettings = ["domain": domain, "client_id": clientID, "redirect_uri": redirectURI]
-    settings.values["base_url"] = baseURL                          // only for a local emulator
-    let configuration = LatchkeyConfiguration(provider: "auth0", settings: settings,
-                                              store: StoreSettings(backend: .memory))
+    settings.values["base_url"] = baseURL  // only for a local emulator
+    let configuration = LatchkeyConfiguration(
+        provider: "auth0", settings: settings,
+        store: StoreSettings(backend: .memory))
     let client = try ProviderRegistry.shared.makeClient(configuration)
-    try await client.start()                                       // restores a stored session
+    try await client.start()  // restores a stored session
     if client.state == .notLoggedIn {
         try await client.login(Auth0Credentials.browser(Auth0BrowserLogin(opener: opener)))
     }
-    let token = try await client.accessToken()                     // renewed when needed, once
+    let token = try await client.accessToken()  // renewed when needed, once
     _ = token
     return client
 }
 
 /// Quickstart, part 2: a CLI signs in with the device code.
 func signInFromATerminal(_ client: AuthClient) async throws {
-    try await client.login(Auth0Credentials.deviceCode { code in
-        print("To sign in, open \(code.verificationURI) and enter \(code.userCode)")
-    })
+    try await client.login(
+        Auth0Credentials.deviceCode { code in
+            print("To sign in, open \(code.verificationURI) and enter \(code.userCode)")
+        })
     print("Signed in as \(client.currentUser?.email ?? "?")")
 }
 
@@ -57,8 +61,9 @@ struct QuickstartTests {
             let callback = try #require(URL(string: location.dropFirst("location:".count).trimmingCharacters(in: .whitespaces)))
             #expect(try await Self.get(callback).contains("You are signed in"))
         }
-        let client = try await signInWithTheBrowser(domain: auth0.domain, clientID: auth0.clientID, redirectURI: redirect.absoluteString,
-                                                    baseURL: auth0.baseURL.absoluteString, opener: opener)
+        let client = try await signInWithTheBrowser(
+            domain: auth0.domain, clientID: auth0.clientID, redirectURI: redirect.absoluteString,
+            baseURL: auth0.baseURL.absoluteString, opener: opener)
         #expect(client.state == .established)
         #expect(client.currentUser?.email == "alice@example.com")
         // signInFromATerminal is compiled here; DeviceFlowTests runs the device login in simulated time.

@@ -56,7 +56,10 @@ struct RenewalRulesTests {
         let error = await authError { try await harness.client.renew() }
         #expect(error?.code == .needsUserAction)
         #expect(error?.providerCode == "access_denied")
-        guard case .needsUserAction(let action) = harness.client.state else { Issue.record("state \(harness.client.state)"); return }
+        guard case .needsUserAction(let action) = harness.client.state else {
+            Issue.record("state \(harness.client.state)")
+            return
+        }
         #expect(action.kind == "access_denied")
         // Nothing is scheduled to ask again, and the session is kept.
         await settle("no renewal timer is left") { harness.clock.sleeperCount == 0 }
@@ -93,8 +96,11 @@ struct RenewalRulesTests {
         _ = try await harness.client.accessToken()
         #expect(await harness.refreshGrants() == 1, "45 s left is not")
         // The app's own minimum still wins.
-        let lenient = try await Auth0Harness(seed: seed, options: SessionOptions(heartbeatInterval: nil, renewsProactively: false,
-                                                                                 minimumTokenTTL: .seconds(10)))
+        let lenient = try await Auth0Harness(
+            seed: seed,
+            options: SessionOptions(
+                heartbeatInterval: nil, renewsProactively: false,
+                minimumTokenTTL: .seconds(10)))
         defer { Task { await lenient.stop() } }
         try await lenient.loginAlice()
         lenient.advance(by: 3_600 - 45)

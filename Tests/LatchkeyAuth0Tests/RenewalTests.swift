@@ -72,7 +72,7 @@ struct RenewalTests {
         defer { Task { await harness.stop() } }
         try await harness.loginAlice()
         try await harness.emulator.control.expireSessions(of: "auth0|alice", provider: .auth0)
-        await harness.clock.waitForSleepers(3) // the heartbeat, the renewal and expiry timers
+        await harness.clock.waitForSleepers(3)  // the heartbeat, the renewal and expiry timers
         harness.advance(by: 180)
         await settle("the heartbeat renewed and rechecked") { await harness.count("GET", "/userinfo") == 2 }
         #expect(await harness.refreshGrants() == 1)
@@ -86,7 +86,10 @@ struct RenewalTests {
         try await harness.emulator.control.requireAuth0MFAOnNextRefresh(userID: "auth0|alice")
         let error = await authError { try await harness.client.renew() }
         #expect(error?.code == .needsUserAction)
-        guard case .needsUserAction(let action) = harness.client.state else { Issue.record("state \(harness.client.state)"); return }
+        guard case .needsUserAction(let action) = harness.client.state else {
+            Issue.record("state \(harness.client.state)")
+            return
+        }
         #expect(action.kind == "mfa")
         // Nothing retries in the background while the user is asked (the mfa_token lives 10 minutes).
         harness.advance(by: 300)
@@ -119,8 +122,9 @@ struct RenewalTests {
         // Another copy of the app still holds the spent token (a restore from a backup).
         let other = try MemorySecretStore(namespace: "other")
         try await other.set(SessionOptions().vaultEntryName, stale)
-        let copy = AuthClient(provider: harness.provider, store: other, options: harness.options, transport: URLSessionTransport(),
-                              clock: harness.clock)
+        let copy = AuthClient(
+            provider: harness.provider, store: other, options: harness.options, transport: URLSessionTransport(),
+            clock: harness.clock)
         try await copy.start()
         #expect(copy.state == .notLoggedIn)
         #expect(await copy.endError?.isInvalidRefreshToken == true)
@@ -182,8 +186,9 @@ struct RenewalTests {
         #expect(await harness.count("POST", "/oauth/revoke") == 1)
         let provider = harness.provider
         let error = await authError {
-            _ = try await provider.renew(RenewalRequest(reason: .forced), current: AuthenticatedSession(tokens: SessionTokens(accessToken: "x", refreshToken: refreshToken)),
-                                         preparation: RenewalPreparation())
+            _ = try await provider.renew(
+                RenewalRequest(reason: .forced), current: AuthenticatedSession(tokens: SessionTokens(accessToken: "x", refreshToken: refreshToken)),
+                preparation: RenewalPreparation())
         }
         #expect(error?.isInvalidRefreshToken == true)
     }
@@ -244,7 +249,7 @@ struct RenewalTests {
 /// A transport whose requests time out after half a second.
 struct TimeoutTransport: HTTPTransport {
     let base: any HTTPTransport
-    func send(_ request: HTTPRequest) async throws -> HTTPResponse {
+    func send(_ request: TransportRequest) async throws -> TransportResponse {
         var copy = request
         copy.timeout = .milliseconds(500)
         return try await base.send(copy)

@@ -25,17 +25,20 @@ private final class HostHarness: Sendable {
     let storeRequests = Atomic<Int>(0)
 
     init(options: SessionHostOptions) async throws {
-        let seed = Auth0Seed(clientID: "latchkey-emulator-client", userInfoBurst: 1_000, userInfoPerMinute: 1_000, users: Self.people.map {
-            Auth0Seed.User(userID: "auth0|\($0)", email: "\($0)@example.com", password: "\($0)-password-1")
-        })
+        let seed = Auth0Seed(
+            clientID: "latchkey-emulator-client", userInfoBurst: 1_000, userInfoPerMinute: 1_000,
+            users: Self.people.map {
+                Auth0Seed.User(userID: "auth0|\($0)", email: "\($0)@example.com", password: "\($0)-password-1")
+            })
         var emulatorOptions = EmulatorOptions(providers: [.auth0], clockStart: Self.start)
         emulatorOptions.seed.auth0 = seed
         emulator = try await Emulator.start(emulatorOptions)
         auth0 = try #require(emulator.auth0)
         clock = ManualClock(now: Self.start)
         directory = FileManager.default.temporaryDirectory.appending(path: "latchkey-host-\(UUID().uuidString)").path
-        provider = Auth0Provider(configuration: try Auth0Configuration(domain: auth0.domain, clientID: auth0.clientID, baseURL: auth0.baseURL),
-                                 transport: URLSessionTransport(), clock: clock)
+        provider = Auth0Provider(
+            configuration: try Auth0Configuration(domain: auth0.domain, clientID: auth0.clientID, baseURL: auth0.baseURL),
+            transport: URLSessionTransport(), clock: clock)
         self.options = options
     }
 
@@ -59,8 +62,10 @@ private final class HostHarness: Sendable {
 
     /// Signs `person` in as the host's user of the same name.
     func login(_ host: SessionHost, _ person: String) async throws {
-        try await host.login(Auth0Credentials.password(username: "\(person)@example.com", password: "\(person)-password-1",
-                                                       realm: auth0.connection), for: person)
+        try await host.login(
+            Auth0Credentials.password(
+                username: "\(person)@example.com", password: "\(person)-password-1",
+                realm: auth0.connection), for: person)
     }
 
     func advance(by seconds: TimeInterval) {
@@ -280,7 +285,8 @@ struct SessionHostTests {
             stores["user-\(index)"] = store
         }
         let frozen = stores
-        let host = SessionHost(provider: harness.provider, options: harness.options, transport: URLSessionTransport(), clock: harness.clock) { userID in
+        let host = SessionHost(provider: harness.provider, options: harness.options, transport: URLSessionTransport(), clock: harness.clock) {
+            userID in
             guard let store = frozen[userID] else { throw HostTestStore.Refused() }
             return store
         }
@@ -291,7 +297,10 @@ struct SessionHostTests {
         let figures = await host.statistics
         #expect(figures.resident == users && figures.loads == users && figures.evictions == 0)
         #expect(await harness.count("POST", "/oauth/token") == tokens, "loading sends nothing")
-        FileHandle.standardError.write(Data("SessionHost: \(users) sessions loaded, resident memory grew \(grown / 1024) KiB (\(grown / users) bytes a session, debug build)\n".utf8))
+        FileHandle.standardError.write(
+            Data(
+                "SessionHost: \(users) sessions loaded, resident memory grew \(grown / 1024) KiB (\(grown / users) bytes a session, debug build)\n"
+                    .utf8))
         await harness.stop(host)
     }
 
@@ -309,7 +318,8 @@ struct SessionHostTests {
     @Test func aStoreThatCannotBeOpenedFailsTheUseAndIsAskedAgain() async throws {
         let harness = try await HostHarness(options: SessionHostOptions())
         let attempts = Atomic<Int>(0)
-        let host = SessionHost(provider: harness.provider, options: harness.options, transport: URLSessionTransport(), clock: harness.clock) { userID in
+        let host = SessionHost(provider: harness.provider, options: harness.options, transport: URLSessionTransport(), clock: harness.clock) {
+            userID in
             attempts.add(1, ordering: .relaxed)
             guard attempts.load(ordering: .relaxed) > 1 else { throw HostTestStore.Refused() }
             return try harness.store(userID)

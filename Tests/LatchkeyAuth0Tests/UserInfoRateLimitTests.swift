@@ -44,8 +44,9 @@ struct UserInfoRateLimitTests {
         let harness = try await Auth0Harness()
         defer { Task { await harness.stop() } }
         try await harness.loginAlice()
-        let current = AuthenticatedSession(tokens: SessionTokens(accessToken: try await harness.client.accessToken()),
-                                           user: User(id: "auth0|alice"))
+        let current = AuthenticatedSession(
+            tokens: SessionTokens(accessToken: try await harness.client.accessToken()),
+            user: User(id: "auth0|alice"))
         for _ in 0..<10 { _ = try await harness.provider.validate(current) }
         let refused = await authError { _ = try await harness.provider.validate(current) }
         #expect(refused?.code == .rateLimited)
@@ -63,8 +64,9 @@ struct UserInfoRateLimitTests {
     /// not nothing (a clock ahead), not 10 minutes more (a clock behind).
     @Test(arguments: [0.0, 600.0, -600.0])
     func a429FromAnotherDeviceIsWaitedOutUntilItsResetAndTheSessionKept(skew: TimeInterval) async throws {
-        let harness = try await Auth0Harness(options: SessionOptions(heartbeatInterval: .seconds(180), renewsProactively: false),
-                                             clockSkew: skew)
+        let harness = try await Auth0Harness(
+            options: SessionOptions(heartbeatInterval: .seconds(180), renewsProactively: false),
+            clockSkew: skew)
         defer { Task { await harness.stop() } }
         try await harness.loginAlice()
         let accessToken = try await harness.client.accessToken()
@@ -73,7 +75,7 @@ struct UserInfoRateLimitTests {
         // Another device of the same user spends the whole burst just before the heartbeat.
         let transport = URLSessionTransport()
         for _ in 0..<10 {
-            var request = HTTPRequest(url: harness.auth0.baseURL.appending(path: "userinfo"))
+            var request = TransportRequest(url: harness.auth0.baseURL.appending(path: "userinfo"))
             request.headers["Authorization"] = "Bearer \(accessToken)"
             #expect(try await transport.send(request).status == 200)
         }
@@ -111,7 +113,7 @@ struct UserInfoRateLimitTests {
         // Another device of the same user spends the whole burst.
         let transport = URLSessionTransport()
         for _ in 0..<10 {
-            var request = HTTPRequest(url: harness.auth0.baseURL.appending(path: "userinfo"))
+            var request = TransportRequest(url: harness.auth0.baseURL.appending(path: "userinfo"))
             request.headers["Authorization"] = "Bearer \(accessToken)"
             #expect(try await transport.send(request).status == 200)
         }

@@ -110,7 +110,11 @@ import Testing
         for column in ["get median", "set median", "remove median", "p99", "rounds"] {
             #expect(header.contains(column))
         }
-        let rows = lines.filter { line in ["memory", "kernel keyring", "encrypted file", "layered, cold", "layered, warm", "Secret Service"].contains { line.hasPrefix($0) && !line.hasPrefix($0 + ":") } }
+        let rows = lines.filter { line in
+            ["memory", "kernel keyring", "encrypted file", "layered, cold", "layered, warm", "Secret Service"].contains {
+                line.hasPrefix($0) && !line.hasPrefix($0 + ":")
+            }
+        }
         #expect(rows.count == 6, "\(run.stdout)")
         let memory = try #require(rows.first { $0.hasPrefix("memory") })
         #expect(memory.hasSuffix("3/3/3"))
@@ -162,7 +166,8 @@ import Testing
         #expect(report["onDataFilesystem"] as? Bool == false)
         #expect(!FileManager.default.fileExists(atPath: tmp.path("data-home")), "the bench made the data home")
         let table = try bench(["--iterations", "1"], tmp: tmp, createDataHome: false)
-        #expect(table.stdout.contains("files in a temporary directory in \(tmp.path("tmp")) (your data directory's parent is missing or not writable"))
+        #expect(
+            table.stdout.contains("files in a temporary directory in \(tmp.path("tmp")) (your data directory's parent is missing or not writable"))
         try expectNothingLeft(in: tmp)
     }
 
@@ -177,8 +182,9 @@ import Testing
         for path in [tmp.url.path, tmp.path("data-home"), tmp.path("tmp")] { chmod(path, 0o777) }
         let uid = 50_000 + UInt32(getpid() % 10_000)
         let setpriv = ["--reuid=\(uid)", "--regid=\(uid)", "--clear-groups", try cli.executablePath()]
-        let run = try cli.run(setpriv + ["secrets", "bench", "--iterations", "2", "--size", "30KB"],
-                              environment: environment, executable: "/usr/bin/setpriv")
+        let run = try cli.run(
+            setpriv + ["secrets", "bench", "--iterations", "2", "--size", "30KB"],
+            environment: environment, executable: "/usr/bin/setpriv")
         #expect(run.status == 1, "\(run.stdout)\n\(run.stderr)")
         let lines = run.stdout.split(separator: "\n").map(String.init)
         #expect(lines.contains { $0.hasPrefix("kernel keyring") && $0.hasSuffix("FAILED") }, "\(run.stdout)")
@@ -268,7 +274,8 @@ import Testing
         // Wait until the bench has made its directory (and so is past argument parsing).
         let deadline = Date().addingTimeInterval(10)
         while Date() < deadline,
-              (try FileManager.default.contentsOfDirectory(atPath: tmp.path("data-home"))).allSatisfy({ !$0.hasPrefix("latchkey-bench-") }) {
+            (try FileManager.default.contentsOfDirectory(atPath: tmp.path("data-home"))).allSatisfy({ !$0.hasPrefix("latchkey-bench-") })
+        {
             usleep(20_000)
         }
         usleep(500_000)

@@ -15,7 +15,10 @@ import Testing
         return nil
     }()
 
-    struct Run { var status: Int32; var stderr: String }
+    struct Run {
+        var status: Int32
+        var stderr: String
+    }
 
     static func run(_ executable: String, _ arguments: [String]) throws -> Run {
         let process = Process()
@@ -42,15 +45,21 @@ import Testing
         defer { try? FileManager.default.removeItem(at: directory) }
         let input = directory.appendingPathComponent("latchkey.json"), output = directory.appendingPathComponent("Bundled.swift")
         // Hostile text in values must stay inside its string literal.
-        try Data(#"{"provider": "socialplus", "settings": {"region": "eu\"); fatalError(\"x", "base_url": "http://127.0.0.1:8080"}, "session": {"heartbeat_seconds": 0}}"#.utf8)
-            .write(to: input)
+        try Data(
+            #"{"provider": "socialplus", "settings": {"region": "eu\"); fatalError(\"x", "base_url": "http://127.0.0.1:8080"}, "session": {"heartbeat_seconds": 0}}"#
+                .utf8
+        )
+        .write(to: input)
         let result = try Self.run(build.appendingPathComponent("LatchkeyConfigTool").path, [input.path, output.path])
         // The region is not one the adapter knows, so this one must fail, naming the key.
         #expect(result.status == 1)
         #expect(result.stderr.contains("\(input.path): error:") && result.stderr.contains("region"), "\(result.stderr)")
 
-        try Data(#"{"provider": "socialplus", "settings": {"region": "eu", "base_url": "http://127.0.0.1:8080"}, "store": {"backend": "memory", "namespace": "com.example\u001b"}, "session": {"heartbeat_seconds": 0, "session_duration_minutes": 60}}"#.utf8)
-            .write(to: input)
+        try Data(
+            #"{"provider": "socialplus", "settings": {"region": "eu", "base_url": "http://127.0.0.1:8080"}, "store": {"backend": "memory", "namespace": "com.example\u001b"}, "session": {"heartbeat_seconds": 0, "session_duration_minutes": 60}}"#
+                .utf8
+        )
+        .write(to: input)
         let good = try Self.run(build.appendingPathComponent("LatchkeyConfigTool").path, [input.path, output.path])
         #expect(good.status == 0, "\(good.stderr)")
         let source = try String(contentsOf: output, encoding: .utf8)
@@ -63,12 +72,16 @@ import Testing
         let swiftc = ["/opt/swift/usr/bin/swiftc", "/usr/bin/swiftc"].first { FileManager.default.isExecutableFile(atPath: $0) }
         if let swiftc {
             let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-            let typecheck = try Self.run(swiftc, ["-typecheck", "-I", build.appendingPathComponent("Modules").path,
-                                                  "-I", root.appendingPathComponent("Sources/COpenSSL").path,
-                                                  "-I", root.appendingPathComponent("Sources/CKeyutils").path,
-                                                  "-I", root.appendingPathComponent("Sources/CLatchkeyHMAC/include").path,
-                                                  "-I", root.appendingPathComponent("Sources/CLatchkeyBase64/include").path,
-                                                  "-I", root.appendingPathComponent("Sources/CLatchkeySecretService/include").path, output.path])
+            let typecheck = try Self.run(
+                swiftc,
+                [
+                    "-typecheck", "-I", build.appendingPathComponent("Modules").path,
+                    "-I", root.appendingPathComponent("Sources/COpenSSL").path,
+                    "-I", root.appendingPathComponent("Sources/CKeyutils").path,
+                    "-I", root.appendingPathComponent("Sources/CLatchkeyHMAC/include").path,
+                    "-I", root.appendingPathComponent("Sources/CLatchkeyBase64/include").path,
+                    "-I", root.appendingPathComponent("Sources/CLatchkeySecretService/include").path, output.path,
+                ])
             #expect(typecheck.status == 0, "\(typecheck.stderr)")
         }
     }
@@ -86,7 +99,8 @@ import Testing
         defer { try? FileManager.default.removeItem(at: directory) }
         let input = directory.appendingPathComponent("latchkey.json")
         try Data(json.utf8).write(to: input)
-        let result = try Self.run(build.appendingPathComponent("LatchkeyConfigTool").path, [input.path, directory.appendingPathComponent("out.swift").path])
+        let result = try Self.run(
+            build.appendingPathComponent("LatchkeyConfigTool").path, [input.path, directory.appendingPathComponent("out.swift").path])
         #expect(result.status == 1)
         #expect(result.stderr.hasPrefix("\(input.path): error:"), "\(result.stderr)")
         #expect(result.stderr.contains(key), "\(result.stderr)")

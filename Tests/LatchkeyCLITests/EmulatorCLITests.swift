@@ -1,9 +1,10 @@
 import Foundation
+import LatchkeyJSON
+import Testing
+
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
-import LatchkeyJSON
-import Testing
 
 /// `latchkey emulator`, end to end: the built executable starts, prints one JSON line
 /// when ready, serves over loopback, and stops cleanly on SIGTERM and SIGINT.
@@ -97,13 +98,16 @@ import Testing
         if let exe = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe") {
             directories.append(URL(fileURLWithPath: exe).deletingLastPathComponent())
         }
-        directories += [Bundle.main.bundleURL, Bundle.main.bundleURL.deletingLastPathComponent(),
-                        URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()]
+        directories += [
+            Bundle.main.bundleURL, Bundle.main.bundleURL.deletingLastPathComponent(),
+            URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent(),
+        ]
         for directory in directories {
             let candidate = directory.appendingPathComponent("latchkey").path
             var isDirectory: ObjCBool = false
             if FileManager.default.fileExists(atPath: candidate, isDirectory: &isDirectory), !isDirectory.boolValue,
-               FileManager.default.isExecutableFile(atPath: candidate) {
+                FileManager.default.isExecutableFile(atPath: candidate)
+            {
                 return candidate
             }
         }

@@ -29,10 +29,14 @@ import Testing
         }
     }
 
-    @Test(arguments: [("stytch", ["login", "--email", "alice@example.com", "--password-stdin"], "alice-password-1\n"),
-                      ("auth0", ["login", "--username", "alice@example.com", "--realm", "Username-Password-Authentication", "--password-stdin"],
-                       "alice-password-1\n"),
-                      ("socialplus", ["login", "--user-id", "alice"], "")])
+    @Test(arguments: [
+        ("stytch", ["login", "--email", "alice@example.com", "--password-stdin"], "alice-password-1\n"),
+        (
+            "auth0", ["login", "--username", "alice@example.com", "--realm", "Username-Password-Authentication", "--password-stdin"],
+            "alice-password-1\n"
+        ),
+        ("socialplus", ["login", "--user-id", "alice"], ""),
+    ])
     func thePrintedConfigurationLogsIn(provider: String, login: [String], stdin: String) async throws {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: try JWTCLIRunner().executablePath())
@@ -50,8 +54,10 @@ import Testing
         let config = directory.appendingPathComponent("latchkey.json")
         try Data(line.utf8).write(to: config)
         try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: config.path)
-        let environment = ["XDG_DATA_HOME": directory.appendingPathComponent("data").path,
-                           "XDG_CONFIG_HOME": directory.appendingPathComponent("config").path]
+        let environment = [
+            "XDG_DATA_HOME": directory.appendingPathComponent("data").path,
+            "XDG_CONFIG_HOME": directory.appendingPathComponent("config").path,
+        ]
         let result = try await runOffThePool(["session"] + login + ["--config", config.path], stdin: stdin, environment: environment)
         #expect(result.status == 0, "\(line)\n\(result.stderr)")
         // social.plus's API key is a secret setting: the CLI says so even for the emulator's, as it would for a real one.

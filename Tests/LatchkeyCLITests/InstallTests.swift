@@ -53,8 +53,10 @@ import Testing
         let install = try make(["install", "PREFIX=\(installed.path)", "BIN=\(latchkey)", "MAN=\(page.path)"])
         #expect(install.status == 0, "\(install.output)")
 
-        let files = ["bin/latchkey", "share/man/man1/latchkey.1", "share/bash-completion/completions/latchkey",
-                     "share/zsh/site-functions/_latchkey", "share/fish/vendor_completions.d/latchkey.fish"]
+        let files = [
+            "bin/latchkey", "share/man/man1/latchkey.1", "share/bash-completion/completions/latchkey",
+            "share/zsh/site-functions/_latchkey", "share/fish/vendor_completions.d/latchkey.fish",
+        ]
         for file in files { #expect(FileManager.default.fileExists(atPath: installed.appendingPathComponent(file).path), "\(file)") }
         #expect(FileManager.default.isExecutableFile(atPath: installed.appendingPathComponent("bin/latchkey").path))
         let man = try String(contentsOf: installed.appendingPathComponent(files[1]), encoding: .utf8)

@@ -24,8 +24,10 @@ import Testing
             #expect(try String(contentsOfFile: publicPath, encoding: .utf8).hasPrefix("-----BEGIN PUBLIC KEY-----"))
         }
 
-        let signed = try cli.run(["sign", "--alg", alg, "--key", keyPath, "--kid", "k1", "--sub", "user-1", "--iss", "https://issuer.test/",
-                                  "--aud", "app", "--exp", "5m", "--claim", #"roles=["admin"]"#, "--claim", "plan=pro"])
+        let signed = try cli.run([
+            "sign", "--alg", alg, "--key", keyPath, "--kid", "k1", "--sub", "user-1", "--iss", "https://issuer.test/",
+            "--aud", "app", "--exp", "5m", "--claim", #"roles=["admin"]"#, "--claim", "plan=pro",
+        ])
         #expect(signed.status == 0, "\(signed.stderr)")
         let token = signed.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
         #expect(token.split(separator: ".", omittingEmptySubsequences: false).count == 3)
@@ -205,8 +207,10 @@ import Testing
     }
 
     @Test func audienceAndIssuer() throws {
-        let token = try cli.run(["sign", "--alg", "HS256", "--secret", Self.secret, "--iss", "https://issuer.test/", "--exp", "1h",
-                                 "--claim", #"aud=["web","mobile"]"#]).stdout
+        let token = try cli.run([
+            "sign", "--alg", "HS256", "--secret", Self.secret, "--iss", "https://issuer.test/", "--exp", "1h",
+            "--claim", #"aud=["web","mobile"]"#,
+        ]).stdout
         #expect(try cli.run(["verify", "--secret", Self.secret, "--aud", "mobile", "--iss", "https://issuer.test/", token]).status == 0)
         let audience = try cli.run(["verify", "--secret", Self.secret, "--aud", "desktop", token])
         #expect(audience.status == 1)
@@ -218,9 +222,11 @@ import Testing
 
     @Test func signClaimValues() throws {
         let before = Int(Date().timeIntervalSince1970)
-        let signed = try cli.run(["sign", "--alg", "HS256", "--secret", Self.secret, "--kid", "hk", "--exp", "1h30m",
-                                  "--claim", "n=42", "--claim", "b=true", "--claim", #"o={"k":[1,2]}"#, "--claim", "s=hello world",
-                                  "--claim", "z=007", "--claim", "eq=a=b", "--claim", "empty=", "--sub", "overridden", "--claim", "sub=final"])
+        let signed = try cli.run([
+            "sign", "--alg", "HS256", "--secret", Self.secret, "--kid", "hk", "--exp", "1h30m",
+            "--claim", "n=42", "--claim", "b=true", "--claim", #"o={"k":[1,2]}"#, "--claim", "s=hello world",
+            "--claim", "z=007", "--claim", "eq=a=b", "--claim", "empty=", "--sub", "overridden", "--claim", "sub=final",
+        ])
         #expect(signed.status == 0, "\(signed.stderr)")
         let inspect = try JWTCLIRunner.jsonObject(try cli.run(["inspect", "--json", signed.stdout]).stdout)
         let header = try #require(inspect["header"] as? [String: Any])
@@ -383,8 +389,10 @@ import Testing
         let token = try cli.run(["sign", "--alg", "HS256", "--secret", Self.secret, "--sub", "u", "--exp", "10m"]).stdout
         let run = try cli.run(["inspect", token])
         #expect(run.status == 0)
-        for expected in ["Header\n{\n  \"alg\": \"HS256\",", "Claims\n{", "\"sub\": \"u\"", "Times (UTC)\n  iat  ", "Z  (issued ",
-                         "Signature\n  HS256, 32 bytes, not verified"] {
+        for expected in [
+            "Header\n{\n  \"alg\": \"HS256\",", "Claims\n{", "\"sub\": \"u\"", "Times (UTC)\n  iat  ", "Z  (issued ",
+            "Signature\n  HS256, 32 bytes, not verified",
+        ] {
             #expect(run.stdout.contains(expected), "\(expected) in \(run.stdout)")
         }
         // Rounded to the second: 10m just after signing, 9m 5xs a moment later.
@@ -499,7 +507,8 @@ import Testing
 
         // A private JWKS is flagged; a bad file is exit 2.
         let privateSet = dir.path("private.json")
-        try #"{"keys":[\#(try String(contentsOfFile: dir.path("ec"), encoding: .utf8))]}"#.write(toFile: privateSet, atomically: true, encoding: .utf8)
+        try #"{"keys":[\#(try String(contentsOfFile: dir.path("ec"), encoding: .utf8))]}"#.write(
+            toFile: privateSet, atomically: true, encoding: .utf8)
         #expect(try cli.run(["jwks", privateSet]).stdout.contains("includes private material"))
         #expect(try cli.run(["jwks", dir.path("nothing.json")]).status == 2)
         try "[1,2]".write(toFile: dir.path("array.json"), atomically: true, encoding: .utf8)
@@ -575,7 +584,8 @@ struct JWTCLIRunner {
             let candidate = directory.appendingPathComponent("latchkey").path
             var isDirectory: ObjCBool = false
             if FileManager.default.fileExists(atPath: candidate, isDirectory: &isDirectory), !isDirectory.boolValue,
-               FileManager.default.isExecutableFile(atPath: candidate) {
+                FileManager.default.isExecutableFile(atPath: candidate)
+            {
                 return candidate
             }
         }
@@ -592,8 +602,10 @@ struct JWTCLIRunner {
     /// Runs `latchkey <arguments>` with `stdin` as standard input (empty by default),
     /// extra environment variables, and optionally a umask (through /bin/sh) or another
     /// executable in front (such as setpriv, given latchkey's path among the arguments).
-    func run(_ arguments: [String], stdin: String = "", environment extra: [String: String] = [:], umask: String? = nil,
-             executable: String? = nil, currentDirectory: URL? = nil) throws -> Result {
+    func run(
+        _ arguments: [String], stdin: String = "", environment extra: [String: String] = [:], umask: String? = nil,
+        executable: String? = nil, currentDirectory: URL? = nil
+    ) throws -> Result {
         let executable = try executable ?? executablePath()
         let dir = try JWTCLITemporaryDirectory()
         let inputURL = dir.url.appendingPathComponent("stdin"), outputURL = dir.url.appendingPathComponent("stdout"),
@@ -603,7 +615,11 @@ struct JWTCLIRunner {
         _ = FileManager.default.createFile(atPath: errorURL.path, contents: nil)
         let input = try FileHandle(forReadingFrom: inputURL), output = try FileHandle(forWritingTo: outputURL),
             error = try FileHandle(forWritingTo: errorURL)
-        defer { try? input.close(); try? output.close(); try? error.close() }
+        defer {
+            try? input.close()
+            try? output.close()
+            try? error.close()
+        }
 
         let process = Process()
         if let umask {
@@ -623,9 +639,10 @@ struct JWTCLIRunner {
         process.standardError = error
         try process.run()
         try Self.wait(for: process, arguments: arguments)
-        return Result(status: process.terminationStatus,
-                      stdout: try String(contentsOf: outputURL, encoding: .utf8),
-                      stderr: try String(contentsOf: errorURL, encoding: .utf8))
+        return Result(
+            status: process.terminationStatus,
+            stdout: try String(contentsOf: outputURL, encoding: .utf8),
+            stderr: try String(contentsOf: errorURL, encoding: .utf8))
     }
 
     /// Runs `latchkey <arguments>` on a pseudo-terminal (through script(1)) and returns

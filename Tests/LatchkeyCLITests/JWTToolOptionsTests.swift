@@ -79,8 +79,11 @@ import Testing
     // MARK: sign --header
 
     @Test func extraHeaderMembers() throws {
-        let run = try cli.run(Self.hs256 + ["--kid", "k9", "--header", "cty=example", "--header", "x5u=https://keys.test/k9",
-                                            "--header", "n=5", "--header", #"crit=["n"]"#])
+        let run = try cli.run(
+            Self.hs256 + [
+                "--kid", "k9", "--header", "cty=example", "--header", "x5u=https://keys.test/k9",
+                "--header", "n=5", "--header", #"crit=["n"]"#,
+            ])
         #expect(run.status == 0, "\(run.stderr)")
         let header = try inspect(run.stdout).header
         #expect(header["alg"] as? String == "HS256")

@@ -13,7 +13,8 @@ import Testing
 
     /// Whether a private GNOME Keyring can be started here. Outside CI the desktop
     /// tests skip without it; under `CI=true` they run, and the script fails loudly.
-    private static let canStartKeyring = FileManager.default.isExecutableFile(atPath: "/usr/bin/gnome-keyring-daemon")
+    private static let canStartKeyring =
+        FileManager.default.isExecutableFile(atPath: "/usr/bin/gnome-keyring-daemon")
         || ProcessInfo.processInfo.environment["CI"] == "true"
 
     /// `XDG_DATA_HOME`, `XDG_CONFIG_HOME` and `TMPDIR` inside `tmp`, so no real secret is touched.
@@ -47,7 +48,10 @@ import Testing
         let tmp = try JWTCLITemporaryDirectory()
         let run = try inDesktopSession(["doctor"], tmp: tmp)
         #expect(run.status == 0, "\(run.stderr)")
-        #expect(run.stdout.contains("automatic selection: secret-service (Secret Service)\n  why: a Secret Service (GNOME Keyring, KDE Wallet, …) answers on the session bus"), "\(run.stdout)")
+        #expect(
+            run.stdout.contains(
+                "automatic selection: secret-service (Secret Service)\n  why: a Secret Service (GNOME Keyring, KDE Wallet, …) answers on the session bus"
+            ), "\(run.stdout)")
         #expect(run.stdout.contains("Secret Service: available (the persistent store of a desktop session)"), "\(run.stdout)")
     }
 
@@ -94,7 +98,8 @@ import Testing
         environment["CI"] = "true"  // the script must start the service, not fall back
         let latchkey = try cli.executablePath()
         // One desktop session for both commands: the private keyring lives as long as the script.
-        let script = "printf value | \"$0\" secrets set entry --backend secret-service --namespace cli-desktop "
+        let script =
+            "printf value | \"$0\" secrets set entry --backend secret-service --namespace cli-desktop "
             + "&& \"$0\" secrets get entry --reveal --backend secret-service --namespace cli-desktop"
         let run = try cli.run(["/bin/sh", "-c", script, latchkey], environment: environment, executable: Self.withSecretService)
         #expect(run.status == 0, "\(run.stderr)")

@@ -68,8 +68,9 @@ import Testing
         let output = stdout.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
         while !errorReader.isFinished { usleep(1000) }
-        return Run(status: process.terminationStatus, stdout: [UInt8](output),
-                   stderr: String(decoding: errorData.withLock { $0 }, as: UTF8.self))
+        return Run(
+            status: process.terminationStatus, stdout: [UInt8](output),
+            stderr: String(decoding: errorData.withLock { $0 }, as: UTF8.self))
     }
 
     @Test(arguments: ["file", "keyring", "layered", "auto"])
@@ -231,14 +232,16 @@ import Testing
         }
         chmod(home, 0o777)
         let uid = 50_000 + UInt32(getpid() % 10_000)
-        let run = try secrets(["set", "big", "--namespace", namespace, "--backend", "keyring"],
-                              input: [UInt8](repeating: 0x62, count: 20_000),
-                              prefix: ["/usr/bin/setpriv", "--reuid=\(uid)", "--regid=\(uid)", "--clear-groups"])
+        let run = try secrets(
+            ["set", "big", "--namespace", namespace, "--backend", "keyring"],
+            input: [UInt8](repeating: 0x62, count: 20_000),
+            prefix: ["/usr/bin/setpriv", "--reuid=\(uid)", "--regid=\(uid)", "--clear-groups"])
         #expect(run.status == 1)
         #expect(run.stderr.contains("quota exceeded"), "\(run.stderr)")
         #expect(run.stderr.contains("uid \(uid) uses"))
-        _ = try secrets(["wipe", "--namespace", namespace, "--backend", "keyring"],
-                        prefix: ["/usr/bin/setpriv", "--reuid=\(uid)", "--regid=\(uid)", "--clear-groups"])
+        _ = try secrets(
+            ["wipe", "--namespace", namespace, "--backend", "keyring"],
+            prefix: ["/usr/bin/setpriv", "--reuid=\(uid)", "--regid=\(uid)", "--clear-groups"])
     }
 }
 
@@ -258,7 +261,8 @@ private func latchkeyExecutable() throws -> String {
             return candidate
         }
     }
-    throw SecretsCLIError(description: "the latchkey executable was not found next to the tests (looked at \(candidates)); build it with `swift build --build-tests`")
+    throw SecretsCLIError(
+        description: "the latchkey executable was not found next to the tests (looked at \(candidates)); build it with `swift build --build-tests`")
 }
 
 private struct SecretsCLIError: Error, CustomStringConvertible {

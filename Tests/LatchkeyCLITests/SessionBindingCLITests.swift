@@ -18,8 +18,10 @@ import Testing
         }
 
         var environment: [String: String] {
-            ["XDG_DATA_HOME": root.appendingPathComponent("data").path, "XDG_CONFIG_HOME": root.appendingPathComponent("config").path,
-             "LATCHKEY_STORE_BACKEND": "file"]
+            [
+                "XDG_DATA_HOME": root.appendingPathComponent("data").path, "XDG_CONFIG_HOME": root.appendingPathComponent("config").path,
+                "LATCHKEY_STORE_BACKEND": "file",
+            ]
         }
 
         /// A directory holding `latchkey.json` with `json`, mode `mode`.
@@ -32,9 +34,12 @@ import Testing
             return directory
         }
 
-        func run(_ arguments: [String], in directory: URL, environment extra: [String: String] = [:], stdin: String = "") async throws -> JWTCLIRunner.Result {
-            try await runOffThePool(["session"] + arguments, stdin: stdin, environment: environment.merging(extra) { _, new in new },
-                                    currentDirectory: directory)
+        func run(
+            _ arguments: [String], in directory: URL, environment extra: [String: String] = [:], stdin: String = ""
+        ) async throws -> JWTCLIRunner.Result {
+            try await runOffThePool(
+                ["session"] + arguments, stdin: stdin, environment: environment.merging(extra) { _, new in new },
+                currentDirectory: directory)
         }
 
         func remove() { try? FileManager.default.removeItem(at: root) }
@@ -75,7 +80,8 @@ import Testing
         defer { home.remove() }
         let base = try #require(emulator.baseURL(for: .socialPlus))
         let app = try home.project("app", #"{"provider": "socialplus", "settings": {"base_url": "\#(base.absoluteString)"}}"#)
-        let login = try await home.run(["login", "--user-id", "alice"], in: app, environment: ["LATCHKEY_SETTING_API_KEY": emulator.seed.socialPlus.apiKey])
+        let login = try await home.run(
+            ["login", "--user-id", "alice"], in: app, environment: ["LATCHKEY_SETTING_API_KEY": emulator.seed.socialPlus.apiKey])
         #expect(login.status == 0, "\(login.stderr)")
         let other = try await home.run(["status"], in: app, environment: ["LATCHKEY_SETTING_API_KEY": "another-key-entirely"])
         #expect(other.status == 1)
@@ -111,8 +117,9 @@ import Testing
     func aSettingWithAJoinerOrACombiningMarkAfterTheEqualsSignIsSplitThere(setting: String) async throws {
         let home = try Home()
         defer { home.remove() }
-        let result = try await home.run(["status", "--provider", "socialplus", "--setting", "base_url=http://127.0.0.1:9/", "--setting", setting],
-                                        in: home.root)
+        let result = try await home.run(
+            ["status", "--provider", "socialplus", "--setting", "base_url=http://127.0.0.1:9/", "--setting", setting],
+            in: home.root)
         #expect([1, 64, 78].contains(result.status), "no crash: status \(result.status), \(result.stderr)")
     }
 
@@ -127,7 +134,8 @@ import Testing
     @Test func secretsOthersCanReadAreWarnedAboutOnStandardError() async throws {
         let home = try Home()
         defer { home.remove() }
-        let json = #"{"provider": "auth0", "settings": {"domain": "tenant.example.com", "client_id": "c", "client_secret": "inline-secret-1", "base_url": "http://127.0.0.1:9/"}}"#
+        let json =
+            #"{"provider": "auth0", "settings": {"domain": "tenant.example.com", "client_id": "c", "client_secret": "inline-secret-1", "base_url": "http://127.0.0.1:9/"}}"#
         let readable = try home.project("readable", json, mode: 0o644)
         let warned = try await home.run(["status"], in: readable)
         #expect(warned.stderr.contains("warning:"), "\(warned.stderr)")
@@ -140,8 +148,11 @@ import Testing
         #expect(quieter.stderr.contains("is a secret written in the configuration file"), "\(quieter.stderr)")
         #expect(!quieter.stderr.contains("others can read it"))
 
-        let argv = try await home.run(["status", "--provider", "auth0", "--setting", "domain=tenant.example.com", "--setting", "client_id=c",
-                                       "--setting", "base_url=http://127.0.0.1:9/", "--setting", "client_secret=argv-secret-1"], in: home.root)
+        let argv = try await home.run(
+            [
+                "status", "--provider", "auth0", "--setting", "domain=tenant.example.com", "--setting", "client_id=c",
+                "--setting", "base_url=http://127.0.0.1:9/", "--setting", "client_secret=argv-secret-1",
+            ], in: home.root)
         #expect(argv.stderr.contains("command line"), "\(argv.stderr)")
         #expect(argv.stderr.contains("LATCHKEY_SETTING_CLIENT_SECRET"))
         #expect(!argv.stderr.contains("argv-secret-1"))
@@ -151,13 +162,16 @@ import Testing
         // A record an older build stored without checking its token (format 1, unbound).
         let home = try Home()
         defer { home.remove() }
-        let record = #"{"format":1,"provider":"socialplus","tokens":{"access_token":"tok\u001b]0;pwned\u0007\u202egnp","issued_at":1769673600,"#
+        let record =
+            #"{"format":1,"provider":"socialplus","tokens":{"access_token":"tok\u001b]0;pwned\u0007\u202egnp","issued_at":1769673600,"#
             + #""expires_at":4102444800,"attributes":{"user_id":"alice","login":"userID"}},"last_validated_at":1769673600}"#
-        let stored = try await runOffThePool(["secrets", "set", "--namespace", "latchkey", "--backend", "file", "session"], stdin: record,
-                                             environment: home.environment, currentDirectory: home.root)
+        let stored = try await runOffThePool(
+            ["secrets", "set", "--namespace", "latchkey", "--backend", "file", "session"], stdin: record,
+            environment: home.environment, currentDirectory: home.root)
         #expect(stored.status == 0, "\(stored.stderr)")
-        let token = try await home.run(["token", "--provider", "socialplus", "--setting", "base_url=http://127.0.0.1:9/", "--setting", "api_key=k"],
-                                       in: home.root)
+        let token = try await home.run(
+            ["token", "--provider", "socialplus", "--setting", "base_url=http://127.0.0.1:9/", "--setting", "api_key=k"],
+            in: home.root)
         #expect(token.status == 74, "the stored record is unusable (EX_IOERR)")
         #expect(token.stderr.contains("not printed"), "\(token.stderr)")
         #expect(!token.stdout.contains("\u{1B}") && !token.stdout.contains("\u{202E}") && !token.stdout.contains("pwned"))

@@ -7,7 +7,10 @@ import Testing
 struct SessionCLIFixture {
     /// The providers the session CLI logs in to.
     enum Provider: String, CaseIterable, Sendable, CustomTestStringConvertible {
-        case stytch, stytchB2B = "stytch-b2b", auth0, socialPlus = "socialplus"
+        case stytch
+        case stytchB2B = "stytch-b2b"
+        case auth0
+        case socialPlus = "socialplus"
 
         var testDescription: String { rawValue }
 
@@ -28,21 +31,26 @@ struct SessionCLIFixture {
     let directory: URL
     let environment: [String: String]
 
-    static func start(_ provider: Provider, seed: EmulatorSeed = .standard,
-                      exchangeObserver: (@Sendable (EmulatorExchange) -> Void)? = nil) async throws -> SessionCLIFixture {
+    static func start(
+        _ provider: Provider, seed: EmulatorSeed = .standard,
+        exchangeObserver: (@Sendable (EmulatorExchange) -> Void)? = nil
+    ) async throws -> SessionCLIFixture {
         var options = EmulatorOptions(providers: [provider.emulated], seed: seed)
         options.exchangeObserver = exchangeObserver
         let emulator = try await Emulator.start(options)
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("latchkey-session-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         let settings: String
-        var environment = ["LATCHKEY_CONFIG": directory.appendingPathComponent("latchkey.json").path,
-                           "XDG_DATA_HOME": directory.appendingPathComponent("data").path,
-                           "XDG_CONFIG_HOME": directory.appendingPathComponent("config").path]
+        var environment = [
+            "LATCHKEY_CONFIG": directory.appendingPathComponent("latchkey.json").path,
+            "XDG_DATA_HOME": directory.appendingPathComponent("data").path,
+            "XDG_CONFIG_HOME": directory.appendingPathComponent("config").path,
+        ]
         switch provider {
         case .stytch, .stytchB2B:
             let base = try #require(emulator.baseURL(for: .stytch))
-            settings = #"{"public_token": "\#(emulator.seed.stytch.publicToken)", "base_url": "\#(base.absoluteString)", "app_identifier": "\#(stytchAppIdentifier)"}"#
+            settings =
+                #"{"public_token": "\#(emulator.seed.stytch.publicToken)", "base_url": "\#(base.absoluteString)", "app_identifier": "\#(stytchAppIdentifier)"}"#
         case .auth0:
             let auth0 = try #require(emulator.auth0)
             settings = #"{"domain": "\#(auth0.domain)", "client_id": "\#(auth0.clientID)", "base_url": "\#(auth0.baseURL.absoluteString)"}"#
@@ -51,7 +59,8 @@ struct SessionCLIFixture {
             settings = #"{"base_url": "\#(base.absoluteString)"}"#
             environment["LATCHKEY_SETTING_API_KEY"] = emulator.seed.socialPlus.apiKey
         }
-        let config = #"{"provider": "\#(provider.rawValue)", "settings": \#(settings), "store": {"backend": "file", "namespace": "cli-\#(provider.rawValue)"}}"#
+        let config =
+            #"{"provider": "\#(provider.rawValue)", "settings": \#(settings), "store": {"backend": "file", "namespace": "cli-\#(provider.rawValue)"}}"#
         try Data(config.utf8).write(to: directory.appendingPathComponent("latchkey.json"))
         return SessionCLIFixture(provider: provider, emulator: emulator, directory: directory, environment: environment)
     }
@@ -81,11 +90,15 @@ struct SessionCLIFixture {
             return (["login", "--email", "alice@example.com", "--password-stdin"], wrong ? "not-the-password\n" : "alice-password-1\n")
         case .stytchB2B:
             let acme = emulator.seed.stytch.organizations[0].organizationID
-            return (["login", "--organization-id", acme, "--email", "bob@acme.example", "--password-stdin"],
-                    wrong ? "not-the-password\n" : "bob-password-1\n")
+            return (
+                ["login", "--organization-id", acme, "--email", "bob@acme.example", "--password-stdin"],
+                wrong ? "not-the-password\n" : "bob-password-1\n"
+            )
         case .auth0:
-            return (["login", "--username", "alice@example.com", "--realm", emulator.seed.auth0.connection, "--password-stdin"],
-                    wrong ? "not-the-password\n" : "alice-password-1\n")
+            return (
+                ["login", "--username", "alice@example.com", "--realm", emulator.seed.auth0.connection, "--password-stdin"],
+                wrong ? "not-the-password\n" : "alice-password-1\n"
+            )
         case .socialPlus:
             return (["login", "--user-id", "alice", "--display-name", "Alice"], "")
         }

@@ -4,13 +4,16 @@ import Testing
 
 /// Runs the CLI on a thread of its own: waiting for the child blocks, and the emulator
 /// these tests start lives in this process's cooperative pool, which must stay free.
-func runOffThePool(_ arguments: [String], stdin: String = "", environment: [String: String] = [:],
-                   currentDirectory: URL? = nil) async throws -> JWTCLIRunner.Result {
+func runOffThePool(
+    _ arguments: [String], stdin: String = "", environment: [String: String] = [:],
+    currentDirectory: URL? = nil
+) async throws -> JWTCLIRunner.Result {
     try await withCheckedThrowingContinuation { continuation in
         Thread.detachNewThread {
-            continuation.resume(with: Result {
-                try JWTCLIRunner().run(arguments, stdin: stdin, environment: environment, currentDirectory: currentDirectory)
-            })
+            continuation.resume(
+                with: Result {
+                    try JWTCLIRunner().run(arguments, stdin: stdin, environment: environment, currentDirectory: currentDirectory)
+                })
         }
     }
 }
@@ -26,12 +29,15 @@ func runOffThePool(_ arguments: [String], stdin: String = "", environment: [Stri
             directory = FileManager.default.temporaryDirectory.appendingPathComponent("latchkey-session-\(UUID().uuidString)")
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
             let base = try #require(emulator.baseURL(for: .socialPlus))
-            let config = #"{"provider": "socialplus", "settings": {"base_url": "\#(base.absoluteString)"}, "store": {"backend": "file", "namespace": "cli-session"}}"#
+            let config =
+                #"{"provider": "socialplus", "settings": {"base_url": "\#(base.absoluteString)"}, "store": {"backend": "file", "namespace": "cli-session"}}"#
             try Data(config.utf8).write(to: directory.appendingPathComponent("latchkey.json"))
-            environment = ["LATCHKEY_CONFIG": directory.appendingPathComponent("latchkey.json").path,
-                           "LATCHKEY_SETTING_API_KEY": emulator.seed.socialPlus.apiKey,
-                           "XDG_DATA_HOME": directory.appendingPathComponent("data").path,
-                           "XDG_CONFIG_HOME": directory.appendingPathComponent("config").path]
+            environment = [
+                "LATCHKEY_CONFIG": directory.appendingPathComponent("latchkey.json").path,
+                "LATCHKEY_SETTING_API_KEY": emulator.seed.socialPlus.apiKey,
+                "XDG_DATA_HOME": directory.appendingPathComponent("data").path,
+                "XDG_CONFIG_HOME": directory.appendingPathComponent("config").path,
+            ]
         }
 
         func run(_ arguments: [String], stdin: String = "") async throws -> JWTCLIRunner.Result {
@@ -73,7 +79,8 @@ func runOffThePool(_ arguments: [String], stdin: String = "", environment: [Stri
         #expect(renewed != accessToken)
 
         // A secure logout that the provider refuses changes nothing.
-        await emulator.control.inject(EmulatorFault(route: EmulatorRoute(.socialPlus, "DELETE", "/api/v4/sessions"), kind: .status(500), trigger: .next(1)))
+        await emulator.control.inject(
+            EmulatorFault(route: EmulatorRoute(.socialPlus, "DELETE", "/api/v4/sessions"), kind: .status(500), trigger: .next(1)))
         let refused = try await setup.run(["logout", "--secure"])
         #expect(refused.status == 75, "a provider failing: retry later")
         #expect(try await setup.run(["status"]).status == 0, "still logged in")
@@ -94,18 +101,23 @@ func runOffThePool(_ arguments: [String], stdin: String = "", environment: [Stri
         defer { try? FileManager.default.removeItem(at: directory) }
         let base = try #require(emulator.baseURL(for: .stytch))
         let seed = emulator.seed.stytch
-        let config = #"{"provider": "stytch", "settings": {"public_token": "\#(seed.publicToken)", "app_identifier": "\#(seed.authorizedAppIdentifiers[0])", "base_url": "\#(base.absoluteString)"}, "store": {"backend": "file", "namespace": "cli-stytch"}}"#
+        let config =
+            #"{"provider": "stytch", "settings": {"public_token": "\#(seed.publicToken)", "app_identifier": "\#(seed.authorizedAppIdentifiers[0])", "base_url": "\#(base.absoluteString)"}, "store": {"backend": "file", "namespace": "cli-stytch"}}"#
         try Data(config.utf8).write(to: directory.appendingPathComponent("latchkey.json"))
-        let environment = ["LATCHKEY_CONFIG": directory.appendingPathComponent("latchkey.json").path,
-                           "XDG_DATA_HOME": directory.appendingPathComponent("data").path,
-                           "XDG_CONFIG_HOME": directory.appendingPathComponent("config").path]
-        let wrong = try await runOffThePool(["session", "login", "--email", "alice@example.com", "--password-stdin"],
-                                           stdin: "not-the-password\n", environment: environment)
+        let environment = [
+            "LATCHKEY_CONFIG": directory.appendingPathComponent("latchkey.json").path,
+            "XDG_DATA_HOME": directory.appendingPathComponent("data").path,
+            "XDG_CONFIG_HOME": directory.appendingPathComponent("config").path,
+        ]
+        let wrong = try await runOffThePool(
+            ["session", "login", "--email", "alice@example.com", "--password-stdin"],
+            stdin: "not-the-password\n", environment: environment)
         #expect(wrong.status == 77, "refused credentials")
         #expect(wrong.stderr.contains("unauthorized_credentials") || wrong.stderr.contains("unrecoverable"), "\(wrong.stderr)")
         #expect(!wrong.stderr.contains("not-the-password"))
-        let login = try await runOffThePool(["session", "login", "--email", "alice@example.com", "--password-stdin"],
-                                           stdin: "alice-password-1\n", environment: environment)
+        let login = try await runOffThePool(
+            ["session", "login", "--email", "alice@example.com", "--password-stdin"],
+            stdin: "alice-password-1\n", environment: environment)
         #expect(login.status == 0, "\(login.stderr)")
         let status = try await runOffThePool(["session", "status"], environment: environment)
         #expect(status.status == 0)
@@ -120,13 +132,17 @@ func runOffThePool(_ arguments: [String], stdin: String = "", environment: [Stri
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         let auth0 = try #require(emulator.auth0)
-        let config = #"{"provider": "auth0", "settings": {"domain": "\#(auth0.domain)", "client_id": "\#(auth0.clientID)", "base_url": "\#(auth0.baseURL.absoluteString)"}, "store": {"backend": "file", "namespace": "cli-auth0"}}"#
+        let config =
+            #"{"provider": "auth0", "settings": {"domain": "\#(auth0.domain)", "client_id": "\#(auth0.clientID)", "base_url": "\#(auth0.baseURL.absoluteString)"}, "store": {"backend": "file", "namespace": "cli-auth0"}}"#
         try Data(config.utf8).write(to: directory.appendingPathComponent("latchkey.json"))
-        let environment = ["LATCHKEY_CONFIG": directory.appendingPathComponent("latchkey.json").path,
-                           "XDG_DATA_HOME": directory.appendingPathComponent("data").path,
-                           "XDG_CONFIG_HOME": directory.appendingPathComponent("config").path]
-        let login = try await runOffThePool(["session", "login", "--username", "alice@example.com", "--realm", auth0.connection, "--password-stdin"],
-                                            stdin: "alice-password-1\n", environment: environment)
+        let environment = [
+            "LATCHKEY_CONFIG": directory.appendingPathComponent("latchkey.json").path,
+            "XDG_DATA_HOME": directory.appendingPathComponent("data").path,
+            "XDG_CONFIG_HOME": directory.appendingPathComponent("config").path,
+        ]
+        let login = try await runOffThePool(
+            ["session", "login", "--username", "alice@example.com", "--realm", auth0.connection, "--password-stdin"],
+            stdin: "alice-password-1\n", environment: environment)
         #expect(login.status == 0, "\(login.stderr)")
         let first = try await runOffThePool(["session", "token"], environment: environment).stdout
         #expect(try await runOffThePool(["session", "refresh"], environment: environment).status == 0)
@@ -140,8 +156,10 @@ func runOffThePool(_ arguments: [String], stdin: String = "", environment: [Stri
     @Test func theDemoWalksEveryProviderAndSaysSo() async throws {
         let result = try await runOffThePool(["demo"])
         #expect(result.status == 0, "\(result.stderr)")
-        for line in ["logged in as alice@example.com", "restored the session", "renewed transparently", "the device login completed",
-                     "terminated(globalBan)", "Every step behaved"] {
+        for line in [
+            "logged in as alice@example.com", "restored the session", "renewed transparently", "the device login completed",
+            "terminated(globalBan)", "Every step behaved",
+        ] {
             #expect(result.stdout.contains(line), "\(line)")
         }
     }

@@ -39,8 +39,10 @@ import Testing
         let fixture = try await SessionCLIFixture.start(.socialPlus)
         defer { Task { await fixture.stop() } }
         let noBus = ["DBUS_SESSION_BUS_ADDRESS": ""]
-        for (arguments, environment) in [(["status", "--backend", "secret-service"], noBus),
-                                         (["status"], noBus.merging(["LATCHKEY_STORE_BACKEND": "secret-service"]) { $1 })] {
+        for (arguments, environment) in [
+            (["status", "--backend", "secret-service"], noBus),
+            (["status"], noBus.merging(["LATCHKEY_STORE_BACKEND": "secret-service"]) { $1 }),
+        ] {
             let result = try await fixture.run(arguments, environment: environment)
             #expect(result.status == 74, "\(result.stdout) \(result.stderr)")
             #expect(result.stderr.contains("the secret-service backend was chosen, but no Secret Service answers"), "\(result.stderr)")
@@ -51,10 +53,12 @@ import Testing
         // The file is Stytch's; the command line asks for social.plus at the same emulator.
         let fixture = try await SessionCLIFixture.start(.stytch)
         defer { Task { await fixture.stop() } }
-        let result = try await fixture.run(["status", "--provider", "socialplus", "--setting", "base_url=http://127.0.0.1:9/"],
-                                           environment: ["LATCHKEY_SETTING_API_KEY": "key-from-the-environment"])
-        #expect(!result.stderr.contains("public_token") && !result.stderr.contains("app_identifier"),
-                "Stytch's settings do not reach social.plus: \(result.stderr)")
+        let result = try await fixture.run(
+            ["status", "--provider", "socialplus", "--setting", "base_url=http://127.0.0.1:9/"],
+            environment: ["LATCHKEY_SETTING_API_KEY": "key-from-the-environment"])
+        #expect(
+            !result.stderr.contains("public_token") && !result.stderr.contains("app_identifier"),
+            "Stytch's settings do not reach social.plus: \(result.stderr)")
         #expect(result.status == 1, "not logged in with social.plus: \(result.stderr)")
     }
 }

@@ -17,10 +17,12 @@ import Testing
         let environment = fixture.environment.merging(["LATCHKEY_TEST_CODE_FILE": file.path]) { $1 }
         return try await withCheckedThrowingContinuation { continuation in
             Thread.detachNewThread {
-                continuation.resume(with: Result {
-                    try JWTCLIRunner().run(["--wait", "/bin/sh", "-c", script, latchkey, "session"] + arguments, stdin: stdin,
-                                           environment: environment, executable: "/usr/bin/setsid")
-                })
+                continuation.resume(
+                    with: Result {
+                        try JWTCLIRunner().run(
+                            ["--wait", "/bin/sh", "-c", script, latchkey, "session"] + arguments, stdin: stdin,
+                            environment: environment, executable: "/usr/bin/setsid")
+                    })
             }
         }
     }
@@ -43,8 +45,10 @@ import Testing
         let acme = fixture.emulator.seed.stytch.organizations[0]
         let carol = acme.members[1]
         let recovery = try #require(try await fixture.emulator.control.stytchRecoveryCodes(memberID: carol.memberID).first)
-        let arguments = ["login", "--organization-id", acme.organizationID, "--email", carol.email, "--password-stdin", "--recovery-code",
-                         "--code-fd", "3"]
+        let arguments = [
+            "login", "--organization-id", acme.organizationID, "--email", carol.email, "--password-stdin", "--recovery-code",
+            "--code-fd", "3",
+        ]
         let result = try await runWithCode(fixture, arguments, stdin: "carol-password-1\n", code: recovery)
         #expect(result.status == 0, "\(result.stderr)")
     }
@@ -119,7 +123,8 @@ import Testing
         defer { Task { await fixture.stop() } }
         let base = try #require(fixture.emulator.baseURL(for: .socialPlus))
         // The app's backend hands out auth tokens; here the emulator's server-side endpoint.
-        let command = "curl -sSf -X POST -H 'x-server-key: \(seed.socialPlus.serverKey)' -H 'content-type: application/json' "
+        let command =
+            "curl -sSf -X POST -H 'x-server-key: \(seed.socialPlus.serverKey)' -H 'content-type: application/json' "
             + "-d \"{\\\"userId\\\":\\\"$LATCHKEY_USER_ID\\\"}\" \(base.appendingPathComponent("api/v4/authentication/token").absoluteString)"
         let refused = try await fixture.run(["login", "--user-id", "alice"])
         #expect(refused.status == 77, "secure mode refuses a login without a token: \(refused.stderr)")

@@ -178,8 +178,10 @@ import Testing
 
     /// Runs `latchkey session <arguments>` without a controlling terminal (setsid): what a
     /// script sees; `code` on file descriptor 3 when given.
-    private func runDetached(_ fixture: SessionCLIFixture, _ arguments: [String], stdin: String = "",
-                             code: String? = nil) async throws -> JWTCLIRunner.Result {
+    private func runDetached(
+        _ fixture: SessionCLIFixture, _ arguments: [String], stdin: String = "",
+        code: String? = nil
+    ) async throws -> JWTCLIRunner.Result {
         let latchkey = try JWTCLIRunner().executablePath()
         let file = fixture.directory.appendingPathComponent("code-\(UUID().uuidString)")
         try Data((code.map { $0 + "\n" } ?? "").utf8).write(to: file)
@@ -187,18 +189,22 @@ import Testing
         let environment = fixture.environment.merging(["LATCHKEY_TEST_CODE_FILE": file.path]) { $1 }
         return try await withCheckedThrowingContinuation { continuation in
             Thread.detachNewThread {
-                continuation.resume(with: Result {
-                    try JWTCLIRunner().run(["--wait", "/bin/sh", "-c", script, latchkey, "session"] + arguments, stdin: stdin,
-                                           environment: environment, executable: "/usr/bin/setsid")
-                })
+                continuation.resume(
+                    with: Result {
+                        try JWTCLIRunner().run(
+                            ["--wait", "/bin/sh", "-c", script, latchkey, "session"] + arguments, stdin: stdin,
+                            environment: environment, executable: "/usr/bin/setsid")
+                    })
             }
         }
     }
 
     /// Runs `latchkey session <arguments>` without a controlling terminal, its standard
     /// input a pipe: once `code` finds the code the command sent, it is typed there.
-    private func runTypingCode(_ fixture: SessionCLIFixture, _ arguments: [String],
-                               code: @escaping @Sendable () async -> String?) async throws -> JWTCLIRunner.Result {
+    private func runTypingCode(
+        _ fixture: SessionCLIFixture, _ arguments: [String],
+        code: @escaping @Sendable () async -> String?
+    ) async throws -> JWTCLIRunner.Result {
         let latchkey = try JWTCLIRunner().executablePath()
         let output = fixture.directory.appendingPathComponent("stdout-\(UUID().uuidString)")
         let errors = fixture.directory.appendingPathComponent("stderr-\(UUID().uuidString)")
@@ -228,8 +234,9 @@ import Testing
         while process.isRunning, Date() < deadline.addingTimeInterval(30) { try await Task.sleep(for: .milliseconds(20)) }
         if process.isRunning { process.terminate() }
         #expect(typed, "the command sent a code")
-        return JWTCLIRunner.Result(status: process.terminationStatus, stdout: try String(contentsOf: output, encoding: .utf8),
-                                   stderr: try String(contentsOf: errors, encoding: .utf8))
+        return JWTCLIRunner.Result(
+            status: process.terminationStatus, stdout: try String(contentsOf: output, encoding: .utf8),
+            stderr: try String(contentsOf: errors, encoding: .utf8))
     }
 
     /// Runs `latchkey session <arguments>` on a pseudo-terminal (script(1)) where `typing`

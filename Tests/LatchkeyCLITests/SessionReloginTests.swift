@@ -58,8 +58,10 @@ import Testing
         defer { Task { await fixture.stop() } }
         try await fixture.logIn()
         let before = try fixture.storeSnapshot()
-        await fixture.emulator.control.inject(EmulatorFault(route: EmulatorRoute(.stytch, "POST", "/sdk/v1/passwords/authenticate"),
-                                                            kind: .status(503), trigger: .next(10)))
+        await fixture.emulator.control.inject(
+            EmulatorFault(
+                route: EmulatorRoute(.stytch, "POST", "/sdk/v1/passwords/authenticate"),
+                kind: .status(503), trigger: .next(10)))
         let login = fixture.passwordLogin()
         let result = try await fixture.run(login.arguments, stdin: login.stdin)
         #expect(result.status != 0)

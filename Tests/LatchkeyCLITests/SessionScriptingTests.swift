@@ -22,13 +22,17 @@ import Testing
 
         try await fixture.logIn()
         #expect(try await fixture.run(["status"]).status == 0)
-        await fixture.emulator.control.inject(EmulatorFault(route: EmulatorRoute(.stytch, "POST", "/sdk/v1/sessions/authenticate"),
-                                                            kind: .status(503), trigger: .next(20)))
+        await fixture.emulator.control.inject(
+            EmulatorFault(
+                route: EmulatorRoute(.stytch, "POST", "/sdk/v1/sessions/authenticate"),
+                kind: .status(503), trigger: .next(20)))
         let unreachable = try await fixture.run(["refresh"])
         #expect(unreachable.status == 75, "retry later: \(unreachable.stderr)")
         await fixture.emulator.control.clearFaults()
-        await fixture.emulator.control.inject(EmulatorFault(route: EmulatorRoute(.stytch, "POST", "/sdk/v1/sessions/authenticate"),
-                                                            kind: .status(429, error: "too_many_requests"), trigger: .next(20)))
+        await fixture.emulator.control.inject(
+            EmulatorFault(
+                route: EmulatorRoute(.stytch, "POST", "/sdk/v1/sessions/authenticate"),
+                kind: .status(429, error: "too_many_requests"), trigger: .next(20)))
         let limited = try await fixture.json(["refresh"])
         #expect(limited.result.status == 75, "rate limited: retry later")
         #expect((limited.object["error"] as? [String: Any])?["code"] as? String == "rateLimited")
@@ -47,7 +51,10 @@ import Testing
 
     @Test func theHelpDocumentsTheExitStatuses() async throws {
         let help = try await runOffThePool(["session", "--help"])
-        for line in ["64  usage error", "75  the provider is unreachable, failing or rate limiting: retry later", "77  the provider refused", "78  configuration error"] {
+        for line in [
+            "64  usage error", "75  the provider is unreachable, failing or rate limiting: retry later", "77  the provider refused",
+            "78  configuration error",
+        ] {
             #expect(help.stdout.contains(line), "\(line)")
         }
         let login = try await runOffThePool(["session", "login", "--help"])

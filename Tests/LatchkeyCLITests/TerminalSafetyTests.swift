@@ -18,8 +18,10 @@ import Testing
     }
 
     @Test func verifyAndInspectEscapeTokenStrings() throws {
-        let signed = try cli.run(["sign", "--alg", "HS256", "--secret", Self.secret, "--kid", "k" + Self.hostile,
-                                  "--sub", "u" + Self.hostile, "--exp", "5m"])
+        let signed = try cli.run([
+            "sign", "--alg", "HS256", "--secret", Self.secret, "--kid", "k" + Self.hostile,
+            "--sub", "u" + Self.hostile, "--exp", "5m",
+        ])
         #expect(signed.status == 0, "\(signed.stderr)")
         let token = signed.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
 
@@ -78,8 +80,9 @@ import Testing
         defer { try? FileManager.default.removeItem(at: directory) }
         let path = directory.appendingPathComponent("jwks.json").path
         let secret = Base64URL.encode(Array(repeating: 7, count: 32))
-        let jwks = #"{"keys":[{"kty":"oct","k":"\#(secret)","kid":"a\u001b[2Jb\u009b","use":"sig\u001b]0;t\u0007"},"# +
-            #"{"kty":"zz\u001b[5m","kid":"bad\u001b[31m"}]}"#
+        let jwks =
+            #"{"keys":[{"kty":"oct","k":"\#(secret)","kid":"a\u001b[2Jb\u009b","use":"sig\u001b]0;t\u0007"},"#
+            + #"{"kty":"zz\u001b[5m","kid":"bad\u001b[31m"}]}"#
         try Data(jwks.utf8).write(to: URL(fileURLWithPath: path))
         let run = try cli.run(["jwks", path])
         #expect(run.status == 0, "\(run.stderr)")

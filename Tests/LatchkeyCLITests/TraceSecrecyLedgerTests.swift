@@ -10,8 +10,10 @@ final class SecretLedger: Sendable {
     private let secrets = Mutex<Set<String>>([])
 
     /// Field-name fragments that mark a secret (lower-cased, `_` and `-` removed).
-    private static let secretNames = ["token", "password", "secret", "jwt", "verifier", "otp", "passcode", "recovery", "backup",
-                                      "apikey", "assertion", "credential"]
+    private static let secretNames = [
+        "token", "password", "secret", "jwt", "verifier", "otp", "passcode", "recovery", "backup",
+        "apikey", "assertion", "credential",
+    ]
     private static let exactNames: Set<String> = ["code", "devicecode", "usercode", "key", "ticket", "cookie"]
     /// Fields that say what kind of secret, never the secret.
     private static let descriptive = ["type", "id", "expires", "at", "method", "challenge", "in"]
@@ -82,7 +84,8 @@ final class SecretLedger: Sendable {
             let trace = fixture.directory.appendingPathComponent("trace-\(traces.count).har")
             traces.append(trace)
             if !offline { talking.insert(trace) }
-            let result = byEnvironment
+            let result =
+                byEnvironment
                 ? try await fixture.run(arguments, stdin: stdin, environment: ["LATCHKEY_TRACE": trace.path])
                 : try await fixture.run(arguments + ["--trace", trace.path], stdin: stdin)
             #expect(result.status == 0, "\(arguments): \(result.stderr)")
@@ -157,8 +160,9 @@ final class SecretLedger: Sendable {
         for secret in ["carol-password-1", totp, recovery] { run.ledger.add(secret) }
         // The password on standard input, the second factor (a recovery code, then a TOTP code) on descriptor 3.
         let password = ["login", "--organization-id", acme.organizationID, "--email", carol.email, "--password-stdin"]
-        try await run.traced(password + ["--recovery-code", "--code-fd", "3"], stdin: "carol-password-1\n",
-                             codeFile: recovery)
+        try await run.traced(
+            password + ["--recovery-code", "--code-fd", "3"], stdin: "carol-password-1\n",
+            codeFile: recovery)
         // A fresh TOTP code: the first may have aged out on a slow machine.
         let fresh = try await run.fixture.emulator.control.stytchTOTPCode(memberID: carol.memberID)
         run.ledger.add(fresh)
@@ -178,8 +182,10 @@ final class SecretLedger: Sendable {
         try await passwordAndTheRest(&run)
         run.ledger.add("mfa-password-1")
         run.ledger.add("RECOVERY-CODE-1")
-        let mfa = ["login", "--username", "mfa@example.com", "--realm", run.fixture.emulator.seed.auth0.connection, "--password-stdin",
-                   "--code-fd", "3"]
+        let mfa = [
+            "login", "--username", "mfa@example.com", "--realm", run.fixture.emulator.seed.auth0.connection, "--password-stdin",
+            "--code-fd", "3",
+        ]
         try await run.traced(mfa, stdin: "mfa-password-1\n", codeFile: "123456")
         try await run.traced(mfa + ["--recovery-code"], stdin: "mfa-password-1\n", codeFile: "RECOVERY-CODE-1")
         // The device code flow (the emulator approves it after a few polls).
@@ -231,9 +237,10 @@ extension TraceSecrecyLedgerTests.Run {
         let arguments = ["--wait", "/bin/sh", "-c", script, latchkey, "session"] + arguments + ["--trace", trace.path]
         let result = try await withCheckedThrowingContinuation { continuation in
             Thread.detachNewThread {
-                continuation.resume(with: Result {
-                    try JWTCLIRunner().run(arguments, stdin: stdin, environment: environment, executable: "/usr/bin/setsid")
-                })
+                continuation.resume(
+                    with: Result {
+                        try JWTCLIRunner().run(arguments, stdin: stdin, environment: environment, executable: "/usr/bin/setsid")
+                    })
             }
         }
         #expect(result.status == 0, "\(arguments): \(result.stderr)")

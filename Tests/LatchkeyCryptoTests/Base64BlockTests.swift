@@ -1,4 +1,5 @@
 import Testing
+
 @testable import LatchkeyCrypto
 
 /// base64url's bulk is decoded 32 characters at a time with AVX2 (`CLatchkeyBase64`),

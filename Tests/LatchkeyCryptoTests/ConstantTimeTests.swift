@@ -1,4 +1,5 @@
 import Testing
+
 @testable import LatchkeyCrypto
 
 /// The one byte comparison secrets go through (`CRYPTO_memcmp` behind a length check),

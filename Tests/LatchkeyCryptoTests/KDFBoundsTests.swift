@@ -1,5 +1,6 @@
 import LatchkeyTestSupport
 import Testing
+
 @testable import LatchkeyCrypto
 
 /// scrypt parameters from untrusted input are refused before any memory is allocated
@@ -25,8 +26,9 @@ import Testing
     func outOfBoundParametersAreRefusedAtOnce(_ parameters: (n: UInt64, r: UInt32, p: UInt32, why: String)) {
         let start = threadCPUTime()
         #expect(throws: CryptoError.self, "\(parameters.why)") {
-            try KeyDerivation.scrypt(password: Array("pw".utf8), salt: [UInt8](repeating: 1, count: 16),
-                                     n: parameters.n, r: parameters.r, p: parameters.p, outputByteCount: 32)
+            try KeyDerivation.scrypt(
+                password: Array("pw".utf8), salt: [UInt8](repeating: 1, count: 16),
+                n: parameters.n, r: parameters.r, p: parameters.p, outputByteCount: 32)
         }
         // The calling thread's CPU time, not wall time: scrypt runs on it, and a busy
         // machine's preemption does not count.

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import LatchkeyCrypto
 
 private func hex(_ s: String) -> [UInt8] {
@@ -15,7 +16,11 @@ private func hex(_ s: String) -> [UInt8] {
         let mac = try key.authenticationCode(for: Array("what do ya want for nothing?".utf8))
         #expect(mac == hex("5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843"))
         let key512 = try HMACKey(algorithm: .sha512, key: Array("Jefe".utf8))
-        #expect(try key512.authenticationCode(for: Array("what do ya want for nothing?".utf8)) == hex("164b7a7bfcf819e2e395fbe73b56e0a387bd64222e831fd610270cd7ea2505549758bf75c05a994a6d034f65f8f0e6fdcaeab1a34d4a6b4b636e070a38bce737"))
+        #expect(
+            try key512.authenticationCode(for: Array("what do ya want for nothing?".utf8))
+                == hex(
+                    "164b7a7bfcf819e2e395fbe73b56e0a387bd64222e831fd610270cd7ea2505549758bf75c05a994a6d034f65f8f0e6fdcaeab1a34d4a6b4b636e070a38bce737"
+                ))
         let message = Array("what do ya want for nothing?".utf8)
         let valid = try mac.withUnsafeBytes { code in
             try message.withUnsafeBytes { msg in try key.isValidAuthenticationCode(code, for: msg) }
@@ -56,10 +61,13 @@ private func hex(_ s: String) -> [UInt8] {
             var tampered = file
             tampered[length > 0 ? 18 : 0] ^= 1
             #expect(throws: CryptoError.self) {
-                try opening.open(nonce: tampered[6..<18], associatedData: tampered[0..<6], ciphertext: tampered[18..<18 + length], tag: tampered[(18 + length)...])
+                try opening.open(
+                    nonce: tampered[6..<18], associatedData: tampered[0..<6], ciphertext: tampered[18..<18 + length], tag: tampered[(18 + length)...])
             }
             #expect(throws: CryptoError.self) { try opening.open(nonce: nonce, associatedData: aad, ciphertext: ciphertext, tag: file[0..<16]) }
-            #expect(throws: CryptoError.self) { try AESGCMOpeningKey(try SecureRandom.bytes(32)).open(nonce: nonce, associatedData: aad, ciphertext: ciphertext, tag: tag) }
+            #expect(throws: CryptoError.self) {
+                try AESGCMOpeningKey(try SecureRandom.bytes(32)).open(nonce: nonce, associatedData: aad, ciphertext: ciphertext, tag: tag)
+            }
             #expect(throws: CryptoError.self) { try opening.open(nonce: nonce[6..<17], associatedData: aad, ciphertext: ciphertext, tag: tag) }
             // After the failures, the same context still opens the original.
             #expect(try opening.open(nonce: nonce, associatedData: aad, ciphertext: ciphertext, tag: tag) == plaintext)
@@ -97,10 +105,16 @@ private func hex(_ s: String) -> [UInt8] {
 
     // RFC 5869 A.1 and RFC 7914 §12 (N=16, r=1, p=1, empty password and salt).
     @Test func kdfs() throws {
-        let okm = try KeyDerivation.hkdf(.sha256, inputKey: hex("0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b"), salt: hex("000102030405060708090a0b0c"), info: hex("f0f1f2f3f4f5f6f7f8f9"), outputByteCount: 42)
+        let okm = try KeyDerivation.hkdf(
+            .sha256, inputKey: hex("0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b"), salt: hex("000102030405060708090a0b0c"),
+            info: hex("f0f1f2f3f4f5f6f7f8f9"), outputByteCount: 42)
         #expect(okm == hex("3cb25f25faacd57a90434f64d0362f2a2d2d0a90cf1a5a4c5db02d56ecc4c5bf34007208d5b887185865"))
         let scrypt = try KeyDerivation.scrypt(password: [], salt: [], n: 16, r: 1, p: 1, outputByteCount: 64)
-        #expect(scrypt == hex("77d6576238657b203b19ca42c18a0497f16b4844e3074ae8dfdffa3fede21442fcd0069ded0948f8326a753a0fc81f17e8d3e0fb2e0d3628cf35e20c38d18906"))
+        #expect(
+            scrypt
+                == hex(
+                    "77d6576238657b203b19ca42c18a0497f16b4844e3074ae8dfdffa3fede21442fcd0069ded0948f8326a753a0fc81f17e8d3e0fb2e0d3628cf35e20c38d18906"
+                ))
         #expect(throws: CryptoError.self) { try KeyDerivation.scrypt(password: [], salt: [], n: 1 << 30, r: 8, p: 1, outputByteCount: 32) }
         #expect(throws: CryptoError.self) { try KeyDerivation.scrypt(password: [], salt: [], n: 3, r: 1, p: 1, outputByteCount: 32) }
     }
@@ -111,7 +125,7 @@ private func hex(_ s: String) -> [UInt8] {
         #expect(Base64.decodeURL("AQ") == [1])
         #expect(Base64.decodeURL("AQ==") == nil)
         #expect(Base64.decodeURL("A") == nil)
-        #expect(Base64.decodeURL("AR") == nil) // non-zero trailing bits
+        #expect(Base64.decodeURL("AR") == nil)  // non-zero trailing bits
         #expect(Base64.decodeURL("A+B/") == nil)
         #expect(Base64.decodeURL("A B") == nil)
         #expect(Base64.decodeStandard("AQAB") == [1, 0, 1])

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import LatchkeyCrypto
 
 @Suite struct SignatureTests {
@@ -81,7 +82,10 @@ import Testing
 
     @Test func pointOffTheCurveIsRefused() throws {
         let key = try PrivateKey.generate(.ec(.p256))
-        guard case .ec(_, let x, var y) = key.publicKey.components else { Issue.record("not EC"); return }
+        guard case .ec(_, let x, var y) = key.publicKey.components else {
+            Issue.record("not EC")
+            return
+        }
         y[31] ^= 1
         #expect(throws: CryptoError.self) { try PublicKey.ec(curve: .p256, x: x, y: y) }
     }

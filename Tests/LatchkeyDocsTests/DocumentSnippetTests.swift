@@ -26,10 +26,14 @@ import Testing
         let text = try String(contentsOf: root.appendingPathComponent(path), encoding: .utf8)
         var blocks: [String] = [], current: [String]? = nil
         for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
-            if current == nil, line == "```swift" { current = [] } else if current != nil, line == "```" {
+            if current == nil, line == "```swift" {
+                current = []
+            } else if current != nil, line == "```" {
                 blocks.append(current!.joined(separator: "\n"))
                 current = nil
-            } else if current != nil { current!.append(String(line)) }
+            } else if current != nil {
+                current!.append(String(line))
+            }
         }
         return blocks
     }
@@ -74,8 +78,9 @@ import Testing
     @Test func theReadmeManifestNamesEveryProductItsSnippetsImport() throws {
         let blocks = try Self.swiftBlocks(in: "README.md")
         let manifest = try #require(blocks.first(where: Self.isManifest))
-        let imported = Set(blocks.filter { !Self.isManifest($0) }.flatMap { $0.split(separator: "\n") }
-            .filter { $0.hasPrefix("import Latchkey") }.map { $0.dropFirst("import ".count).trimmingCharacters(in: .whitespaces) })
+        let imported = Set(
+            blocks.filter { !Self.isManifest($0) }.flatMap { $0.split(separator: "\n") }
+                .filter { $0.hasPrefix("import Latchkey") }.map { $0.dropFirst("import ".count).trimmingCharacters(in: .whitespaces) })
         #expect(imported.count >= 5)
         for module in imported.sorted() {
             #expect(manifest.contains(".product(name: \"\(module)\", package: latchkey)"), "the manifest lacks \(module)")

@@ -1,3 +1,6 @@
+// swift-format-ignore-file
+// (Documentation snippets: each block is compared line by line with its page, so the
+// formatter leaves this file as written.)
 // The Swift snippets of the reference pages, compiled: Docs/real-providers.md (each
 // provider's app code), Docs/emulator.md, and the DocC articles "Sessions and state",
 // "Storage and security" and "Verifying and signing tokens". Each block appears here
@@ -132,7 +135,7 @@ if client.state == .notLoggedIn {
     try await client.login(credentials)                      // adapter-specific credentials
 }
 let token = try await client.accessToken(minTTL: .seconds(60))
-let response = try await client.send(HTTPRequest(url: URL(string: "https://api.example.com/me")!))
+let response = try await client.send(TransportRequest(url: URL(string: "https://api.example.com/me")!))
 
 for await user in client.userChanges {                       // replays the current value, then every change
     print(user)                                              // .available(User, lastValidatedAt:) / .unavailable(reason)

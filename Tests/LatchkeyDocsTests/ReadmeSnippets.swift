@@ -1,3 +1,6 @@
+// swift-format-ignore-file
+// (Documentation snippets: each block is compared line by line with its page, so the
+// formatter leaves this file as written.)
 // The README's quick starts, verbatim (DocumentSnippetTests checks it), each wrapped in a
 // function that returns what the test checks; DocumentSnippetTests runs them against the
 // emulator they start.

@@ -1,3 +1,6 @@
+// swift-format-ignore-file
+// (Documentation snippets: each block is compared line by line with its page, so the
+// formatter leaves this file as written.)
 // Docs/telemetry.md's Swift blocks, as written there (DocumentSnippetTests checks).
 import CoreMetrics
 import Latchkey

@@ -24,8 +24,10 @@ import Testing
     }
 
     private func grant(_ auth0: Auth0Endpoint, _ changes: JSONObject = [:], form: Bool = false) async throws -> EmulatorHTTP.Reply {
-        var body: JSONObject = ["grant_type": "client_credentials", "client_id": .string(Self.machine.clientID),
-                                "client_secret": .string(Self.machine.clientSecret), "audience": .string(Self.api)]
+        var body: JSONObject = [
+            "grant_type": "client_credentials", "client_id": .string(Self.machine.clientID),
+            "client_secret": .string(Self.machine.clientSecret), "audience": .string(Self.api),
+        ]
         for member in changes { body[member.name] = member.value == .null ? nil : member.value }
         let url = auth0.baseURL.appending(path: "oauth/token")
         if form { return try await http.send("POST", url, form: body.compactMap { member in member.value.stringValue.map { (member.name, $0) } }) }
@@ -43,8 +45,11 @@ import Testing
             #expect(body["scope"] == "read:messages write:messages read:reports")
             let token = try #require(body["access_token"]?.stringValue)
             let keys = try JWKSet(json: Array(try await http.send("GET", auth0.jwksURL).body))
-            let jwt = try JWT.verify(token, keys: keys, options: JWTValidationOptions(issuer: auth0.issuer, audience: Self.api,
-                                                                                        now: { emulator.control.now }))
+            let jwt = try JWT.verify(
+                token, keys: keys,
+                options: JWTValidationOptions(
+                    issuer: auth0.issuer, audience: Self.api,
+                    now: { emulator.control.now }))
             #expect(jwt.header.algorithm == .rs256)
             #expect(jwt.claims.subject == "\(Self.machine.clientID)@clients")
             #expect(jwt.claims["gty"] == "client-credentials")
@@ -67,7 +72,10 @@ import Testing
                 (["client_id": "no-such-client"], 401, "access_denied", "Unauthorized"),
                 (["client_id": .string(auth0.clientID)], 403, "unauthorized_client", "Grant type 'client_credentials' not allowed for the client."),
                 (["audience": .null], 403, "access_denied", "No audience parameter was provided, and no default audience has been configured"),
-                (["audience": "https://unknown-api.example/"], 403, "access_denied", "Service not enabled within domain: https://unknown-api.example/"),
+                (
+                    ["audience": "https://unknown-api.example/"], 403, "access_denied",
+                    "Service not enabled within domain: https://unknown-api.example/"
+                ),
                 (["scope": "read:messages admin"], 403, "access_denied", "Client has not been granted scopes: admin"),
                 (["scope": "delete:everything"], 403, "access_denied", "Client has not been granted scopes: delete:everything"),
             ]
@@ -92,7 +100,9 @@ import Testing
         let reply = try await grant(auth0, ["audience": .string(other.identifier)])
         #expect(reply.status == 403)
         #expect(try reply.object()["error"] == "access_denied")
-        #expect(try reply.object()["error_description"]?.stringValue?.hasPrefix("Client is not authorized to access \"https://billing.example/\"") == true)
+        #expect(
+            try reply.object()["error_description"]?.stringValue?.hasPrefix("Client is not authorized to access \"https://billing.example/\"") == true
+        )
         await emulator.stop()
     }
 

@@ -28,10 +28,14 @@ import Testing
             jkt = try key.jwk().thumbprint()
         }
 
-        func proof(_ method: String, _ url: URL, now: Date, accessToken: String? = nil, nonce: String? = nil, jti: String = UUID().uuidString,
-                   header: JSONObject? = nil, edit: (inout JSONObject) -> Void = { _ in }) throws -> String {
-            var claims: JSONObject = ["jti": .string(jti), "htm": .string(method), "htu": .string(url.absoluteString),
-                                      "iat": .number(now.timeIntervalSince1970.rounded(.down))]
+        func proof(
+            _ method: String, _ url: URL, now: Date, accessToken: String? = nil, nonce: String? = nil, jti: String = UUID().uuidString,
+            header: JSONObject? = nil, edit: (inout JSONObject) -> Void = { _ in }
+        ) throws -> String {
+            var claims: JSONObject = [
+                "jti": .string(jti), "htm": .string(method), "htu": .string(url.absoluteString),
+                "iat": .number(now.timeIntervalSince1970.rounded(.down)),
+            ]
             if let accessToken { claims["ath"] = .string(Base64URL.encode(HashAlgorithm.sha256.hash(Array(accessToken.utf8)))) }
             if let nonce { claims["nonce"] = .string(nonce) }
             edit(&claims)
@@ -60,16 +64,19 @@ import Testing
     private func userInfoURL(_ auth0: Auth0Endpoint) -> URL { auth0.baseURL.appending(path: "userinfo") }
 
     private func login(_ auth0: Auth0Endpoint, proof: String?, audience: String? = nil) async throws -> EmulatorHTTP.Reply {
-        var fields = [("grant_type", "http://auth0.com/oauth/grant-type/password-realm"), ("client_id", auth0.clientID),
-                      ("username", "alice@example.com"), ("password", "alice-password-1"), ("realm", auth0.connection),
-                      ("scope", "openid profile email offline_access")]
+        var fields = [
+            ("grant_type", "http://auth0.com/oauth/grant-type/password-realm"), ("client_id", auth0.clientID),
+            ("username", "alice@example.com"), ("password", "alice-password-1"), ("realm", auth0.connection),
+            ("scope", "openid profile email offline_access"),
+        ]
         if let audience { fields.append(("audience", audience)) }
         return try await http.send("POST", tokenURL(auth0), headers: proof.map { ["DPoP": $0] } ?? [:], form: fields)
     }
 
     private func refresh(_ auth0: Auth0Endpoint, _ refreshToken: String, proof: String?) async throws -> EmulatorHTTP.Reply {
-        try await http.send("POST", tokenURL(auth0), headers: proof.map { ["DPoP": $0] } ?? [:],
-                            form: [("grant_type", "refresh_token"), ("client_id", auth0.clientID), ("refresh_token", refreshToken)])
+        try await http.send(
+            "POST", tokenURL(auth0), headers: proof.map { ["DPoP": $0] } ?? [:],
+            form: [("grant_type", "refresh_token"), ("client_id", auth0.clientID), ("refresh_token", refreshToken)])
     }
 
     @Test func aClientThatRequiresDPoPRefusesATokenRequestWithoutAProof() async throws {
@@ -83,7 +90,8 @@ import Testing
     @Test func aProofGetsTokensBoundToItsKey() async throws {
         try await withAuth0 { emulator, auth0 in
             let key = try ProofKey()
-            let reply = try await login(auth0, proof: key.proof("POST", tokenURL(auth0), now: emulator.control.now), audience: "https://api.example.com")
+            let reply = try await login(
+                auth0, proof: key.proof("POST", tokenURL(auth0), now: emulator.control.now), audience: "https://api.example.com")
             #expect(reply.status == 200, "\(reply.text)")
             let body = try reply.object()
             #expect(body["token_type"]?.stringValue == "DPoP")
@@ -137,11 +145,19 @@ import Testing
             #expect(noProof.header("WWW-Authenticate")?.contains(#"error="invalid_dpop_proof""#) == true)
             let noHash = try await http.send("GET", url, headers: ["Authorization": "DPoP \(accessToken)", "DPoP": key.proof("GET", url, now: now)])
             #expect(noHash.status == 401)
-            let otherKey = try await http.send("GET", url, headers: ["Authorization": "DPoP \(accessToken)",
-                                                                   "DPoP": ProofKey().proof("GET", url, now: now, accessToken: accessToken)])
+            let otherKey = try await http.send(
+                "GET", url,
+                headers: [
+                    "Authorization": "DPoP \(accessToken)",
+                    "DPoP": ProofKey().proof("GET", url, now: now, accessToken: accessToken),
+                ])
             #expect(otherKey.status == 401)
-            let good = try await http.send("GET", url, headers: ["Authorization": "DPoP \(accessToken)",
-                                                               "DPoP": key.proof("GET", url, now: now, accessToken: accessToken)])
+            let good = try await http.send(
+                "GET", url,
+                headers: [
+                    "Authorization": "DPoP \(accessToken)",
+                    "DPoP": key.proof("GET", url, now: now, accessToken: accessToken),
+                ])
             #expect(good.status == 200, "\(good.text)")
             #expect(try good.object()["sub"]?.stringValue == "auth0|alice")
         }
@@ -156,15 +172,22 @@ import Testing
             let refused: [(String, String)] = [
                 ("typ", try key.proof("POST", url, now: now, header: ["typ": "JWT", "jwk": .object(key.jwk)])),
                 ("no jwk", try key.proof("POST", url, now: now, header: ["typ": "dpop+jwt"])),
-                ("private jwk", try key.proof("POST", url, now: now, header: ["typ": "dpop+jwt", "jwk": .object(key.key.jwk(includingPrivate: true).object)])),
+                (
+                    "private jwk",
+                    try key.proof("POST", url, now: now, header: ["typ": "dpop+jwt", "jwk": .object(key.key.jwk(includingPrivate: true).object)])
+                ),
                 ("htm", try key.proof("GET", url, now: now)),
                 ("htu", try key.proof("POST", auth0.baseURL.appending(path: "oauth/revoke"), now: now)),
                 ("old iat", try key.proof("POST", url, now: now.addingTimeInterval(-301))),
                 ("future iat", try key.proof("POST", url, now: now.addingTimeInterval(120))),
                 ("no jti", try key.proof("POST", url, now: now) { $0["jti"] = nil }),
                 ("another key's jwk", try key.proof("POST", url, now: now, header: ["typ": "dpop+jwt", "jwk": .object(ProofKey().jwk)])),
-                ("symmetric", try JWT.sign(["jti": "j", "htm": "POST", "htu": .string(url.absoluteString), "iat": .number(now.timeIntervalSince1970)],
-                                           key: secret, extraHeader: ["typ": "dpop+jwt", "jwk": .object(secret.jwk(includingPrivate: true).object)])),
+                (
+                    "symmetric",
+                    try JWT.sign(
+                        ["jti": "j", "htm": "POST", "htu": .string(url.absoluteString), "iat": .number(now.timeIntervalSince1970)],
+                        key: secret, extraHeader: ["typ": "dpop+jwt", "jwk": .object(secret.jwk(includingPrivate: true).object)])
+                ),
             ]
             for (what, proof) in refused {
                 let reply = try await login(auth0, proof: proof)
@@ -196,14 +219,22 @@ import Testing
             // Five minutes on, the nonce has changed: the resource asks for the new one.
             emulator.control.advanceClock(by: 300)
             let url = userInfoURL(auth0)
-            let stale = try await http.send("GET", url, headers: ["Authorization": "DPoP \(accessToken)",
-                                                                "DPoP": key.proof("GET", url, now: emulator.control.now, accessToken: accessToken, nonce: nonce)])
+            let stale = try await http.send(
+                "GET", url,
+                headers: [
+                    "Authorization": "DPoP \(accessToken)",
+                    "DPoP": key.proof("GET", url, now: emulator.control.now, accessToken: accessToken, nonce: nonce),
+                ])
             #expect(stale.status == 401)
             #expect(stale.header("WWW-Authenticate")?.contains(#"error="use_dpop_nonce""#) == true)
             let fresh = try #require(stale.header("DPoP-Nonce"))
             #expect(fresh != nonce)
-            let good = try await http.send("GET", url, headers: ["Authorization": "DPoP \(accessToken)",
-                                                               "DPoP": key.proof("GET", url, now: emulator.control.now, accessToken: accessToken, nonce: fresh)])
+            let good = try await http.send(
+                "GET", url,
+                headers: [
+                    "Authorization": "DPoP \(accessToken)",
+                    "DPoP": key.proof("GET", url, now: emulator.control.now, accessToken: accessToken, nonce: fresh),
+                ])
             #expect(good.status == 200, "\(good.text)")
         }
     }

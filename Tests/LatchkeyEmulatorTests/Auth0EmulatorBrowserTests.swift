@@ -22,7 +22,9 @@ import Testing
         [("response_type", "code"), ("client_id", auth0.clientID), ("redirect_uri", redirectURI), ("scope", "openid"), ("state", "s-1")]
     }
 
-    private func authorize(_ auth0: Auth0Endpoint, redirectURI: String, extra: [(String, String)] = [], cookie: String? = nil) async throws -> EmulatorHTTP.Reply {
+    private func authorize(
+        _ auth0: Auth0Endpoint, redirectURI: String, extra: [(String, String)] = [], cookie: String? = nil
+    ) async throws -> EmulatorHTTP.Reply {
         var components = try #require(URLComponents(url: auth0.baseURL.appending(path: "authorize"), resolvingAgainstBaseURL: false))
         components.queryItems = (authorizeParameters(auth0, redirectURI: redirectURI) + extra).map { URLQueryItem(name: $0.0, value: $0.1) }
         return try await http.send("GET", try #require(components.url), headers: cookie.map { ["Cookie": $0] } ?? [:])
@@ -36,15 +38,18 @@ import Testing
         seed.callbackURLs = ["http://127.0.0.1:53682/callback"]
         try await withAuth0(seed) { auth0 in
             #expect(try await authorize(auth0, redirectURI: "http://127.0.0.1:53682/callback").status == 200)
-            for other in ["http://127.0.0.1:41234/callback", "http://127.0.0.1/callback", "http://localhost:53682/callback",
-                          "http://127.0.0.1:53682/callback/", "http://127.0.0.1:53682/other", "https://127.0.0.1:53682/callback"] {
+            for other in [
+                "http://127.0.0.1:41234/callback", "http://127.0.0.1/callback", "http://localhost:53682/callback",
+                "http://127.0.0.1:53682/callback/", "http://127.0.0.1:53682/other", "https://127.0.0.1:53682/callback",
+            ] {
                 let refused = try await authorize(auth0, redirectURI: other)
                 #expect(refused.status == 400, "\(other)")
                 #expect(refused.text.contains("Callback URL mismatch"), "\(other)")
                 #expect(refused.header("location") == nil)
-                let posted = try await http.send("POST", auth0.baseURL.appending(path: "authorize"),
-                                                 form: authorizeParameters(auth0, redirectURI: other)
-                                                     + [("username", "alice@example.com"), ("password", "alice-password-1")])
+                let posted = try await http.send(
+                    "POST", auth0.baseURL.appending(path: "authorize"),
+                    form: authorizeParameters(auth0, redirectURI: other)
+                        + [("username", "alice@example.com"), ("password", "alice-password-1")])
                 #expect(posted.status == 400 && posted.header("location") == nil, "\(other)")
             }
         }
@@ -58,9 +63,10 @@ import Testing
         seed.logoutURLs = ["http://127.0.0.1:53682/signed-out"]
         try await withAuth0(seed) { auth0 in
             let redirectURI = Auth0Seed.defaultCallbackURL
-            let signedIn = try await http.send("POST", auth0.baseURL.appending(path: "authorize"),
-                                               form: authorizeParameters(auth0, redirectURI: redirectURI)
-                                                   + [("username", "alice@example.com"), ("password", "alice-password-1")])
+            let signedIn = try await http.send(
+                "POST", auth0.baseURL.appending(path: "authorize"),
+                form: authorizeParameters(auth0, redirectURI: redirectURI)
+                    + [("username", "alice@example.com"), ("password", "alice-password-1")])
             #expect(signedIn.status == 302)
             let setCookie = try #require(signedIn.header("set-cookie"))
             let cookie = try #require(setCookie.split(separator: ";").first.map(String.init))
@@ -73,14 +79,23 @@ import Testing
             #expect(forced.status == 200 && forced.text.contains(#"id="username""#))
 
             // A returnTo that is not an Allowed Logout URL is refused with a page.
-            let refused = try await http.send("GET", try #require(URL(string: auth0.baseURL.absoluteString
-                + "v2/logout?client_id=\(auth0.clientID)&returnTo=http%3A%2F%2F127.0.0.1%3A9%2Fevil")), headers: ["Cookie": cookie])
+            let refused = try await http.send(
+                "GET",
+                try #require(
+                    URL(
+                        string: auth0.baseURL.absoluteString
+                            + "v2/logout?client_id=\(auth0.clientID)&returnTo=http%3A%2F%2F127.0.0.1%3A9%2Fevil")), headers: ["Cookie": cookie])
             #expect(refused.status == 400 && refused.header("location") == nil)
             #expect(refused.text.contains("Allowed Logout URLs"))
             #expect(try await authorize(auth0, redirectURI: redirectURI, cookie: cookie).status == 302)
 
-            let loggedOut = try await http.send("GET", try #require(URL(string: auth0.baseURL.absoluteString
-                + "v2/logout?client_id=\(auth0.clientID)&returnTo=http%3A%2F%2F127.0.0.1%3A53682%2Fsigned-out")), headers: ["Cookie": cookie])
+            let loggedOut = try await http.send(
+                "GET",
+                try #require(
+                    URL(
+                        string: auth0.baseURL.absoluteString
+                            + "v2/logout?client_id=\(auth0.clientID)&returnTo=http%3A%2F%2F127.0.0.1%3A53682%2Fsigned-out")),
+                headers: ["Cookie": cookie])
             #expect(loggedOut.status == 302)
             #expect(loggedOut.header("location") == "http://127.0.0.1:53682/signed-out")
             let after = try await authorize(auth0, redirectURI: redirectURI, cookie: cookie)

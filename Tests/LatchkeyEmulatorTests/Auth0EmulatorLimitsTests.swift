@@ -27,9 +27,15 @@ import Testing
         return try await http.send("POST", auth0.baseURL.appending(path: "oauth/token"), json: body)
     }
 
-    private func login(_ auth0: Auth0Endpoint, _ email: String = "alice@example.com", password: String = "alice-password-1") async throws -> JSONObject {
-        let reply = try await token(auth0, ["grant_type": "password", "username": .string(email), "password": .string(password),
-                                            "scope": "openid profile email offline_access"])
+    private func login(
+        _ auth0: Auth0Endpoint, _ email: String = "alice@example.com", password: String = "alice-password-1"
+    ) async throws -> JSONObject {
+        let reply = try await token(
+            auth0,
+            [
+                "grant_type": "password", "username": .string(email), "password": .string(password),
+                "scope": "openid profile email offline_access",
+            ])
         #expect(reply.status == 200, "\(reply.text)")
         return try reply.object()
     }
@@ -98,7 +104,8 @@ import Testing
             #expect(token.header("Date") == "Fri, 15 Jan 2027 09:00:00 GMT")
             #expect(token.header("x-ratelimit-reset") == String(epoch + 3600 + 60))
             // Every answer carries it, not only a limited one.
-            #expect(try await http.send("GET", auth0.baseURL.appending(path: ".well-known/jwks.json")).header("Date") == "Fri, 15 Jan 2027 09:00:00 GMT")
+            #expect(
+                try await http.send("GET", auth0.baseURL.appending(path: ".well-known/jwks.json")).header("Date") == "Fri, 15 Jan 2027 09:00:00 GMT")
         }
     }
 
@@ -159,13 +166,21 @@ import Testing
     @Test func theRecoveryGrantAnswersWithANewRecoveryCode() async throws {
         try await withAuth0 { _, auth0 in
             func mfaToken() async throws -> String {
-                let reply = try await token(auth0, ["grant_type": "password", "username": "mfa@example.com", "password": "mfa-password-1",
-                                                    "scope": "openid offline_access"])
+                let reply = try await token(
+                    auth0,
+                    [
+                        "grant_type": "password", "username": "mfa@example.com", "password": "mfa-password-1",
+                        "scope": "openid offline_access",
+                    ])
                 return try #require(try reply.object()["mfa_token"]?.stringValue)
             }
             func recover(_ code: String) async throws -> EmulatorHTTP.Reply {
-                try await token(auth0, ["grant_type": "http://auth0.com/oauth/grant-type/mfa-recovery-code",
-                                        "mfa_token": .string(try await mfaToken()), "recovery_code": .string(code)])
+                try await token(
+                    auth0,
+                    [
+                        "grant_type": "http://auth0.com/oauth/grant-type/mfa-recovery-code",
+                        "mfa_token": .string(try await mfaToken()), "recovery_code": .string(code),
+                    ])
             }
             let first = try await recover("RECOVERY-CODE-1")
             #expect(first.status == 200)
@@ -180,8 +195,12 @@ import Testing
             #expect(try second.object()["recovery_code"]?.stringValue != newCode)
             #expect(try await recover(newCode).status == 403)
             // The OTP grant carries no recovery code.
-            let otp = try await token(auth0, ["grant_type": "http://auth0.com/oauth/grant-type/mfa-otp",
-                                              "mfa_token": .string(try await mfaToken()), "otp": "123456"])
+            let otp = try await token(
+                auth0,
+                [
+                    "grant_type": "http://auth0.com/oauth/grant-type/mfa-otp",
+                    "mfa_token": .string(try await mfaToken()), "otp": "123456",
+                ])
             #expect(try otp.object()["recovery_code"] == nil)
         }
     }

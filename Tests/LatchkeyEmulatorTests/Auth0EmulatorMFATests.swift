@@ -1,7 +1,7 @@
 import Foundation
 import LatchkeyEmulator
-import LatchkeyJWT
 import LatchkeyJSON
+import LatchkeyJWT
 import Testing
 
 /// What the Auth0 emulator gained for the adapter: the MFA grants, a step-up on refresh,
@@ -28,8 +28,12 @@ import Testing
     }
 
     private func mfaToken(_ auth0: Auth0Endpoint) async throws -> String {
-        let reply = try await token(auth0, ["grant_type": "password", "username": "mfa@example.com", "password": "mfa-password-1",
-                                            "scope": "openid offline_access"])
+        let reply = try await token(
+            auth0,
+            [
+                "grant_type": "password", "username": "mfa@example.com", "password": "mfa-password-1",
+                "scope": "openid offline_access",
+            ])
         #expect(reply.status == 403)
         #expect(try reply.object()["error"] == "mfa_required")
         return try #require(try reply.object()["mfa_token"]?.stringValue)
@@ -38,18 +42,24 @@ import Testing
     @Test func otpAndRecoveryGrantsFinishAnMFALogin() async throws {
         try await withAuth0 { emulator, auth0 in
             let first = try await mfaToken(auth0)
-            let wrong = try await token(auth0, ["grant_type": "http://auth0.com/oauth/grant-type/mfa-otp", "mfa_token": .string(first), "otp": "999999"])
+            let wrong = try await token(
+                auth0, ["grant_type": "http://auth0.com/oauth/grant-type/mfa-otp", "mfa_token": .string(first), "otp": "999999"])
             #expect(wrong.status == 403)
             #expect(try wrong.object()["error"] == "invalid_grant")
-            let right = try await token(auth0, ["grant_type": "http://auth0.com/oauth/grant-type/mfa-otp", "mfa_token": .string(first), "otp": "123456"])
+            let right = try await token(
+                auth0, ["grant_type": "http://auth0.com/oauth/grant-type/mfa-otp", "mfa_token": .string(first), "otp": "123456"])
             #expect(right.status == 200, "\(right.text)")
             #expect(try right.object()["refresh_token"] != nil, "the original grant's offline_access carries over")
             // The token is spent.
-            #expect(try await token(auth0, ["grant_type": "http://auth0.com/oauth/grant-type/mfa-otp", "mfa_token": .string(first), "otp": "123456"]).status == 403)
+            #expect(
+                try await token(auth0, ["grant_type": "http://auth0.com/oauth/grant-type/mfa-otp", "mfa_token": .string(first), "otp": "123456"])
+                    .status == 403)
 
             let second = try await mfaToken(auth0)
-            let recovery: JSONObject = ["grant_type": "http://auth0.com/oauth/grant-type/mfa-recovery-code", "mfa_token": .string(second),
-                                        "recovery_code": "RECOVERY-CODE-1"]
+            let recovery: JSONObject = [
+                "grant_type": "http://auth0.com/oauth/grant-type/mfa-recovery-code", "mfa_token": .string(second),
+                "recovery_code": "RECOVERY-CODE-1",
+            ]
             #expect(try await token(auth0, recovery).status == 200)
             // A recovery code works once; an mfa_token lives 10 minutes.
             var again = recovery
@@ -57,7 +67,9 @@ import Testing
             #expect(try await token(auth0, again).status == 403)
             let late = try await mfaToken(auth0)
             emulator.control.advanceClock(by: 601)
-            #expect(try await token(auth0, ["grant_type": "http://auth0.com/oauth/grant-type/mfa-otp", "mfa_token": .string(late), "otp": "123456"]).status == 403)
+            #expect(
+                try await token(auth0, ["grant_type": "http://auth0.com/oauth/grant-type/mfa-otp", "mfa_token": .string(late), "otp": "123456"])
+                    .status == 403)
         }
     }
 
@@ -65,8 +77,12 @@ import Testing
         var seed = Auth0Seed.standard
         seed.sessionLifetime = 3_600
         try await withAuth0(seed) { emulator, auth0 in
-            let login = try await token(auth0, ["grant_type": "password", "username": "alice@example.com", "password": "alice-password-1",
-                                                "scope": "openid offline_access"])
+            let login = try await token(
+                auth0,
+                [
+                    "grant_type": "password", "username": "alice@example.com", "password": "alice-password-1",
+                    "scope": "openid offline_access",
+                ])
             let idToken = try #require(try login.object()["id_token"]?.stringValue)
             #expect(try JWT.decode(idToken).claims["session_expiry"] == .number(Self.start.timeIntervalSince1970 + 3_600))
             let refreshToken = try #require(try login.object()["refresh_token"]?.stringValue)
@@ -92,23 +108,28 @@ import Testing
     @Test func loginPageAndDevicePage() async throws {
         try await withAuth0 { _, auth0 in
             var components = try #require(URLComponents(url: auth0.baseURL.appending(path: "authorize"), resolvingAgainstBaseURL: false))
-            let parameters = [("response_type", "code"), ("client_id", auth0.clientID), ("redirect_uri", Auth0Seed.defaultCallbackURL),
-                              ("scope", "openid"), ("state", "s-1")]
+            let parameters = [
+                ("response_type", "code"), ("client_id", auth0.clientID), ("redirect_uri", Auth0Seed.defaultCallbackURL),
+                ("scope", "openid"), ("state", "s-1"),
+            ]
             components.queryItems = parameters.map { URLQueryItem(name: $0.0, value: $0.1) }
             let page = try await http.send("GET", try #require(components.url))
             #expect(page.status == 200)
             #expect(page.text.contains(#"id="username""#) && page.text.contains(#"name="state" value="s-1""#))
-            let wrong = try await http.send("POST", auth0.baseURL.appending(path: "authorize"),
-                                            form: parameters + [("username", "alice@example.com"), ("password", "nope")])
+            let wrong = try await http.send(
+                "POST", auth0.baseURL.appending(path: "authorize"),
+                form: parameters + [("username", "alice@example.com"), ("password", "nope")])
             #expect(wrong.status == 200 && wrong.text.contains("Wrong email or password."))
-            let right = try await http.send("POST", auth0.baseURL.appending(path: "authorize"),
-                                            form: parameters + [("username", "alice@example.com"), ("password", "alice-password-1")])
+            let right = try await http.send(
+                "POST", auth0.baseURL.appending(path: "authorize"),
+                form: parameters + [("username", "alice@example.com"), ("password", "alice-password-1")])
             #expect(right.status == 302)
             #expect(right.header("location")?.hasPrefix(Auth0Seed.defaultCallbackURL + "?code=") == true)
             #expect(right.header("location")?.hasSuffix("&state=s-1") == true)
 
-            let device = try await http.send("POST", auth0.baseURL.appending(path: "oauth/device/code"),
-                                             form: [("client_id", auth0.clientID), ("scope", "openid")])
+            let device = try await http.send(
+                "POST", auth0.baseURL.appending(path: "oauth/device/code"),
+                form: [("client_id", auth0.clientID), ("scope", "openid")])
             let userCode = try #require(try device.object()["user_code"]?.stringValue)
             let activate = try await http.send("GET", auth0.baseURL.appending(path: "activate"))
             #expect(activate.text.contains(#"id="approve""#))

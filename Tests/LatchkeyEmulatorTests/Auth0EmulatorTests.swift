@@ -29,8 +29,12 @@ import Testing
     }
 
     private func passwordRealm(_ auth0: Auth0Endpoint, scope: String = "openid profile email offline_access") async throws -> JSONObject {
-        let reply = try await token(auth0, ["grant_type": "http://auth0.com/oauth/grant-type/password-realm", "username": "alice@example.com",
-                                            "password": "alice-password-1", "realm": .string(auth0.connection), "scope": .string(scope)])
+        let reply = try await token(
+            auth0,
+            [
+                "grant_type": "http://auth0.com/oauth/grant-type/password-realm", "username": "alice@example.com",
+                "password": "alice-password-1", "realm": .string(auth0.connection), "scope": .string(scope),
+            ])
         #expect(reply.status == 200, "\(reply.text)")
         return try reply.object()
     }
@@ -46,14 +50,19 @@ import Testing
     @Test func passwordRealmIssuesTokensWithTheDocumentedClaims() async throws {
         try await withAuth0 { emulator, auth0 in
             let body = try await passwordRealm(auth0)
-            #expect(shape(.object(body)) == (try golden(
-                #"{"access_token":"string","refresh_token":"string","id_token":"string","scope":"string","expires_in":"number","token_type":"string"}"#)))
+            #expect(
+                shape(.object(body))
+                    == (try golden(
+                        #"{"access_token":"string","refresh_token":"string","id_token":"string","scope":"string","expires_in":"number","token_type":"string"}"#
+                    )))
             #expect(body["token_type"] == "Bearer")
             #expect(body["expires_in"] == 86_400)
             #expect(auth0.issuer.hasSuffix("/"))
             let idToken = try #require(body["id_token"]?.stringValue)
-            let jwt = try JWT.verify(idToken, keys: try await keys(auth0), options: JWTValidationOptions(
-                issuer: auth0.issuer, audience: auth0.clientID, now: { emulator.control.now }))
+            let jwt = try JWT.verify(
+                idToken, keys: try await keys(auth0),
+                options: JWTValidationOptions(
+                    issuer: auth0.issuer, audience: auth0.clientID, now: { emulator.control.now }))
             #expect(jwt.header.algorithm == .rs256)
             #expect(jwt.header.keyID != nil)
             #expect(jwt.claims.subject == "auth0|alice")
@@ -64,9 +73,12 @@ import Testing
             #expect(jwt.claims["nonce"] == nil)
 
             // The same grant as a form, without offline_access: no refresh token.
-            let form = try await http.send("POST", auth0.baseURL.appending(path: "oauth/token"), form: [
-                ("grant_type", "password"), ("client_id", auth0.clientID), ("username", "alice@example.com"), ("password", "alice-password-1"),
-                ("scope", "openid")])
+            let form = try await http.send(
+                "POST", auth0.baseURL.appending(path: "oauth/token"),
+                form: [
+                    ("grant_type", "password"), ("client_id", auth0.clientID), ("username", "alice@example.com"), ("password", "alice-password-1"),
+                    ("scope", "openid"),
+                ])
             #expect(form.status == 200, "\(form.text)")
             #expect(try form.object().names == ["access_token", "id_token", "scope", "expires_in", "token_type"])
             #expect(form.header("cache-control") == "no-store")
@@ -75,11 +87,17 @@ import Testing
 
     @Test func audienceGetsAJWTAccessTokenAndUserinfoAnswers() async throws {
         try await withAuth0 { emulator, auth0 in
-            let reply = try await token(auth0, ["grant_type": "password", "username": "alice@example.com", "password": "alice-password-1",
-                                                "audience": "https://api.example.com", "scope": "openid email"])
+            let reply = try await token(
+                auth0,
+                [
+                    "grant_type": "password", "username": "alice@example.com", "password": "alice-password-1",
+                    "audience": "https://api.example.com", "scope": "openid email",
+                ])
             let access = try #require(try reply.object()["access_token"]?.stringValue)
-            let jwt = try JWT.verify(access, keys: try await keys(auth0), options: JWTValidationOptions(
-                issuer: auth0.issuer, audience: "https://api.example.com", now: { emulator.control.now }))
+            let jwt = try JWT.verify(
+                access, keys: try await keys(auth0),
+                options: JWTValidationOptions(
+                    issuer: auth0.issuer, audience: "https://api.example.com", now: { emulator.control.now }))
             #expect(jwt.claims.audience == ["https://api.example.com", auth0.issuer + "userinfo"])
             let info = try await http.send("GET", auth0.baseURL.appending(path: "userinfo"), headers: ["Authorization": "Bearer \(access)"])
             #expect(info.status == 200)
@@ -87,8 +105,11 @@ import Testing
 
             let opaque = try await passwordRealm(auth0)["access_token"]?.stringValue ?? ""
             let profile = try await http.send("GET", auth0.baseURL.appending(path: "userinfo"), headers: ["Authorization": "Bearer \(opaque)"])
-            #expect(shape(try profile.json()) == (try golden(
-                #"{"sub":"string","nickname":"string","name":"string","picture":"string","updated_at":"string","email":"string","email_verified":"bool"}"#)))
+            #expect(
+                shape(try profile.json())
+                    == (try golden(
+                        #"{"sub":"string","nickname":"string","name":"string","picture":"string","updated_at":"string","email":"string","email_verified":"bool"}"#
+                    )))
             // Expired access tokens (emulator clock) and garbage are 401 with WWW-Authenticate.
             try await emulator.control.expireSessions(of: "auth0|alice", provider: .auth0)
             for bearer in [opaque, "garbage"] {
@@ -182,11 +203,15 @@ import Testing
                 (["grant_type": "password"], 400, "invalid_request"),
                 (["grant_type": "password", "client_id": "someone-else", "username": "a", "password": "b"], 401, "invalid_client"),
                 (["grant_type": "client_credentials"], 403, "unauthorized_client"),
-                (["grant_type": .string(realm), "username": "alice@example.com", "password": "wrong", "realm": .string(auth0.connection)], 403,
-                 "invalid_grant"),
+                (
+                    ["grant_type": .string(realm), "username": "alice@example.com", "password": "wrong", "realm": .string(auth0.connection)], 403,
+                    "invalid_grant"
+                ),
                 (["grant_type": .string(realm), "username": "alice@example.com", "password": "alice-password-1"], 400, "invalid_request"),
-                (["grant_type": .string(realm), "username": "alice@example.com", "password": "alice-password-1", "realm": "other"], 400,
-                 "invalid_request"),
+                (
+                    ["grant_type": .string(realm), "username": "alice@example.com", "password": "alice-password-1", "realm": "other"], 400,
+                    "invalid_request"
+                ),
                 (["grant_type": "authorization_code"], 400, "invalid_request"),
                 (["grant_type": "authorization_code", "code": "nope"], 403, "invalid_grant"),
                 (["grant_type": "urn:ietf:params:oauth:grant-type:device_code", "device_code": "nope"], 403, "invalid_grant"),
@@ -202,8 +227,11 @@ import Testing
 
             let mfa = try await token(auth0, ["grant_type": "password", "username": "mfa@example.com", "password": "mfa-password-1"])
             #expect(mfa.status == 403)
-            #expect(shape(try mfa.json()) == (try golden(
-                #"{"error":"string","error_description":"string","mfa_token":"string","mfa_requirements":{"challenge":[{"type":"string"}]}}"#)))
+            #expect(
+                shape(try mfa.json())
+                    == (try golden(
+                        #"{"error":"string","error_description":"string","mfa_token":"string","mfa_requirements":{"challenge":[{"type":"string"}]}}"#))
+            )
             #expect(try mfa.object()["error"] == "mfa_required")
 
             try await emulator.control.banUser("auth0|alice", provider: .auth0)
@@ -224,13 +252,15 @@ import Testing
             let redirectURI = Auth0Seed.defaultCallbackURL
             func authorize(_ extra: [URLQueryItem] = [], method: String = "S256") async throws -> EmulatorHTTP.Reply {
                 var components = try #require(URLComponents(url: auth0.baseURL.appending(path: "authorize"), resolvingAgainstBaseURL: false))
-                components.queryItems = [
-                    URLQueryItem(name: "response_type", value: "code"), URLQueryItem(name: "client_id", value: auth0.clientID),
-                    URLQueryItem(name: "redirect_uri", value: redirectURI), URLQueryItem(name: "scope", value: "openid profile email offline_access"),
-                    URLQueryItem(name: "state", value: "state-123"), URLQueryItem(name: "nonce", value: "nonce-456"),
-                    URLQueryItem(name: "code_challenge", value: challenge), URLQueryItem(name: "code_challenge_method", value: method),
-                    URLQueryItem(name: "login_hint", value: "alice@example.com"),
-                ] + extra
+                components.queryItems =
+                    [
+                        URLQueryItem(name: "response_type", value: "code"), URLQueryItem(name: "client_id", value: auth0.clientID),
+                        URLQueryItem(name: "redirect_uri", value: redirectURI),
+                        URLQueryItem(name: "scope", value: "openid profile email offline_access"),
+                        URLQueryItem(name: "state", value: "state-123"), URLQueryItem(name: "nonce", value: "nonce-456"),
+                        URLQueryItem(name: "code_challenge", value: challenge), URLQueryItem(name: "code_challenge_method", value: method),
+                        URLQueryItem(name: "login_hint", value: "alice@example.com"),
+                    ] + extra
                 return try await http.send("GET", try #require(components.url))
             }
             func code(_ reply: EmulatorHTTP.Reply) throws -> String {
@@ -244,12 +274,15 @@ import Testing
             let redirect = try await authorize()
             #expect(redirect.status == 302)
             let first = try code(redirect)
-            let exchange: JSONObject = ["grant_type": "authorization_code", "code": .string(first), "code_verifier": .string(verifier),
-                                        "redirect_uri": .string(redirectURI)]
+            let exchange: JSONObject = [
+                "grant_type": "authorization_code", "code": .string(first), "code_verifier": .string(verifier),
+                "redirect_uri": .string(redirectURI),
+            ]
             let tokens = try await token(auth0, exchange)
             #expect(tokens.status == 200, "\(tokens.text)")
-            let idToken = try JWT.verify(try #require(try tokens.object()["id_token"]?.stringValue), keys: try await keys(auth0),
-                                         options: JWTValidationOptions(issuer: auth0.issuer, audience: auth0.clientID, now: { emulator.control.now }))
+            let idToken = try JWT.verify(
+                try #require(try tokens.object()["id_token"]?.stringValue), keys: try await keys(auth0),
+                options: JWTValidationOptions(issuer: auth0.issuer, audience: auth0.clientID, now: { emulator.control.now }))
             #expect(idToken.claims["nonce"] == "nonce-456")
             #expect(idToken.claims["auth_time"] != nil)
             #expect(try tokens.object()["refresh_token"] != nil)
@@ -278,13 +311,17 @@ import Testing
 
     @Test func deviceFlowPendingSlowDownApprovedDeniedExpired() async throws {
         try await withAuth0 { emulator, auth0 in
-            let start = try await http.send("POST", auth0.baseURL.appending(path: "oauth/device/code"),
-                                            json: ["client_id": .string(auth0.clientID), "scope": "openid offline_access"])
+            let start = try await http.send(
+                "POST", auth0.baseURL.appending(path: "oauth/device/code"),
+                json: ["client_id": .string(auth0.clientID), "scope": "openid offline_access"])
             #expect(start.status == 200)
             let device = try start.object()
-            #expect(shape(.object(device)) == (try golden("""
-            {"device_code":"string","user_code":"string","verification_uri":"string","verification_uri_complete":"string","expires_in":"number","interval":"number"}
-            """)))
+            #expect(
+                shape(.object(device))
+                    == (try golden(
+                        """
+                        {"device_code":"string","user_code":"string","verification_uri":"string","verification_uri_complete":"string","expires_in":"number","interval":"number"}
+                        """)))
             #expect(device["interval"] == 5)
             let deviceCode = try #require(device["device_code"]?.stringValue)
             func poll() async throws -> EmulatorHTTP.Reply {
@@ -294,35 +331,47 @@ import Testing
             let tooSoon = try await poll()
             #expect(tooSoon.status == 429)
             #expect(try tooSoon.object()["error"] == "slow_down")
-            emulator.control.advanceClock(by: 10)      // the interval is now 10 s
+            emulator.control.advanceClock(by: 10)  // the interval is now 10 s
             let second = try await poll()
             #expect(second.status == 403)
             #expect(try second.object()["error"] == "authorization_pending")
             emulator.control.advanceClock(by: 10)
-            let approved = try await poll()           // the third counted poll: approved for the first user
+            let approved = try await poll()  // the third counted poll: approved for the first user
             #expect(approved.status == 200, "\(approved.text)")
             #expect(try approved.object()["refresh_token"] != nil)
-            #expect(try await poll().status == 403)    // the code is spent
+            #expect(try await poll().status == 403)  // the code is spent
 
             func startDevice() async throws -> JSONObject {
                 try await http.send("POST", auth0.baseURL.appending(path: "oauth/device/code"), json: ["client_id": .string(auth0.clientID)]).object()
             }
             let denied = try await startDevice()
             try await emulator.control.denyDevice(userCode: try #require(denied["user_code"]?.stringValue))
-            let deniedPoll = try await token(auth0, ["grant_type": "urn:ietf:params:oauth:grant-type:device_code",
-                                                     "device_code": .string(try #require(denied["device_code"]?.stringValue))])
+            let deniedPoll = try await token(
+                auth0,
+                [
+                    "grant_type": "urn:ietf:params:oauth:grant-type:device_code",
+                    "device_code": .string(try #require(denied["device_code"]?.stringValue)),
+                ])
             #expect(try deniedPoll.object()["error"] == "access_denied")
 
             let manual = try await startDevice()
             try await emulator.control.approveDevice(userCode: try #require(manual["user_code"]?.stringValue), as: "auth0|mfa")
-            let manualPoll = try await token(auth0, ["grant_type": "urn:ietf:params:oauth:grant-type:device_code",
-                                                     "device_code": .string(try #require(manual["device_code"]?.stringValue))])
+            let manualPoll = try await token(
+                auth0,
+                [
+                    "grant_type": "urn:ietf:params:oauth:grant-type:device_code",
+                    "device_code": .string(try #require(manual["device_code"]?.stringValue)),
+                ])
             #expect(try JWT.decode(try #require(try manualPoll.object()["id_token"]?.stringValue)).claims.subject == "auth0|mfa")
 
             let late = try await startDevice()
             emulator.control.advanceClock(by: 901)
-            let expired = try await token(auth0, ["grant_type": "urn:ietf:params:oauth:grant-type:device_code",
-                                                  "device_code": .string(try #require(late["device_code"]?.stringValue))])
+            let expired = try await token(
+                auth0,
+                [
+                    "grant_type": "urn:ietf:params:oauth:grant-type:device_code",
+                    "device_code": .string(try #require(late["device_code"]?.stringValue)),
+                ])
             #expect(expired.status == 403)
             #expect(try expired.object()["error"] == "expired_token")
             await #expect(throws: EmulatorError.unknownUserCode) { try await emulator.control.denyDevice(userCode: "NOPE-NOPE") }

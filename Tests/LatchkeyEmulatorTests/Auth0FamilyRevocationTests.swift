@@ -30,9 +30,13 @@ import Testing
     }
 
     private func login(_ auth0: Auth0Endpoint) async throws -> String {
-        let reply = try await token(auth0, ["grant_type": "http://auth0.com/oauth/grant-type/password-realm", "username": "alice@example.com",
-                                            "password": "alice-password-1", "realm": .string(auth0.connection),
-                                            "scope": "openid offline_access"])
+        let reply = try await token(
+            auth0,
+            [
+                "grant_type": "http://auth0.com/oauth/grant-type/password-realm", "username": "alice@example.com",
+                "password": "alice-password-1", "realm": .string(auth0.connection),
+                "scope": "openid offline_access",
+            ])
         return try #require(try reply.object()["refresh_token"]?.stringValue, "\(reply.text)")
     }
 
@@ -53,8 +57,10 @@ import Testing
             #expect(status.familyRevoked && status.newest && status.generation == 2)
             #expect(status.revocation == .reuse(token: first, generation: 1))
             #expect(try await control.auth0RefreshTokenStatus(first).generation == 1)
-            let overHTTP = try await http.send("POST", auth0.baseURL.appending(path: "__emulator/auth0/refresh-tokens/status"),
-                                               json: ["refresh_token": .string(second)]).object()
+            let overHTTP = try await http.send(
+                "POST", auth0.baseURL.appending(path: "__emulator/auth0/refresh-tokens/status"),
+                json: ["refresh_token": .string(second)]
+            ).object()
             #expect(overHTTP["revoked_by"] == "reuse" && overHTTP["revoked_by_reuse_of_generation"] == 1 && overHTTP["generation"] == 2)
 
             let log = try await control.takeAuth0RefreshLog()
@@ -90,8 +96,9 @@ import Testing
         try await withAuth0 { emulator, auth0 in
             let control = emulator.control
             let revoked = try await login(auth0)
-            let reply = try await http.send("POST", auth0.baseURL.appending(path: "oauth/revoke"),
-                                            json: ["client_id": .string(auth0.clientID), "token": .string(revoked)])
+            let reply = try await http.send(
+                "POST", auth0.baseURL.appending(path: "oauth/revoke"),
+                json: ["client_id": .string(auth0.clientID), "token": .string(revoked)])
             #expect(reply.status == 200)
             #expect(try await control.auth0RefreshTokenStatus(revoked).revocation == .revoke)
 

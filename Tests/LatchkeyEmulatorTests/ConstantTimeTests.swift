@@ -1,8 +1,9 @@
 import Foundation
 import LatchkeyCrypto
 import LatchkeyJWT
-@testable import LatchkeyEmulator
 import Testing
+
+@testable import LatchkeyEmulator
 
 /// The emulator's secret comparisons (passwords, API keys, OTP codes, PKCE) go through
 /// `constantTimeEquals`, which reads every byte of the longer input whatever differs.

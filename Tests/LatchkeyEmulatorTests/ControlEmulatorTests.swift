@@ -1,9 +1,10 @@
 import Foundation
+import LatchkeyEmulator
+import Testing
+
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
-import LatchkeyEmulator
-import Testing
 
 /// Faults, the request log, the control API over HTTP, lifecycle and concurrency.
 @Suite struct ControlEmulatorTests {
@@ -24,22 +25,27 @@ import Testing
 
     private func auth0Login(_ emulator: Emulator, session: EmulatorHTTP = .shared) async throws -> EmulatorHTTP.Reply {
         let auth0 = try #require(emulator.auth0)
-        return try await session.send("POST", auth0.baseURL.appending(path: "oauth/token"), json: [
-            "grant_type": "password", "client_id": .string(auth0.clientID), "username": "alice@example.com", "password": "alice-password-1",
-            "scope": "offline_access"])
+        return try await session.send(
+            "POST", auth0.baseURL.appending(path: "oauth/token"),
+            json: [
+                "grant_type": "password", "client_id": .string(auth0.clientID), "username": "alice@example.com", "password": "alice-password-1",
+                "scope": "offline_access",
+            ])
     }
 
     private func socialLogin(_ emulator: Emulator) async throws -> EmulatorHTTP.Reply {
         let endpoint = try #require(emulator.socialPlus)
-        return try await http.send("POST", endpoint.baseURL.appending(path: "api/v5/sessions"), headers: ["X-API-Key": endpoint.apiKey],
-                                   json: ["userId": "alice", "deviceId": "d", "deviceInfo": .object(["kind": "web"])])
+        return try await http.send(
+            "POST", endpoint.baseURL.appending(path: "api/v5/sessions"), headers: ["X-API-Key": endpoint.apiKey],
+            json: ["userId": "alice", "deviceId": "d", "deviceInfo": .object(["kind": "web"])])
     }
 
     private func stytchLogin(_ emulator: Emulator) async throws -> EmulatorHTTP.Reply {
         let stytch = try #require(emulator.stytch)
         let basic = Data("\(stytch.publicToken):\(stytch.publicToken)".utf8).base64EncodedString()
-        return try await http.send("POST", stytch.sdkBaseURL.appending(path: "passwords/authenticate"), headers: ["Authorization": "Basic \(basic)"],
-                                   json: ["email": "alice@example.com", "password": "alice-password-1"])
+        return try await http.send(
+            "POST", stytch.sdkBaseURL.appending(path: "passwords/authenticate"), headers: ["Authorization": "Basic \(basic)"],
+            json: ["email": "alice@example.com", "password": "alice-password-1"])
     }
 
     @Test func statusFaultsAnswerInEachProvidersShapeForTheNextNRequests() async throws {
@@ -124,8 +130,11 @@ import Testing
             #expect(try advanced.object()["now"] == "2027-01-15T09:00:00Z")
             #expect(emulator.control.now == Date(timeIntervalSince1970: 1_800_003_600))
 
-            let fault = try await http.send("POST", base.appending(path: "faults"), json: [
-                "provider": "auth0", "method": "POST", "path": "/oauth/token", "kind": "status", "status": 503, "next": 1])
+            let fault = try await http.send(
+                "POST", base.appending(path: "faults"),
+                json: [
+                    "provider": "auth0", "method": "POST", "path": "/oauth/token", "kind": "status", "status": 503, "next": 1,
+                ])
             #expect(fault.status == 200, "\(fault.text)")
             #expect(try await auth0Login(emulator).status == 503)
             let badFault = try await http.send("POST", base.appending(path: "faults"), json: ["provider": "auth0", "kind": "explode"])
@@ -140,8 +149,11 @@ import Testing
 
             // Users through the control API (on another provider's port: the control API is shared).
             let stytchControl = try #require(emulator.stytch?.baseURL).appending(path: "__emulator/")
-            let created = try await http.send("POST", stytchControl.appending(path: "auth0/users"), json: [
-                "userID": "auth0|dave", "email": "dave@example.com", "password": "dave-password-1"])
+            let created = try await http.send(
+                "POST", stytchControl.appending(path: "auth0/users"),
+                json: [
+                    "userID": "auth0|dave", "email": "dave@example.com", "password": "dave-password-1",
+                ])
             #expect(created.status == 201, "\(created.text)")
             #expect(try await http.send("POST", stytchControl.appending(path: "auth0/users/auth0|dave/ban"), json: [:]).status == 200)
             #expect(try await http.send("POST", stytchControl.appending(path: "auth0/users/auth0|nobody/ban"), json: [:]).status == 404)
@@ -181,8 +193,10 @@ import Testing
 
     @Test func descriptionsHideSecrets() async throws {
         try await withEmulator(EmulatorOptions(providers: [.socialPlus])) { emulator in
-            let texts = ["\(emulator.seed)", "\(emulator.seed.stytch.users[0])", "\(emulator.seed.auth0.users[0])",
-                         "\(emulator.seed.stytch.organizations[0].members[0])", "\(try #require(emulator.socialPlus))"]
+            let texts = [
+                "\(emulator.seed)", "\(emulator.seed.stytch.users[0])", "\(emulator.seed.auth0.users[0])",
+                "\(emulator.seed.stytch.organizations[0].members[0])", "\(try #require(emulator.socialPlus))",
+            ]
             for text in texts {
                 for secret in ["alice-password-1", "bob-password-1", emulator.seed.socialPlus.serverKey, emulator.seed.socialPlus.accessTokenSecret] {
                     #expect(!text.contains(secret), "\(text)")
@@ -199,9 +213,12 @@ import Testing
             let refreshTokens = try await withThrowingTaskGroup(of: String.self) { group in
                 for _ in 0..<1000 {
                     group.addTask {
-                        let reply = try await client.send("POST", url, json: [
-                            "grant_type": "password", "client_id": .string(auth0.clientID), "username": "alice@example.com",
-                            "password": "alice-password-1", "scope": "offline_access"])
+                        let reply = try await client.send(
+                            "POST", url,
+                            json: [
+                                "grant_type": "password", "client_id": .string(auth0.clientID), "username": "alice@example.com",
+                                "password": "alice-password-1", "scope": "offline_access",
+                            ])
                         return try reply.object()["refresh_token"]?.stringValue ?? ""
                     }
                 }
@@ -214,8 +231,11 @@ import Testing
                 for token in refreshTokens {
                     for _ in 0..<2 {
                         group.addTask {
-                            let reply = try await client.send("POST", url, json: [
-                                "grant_type": "refresh_token", "client_id": .string(auth0.clientID), "refresh_token": .string(token)])
+                            let reply = try await client.send(
+                                "POST", url,
+                                json: [
+                                    "grant_type": "refresh_token", "client_id": .string(auth0.clientID), "refresh_token": .string(token),
+                                ])
                             return (token, reply.status)
                         }
                     }

@@ -1,9 +1,10 @@
 import Foundation
+import LatchkeyJSON
+import Testing
+
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
-import LatchkeyJSON
-import Testing
 
 /// A small HTTP client over URLSession for talking to the emulator on loopback.
 struct EmulatorHTTP: Sendable {
@@ -38,8 +39,10 @@ struct EmulatorHTTP: Sendable {
         session = URLSession(configuration: configuration, delegate: NoRedirects(), delegateQueue: nil)
     }
 
-    func send(_ method: String, _ url: URL, headers: [String: String] = [:], json: JSONObject? = nil, form: [(String, String)]? = nil,
-              body: Data? = nil) async throws -> Reply {
+    func send(
+        _ method: String, _ url: URL, headers: [String: String] = [:], json: JSONObject? = nil, form: [(String, String)]? = nil,
+        body: Data? = nil
+    ) async throws -> Reply {
         var request = URLRequest(url: url)
         request.httpMethod = method
         for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
@@ -63,13 +66,16 @@ struct EmulatorHTTP: Sendable {
     }
 
     private func escape(_ text: String) -> String {
-        text.addingPercentEncoding(withAllowedCharacters: CharacterSet(charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")) ?? text
+        text.addingPercentEncoding(
+            withAllowedCharacters: CharacterSet(charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")) ?? text
     }
 }
 
 private final class NoRedirects: NSObject, URLSessionTaskDelegate, Sendable {
-    func urlSession(_ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
-                    newRequest request: URLRequest, completionHandler: @escaping @Sendable (URLRequest?) -> Void) {
+    func urlSession(
+        _ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
+        newRequest request: URLRequest, completionHandler: @escaping @Sendable (URLRequest?) -> Void
+    ) {
         completionHandler(nil)
     }
 }

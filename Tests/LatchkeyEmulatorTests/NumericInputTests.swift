@@ -1,10 +1,11 @@
 import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
 import LatchkeyEmulator
 import LatchkeyJSON
 import Testing
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
 
 /// No number from outside traps the emulator.
 @Suite struct NumericInputTests {
@@ -21,13 +22,19 @@ import Testing
 
     private func auth0Login(_ emulator: Emulator) async throws -> EmulatorHTTP.Reply {
         let auth0 = try #require(emulator.auth0)
-        return try await http.send("POST", auth0.baseURL.appending(path: "oauth/token"), json: [
-            "grant_type": "password", "client_id": .string(auth0.clientID), "username": "alice@example.com", "password": "alice-password-1"])
+        return try await http.send(
+            "POST", auth0.baseURL.appending(path: "oauth/token"),
+            json: [
+                "grant_type": "password", "client_id": .string(auth0.clientID), "username": "alice@example.com", "password": "alice-password-1",
+            ])
     }
 
     private func inject429(_ base: URL) async throws {
-        let fault = try await http.send("POST", base.appending(path: "faults"), json: [
-            "provider": "auth0", "method": "POST", "path": "/oauth/token", "kind": "status", "status": 429, "next": 1])
+        let fault = try await http.send(
+            "POST", base.appending(path: "faults"),
+            json: [
+                "provider": "auth0", "method": "POST", "path": "/oauth/token", "kind": "status", "status": 429, "next": 1,
+            ])
         #expect(fault.status == 200, "\(fault.text)")
     }
 
@@ -90,8 +97,9 @@ import Testing
     func outOfRangeLifetimesAndKeyCountsAreRefusedOrClamped(_ number: Double) async throws {
         try await withEmulator { emulator in
             let base = try #require(emulator.socialPlus?.baseURL).appending(path: "__emulator/")
-            let token = try await http.send("POST", base.appending(path: "socialplus/access-tokens"),
-                                            json: ["userId": "alice", "lifetime": .number(number)])
+            let token = try await http.send(
+                "POST", base.appending(path: "socialplus/access-tokens"),
+                json: ["userId": "alice", "lifetime": .number(number)])
             #expect(token.status == 400)
             let rotated = try await http.send("POST", base.appending(path: "auth0/keys/rotate"), json: ["keepingPrevious": .number(number)])
             #expect(rotated.status == 200, "\(rotated.text)")

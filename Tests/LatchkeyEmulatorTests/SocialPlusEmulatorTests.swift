@@ -13,7 +13,8 @@ import Testing
     private func withSocialPlus(secure: Bool = false, _ body: (Emulator, SocialPlusEndpoint) async throws -> Void) async throws {
         var seed = SocialPlusSeed.standard
         seed.secureMode = secure
-        let emulator = try await Emulator.start(EmulatorOptions(providers: [.socialPlus], seed: EmulatorSeed(socialPlus: seed), clockStart: Self.start))
+        let emulator = try await Emulator.start(
+            EmulatorOptions(providers: [.socialPlus], seed: EmulatorSeed(socialPlus: seed), clockStart: Self.start))
         do {
             try await body(emulator, try #require(emulator.socialPlus))
         } catch {
@@ -23,14 +24,19 @@ import Testing
         await emulator.stop()
     }
 
-    private func login(_ endpoint: SocialPlusEndpoint, userID: String = "alice", authToken: String? = nil, apiKey: String? = nil,
-                       extra: JSONObject = [:]) async throws -> EmulatorHTTP.Reply {
-        var body: JSONObject = ["userId": .string(userID), "displayName": "Alice", "deviceId": "device-1",
-                                "deviceInfo": .object(["kind": "web", "sdkVersion": "latchkey-0.1"])]
+    private func login(
+        _ endpoint: SocialPlusEndpoint, userID: String = "alice", authToken: String? = nil, apiKey: String? = nil,
+        extra: JSONObject = [:]
+    ) async throws -> EmulatorHTTP.Reply {
+        var body: JSONObject = [
+            "userId": .string(userID), "displayName": "Alice", "deviceId": "device-1",
+            "deviceInfo": .object(["kind": "web", "sdkVersion": "latchkey-0.1"]),
+        ]
         if let authToken { body["authToken"] = .string(authToken) }
         for member in extra { body[member.name] = member.value }
-        return try await http.send("POST", endpoint.baseURL.appending(path: "api/v5/sessions"), headers: ["X-API-Key": apiKey ?? endpoint.apiKey],
-                                   json: body)
+        return try await http.send(
+            "POST", endpoint.baseURL.appending(path: "api/v5/sessions"), headers: ["X-API-Key": apiKey ?? endpoint.apiKey],
+            json: body)
     }
 
     private func user(_ endpoint: SocialPlusEndpoint, _ userID: String, token: String) async throws -> EmulatorHTTP.Reply {
@@ -44,11 +50,14 @@ import Testing
             let reply = try await login(endpoint)
             #expect(reply.status == 200, "\(reply.text)")
             let body = try reply.json()
-            #expect(shape(body) == (try golden("""
-            {"accessToken":"string","issuedAt":"string","expiresAt":"string","users":[{"userId":"string","displayName":"string","isDeleted":"bool",
-             "isGlobalBanned":"bool","roles":[],"permissions":[],"metadata":{},"flagCount":"number","hashFlag":null,"createdAt":"string","updatedAt":"string"}],
-             "files":[]}
-            """)))
+            #expect(
+                shape(body)
+                    == (try golden(
+                        """
+                        {"accessToken":"string","issuedAt":"string","expiresAt":"string","users":[{"userId":"string","displayName":"string","isDeleted":"bool",
+                         "isGlobalBanned":"bool","roles":[],"permissions":[],"metadata":{},"flagCount":"number","hashFlag":null,"createdAt":"string","updatedAt":"string"}],
+                         "files":[]}
+                        """)))
             #expect(body["issuedAt"] == "2027-01-15T08:00:00.000Z")
             #expect(body["expiresAt"] == "2027-02-14T08:00:00.000Z")
             let token = try #require(body["accessToken"]?.stringValue)
@@ -69,15 +78,18 @@ import Testing
             #expect(try code(wrongKey) == 400_100)
             // `node` is documented, but the service does not take it yet (the TypeScript SDK
             // sends `web` from Node until "backend has fixed this").
-            for broken: JSONObject in [["userId": ""], ["deviceId": .null], ["deviceInfo": "linux"], ["displayName": 5],
-                                       ["deviceInfo": .object(["kind": "node", "sdkVersion": "x"])],
-                                       ["deviceInfo": .object(["kind": "linux", "sdkVersion": "x"])]] {
+            for broken: JSONObject in [
+                ["userId": ""], ["deviceId": .null], ["deviceInfo": "linux"], ["displayName": 5],
+                ["deviceInfo": .object(["kind": "node", "sdkVersion": "x"])],
+                ["deviceInfo": .object(["kind": "linux", "sdkVersion": "x"])],
+            ] {
                 let reply = try await login(endpoint, extra: broken)
                 #expect(reply.status == 400, "\(broken): \(reply.text)")
                 #expect(try code(reply) == 400_000)
             }
-            let notJSON = try await http.send("POST", endpoint.baseURL.appending(path: "api/v5/sessions"), headers: ["X-API-Key": endpoint.apiKey],
-                                              body: Data("nope".utf8))
+            let notJSON = try await http.send(
+                "POST", endpoint.baseURL.appending(path: "api/v5/sessions"), headers: ["X-API-Key": endpoint.apiKey],
+                body: Data("nope".utf8))
             #expect(notJSON.status == 400)
             #expect(try await user(endpoint, "alice", token: "garbage").status == 401)
             let missing = try await http.send("GET", endpoint.baseURL.appending(path: "api/v9/nothing"))
@@ -96,10 +108,10 @@ import Testing
             #expect(minted.status == 200)
             #expect(minted.header("content-type")?.hasPrefix("text/plain") == true)
             let authToken = minted.text
-            #expect(try await login(endpoint, userID: "bob", authToken: authToken).status == 401)   // another user's token
+            #expect(try await login(endpoint, userID: "bob", authToken: authToken).status == 401)  // another user's token
             let other = try await http.send("POST", mintURL, headers: ["x-server-key": endpoint.serverKey], json: ["userId": "alice"]).text
             #expect(try await login(endpoint, authToken: other).status == 200)
-            #expect(try await login(endpoint, authToken: other).status == 401)                       // spent
+            #expect(try await login(endpoint, authToken: other).status == 401)  // spent
             // Minted tokens live about ten minutes.
             let late = try await emulator.control.mintSocialPlusAuthToken(userID: "alice")
             emulator.control.advanceClock(by: 601)
@@ -109,8 +121,10 @@ import Testing
 
     @Test func theDocumentedGetMintsAuthTokensToo() async throws {
         try await withSocialPlus(secure: true) { _, endpoint in
-            var components = try #require(URLComponents(url: endpoint.baseURL.appending(path: "api/v3/authentication/token"),
-                                                        resolvingAgainstBaseURL: false))
+            var components = try #require(
+                URLComponents(
+                    url: endpoint.baseURL.appending(path: "api/v3/authentication/token"),
+                    resolvingAgainstBaseURL: false))
             components.queryItems = [URLQueryItem(name: "userId", value: "alice")]
             let url = try #require(components.url)
             #expect(try await http.send("GET", url, headers: ["x-server-key": "nope"]).status == 401)
@@ -118,8 +132,9 @@ import Testing
             #expect(minted.status == 200)
             #expect(minted.header("content-type")?.hasPrefix("text/plain") == true)
             #expect(try await login(endpoint, authToken: minted.text).status == 200)
-            let noUser = try await http.send("GET", endpoint.baseURL.appending(path: "api/v3/authentication/token"),
-                                             headers: ["x-server-key": endpoint.serverKey])
+            let noUser = try await http.send(
+                "GET", endpoint.baseURL.appending(path: "api/v3/authentication/token"),
+                headers: ["x-server-key": endpoint.serverKey])
             #expect(noUser.status == 400)
         }
     }
@@ -150,8 +165,9 @@ import Testing
             // A user is created on the first use of its JWT, as on a first login.
             let carol = try emulator.control.signSocialPlusAccessToken(userID: "carol", lifetime: 60)
             #expect(try await user(endpoint, "carol", token: carol).status == 200)
-            let forged = try JWT.sign(["userId": "alice", "exp": .number(Self.start.timeIntervalSince1970 + 60)],
-                                      key: try JWTKey.hmac(Array("another-secret-of-sufficient-length-0123456789".utf8), algorithm: .hs256))
+            let forged = try JWT.sign(
+                ["userId": "alice", "exp": .number(Self.start.timeIntervalSince1970 + 60)],
+                key: try JWTKey.hmac(Array("another-secret-of-sufficient-length-0123456789".utf8), algorithm: .hs256))
             #expect(try code(try await user(endpoint, "alice", token: forged)) == 400_100)
             try await emulator.control.banUser("alice", provider: .socialPlus)
             #expect(try code(try await user(endpoint, "alice", token: jwt)) == 400_312)

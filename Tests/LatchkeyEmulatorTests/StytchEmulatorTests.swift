@@ -46,18 +46,21 @@ import Testing
     @Test func passwordLoginMatchesTheDocumentedShapeAndSignsASessionJWT() async throws {
         try await withStytch { emulator, stytch in
             let body = try await login(stytch, minutes: 60)
-            #expect(shape(body) == (try golden("""
-            {"data":{"request_id":"string","status_code":"number","user_id":"string","session_token":"string","session_jwt":"string",
-             "session":{"session_id":"string","user_id":"string","started_at":"string","last_accessed_at":"string","expires_at":"string",
-               "attributes":{"ip_address":"string","user_agent":"string"},
-               "authentication_factors":[{"type":"string","delivery_method":"string","last_authenticated_at":"string",
-                 "email_factor":{"email_id":"string","email_address":"string"}}],
-               "custom_claims":{},"roles":["string"]},
-             "user":{"user_id":"string","created_at":"string","status":"string","name":{"first_name":"string","middle_name":"string","last_name":"string"},
-               "emails":[{"email_id":"string","email":"string","verified":"bool"}],"phone_numbers":[],"providers":[],"webauthn_registrations":[],
-               "totps":[],"crypto_wallets":[],"password":{"password_id":"string","requires_reset":"bool"},"trusted_metadata":{},
-               "untrusted_metadata":{},"roles":["string"]}}}
-            """)))
+            #expect(
+                shape(body)
+                    == (try golden(
+                        """
+                        {"data":{"request_id":"string","status_code":"number","user_id":"string","session_token":"string","session_jwt":"string",
+                         "session":{"session_id":"string","user_id":"string","started_at":"string","last_accessed_at":"string","expires_at":"string",
+                           "attributes":{"ip_address":"string","user_agent":"string"},
+                           "authentication_factors":[{"type":"string","delivery_method":"string","last_authenticated_at":"string",
+                             "email_factor":{"email_id":"string","email_address":"string"}}],
+                           "custom_claims":{},"roles":["string"]},
+                         "user":{"user_id":"string","created_at":"string","status":"string","name":{"first_name":"string","middle_name":"string","last_name":"string"},
+                           "emails":[{"email_id":"string","email":"string","verified":"bool"}],"phone_numbers":[],"providers":[],"webauthn_registrations":[],
+                           "totps":[],"crypto_wallets":[],"password":{"password_id":"string","requires_reset":"bool"},"trusted_metadata":{},
+                           "untrusted_metadata":{},"roles":["string"]}}}
+                        """)))
             #expect(body[path: "data.status_code"] == 200)
             #expect(body[path: "data.session.started_at"] == "2027-01-15T08:00:00Z")
             #expect(body[path: "data.session.expires_at"] == "2027-01-15T09:00:00Z")
@@ -66,8 +69,10 @@ import Testing
 
             let jwt = try #require(body[path: "data.session_jwt"]?.stringValue)
             let keys = try await jwks(stytch.jwksURL)
-            let verified = try JWT.verify(jwt, keys: keys, options: JWTValidationOptions(
-                issuer: "stytch.com/\(stytch.projectID)", audience: stytch.projectID, now: { emulator.control.now }))
+            let verified = try JWT.verify(
+                jwt, keys: keys,
+                options: JWTValidationOptions(
+                    issuer: "stytch.com/\(stytch.projectID)", audience: stytch.projectID, now: { emulator.control.now }))
             #expect(verified.header.algorithm == .rs256)
             #expect(verified.header.keyID != nil)
             #expect(verified.claims.subject == body[path: "data.user_id"]?.stringValue)
@@ -78,11 +83,14 @@ import Testing
             let session = try #require(verified.claims["https://stytch.com/session"])
             #expect(session["id"] == body[path: "data.session.session_id"])
             #expect(session["expires_at"] == "2027-01-15T09:00:00Z")
-            #expect(shape(session) == (try golden("""
-            {"id":"string","started_at":"string","last_accessed_at":"string","expires_at":"string","attributes":{"ip_address":"string","user_agent":"string"},
-             "authentication_factors":[{"type":"string","delivery_method":"string","last_authenticated_at":"string","email_factor":{"email_id":"string","email_address":"string"}}],
-             "roles":["string"]}
-            """)))
+            #expect(
+                shape(session)
+                    == (try golden(
+                        """
+                        {"id":"string","started_at":"string","last_accessed_at":"string","expires_at":"string","attributes":{"ip_address":"string","user_agent":"string"},
+                         "authentication_factors":[{"type":"string","delivery_method":"string","last_authenticated_at":"string","email_factor":{"email_id":"string","email_address":"string"}}],
+                         "roles":["string"]}
+                        """)))
         }
     }
 
@@ -142,11 +150,14 @@ import Testing
             let url = stytch.sdkBaseURL.appending(path: "sessions/authenticate")
             let missing = try await http.send("POST", url, json: [:])
             #expect(missing.status == 401)
-            #expect(shape(try missing.json()) == (try golden(
-                #"{"status_code":"number","request_id":"string","error_type":"string","error_message":"string","error_url":"string"}"#)))
+            #expect(
+                shape(try missing.json())
+                    == (try golden(
+                        #"{"status_code":"number","request_id":"string","error_type":"string","error_message":"string","error_url":"string"}"#)))
             #expect(try missing.object()["error_type"] == "unauthorized_credentials")
-            let unknown = try await http.send("POST", url, headers: ["Authorization": "Basic " + Data("public-token-test-nope:x".utf8).base64EncodedString()],
-                                              json: [:])
+            let unknown = try await http.send(
+                "POST", url, headers: ["Authorization": "Basic " + Data("public-token-test-nope:x".utf8).base64EncodedString()],
+                json: [:])
             #expect(unknown.status == 401)
             #expect(try unknown.object()["error_type"] == "unauthorized_credentials")
             let garbage = try await http.send("POST", url, headers: ["Authorization": "Basic %%%"], json: [:])
@@ -155,9 +166,10 @@ import Testing
             let noSession = try await post(stytch, "sessions/authenticate")
             #expect(noSession.status == 401)
             // A wrong public token on a login is refused before the password is looked at.
-            let login = try await http.send("POST", stytch.sdkBaseURL.appending(path: "passwords/authenticate"),
-                                            headers: ["Authorization": "Basic " + Data("public-token-test-nope:public-token-test-nope".utf8).base64EncodedString()],
-                                            json: ["email": "alice@example.com", "password": "alice-password-1"])
+            let login = try await http.send(
+                "POST", stytch.sdkBaseURL.appending(path: "passwords/authenticate"),
+                headers: ["Authorization": "Basic " + Data("public-token-test-nope:public-token-test-nope".utf8).base64EncodedString()],
+                json: ["email": "alice@example.com", "password": "alice-password-1"])
             #expect(login.status == 401)
         }
     }
@@ -169,12 +181,19 @@ import Testing
                 ("passwords/authenticate", ["email": "alice@example.com"], nil, 400, "bad_request"),
                 ("passwords/authenticate", ["email": "alice@example.com", "password": "wrong"], nil, 401, "unauthorized_credentials"),
                 ("passwords/authenticate", ["email": "nobody@example.com", "password": "alice-password-1"], nil, 401, "unauthorized_credentials"),
-                ("passwords/authenticate", ["email": "alice@example.com", "password": "alice-password-1", "session_duration_minutes": 4], nil, 400,
-                 "invalid_session_duration"),
-                ("passwords/authenticate", ["email": "alice@example.com", "password": "alice-password-1", "session_duration_minutes": 527_041], nil,
-                 400, "invalid_session_duration"),
-                ("passwords/authenticate", ["email": "alice@example.com", "password": "alice-password-1", "session_duration_minutes": "ten"], nil,
-                 400, "invalid_session_duration"),
+                (
+                    "passwords/authenticate", ["email": "alice@example.com", "password": "alice-password-1", "session_duration_minutes": 4], nil, 400,
+                    "invalid_session_duration"
+                ),
+                (
+                    "passwords/authenticate", ["email": "alice@example.com", "password": "alice-password-1", "session_duration_minutes": 527_041],
+                    nil,
+                    400, "invalid_session_duration"
+                ),
+                (
+                    "passwords/authenticate", ["email": "alice@example.com", "password": "alice-password-1", "session_duration_minutes": "ten"], nil,
+                    400, "invalid_session_duration"
+                ),
                 ("passwords/authenticate", nil, Data("{not json".utf8), 400, "bad_request"),
                 ("passwords/authenticate", nil, Data("[1,2]".utf8), 400, "bad_request"),
                 ("otps/authenticate", ["token": "123456"], nil, 400, "bad_request"),
@@ -182,8 +201,11 @@ import Testing
                 ("magic_links/authenticate", [:], nil, 400, "bad_request"),
                 ("magic_links/authenticate", ["token": "nope"], nil, 401, "unable_to_auth_magic_link"),
                 ("b2b/passwords/authenticate", ["email_address": "bob@acme.example", "password": "bob-password-1"], nil, 400, "bad_request"),
-                ("b2b/passwords/authenticate", ["organization_id": "organization-test-nope", "email_address": "bob@acme.example", "password": "x"],
-                 nil, 404, "organization_not_found"),
+                (
+                    "b2b/passwords/authenticate",
+                    ["organization_id": "organization-test-nope", "email_address": "bob@acme.example", "password": "x"],
+                    nil, 404, "organization_not_found"
+                ),
             ]
             for (path, json, raw, status, type) in cases {
                 let reply = try await http.send("POST", stytch.sdkBaseURL.appending(path: path), headers: basic(stytch), json: json, body: raw)
@@ -198,12 +220,17 @@ import Testing
         try await withStytch { emulator, stytch in
             let otp = try await emulator.control.issueStytchOTP(email: "alice@example.com")
             #expect(otp.code.count == 6)
-            let wrong = try await post(stytch, "otps/authenticate", ["token": otp.code == "000000" ? "111111" : "000000", "method_id": .string(otp.methodID)])
+            let wrong = try await post(
+                stytch, "otps/authenticate", ["token": otp.code == "000000" ? "111111" : "000000", "method_id": .string(otp.methodID)])
             #expect(wrong.status == 404)
             // A wrong code is refused; the right one still works, once.
             let otp2 = otp
-            let signedIn = try await post(stytch, "otps/authenticate", ["token": .string(otp2.code), "method_id": .string(otp2.methodID),
-                                                                        "session_duration_minutes": 10])
+            let signedIn = try await post(
+                stytch, "otps/authenticate",
+                [
+                    "token": .string(otp2.code), "method_id": .string(otp2.methodID),
+                    "session_duration_minutes": 10,
+                ])
             #expect(signedIn.status == 200, "\(signedIn.text)")
             #expect(try signedIn.json()[path: "data.session.authentication_factors"]?.arrayValue?.first?["type"] == "otp")
             let again = try await post(stytch, "otps/authenticate", ["token": .string(otp2.code), "method_id": .string(otp2.methodID)])
@@ -229,19 +256,29 @@ import Testing
     @Test func b2bMemberSessionsAndMFAPendingSignIn() async throws {
         try await withStytch { emulator, stytch in
             let organizationID = emulator.seed.stytch.organizations[0].organizationID
-            let reply = try await post(stytch, "b2b/passwords/authenticate", ["organization_id": .string(organizationID),
-                                                                             "email_address": "bob@acme.example", "password": "bob-password-1",
-                                                                             "session_duration_minutes": 60])
+            let reply = try await post(
+                stytch, "b2b/passwords/authenticate",
+                [
+                    "organization_id": .string(organizationID),
+                    "email_address": "bob@acme.example", "password": "bob-password-1",
+                    "session_duration_minutes": 60,
+                ])
             #expect(reply.status == 200, "\(reply.text)")
             let body = try reply.json()
             let data = try #require(body["data"]?.objectValue)
-            #expect(data.names == ["request_id", "status_code", "member_id", "member_session", "member", "organization", "session_token",
-                                   "session_jwt", "member_authenticated", "intermediate_session_token"])
-            #expect(shape(try #require(data["member_session"])) == (try golden("""
-            {"member_session_id":"string","member_id":"string","organization_id":"string","organization_slug":"string","started_at":"string",
-             "last_accessed_at":"string","expires_at":"string","authentication_factors":[{"type":"string","delivery_method":"string",
-             "last_authenticated_at":"string","email_factor":{"email_id":"string","email_address":"string"}}],"custom_claims":{},"roles":["string"]}
-            """)))
+            #expect(
+                data.names == [
+                    "request_id", "status_code", "member_id", "member_session", "member", "organization", "session_token",
+                    "session_jwt", "member_authenticated", "intermediate_session_token",
+                ])
+            #expect(
+                shape(try #require(data["member_session"]))
+                    == (try golden(
+                        """
+                        {"member_session_id":"string","member_id":"string","organization_id":"string","organization_slug":"string","started_at":"string",
+                         "last_accessed_at":"string","expires_at":"string","authentication_factors":[{"type":"string","delivery_method":"string",
+                         "last_authenticated_at":"string","email_factor":{"email_id":"string","email_address":"string"}}],"custom_claims":{},"roles":["string"]}
+                        """)))
             #expect(body[path: "data.member_session.organization_slug"] == "acme")
             let jwt = try #require(body[path: "data.session_jwt"]?.stringValue)
             let verified = try JWT.verify(jwt, keys: try await jwks(stytch.b2bJWKSURL), options: JWTValidationOptions(now: { emulator.control.now }))
@@ -258,8 +295,12 @@ import Testing
             #expect(try await post(stytch, "b2b/sessions/revoke", session: token).status == 200)
             #expect(try await post(stytch, "b2b/sessions/authenticate", session: token).status == 401)
 
-            let carol = try await post(stytch, "b2b/passwords/authenticate", ["organization_id": .string(organizationID),
-                                                                              "email_address": "carol@acme.example", "password": "carol-password-1"])
+            let carol = try await post(
+                stytch, "b2b/passwords/authenticate",
+                [
+                    "organization_id": .string(organizationID),
+                    "email_address": "carol@acme.example", "password": "carol-password-1",
+                ])
             #expect(carol.status == 200)
             let pending = try carol.json()
             #expect(pending[path: "data.member_session"] == .null)
@@ -372,14 +413,17 @@ import Testing
                 #expect(refused.status == 400, "\(path)")
                 #expect(try refused.json()["error_type"] == "invalid_mobile_identifier")
             }
-            let bootstrap = try await http.send("GET", stytch.sdkBaseURL.appending(path: "projects/bootstrap/\(stytch.publicToken)"),
-                                                headers: headers)
+            let bootstrap = try await http.send(
+                "GET", stytch.sdkBaseURL.appending(path: "projects/bootstrap/\(stytch.publicToken)"),
+                headers: headers)
             #expect(bootstrap.status == 400)
             headers["X-SDK-Client"] = "not base64 JSON"
-            #expect(try await http.send("POST", stytch.sdkBaseURL.appending(path: "passwords/authenticate"), headers: headers, json: body).status == 400)
+            #expect(
+                try await http.send("POST", stytch.sdkBaseURL.appending(path: "passwords/authenticate"), headers: headers, json: body).status == 400)
             headers["X-SDK-Client"] = client(stytch.appIdentifier)
             #expect(stytch.appIdentifier == StytchSeed.defaultAppIdentifier)
-            #expect(try await http.send("POST", stytch.sdkBaseURL.appending(path: "passwords/authenticate"), headers: headers, json: body).status == 200)
+            #expect(
+                try await http.send("POST", stytch.sdkBaseURL.appending(path: "passwords/authenticate"), headers: headers, json: body).status == 200)
         }
     }
 
@@ -394,8 +438,9 @@ import Testing
         #expect(stytch.appIdentifier == "com.example.one")
         var headers = basic(stytch)
         headers["X-SDK-Client"] = Data(#"{"app":{"identifier":"com.example.two"}}"#.utf8).base64EncodedString()
-        let reply = try await http.send("POST", stytch.sdkBaseURL.appending(path: "passwords/authenticate"), headers: headers,
-                                        json: ["email": "alice@example.com", "password": "alice-password-1"])
+        let reply = try await http.send(
+            "POST", stytch.sdkBaseURL.appending(path: "passwords/authenticate"), headers: headers,
+            json: ["email": "alice@example.com", "password": "alice-password-1"])
         await emulator.stop()
         #expect(reply.status == 200)
     }

@@ -11,7 +11,7 @@ import Testing
     let http = EmulatorHTTP.shared
     static let redirect = "http://127.0.0.1:53682/callback"
     static let verifier = Base64URL.encode((0..<32).map { UInt8($0) })
-    static let challenge = "6oZqdX5MOLq_qBJ8vppAnT4fk6AP8UiP9zX8-Rev_9A" // base64url(SHA-256(verifier))
+    static let challenge = "6oZqdX5MOLq_qBJ8vppAnT4fk6AP8UiP9zX8-Rev_9A"  // base64url(SHA-256(verifier))
 
     private func withStytch(_ body: (StytchEndpoint) async throws -> Void) async throws {
         let emulator = try await Emulator.start(EmulatorOptions(providers: [.stytch]))
@@ -22,12 +22,16 @@ import Testing
         await emulator.stop()
     }
 
-    private func start(_ stytch: StytchEndpoint, b2b: Bool = false, redirect: String = Self.redirect + "?state=s-1",
-                       challenge: String? = Self.challenge, organization: String? = nil) async throws -> EmulatorHTTP.Reply {
+    private func start(
+        _ stytch: StytchEndpoint, b2b: Bool = false, redirect: String = Self.redirect + "?state=s-1",
+        challenge: String? = Self.challenge, organization: String? = nil
+    ) async throws -> EmulatorHTTP.Reply {
         let path = b2b ? "v1/b2b/public/oauth/google/start" : "v1/public/oauth/google/start"
         var components = try #require(URLComponents(url: stytch.baseURL.appending(path: path), resolvingAgainstBaseURL: false))
-        var items = [URLQueryItem(name: "public_token", value: stytch.publicToken), URLQueryItem(name: "login_redirect_url", value: redirect),
-                     URLQueryItem(name: "signup_redirect_url", value: redirect)]
+        var items = [
+            URLQueryItem(name: "public_token", value: stytch.publicToken), URLQueryItem(name: "login_redirect_url", value: redirect),
+            URLQueryItem(name: "signup_redirect_url", value: redirect),
+        ]
         if let challenge { items.append(URLQueryItem(name: b2b ? "pkce_code_challenge" : "code_challenge", value: challenge)) }
         if let organization { items.append(URLQueryItem(name: "organization_id", value: organization)) }
         components.queryItems = items
@@ -39,7 +43,8 @@ import Testing
         #expect(page.status == 200, "\(page.text)")
         let marker = #"name="attempt" value=""#
         let attempt = String(try #require(page.text.range(of: marker).map { page.text[$0.upperBound...].prefix { $0 != "\"" } }))
-        let reply = try await http.send("POST", stytch.baseURL.appending(path: "__oauth_provider/consent"), form: [("attempt", attempt), ("email", email)])
+        let reply = try await http.send(
+            "POST", stytch.baseURL.appending(path: "__oauth_provider/consent"), form: [("attempt", attempt), ("email", email)])
         #expect(reply.status == 302)
         let location = try #require(reply.header("location"))
         #expect(location.hasPrefix(Self.redirect + "?state=s-1&stytch_token_type=oauth&token="))
@@ -84,8 +89,9 @@ import Testing
             let page = try await start(stytch)
             let marker = #"name="attempt" value=""#
             let attempt = String(try #require(page.text.range(of: marker).map { page.text[$0.upperBound...].prefix { $0 != "\"" } }))
-            let unknown = try await http.send("POST", stytch.baseURL.appending(path: "__oauth_provider/consent"),
-                                              form: [("attempt", attempt), ("email", "nobody@example.com")])
+            let unknown = try await http.send(
+                "POST", stytch.baseURL.appending(path: "__oauth_provider/consent"),
+                form: [("attempt", attempt), ("email", "nobody@example.com")])
             #expect(unknown.status == 200 && unknown.text.contains(#"id="error""#))
         }
     }
@@ -96,16 +102,19 @@ import Testing
             #expect(try await start(stytch, b2b: true).status == 404)
             let token = try await consent(stytch, try await start(stytch, b2b: true, organization: acme), email: "bob@acme.example")
             // A consumer exchange of a B2B token is refused.
-            let crossed = try await authenticate(stytch, path: "oauth/authenticate", ["token": .string(token), "code_verifier": .string(Self.verifier)])
+            let crossed = try await authenticate(
+                stytch, path: "oauth/authenticate", ["token": .string(token), "code_verifier": .string(Self.verifier)])
             #expect(crossed.status == 404)
             let bobToken = try await consent(stytch, try await start(stytch, b2b: true, organization: acme), email: "bob@acme.example")
-            let bob = try await authenticate(stytch, path: "b2b/oauth/authenticate",
-                                             ["oauth_token": .string(bobToken), "pkce_code_verifier": .string(Self.verifier), "session_duration_minutes": 60])
+            let bob = try await authenticate(
+                stytch, path: "b2b/oauth/authenticate",
+                ["oauth_token": .string(bobToken), "pkce_code_verifier": .string(Self.verifier), "session_duration_minutes": 60])
             #expect(bob.status == 200, "\(bob.text)")
             #expect(try bob.json()["data"]?["member_authenticated"] == true)
             let carolToken = try await consent(stytch, try await start(stytch, b2b: true, organization: acme), email: "carol@acme.example")
-            let carol = try await authenticate(stytch, path: "b2b/oauth/authenticate",
-                                               ["oauth_token": .string(carolToken), "pkce_code_verifier": .string(Self.verifier)])
+            let carol = try await authenticate(
+                stytch, path: "b2b/oauth/authenticate",
+                ["oauth_token": .string(carolToken), "pkce_code_verifier": .string(Self.verifier)])
             #expect(carol.status == 200)
             #expect(try carol.json()["data"]?["member_authenticated"] == false)
         }

@@ -17,7 +17,8 @@ import Testing
                 try await harness.client.send(url, headers: [:]).expectRefused(401, challenge: challenge(), message: "missing_token")
                 // Another scheme is no bearer token at all (RFC 6750 §3.1: no error code).
                 let basic = "Basic " + Data("user:password".utf8).base64EncodedString()
-                try await harness.client.send(url, headers: ["Authorization": basic]).expectRefused(401, challenge: challenge(), message: "missing_token")
+                try await harness.client.send(url, headers: ["Authorization": basic]).expectRefused(
+                    401, challenge: challenge(), message: "missing_token")
             }
         }
     }
@@ -28,10 +29,12 @@ import Testing
             try await harness.serve(try harness.stytchVerifier()) { (url: URL) async throws in
                 let bad = challenge(#"error="invalid_request""#)
                 for header in ["Bearer", "Bearer   ", "Bearer \(jwt) \(jwt)", "Bearer \(jwt),x", "Bearer \"\(jwt)\"", "bearer =abc"] {
-                    try await harness.client.send(url, headers: ["Authorization": header]).expectRefused(400, challenge: bad, message: "invalid_request")
+                    try await harness.client.send(url, headers: ["Authorization": header]).expectRefused(
+                        400, challenge: bad, message: "invalid_request")
                 }
                 // Two Authorization fields, written on the wire as two.
-                let request = "GET /api/me HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer \(jwt)\r\nAuthorization: Bearer \(jwt)\r\n"
+                let request =
+                    "GET /api/me HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer \(jwt)\r\nAuthorization: Bearer \(jwt)\r\n"
                     + "Connection: close\r\n\r\n"
                 let answer = try RawHTTP.send(request, to: url)
                 #expect(answer.hasPrefix("HTTP/1.1 400"), "\(answer)")
@@ -77,7 +80,8 @@ import Testing
             let token = try await harness.tokens.auth0AccessToken(scope: "openid read:messages")
             try await harness.serve(try harness.auth0Verifier(), scopes: ["read:messages", "admin"]) { (url: URL) async throws in
                 try await harness.client.get(url, bearer: token)
-                    .expectRefused(403, challenge: challenge(#"error="insufficient_scope", scope="admin read:messages""#), message: "insufficient_scope")
+                    .expectRefused(
+                        403, challenge: challenge(#"error="insufficient_scope", scope="admin read:messages""#), message: "insufficient_scope")
             }
             try await harness.serve(try harness.auth0Verifier(), scopes: ["read:messages"]) { (url: URL) async throws in
                 #expect(try await harness.client.get(url, bearer: token).status == 200)
@@ -125,8 +129,9 @@ import Testing
             let stytch = try await harness.tokens.stytchSessionJWT()
             let stytchKeys = try await harness.client.send(try harness.tokens.stytch.jwksURL, headers: [:]).body
             let stytchReal = try JWT.decode(stytch)
-            let stytchConfused = try JWT.sign(stytchReal.claims.object, key: try JWTKey.hmac(Array(stytchKeys.utf8), algorithm: .hs256),
-                                              algorithm: .hs256, extraHeader: ["kid": .string(try #require(stytchReal.header.keyID))])
+            let stytchConfused = try JWT.sign(
+                stytchReal.claims.object, key: try JWTKey.hmac(Array(stytchKeys.utf8), algorithm: .hs256),
+                algorithm: .hs256, extraHeader: ["kid": .string(try #require(stytchReal.header.keyID))])
             try await harness.serve(try harness.auth0Verifier()) { (url: URL) async throws in
                 try await harness.client.get(url, bearer: confused).expectInvalidToken()
                 try await harness.client.get(url, bearer: unsigned).expectInvalidToken()
@@ -144,8 +149,9 @@ import Testing
             let auth0 = try harness.tokens.auth0
             // A port nothing listens on (connections refused): the keys cannot be had, the token may be fine.
             let dead = try #require(URL(string: "http://127.0.0.1:1/"))
-            let verifier = try BearerTokenVerifier.auth0(domain: auth0.domain, audience: EmulatorTokens.api, baseURL: dead,
-                                                         transport: harness.transport, clock: harness.clock)
+            let verifier = try BearerTokenVerifier.auth0(
+                domain: auth0.domain, audience: EmulatorTokens.api, baseURL: dead,
+                transport: harness.transport, clock: harness.clock)
             try await harness.serve(verifier) { (url: URL) async throws in
                 try await harness.client.get(url, bearer: token).expectRefused(503, challenge: nil, message: "temporarily_unavailable")
             }

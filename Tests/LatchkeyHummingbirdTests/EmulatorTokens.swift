@@ -18,20 +18,26 @@ struct EmulatorTokens {
 
     /// alice's session JWT (consumer).
     func stytchSessionJWT() async throws -> String {
-        try await stytchLogin("passwords/authenticate", ["email": "alice@example.com", "password": "alice-password-1", "session_duration_minutes": 60])
+        try await stytchLogin(
+            "passwords/authenticate", ["email": "alice@example.com", "password": "alice-password-1", "session_duration_minutes": 60])
     }
 
     /// bob's member session JWT in Acme (B2B).
     func stytchB2BSessionJWT() async throws -> String {
-        try await stytchLogin("b2b/passwords/authenticate", ["organization_id": .string(Self.acme), "email_address": "bob@acme.example",
-                                                             "password": "bob-password-1", "session_duration_minutes": 60])
+        try await stytchLogin(
+            "b2b/passwords/authenticate",
+            [
+                "organization_id": .string(Self.acme), "email_address": "bob@acme.example",
+                "password": "bob-password-1", "session_duration_minutes": 60,
+            ])
     }
 
     private func stytchLogin(_ path: String, _ body: JSONObject) async throws -> String {
         let stytch = try stytch
         let basic = "Basic " + Data("\(stytch.publicToken):\(stytch.publicToken)".utf8).base64EncodedString()
-        let reply = try await client.send("POST", stytch.sdkBaseURL.appending(path: path), headers: ["Authorization": basic],
-                                          body: Data(JSONValue.object(body).jsonBytes))
+        let reply = try await client.send(
+            "POST", stytch.sdkBaseURL.appending(path: path), headers: ["Authorization": basic],
+            body: Data(JSONValue.object(body).jsonBytes))
         guard reply.status == 200, let jwt = try JSONValue.parse(reply.body)["data"]?["session_jwt"]?.stringValue else {
             throw TestFailure("Stytch login: HTTP \(reply.status) \(reply.body)")
         }
@@ -41,16 +47,20 @@ struct EmulatorTokens {
     /// alice's access token for the standard API, with `scope`.
     func auth0AccessToken(scope: String = "openid read:messages", audience: String = api) async throws -> String {
         let auth0 = try auth0
-        let body: JSONObject = ["grant_type": "http://auth0.com/oauth/grant-type/password-realm", "client_id": .string(auth0.clientID),
-                                "username": "alice@example.com", "password": "alice-password-1", "realm": .string(auth0.connection),
-                                "audience": .string(audience), "scope": .string(scope)]
+        let body: JSONObject = [
+            "grant_type": "http://auth0.com/oauth/grant-type/password-realm", "client_id": .string(auth0.clientID),
+            "username": "alice@example.com", "password": "alice-password-1", "realm": .string(auth0.connection),
+            "audience": .string(audience), "scope": .string(scope),
+        ]
         return try await token(body)
     }
 
     /// The standard machine client's token for the standard API.
     func auth0MachineToken(scope: String? = nil) async throws -> String {
-        var body: JSONObject = ["grant_type": "client_credentials", "client_id": .string(Auth0Seed.standardMachineClient.clientID),
-                                "client_secret": .string(Auth0Seed.standardMachineClient.clientSecret), "audience": .string(Self.api)]
+        var body: JSONObject = [
+            "grant_type": "client_credentials", "client_id": .string(Auth0Seed.standardMachineClient.clientID),
+            "client_secret": .string(Auth0Seed.standardMachineClient.clientSecret), "audience": .string(Self.api),
+        ]
         if let scope { body["scope"] = .string(scope) }
         return try await token(body)
     }

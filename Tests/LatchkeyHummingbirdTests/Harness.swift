@@ -32,8 +32,10 @@ struct Harness {
 
     /// Runs an app whose `GET /api/me` is behind the middleware and answers
     /// `subject|organization|scopes`; `body` gets that route's URL.
-    func serve(_ verifier: BearerTokenVerifier, scopes: Set<String> = [], logger: Logger? = nil,
-               _ body: (URL) async throws -> Void) async throws {
+    func serve(
+        _ verifier: BearerTokenVerifier, scopes: Set<String> = [], logger: Logger? = nil,
+        _ body: (URL) async throws -> Void
+    ) async throws {
         let router = Router(context: AppContext.self)
         router.group("api")
             .add(middleware: BearerAuthenticator(verifier: verifier, requiredScopes: scopes, realm: Self.realm))
@@ -53,13 +55,15 @@ struct Harness {
 
     func stytchVerifier(b2b: Bool = false, organizationID: String? = nil) throws -> BearerTokenVerifier {
         let stytch = try tokens.stytch
-        return try BearerTokenVerifier.stytch(projectID: stytch.projectID, b2b: b2b, organizationID: organizationID, baseURL: stytch.baseURL,
-                                              transport: transport, clock: clock)
+        return try BearerTokenVerifier.stytch(
+            projectID: stytch.projectID, b2b: b2b, organizationID: organizationID, baseURL: stytch.baseURL,
+            transport: transport, clock: clock)
     }
 
     func auth0Verifier(audience: String = EmulatorTokens.api, domain: String? = nil) throws -> BearerTokenVerifier {
         let auth0 = try tokens.auth0
-        return try BearerTokenVerifier.auth0(domain: domain ?? auth0.domain, audience: audience, baseURL: auth0.baseURL, transport: transport, clock: clock)
+        return try BearerTokenVerifier.auth0(
+            domain: domain ?? auth0.domain, audience: audience, baseURL: auth0.baseURL, transport: transport, clock: clock)
     }
 }
 

@@ -6,9 +6,10 @@ import Testing
 
 /// Latchkey's public model names in a file that imports Hummingbird too, as a server app's
 /// files do (Docs/naming.md). `User`, `Session`, `Member` and `Organization` meet nothing
-/// there and are used as they are; Hummingbird re-exports HTTPTypes' `HTTPRequest` and
-/// `HTTPResponse`, so here Latchkey's are written `Latchkey.HTTPRequest` and
-/// `Latchkey.HTTPResponse` (unqualified, the compiler calls the name ambiguous).
+/// there and are used as they are. Hummingbird re-exports HTTPTypes' `HTTPRequest` and
+/// `HTTPResponse`; Latchkey's are `TransportRequest` and `TransportResponse`, used as they
+/// are too. Until the first tag Latchkey keeps its old names as deprecated aliases, which
+/// still make an unqualified `HTTPRequest` ambiguous here: Hummingbird's is qualified below.
 @Suite struct ModelNameTests {
     @Test func theModelNamesNeedNoQualification() {
         let user = User(id: "user-1", email: "alice@example.com")
@@ -16,11 +17,11 @@ import Testing
         #expect(session.userID == user.id)
     }
 
-    @Test func theTransportNamesAreQualifiedBesideHummingbirds() throws {
-        let ours = Latchkey.HTTPRequest(url: try #require(URL(string: "https://api.example.com/me")))
+    @Test func theTransportNamesNeedNoQualificationBesideHummingbirds() throws {
+        let ours = TransportRequest(url: try #require(URL(string: "https://api.example.com/me")))
         let theirs = Hummingbird.HTTPRequest(method: .get, scheme: "https", authority: "api.example.com", path: "/me")
         #expect(ours.url.path == theirs.path)
-        let answer = Latchkey.HTTPResponse(status: 200)
+        let answer = TransportResponse(status: 200)
         #expect(answer.status == Int(Hummingbird.HTTPResponse(status: .ok).status.code))
     }
 }

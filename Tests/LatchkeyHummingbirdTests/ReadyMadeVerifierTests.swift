@@ -42,8 +42,9 @@ import Testing
     @Test func stytchAcceptsTheCustomDomainAsIssuer() async throws {
         try await Harness.with { harness in
             let stytch = try harness.tokens.stytch
-            let verifier = try BearerTokenVerifier.stytch(projectID: stytch.projectID, customDomain: "https://login.example.com/", baseURL: stytch.baseURL,
-                                                          transport: harness.transport, clock: harness.clock)
+            let verifier = try BearerTokenVerifier.stytch(
+                projectID: stytch.projectID, customDomain: "https://login.example.com/", baseURL: stytch.baseURL,
+                transport: harness.transport, clock: harness.clock)
             #expect(verifier.options.issuers == ["stytch.com/\(stytch.projectID)", "https://login.example.com"])
             try await harness.serve(verifier) { (url: URL) async throws in
                 #expect(try await harness.client.get(url, bearer: try await harness.tokens.stytchSessionJWT()).status == 200)
@@ -79,8 +80,9 @@ import Testing
     @Test func anyOIDCIssuerFromItsDiscoveryDocument() async throws {
         try await Harness.with { harness in
             let auth0 = try harness.tokens.auth0
-            let verifier = try await BearerTokenVerifier.discovering(issuer: auth0.issuer, audience: EmulatorTokens.api, discoveryURL: auth0.discoveryURL,
-                                                                     transport: harness.transport, clock: harness.clock)
+            let verifier = try await BearerTokenVerifier.discovering(
+                issuer: auth0.issuer, audience: EmulatorTokens.api, discoveryURL: auth0.discoveryURL,
+                transport: harness.transport, clock: harness.clock)
             let token = try await harness.tokens.auth0AccessToken()
             try await harness.serve(verifier) { (url: URL) async throws in
                 #expect(try await harness.client.get(url, bearer: token).status == 200)
@@ -92,19 +94,22 @@ import Testing
         try await Harness.with { harness in
             let auth0 = try harness.tokens.auth0
             let other = await #expect(throws: AuthError.self) {
-                _ = try await BearerTokenVerifier.discovering(issuer: "https://other-tenant.eu.auth0.com/", audience: EmulatorTokens.api,
-                                                              discoveryURL: auth0.discoveryURL, transport: harness.transport, clock: harness.clock)
+                _ = try await BearerTokenVerifier.discovering(
+                    issuer: "https://other-tenant.eu.auth0.com/", audience: EmulatorTokens.api,
+                    discoveryURL: auth0.discoveryURL, transport: harness.transport, clock: harness.clock)
             }
             #expect(other?.code == .configuration)
             let plain = await #expect(throws: AuthError.self) {
-                _ = try await BearerTokenVerifier.discovering(issuer: "http://tenant.example.com/", audience: EmulatorTokens.api,
-                                                              transport: harness.transport, clock: harness.clock)
+                _ = try await BearerTokenVerifier.discovering(
+                    issuer: "http://tenant.example.com/", audience: EmulatorTokens.api,
+                    transport: harness.transport, clock: harness.clock)
             }
             #expect(plain?.code == .configuration)
             let down = await #expect(throws: AuthError.self) {
-                _ = try await BearerTokenVerifier.discovering(issuer: auth0.issuer, audience: EmulatorTokens.api,
-                                                              discoveryURL: URL(string: "http://127.0.0.1:1/.well-known/openid-configuration"),
-                                                              transport: harness.transport, clock: harness.clock)
+                _ = try await BearerTokenVerifier.discovering(
+                    issuer: auth0.issuer, audience: EmulatorTokens.api,
+                    discoveryURL: URL(string: "http://127.0.0.1:1/.well-known/openid-configuration"),
+                    transport: harness.transport, clock: harness.clock)
             }
             #expect(down?.code == .transient)
         }

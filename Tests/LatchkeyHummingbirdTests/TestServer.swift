@@ -7,6 +7,7 @@ import LatchkeyHummingbird
 import Logging
 import NIOCore
 import ServiceLifecycle
+
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
@@ -26,13 +27,16 @@ final class TestServer: Sendable {
         self.group = group
     }
 
-    static func start(_ router: Router<AppContext>, logger: Logger = Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() })) async throws -> TestServer {
+    static func start(
+        _ router: Router<AppContext>, logger: Logger = Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() })
+    ) async throws -> TestServer {
         let (bound, continuation) = AsyncStream<Int>.makeStream()
-        let application = Application(router: router, configuration: ApplicationConfiguration(address: .hostname("127.0.0.1", port: 0), serverName: nil),
-                                      onServerRunning: { channel in
-                                          continuation.yield(channel.localAddress?.port ?? 0)
-                                          continuation.finish()
-                                      }, logger: logger)
+        let application = Application(
+            router: router, configuration: ApplicationConfiguration(address: .hostname("127.0.0.1", port: 0), serverName: nil),
+            onServerRunning: { channel in
+                continuation.yield(channel.localAddress?.port ?? 0)
+                continuation.finish()
+            }, logger: logger)
         let group = ServiceGroup(configuration: ServiceGroupConfiguration(services: [application], logger: logger))
         let task = Task {
             try? await group.run()

@@ -107,8 +107,10 @@ import Testing
     @Test func normalizationVariantsAreDistinctMembersAtEveryPosition() throws {
         for filler in [0, 1, 15, 16, 17, 40] {
             let members = (0..<filler).map { #""m\#($0)":\#($0)"# }
-            for layout in [["\"caf\u{E9}\":1", "\"cafe\u{301}\":2"] + members, members + ["\"caf\u{E9}\":1", "\"cafe\u{301}\":2"],
-                           ["\"caf\u{E9}\":1"] + members + ["\"cafe\u{301}\":2"]] {
+            for layout in [
+                ["\"caf\u{E9}\":1", "\"cafe\u{301}\":2"] + members, members + ["\"caf\u{E9}\":1", "\"cafe\u{301}\":2"],
+                ["\"caf\u{E9}\":1"] + members + ["\"cafe\u{301}\":2"],
+            ] {
                 let object = try #require(try JSONValue.parse("{" + layout.joined(separator: ",") + "}").objectValue)
                 #expect(object.count == filler + 2)
                 #expect(object["caf\u{E9}"] == 1)

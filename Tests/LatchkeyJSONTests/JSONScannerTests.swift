@@ -1,6 +1,6 @@
 import Foundation
-import LatchkeyJSON
 import LatchkeyCrypto
+import LatchkeyJSON
 import Testing
 
 /// The scanner answers "valid" only for what the parser accepts, and finds the members

@@ -22,11 +22,12 @@ import Testing
         bytes.withUnsafeBytes { buffer in
             withUnsafeTemporaryAllocation(of: UInt64.self, capacity: 8) { slots -> [UInt64]? in
                 let words = slots.baseAddress!
-                let accepted = if let shape {
-                    JSONScanner.scanObject(buffer, wanted: wanted, into: words, shape: shape)
-                } else {
-                    JSONScanner.scanObject(buffer, wanted: wanted, into: words)
-                }
+                let accepted =
+                    if let shape {
+                        JSONScanner.scanObject(buffer, wanted: wanted, into: words, shape: shape)
+                    } else {
+                        JSONScanner.scanObject(buffer, wanted: wanted, into: words)
+                    }
                 return accepted ? Array(slots) : nil
             }
         }
@@ -38,11 +39,13 @@ import Testing
         _ = scan(previous, shape: memory.shape)
         let shaped = scan(document, shape: memory.shape)
         let full = scan(document)
-        #expect(shaped == full, "\(String(decoding: document, as: UTF8.self)) after \(String(decoding: previous, as: UTF8.self))",
-                sourceLocation: sourceLocation)
+        #expect(
+            shaped == full, "\(String(decoding: document, as: UTF8.self)) after \(String(decoding: previous, as: UTF8.self))",
+            sourceLocation: sourceLocation)
     }
 
-    static let token = #"{"iss":"https://tenant.example.auth0.com/","sub":"auth0|64f1c2a9b3e4d5f6a7b8c9d0","aud":"client-123","#
+    static let token =
+        #"{"iss":"https://tenant.example.auth0.com/","sub":"auth0|64f1c2a9b3e4d5f6a7b8c9d0","aud":"client-123","#
         + #""iat":1763000000,"exp":2078360000,"nonce":"n-0S6_WzA2Mj","email":"jane.doe@example.com","name":"Jane Doe","#
         + #""email_verified":true,"auth_time":1763000000,"azp":"client-123"}"#
 

@@ -66,8 +66,10 @@ import Testing
                 tampered.header[index] ^= 1 << bit
                 // Depending on the byte, the header stops being JSON (malformed), names
                 // another or an unknown algorithm, or stays valid with a bad signature.
-                expectJWTError(oneOf: [.malformed, .signatureInvalid, .unsupportedAlgorithm, .algorithmMismatch, .keyNotFound],
-                               "header byte \(index) bit \(bit)") { try JWT.verify(tampered.token, keys: Self.verifier(key)) }
+                expectJWTError(
+                    oneOf: [.malformed, .signatureInvalid, .unsupportedAlgorithm, .algorithmMismatch, .keyNotFound],
+                    "header byte \(index) bit \(bit)"
+                ) { try JWT.verify(tampered.token, keys: Self.verifier(key)) }
             }
         }
         // Two flips whose outcome is certain: a letter of the "typ" value keeps the
@@ -208,15 +210,19 @@ import Testing
         let pem = try Vectors.text(file)
         let rsa = try JWTKey(pem: pem)
         let spkiPEM = try #require(try rsa.pem())
-        let der = try #require(Base64URL.decode(spkiPEM.split(separator: "\n").filter { !$0.hasPrefix("-----") }.joined()
-            .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")))
+        let der = try #require(
+            Base64URL.decode(
+                spkiPEM.split(separator: "\n").filter { !$0.hasPrefix("-----") }.joined()
+                    .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")))
         let jwkJSON = rsa.jwk().jsonText
         for secret in [Array(pem.utf8), Array(spkiPEM.utf8), der, Array(jwkJSON.utf8)] {
             let forged = try JWT.sign(Self.claims, key: JWTKey.hmac(secret), algorithm: .hs256)
             expectJWTError(.algorithmMismatch) { try JWT.verify(forged, keys: rsa) }
             expectJWTError(.algorithmMismatch) { try JWT.verify(forged, keys: JWTKey(jwk: rsa.jwk())) }
             // A set holding the RSA key under a kid the forger copies is no weaker.
-            let set = JWKSet(keys: [try JWTKey(jwk: JWK(json: #"{"kty":"RSA","kid":"k1","n":"\#(rsa.jwk().object["n"]?.stringValue ?? "")","e":"AQAB"}"#))])
+            let set = JWKSet(keys: [
+                try JWTKey(jwk: JWK(json: #"{"kty":"RSA","kid":"k1","n":"\#(rsa.jwk().object["n"]?.stringValue ?? "")","e":"AQAB"}"#))
+            ])
             let withKid = try JWT.sign(Self.claims, key: JWTKey.hmac(secret, keyID: "k1"), algorithm: .hs256)
             expectJWTError(.algorithmMismatch) { try JWT.verify(withKid, keys: set) }
         }
@@ -296,7 +302,9 @@ import Testing
         // Through a JWK too: "k" of 20 bytes.
         expectJWTError(.invalidKey) { try JWTKey(jwkJSON: #"{"kty":"oct","k":"\#(Base64URL.encode([UInt8](repeating: 9, count: 20)))"}"#) }
         // A secret JWK with a non-HMAC alg.
-        expectJWTError(.invalidKey) { try JWTKey(jwkJSON: #"{"kty":"oct","k":"\#(Base64URL.encode([UInt8](repeating: 9, count: 32)))","alg":"RS256"}"#) }
+        expectJWTError(.invalidKey) {
+            try JWTKey(jwkJSON: #"{"kty":"oct","k":"\#(Base64URL.encode([UInt8](repeating: 9, count: 32)))","alg":"RS256"}"#)
+        }
     }
 
     @Test func rsaKeysUnder2048BitsAreRefused() throws {

@@ -1,7 +1,8 @@
 import Foundation
-@testable import LatchkeyJWT
 import Synchronization
 import Testing
+
+@testable import LatchkeyJWT
 
 /// Each thread scans a payload against the claim names of its last one; every token must
 /// read exactly as it would without that — its own claims, and a bad one refused.
@@ -57,7 +58,8 @@ import Testing
             for round in 0..<500 {
                 let index = (thread + round / 3) % tokens.count
                 guard let jwt = try? JWT.decode(tokens[index]), jwt.claims.subject == "user-\(index + 1)",
-                      jwt.claims.issuer == "https://\(["a", "b", "c", "d"][index]).example/" else {
+                    jwt.claims.issuer == "https://\(["a", "b", "c", "d"][index]).example/"
+                else {
                     failures.add(1, ordering: .relaxed)
                     continue
                 }

@@ -9,11 +9,14 @@ import Testing
 
     static func key() throws -> JWTKey { try TestKeys.pair(.hs256) }
 
-    static func verify(_ claims: JSONObject, at now: TimeInterval, leeway: TimeInterval = 0, maxAge: TimeInterval? = nil,
-                       issuer: String? = nil, audience: String? = nil, required: Set<String> = []) throws -> JWT {
+    static func verify(
+        _ claims: JSONObject, at now: TimeInterval, leeway: TimeInterval = 0, maxAge: TimeInterval? = nil,
+        issuer: String? = nil, audience: String? = nil, required: Set<String> = []
+    ) throws -> JWT {
         let token = try JWT.sign(claims, key: key())
-        let options = JWTValidationOptions(issuer: issuer, audience: audience, requiredClaims: required, leeway: leeway,
-                                           maxAge: maxAge, now: fixedClock(now))
+        let options = JWTValidationOptions(
+            issuer: issuer, audience: audience, requiredClaims: required, leeway: leeway,
+            maxAge: maxAge, now: fixedClock(now))
         return try JWT.verify(token, keys: key(), options: options)
     }
 
@@ -211,8 +214,9 @@ import Testing
     }
 
     @Test func signingEncodableClaims() throws {
-        let claims = Claims(sub: "bob", exp: Date(timeIntervalSince1970: Self.t + 60),
-                            profile: Profile(name: "Bob", roles: [], age: nil), admin: true)
+        let claims = Claims(
+            sub: "bob", exp: Date(timeIntervalSince1970: Self.t + 60),
+            profile: Profile(name: "Bob", roles: [], age: nil), admin: true)
         let token = try JWT.sign(encoding: claims, key: Self.key())
         let jwt = try JWT.verify(token, keys: Self.key(), options: JWTValidationOptions(leeway: 0, now: fixedClock(Self.t)))
         #expect(jwt.header.type == "JWT")

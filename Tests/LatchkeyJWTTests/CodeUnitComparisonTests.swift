@@ -78,8 +78,10 @@ import Testing
         for filler in [0, 3, 15, 16, 20, 40] {
             let members = (0..<filler).map { #""m\#($0)":\#($0)"# }
             for pair in [[Self.composed, Self.decomposed], [Self.decomposed, Self.composed], ["K1", Self.kelvin]] {
-                for layout in [pair.map { #""\#($0)":1"# } + members, members + pair.map { #""\#($0)":1"# },
-                               [#""\#(pair[0])":1"#] + members + [#""\#(pair[1])":1"#]] {
+                for layout in [
+                    pair.map { #""\#($0)":1"# } + members, members + pair.map { #""\#($0)":1"# },
+                    [#""\#(pair[0])":1"#] + members + [#""\#(pair[1])":1"#],
+                ] {
                     let payload = "{" + layout.joined(separator: ",") + "}"
                     let token = try JWS.sign(payload: Array(payload.utf8), key: key)
                     let claims = try JWT.decode(token).claims
@@ -125,7 +127,9 @@ import Testing
         _ = try JWT.verify(custom, keys: key, options: JWTValidationOptions(issuer: "https://login.example.com", issuers: ["nope"]))
         let other = try JWT.sign(["iss": "stytch.com/project-test-2", "exp": 4_102_444_800], key: key)
         let error = expectJWTError(.wrongIssuer) { try JWT.verify(other, keys: key, options: options) }
-        #expect(error?.message == #"wrong issuer "stytch.com/project-test-2" (expected one of ["https://login.example.com", "stytch.com/project-test-1"])"#)
+        #expect(
+            error?.message
+                == #"wrong issuer "stytch.com/project-test-2" (expected one of ["https://login.example.com", "stytch.com/project-test-1"])"#)
         let one = expectJWTError(.wrongIssuer) { try JWT.verify(other, keys: key, options: JWTValidationOptions(issuer: "a")) }
         #expect(one?.message == #"wrong issuer "stytch.com/project-test-2" (expected "a")"#)
         let missing = try JWT.sign(["exp": 4_102_444_800], key: key)

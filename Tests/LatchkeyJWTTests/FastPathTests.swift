@@ -1,7 +1,8 @@
 import Foundation
 import LatchkeyJSON
-@testable import LatchkeyJWT
 import Testing
+
+@testable import LatchkeyJWT
 
 /// The parser's shortcuts (interned names, duplicate keys, the registered-claims index,
 /// word-at-a-time string scanning, pre-shifted base64 tables) must never change what a
@@ -108,8 +109,10 @@ import Testing
     }
 
     @Test func internedNamesReadBackAsTheirText() throws {
-        let names = ["alg", "kid", "typ", "iss", "sub", "aud", "exp", "nbf", "iat", "jti", "x5t#S256", "email_verified",
-                     "https://stytch.com/session", "https://stytch.com/organization", "auth_time", "n", "e", "keys"]
+        let names = [
+            "alg", "kid", "typ", "iss", "sub", "aud", "exp", "nbf", "iat", "jti", "x5t#S256", "email_verified",
+            "https://stytch.com/session", "https://stytch.com/organization", "auth_time", "n", "e", "keys",
+        ]
         let json = "{" + names.enumerated().map { "\"\($0.element)\":\($0.offset)" }.joined(separator: ",") + "}"
         let object = try #require(try JSONParser.parse(Array(json.utf8), names: InternedNames.claims).objectValue)
         #expect(object.names == names)
@@ -150,8 +153,9 @@ import Testing
         let slice = embedded[embedded.index(embedded.startIndex, offsetBy: 7)...]
         for jws in [try CompactJWS(token), try CompactJWS(slice)] {
             #expect(jws.payload == Array(payload.utf8))
-            #expect(jws.signingInput == Array(token.utf8.prefix(while: { $0 != UInt8(ascii: ".") })) + [UInt8(ascii: ".")]
-                + Array(token.split(separator: ".")[1].utf8))
+            #expect(
+                jws.signingInput == Array(token.utf8.prefix(while: { $0 != UInt8(ascii: ".") })) + [UInt8(ascii: ".")]
+                    + Array(token.split(separator: ".")[1].utf8))
             #expect(jws.signature.count == 32)
             #expect(try jws.verify(with: key) != nil)
         }
@@ -203,14 +207,17 @@ import Testing
                 #expect(RegisteredClaims.eightDigits(UInt64(littleEndian: word)) == expected, "\(bytes)")
             }
         }
-        #expect(RegisteredClaims.eightDigits(UInt64(littleEndian: Array("99999999".utf8).withUnsafeBytes { $0.loadUnaligned(as: UInt64.self) })) == 99_999_999)
+        #expect(
+            RegisteredClaims.eightDigits(UInt64(littleEndian: Array("99999999".utf8).withUnsafeBytes { $0.loadUnaligned(as: UInt64.self) }))
+                == 99_999_999)
     }
 
     /// The scanned path (registered claims parsed alone, the object on first read) and
     /// the parser's path (an escaped name sends a payload there) read the same claims.
     @Test func scannedAndParsedClaimsAreTheSame() async throws {
         let key = try TestKeys.pair(.hs256)
-        let plain = #"{"iss":"https://issuer.example/","sub":"user-1","aud":["a","b"],"exp":4102444800,"nbf":-5,"#
+        let plain =
+            #"{"iss":"https://issuer.example/","sub":"user-1","aud":["a","b"],"exp":4102444800,"nbf":-5,"#
             + #""iat":1700000000.25,"jti":"j\/1","name":"Zoë","o":{"x":[1,true,null]}}"#
         let escaped = plain.replacingOccurrences(of: #""name""#, with: #""n\u0061me""#)
         let scanned = try JWT.verify(try Self.signed(plain, key: key), keys: key).claims
@@ -267,12 +274,14 @@ import Testing
         }
         #expect(scanned == parsed)
         #expect(scanned.object == (try JSONValue.parse(plain)).objectValue)
-        for (bad, message) in [(#"{"kid":"k"}"#, #"no "alg""#), (#"{"kid":7,"typ":1}"#, #"no "alg""#),
-                               (#"{"alg":1,"kid":7}"#, #""alg" must be a string"#), (#"{"alg":"HS256","cty":1,"kid":7}"#, #""kid" must be a string"#),
-                               (#"{"alg":"HS256","cty":[]}"#, #""cty" must be a string"#), (#"{"alg":1}"#, #""alg" must be a string"#),
-                               (#"{"alg":"HS256","kid":7}"#, #""kid" must be a string"#),
-                               (#"{"alg":"HS256","typ":null}"#, #""typ" must be a string"#),
-                               (#"{"alg":"HS256","alg":"none"}"#, "duplicate member name")] {
+        for (bad, message) in [
+            (#"{"kid":"k"}"#, #"no "alg""#), (#"{"kid":7,"typ":1}"#, #"no "alg""#),
+            (#"{"alg":1,"kid":7}"#, #""alg" must be a string"#), (#"{"alg":"HS256","cty":1,"kid":7}"#, #""kid" must be a string"#),
+            (#"{"alg":"HS256","cty":[]}"#, #""cty" must be a string"#), (#"{"alg":1}"#, #""alg" must be a string"#),
+            (#"{"alg":"HS256","kid":7}"#, #""kid" must be a string"#),
+            (#"{"alg":"HS256","typ":null}"#, #""typ" must be a string"#),
+            (#"{"alg":"HS256","alg":"none"}"#, "duplicate member name"),
+        ] {
             for text in [bad, bad.replacingOccurrences(of: #"{"a"#, with: #"{"\u0061"#)] {
                 let error = #expect(throws: JWTError.self) { try CompactJWS(token(text)) }
                 #expect(error?.code == .malformed)

@@ -1,7 +1,8 @@
 import Foundation
-@testable import LatchkeyJWT
 import Synchronization
 import Testing
+
+@testable import LatchkeyJWT
 
 /// Each thread keeps the last header it read; a token must read exactly as it would
 /// without that: the same members for the same bytes, its own for any other bytes, and

@@ -79,12 +79,14 @@ import Testing
     @Test func embeddedKeyHeadersAreIgnored() throws {
         let attacker = try JWTKey.generate(for: .rs256)
         let victim = try JWTKey(pem: Vectors.text("rsa-spki.pem"), algorithm: .rs256)
-        let token = try JWT.sign(Self.claims, key: attacker, extraHeader: [
-            "jwk": .object(attacker.jwk().object),
-            "jku": "https://attacker.example/jwks.json",
-            "x5u": "https://attacker.example/cert.pem",
-            "x5c": ["MIIB"],
-        ])
+        let token = try JWT.sign(
+            Self.claims, key: attacker,
+            extraHeader: [
+                "jwk": .object(attacker.jwk().object),
+                "jku": "https://attacker.example/jwks.json",
+                "x5u": "https://attacker.example/cert.pem",
+                "x5c": ["MIIB"],
+            ])
         let header = try JWT.decode(token).header
         #expect(header["jwk"] != nil)
         #expect(header["jku"] == "https://attacker.example/jwks.json")
@@ -95,11 +97,13 @@ import Testing
         let set = try JWKSet(json: #"{"keys":[\#(victim.jwk().jsonText)]}"#)
         expectJWTError(.signatureInvalid) { try JWT.verify(token, keys: set) }
         // The same forgery with a kid matching the victim's set entry.
-        let withKid = try JWTKey(jwk: JWK(object: {
-            var object = attacker.jwk(includingPrivate: true).object
-            object["kid"] = "victim"
-            return object
-        }()))
+        let withKid = try JWTKey(
+            jwk: JWK(
+                object: {
+                    var object = attacker.jwk(includingPrivate: true).object
+                    object["kid"] = "victim"
+                    return object
+                }()))
         let victimSet = JWKSet(keys: [try JWTKey(pem: Vectors.text("rsa-spki.pem"), algorithm: .rs256, keyID: "victim")])
         let forged = try JWT.sign(Self.claims, key: withKid, extraHeader: ["jwk": .object(attacker.jwk().object)])
         expectJWTError(.signatureInvalid) { try JWT.verify(forged, keys: victimSet) }

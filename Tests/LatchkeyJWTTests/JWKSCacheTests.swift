@@ -1,7 +1,8 @@
 import Foundation
 import LatchkeyJSON
-@testable import LatchkeyJWT
 import Testing
+
+@testable import LatchkeyJWT
 
 /// A JWKS endpoint stand-in that counts its fetches.
 actor CountingJWKSServer {
@@ -105,7 +106,10 @@ actor CountingJWKSServer {
         let notFound = await withTaskGroup(of: Bool.self) { group in
             for token in tokens {
                 group.addTask {
-                    do { _ = try await cache.verify(token, options: options); return false } catch let error as JWTError {
+                    do {
+                        _ = try await cache.verify(token, options: options)
+                        return false
+                    } catch let error as JWTError {
                         return error.code == .keyNotFound
                     } catch { return false }
                 }
@@ -207,13 +211,14 @@ actor CountingJWKSServer {
         #expect(await server.fetches == 2)
     }
 
-    @Test(arguments: [
-        (nil, 600.0), ("max-age=120", 120), ("public, max-age=3600, must-revalidate", 3600), ("Max-Age = 90", 90),
-        ("max-age=\"300\"", 300), ("max-age=5", 30), ("max-age=0", 30), ("max-age=999999", 86_400), ("no-store", 30),
-        ("no-cache", 30), ("max-age=-5", 600), ("max-age=abc", 600), ("private", 600), ("", 600),
-        // Server-controlled garbage must not crash (a lone "=" once indexed an empty split).
-        ("=", 600), ("max-age=60,=", 60), ("==,max-age=90", 90), (",,,", 600), ("max-age=", 600), ("max-age=1e999", 86_400),
-    ] as [(String?, TimeInterval)])
+    @Test(
+        arguments: [
+            (nil, 600.0), ("max-age=120", 120), ("public, max-age=3600, must-revalidate", 3600), ("Max-Age = 90", 90),
+            ("max-age=\"300\"", 300), ("max-age=5", 30), ("max-age=0", 30), ("max-age=999999", 86_400), ("no-store", 30),
+            ("no-cache", 30), ("max-age=-5", 600), ("max-age=abc", 600), ("private", 600), ("", 600),
+            // Server-controlled garbage must not crash (a lone "=" once indexed an empty split).
+            ("=", 600), ("max-age=60,=", 60), ("==,max-age=90", 90), (",,,", 600), ("max-age=", 600), ("max-age=1e999", 86_400),
+        ] as [(String?, TimeInterval)])
     func cacheControlParsing(header: String?, ttl: TimeInterval) {
         #expect(JWKSCache.ttl(from: header, options: JWKSCache.Options()) == ttl)
     }
@@ -303,7 +308,7 @@ actor CountingJWKSServer {
         let cache = Self.make(server, clock: clock)
         _ = try await cache.keySet()
         await server.setFailing(true)
-        clock.advance(by: 700) // past the default 600 s freshness
+        clock.advance(by: 700)  // past the default 600 s freshness
         let token = try JWT.sign(Self.claims, key: signer)
         for _ in 0..<100 { _ = try await cache.verify(token, options: Self.options(clock)) }
         // One failed attempt, then the stale set is served without asking again.

@@ -267,7 +267,8 @@ import Testing
         // Trailing garbage after the DER structure is refused, not ignored.
         let body = spki.split(separator: "\n").filter { !$0.hasPrefix("-----") }.joined()
         let der = try #require(Data(base64Encoded: body))
-        let padded = "-----BEGIN PUBLIC KEY-----\n\((der + Data([0, 0])).base64EncodedString(options: .lineLength64Characters))\n-----END PUBLIC KEY-----\n"
+        let padded =
+            "-----BEGIN PUBLIC KEY-----\n\((der + Data([0, 0])).base64EncodedString(options: .lineLength64Characters))\n-----END PUBLIC KEY-----\n"
         expectJWTError(.invalidKey) { try JWTKey(pem: padded) }
     }
 

@@ -1,8 +1,9 @@
 import Foundation
 import LatchkeyJSON
-@testable import LatchkeyJWT
 import LatchkeyTestSupport
 import Testing
+
+@testable import LatchkeyJWT
 
 /// Hostile and broken input: every case must end in a precise `JWTError`, never a crash
 /// and never a repaired token.
@@ -45,7 +46,9 @@ import Testing
             for padding in ["=", "==", "==="] {
                 var padded = segments
                 padded[index] += padding
-                let error = expectJWTError(.malformed, "segment \(index + 1) + \(padding)") { try JWT.verify(padded.joined(separator: "."), keys: key) }
+                let error = expectJWTError(.malformed, "segment \(index + 1) + \(padding)") {
+                    try JWT.verify(padded.joined(separator: "."), keys: key)
+                }
                 #expect(error?.message.contains("segment \(index + 1)") == true, "\(error?.message ?? "")")
             }
         }
@@ -93,7 +96,9 @@ import Testing
             #expect(last & ((1 << unusedBits) - 1) == 0, "the library's own encoding leaves them zero")
             var bent = segments
             bent[index][bent[index].count - 1] = alphabet[last | 1]
-            let error = expectJWTError(.malformed, "segment \(index + 1)") { try JWT.verify(bent.map { String($0) }.joined(separator: "."), keys: key) }
+            let error = expectJWTError(.malformed, "segment \(index + 1)") {
+                try JWT.verify(bent.map { String($0) }.joined(separator: "."), keys: key)
+            }
             #expect(error?.message.contains("segment \(index + 1)") == true)
             checked += 1
         }
@@ -105,8 +110,10 @@ import Testing
 
     // MARK: Structure
 
-    @Test(arguments: ["", ".", "..", "...", "....", "abc", "abc.def", "a.b.c.d", "a.b.c.d.e",
-                      "eyJhbGciOiJIUzI1NiJ9", "eyJhbGciOiJIUzI1NiJ9.e30", "eyJhbGciOiJIUzI1NiJ9.e30.c2ln.c2ln"])
+    @Test(arguments: [
+        "", ".", "..", "...", "....", "abc", "abc.def", "a.b.c.d", "a.b.c.d.e",
+        "eyJhbGciOiJIUzI1NiJ9", "eyJhbGciOiJIUzI1NiJ9.e30", "eyJhbGciOiJIUzI1NiJ9.e30.c2ln.c2ln",
+    ])
     func wrongSegmentCountsAreRefused(token: String) throws {
         let key = try TestKeys.pair(.hs256)
         let error = expectJWTError(.malformed) { try JWT.verify(token, keys: key) }
@@ -195,9 +202,10 @@ import Testing
         #expect(error?.message.contains("segment 2") == true)
     }
 
-    @Test(arguments: [
-        [0xFF], [0xC0, 0xAF], [0xED, 0xA0, 0x80], [0xE2, 0x82], [0xF4, 0x90, 0x80, 0x80], [0x80], [0xF8, 0x88, 0x80, 0x80, 0x80],
-    ] as [[UInt8]])
+    @Test(
+        arguments: [
+            [0xFF], [0xC0, 0xAF], [0xED, 0xA0, 0x80], [0xE2, 0x82], [0xF4, 0x90, 0x80, 0x80], [0x80], [0xF8, 0x88, 0x80, 0x80, 0x80],
+        ] as [[UInt8]])
     func invalidUTF8IsRefused(bad: [UInt8]) throws {
         let key = try TestKeys.pair(.hs256)
         // In a header string (fast path and escape path) and in a member name.

@@ -6,8 +6,10 @@ import Testing
 /// The signed examples of RFC 7515 Appendix A and RFC 7520 §4, byte-exact, verified
 /// by the library. The tokens and keys live in `Vectors/rfc7515.json` and `Vectors/rfc7520.json`.
 @Suite struct RFCVectorTests {
-    static let signed = ["rfc7515-A.1", "rfc7515-A.2", "rfc7515-A.3", "rfc7515-A.4",
-                         "rfc7520-4.1", "rfc7520-4.2", "rfc7520-4.3", "rfc7520-4.4"]
+    static let signed = [
+        "rfc7515-A.1", "rfc7515-A.2", "rfc7515-A.3", "rfc7515-A.4",
+        "rfc7520-4.1", "rfc7520-4.2", "rfc7520-4.3", "rfc7520-4.4",
+    ]
 
     /// A moment in 2011 before the RFC 7515 claims expire.
     static let before2011Expiry = fixedClock(rfcExpiry - 3600)

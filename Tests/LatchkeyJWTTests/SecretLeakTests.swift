@@ -23,7 +23,10 @@ import Testing
     }
 
     static func failure(_ body: () throws -> Any) -> String {
-        do { _ = try body(); return "" } catch { return String(describing: error) + " | " + String(reflecting: error) + " | " + "\(error.localizedDescription)" }
+        do {
+            _ = try body()
+            return ""
+        } catch { return String(describing: error) + " | " + String(reflecting: error) + " | " + "\(error.localizedDescription)" }
     }
 
     @Test func hmacSecretNeverAppears() throws {
@@ -49,7 +52,8 @@ import Testing
             Self.failure { try JWTKey(jwkJSON: #"{"kty":"oct","k":"\#(Base64URL.encode(Self.secret))","alg":"ES256"}"#) },
         ]
         errors.append(Self.failure { try JWTKey(jwkJSON: #"{"kty":"oct","k":"\#(Self.secretText)!"}"#) })
-        let set = try JWKSet(json: #"{"keys":[{"kty":"oct","k":"\#(Self.secretText)!"},{"kty":"oct","k":"\#(Base64URL.encode(Self.secret.prefix(10)))"}]}"#)
+        let set = try JWKSet(
+            json: #"{"keys":[{"kty":"oct","k":"\#(Self.secretText)!"},{"kty":"oct","k":"\#(Base64URL.encode(Self.secret.prefix(10)))"}]}"#)
         errors += set.skipped.map(\.reason)
         for (index, text) in errors.enumerated() {
             #expect(!text.isEmpty, "case \(index) should fail")

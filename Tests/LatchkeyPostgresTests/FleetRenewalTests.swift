@@ -30,15 +30,18 @@ struct FleetSetup: Sendable {
 
     init?(environment: [String: String]) {
         guard let domain = environment["LATCHKEY_AUTH0_DOMAIN"], let base = environment["LATCHKEY_AUTH0_BASE_URL"].flatMap(URL.init(string:)),
-              let clientID = environment["LATCHKEY_AUTH0_CLIENT_ID"], let database = environment["LATCHKEY_TEST_POSTGRES_URL"],
-              let keys = environment["LATCHKEY_KEY_DIR"], let namespace = environment["LATCHKEY_NAMESPACE"] else { return nil }
+            let clientID = environment["LATCHKEY_AUTH0_CLIENT_ID"], let database = environment["LATCHKEY_TEST_POSTGRES_URL"],
+            let keys = environment["LATCHKEY_KEY_DIR"], let namespace = environment["LATCHKEY_NAMESPACE"]
+        else { return nil }
         self.init(domain: domain, baseURL: base, clientID: clientID, databaseURL: database, keyDirectory: keys, namespace: namespace)
     }
 
     func environment(now: Date) -> [String: String] {
-        ["LATCHKEY_AUTH0_DOMAIN": domain, "LATCHKEY_AUTH0_BASE_URL": baseURL.absoluteString, "LATCHKEY_AUTH0_CLIENT_ID": clientID,
-         "LATCHKEY_TEST_POSTGRES_URL": databaseURL, "LATCHKEY_KEY_DIR": keyDirectory, "LATCHKEY_NAMESPACE": namespace,
-         "LATCHKEY_NOW": String(now.timeIntervalSince1970)]
+        [
+            "LATCHKEY_AUTH0_DOMAIN": domain, "LATCHKEY_AUTH0_BASE_URL": baseURL.absoluteString, "LATCHKEY_AUTH0_CLIENT_ID": clientID,
+            "LATCHKEY_TEST_POSTGRES_URL": databaseURL, "LATCHKEY_KEY_DIR": keyDirectory, "LATCHKEY_NAMESPACE": namespace,
+            "LATCHKEY_NOW": String(now.timeIntervalSince1970),
+        ]
     }
 
     /// The instance's database: a pool of its own, sealing with the shared key file.
@@ -54,10 +57,12 @@ struct FleetSetup: Sendable {
     /// shared PostgreSQL store, on a clock reading `now` (no background renewal).
     func client(_ database: PostgresSecretDatabase, now: Date) throws -> AuthClient {
         let clock = ManualClock(now: now)
-        let provider = Auth0Provider(configuration: try Auth0Configuration(domain: domain, clientID: clientID, baseURL: baseURL),
-                                     transport: URLSessionTransport(), clock: clock)
-        return AuthClient(provider: provider, store: try database.store(namespace: namespace),
-                          options: SessionOptions(heartbeatInterval: nil, renewsProactively: false), transport: URLSessionTransport(), clock: clock)
+        let provider = Auth0Provider(
+            configuration: try Auth0Configuration(domain: domain, clientID: clientID, baseURL: baseURL),
+            transport: URLSessionTransport(), clock: clock)
+        return AuthClient(
+            provider: provider, store: try database.store(namespace: namespace),
+            options: SessionOptions(heartbeatInterval: nil, renewsProactively: false), transport: URLSessionTransport(), clock: clock)
     }
 }
 
@@ -73,8 +78,9 @@ extension PostgresTests {
             let auth0 = try #require(emulator.auth0)
             let control = emulator.control
             defer { Task { await emulator.stop() } }
-            let setup = FleetSetup(domain: auth0.domain, baseURL: auth0.baseURL, clientID: auth0.clientID, databaseURL: server.url,
-                                   keyDirectory: keys.path, namespace: uniqueNamespace("fleet"))
+            let setup = FleetSetup(
+                domain: auth0.domain, baseURL: auth0.baseURL, clientID: auth0.clientID, databaseURL: server.url,
+                keyDirectory: keys.path, namespace: uniqueNamespace("fleet"))
             let refreshRoute = EmulatorRoute(.auth0, "POST", "/oauth/token")
 
             // Alice logs in through one instance; a day later her access token has expired.
@@ -114,7 +120,7 @@ extension PostgresTests {
             let status = try await control.auth0RefreshTokenStatus(try #require(stored.refreshToken))
             #expect(stored.refreshToken != oldRefresh)
             #expect(status.known && status.newest && !status.spent && !status.familyRevoked && status.issuedInFamily == 2, "\(status)")
-            var request = HTTPRequest(url: auth0.baseURL.appending(path: "userinfo"))
+            var request = TransportRequest(url: auth0.baseURL.appending(path: "userinfo"))
             request.headers["Authorization"] = "Bearer \(stored.accessToken)"
             #expect(try await URLSessionTransport().send(request).status == 200)
             try await database.store(namespace: setup.namespace).removeAll()
@@ -128,7 +134,8 @@ extension PostgresTests {
         /// An instance: a re-run of this test binary (``FleetChildEntry``).
         private func child(_ setup: FleetSetup, now: Date, output: String, go: String, calls: Int) -> Process {
             let process = Process()
-            process.executableURL = URL(fileURLWithPath: (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0])
+            process.executableURL = URL(
+                fileURLWithPath: (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0])
             process.arguments = ["--testing-library", "swift-testing", "--filter", "FleetChildEntry"]
             var environment = ProcessInfo.processInfo.environment
             environment["LATCHKEY_FLEET_CHILD"] = "access-tokens"

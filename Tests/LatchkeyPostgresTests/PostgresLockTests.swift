@@ -1,8 +1,9 @@
 import Foundation
-@testable import LatchkeyPostgres
 import LatchkeySecrets
 import Synchronization
 import Testing
+
+@testable import LatchkeyPostgres
 
 extension PostgresTests {
     /// The namespace lock across instances (each a database pool of its own, as separate
@@ -12,10 +13,12 @@ extension PostgresTests {
         /// The backend process holding `store`'s advisory lock, from `pg_locks`.
         private func lockHolder(_ server: PostgresTestServer, _ store: PostgresSecretStore) async throws -> String? {
             let bits = UInt64(bitPattern: store.lockKey)
-            return try await server.sql("""
+            return try await server.sql(
+                """
                 SELECT pid::text FROM pg_locks WHERE locktype = 'advisory' AND granted
                 AND classid = \(bits >> 32) AND objid = \(bits & 0xFFFF_FFFF) AND objsubid = 1
-                """).first ?? nil
+                """
+            ).first ?? nil
         }
 
         @Test func threeInstancesSerializeTheirReadModifyWrites() async throws {
@@ -48,7 +51,10 @@ extension PostgresTests {
             let keys = try KeyDirectory()
             let holder = try keys.database(server)
             let waiter = try keys.database(server, lockTimeout: .seconds(1))
-            defer { holder.shutdown(); waiter.shutdown() }
+            defer {
+                holder.shutdown()
+                waiter.shutdown()
+            }
             let namespace = uniqueNamespace("timeout")
             let held = try holder.store(namespace: namespace)
             let waiting = try waiter.store(namespace: namespace)
@@ -77,7 +83,10 @@ extension PostgresTests {
             let keys = try KeyDirectory()
             let first = try keys.database(server)
             let second = try keys.database(server)
-            defer { first.shutdown(); second.shutdown() }
+            defer {
+                first.shutdown()
+                second.shutdown()
+            }
             let namespace = uniqueNamespace("killed")
             let store = try first.store(namespace: namespace)
             let other = try second.store(namespace: namespace)

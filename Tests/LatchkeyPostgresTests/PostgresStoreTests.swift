@@ -1,7 +1,8 @@
 import Foundation
-@testable import LatchkeyPostgres
 import LatchkeySecrets
 import Testing
+
+@testable import LatchkeyPostgres
 
 extension PostgresTests {
     /// What the database holds and what the store says when it cannot do its job; the
@@ -38,11 +39,13 @@ extension PostgresTests {
             try await alice.set("refresh", "alice's token")
             try await mallory.set("refresh", "mallory's token")
             // Copy alice's sealed row over mallory's, and under another name of alice's.
-            _ = try await server.sql("""
+            _ = try await server.sql(
+                """
                 UPDATE latchkey_secrets SET sealed = (SELECT sealed FROM latchkey_secrets WHERE namespace = '\(alice.namespace)' AND name = 'refresh')
                 WHERE namespace = '\(mallory.namespace)'
                 """)
-            _ = try await server.sql("""
+            _ = try await server.sql(
+                """
                 INSERT INTO latchkey_secrets (namespace, name, sealed)
                 SELECT namespace, 'other', sealed FROM latchkey_secrets WHERE namespace = '\(alice.namespace)' AND name = 'refresh'
                 """)
@@ -52,7 +55,8 @@ extension PostgresTests {
             #expect(renamed?.code == .corrupted)
             #expect(try await alice.string("refresh") == "alice's token")
             // A flipped byte of the ciphertext fails too.
-            _ = try await server.sql("""
+            _ = try await server.sql(
+                """
                 UPDATE latchkey_secrets SET sealed = overlay(sealed placing '\\xff'::bytea from length(sealed) for 1)
                 WHERE namespace = '\(alice.namespace)' AND name = 'refresh'
                 """)
@@ -67,7 +71,10 @@ extension PostgresTests {
             let second = try KeyDirectory()
             let writer = try first.database(server)
             let reader = try second.database(server)
-            defer { writer.shutdown(); reader.shutdown() }
+            defer {
+                writer.shutdown()
+                reader.shutdown()
+            }
             let namespace = uniqueNamespace("keys")
             try await writer.store(namespace: namespace).set("refresh", "secret")
             let error = await storeError { _ = try await reader.store(namespace: namespace).get("refresh") }
@@ -119,8 +126,10 @@ extension PostgresTests {
             let database = try PostgresSecretDatabase(url: "postgres://someone:hunter2@127.0.0.1:1/db?sslmode=disable", options: options)
             defer { database.shutdown() }
             let store = try database.store(namespace: uniqueNamespace("down"))
-            for error in [await storeError { _ = try await store.get("a") }, await storeError { try await store.set("a", "b") },
-                          await storeError { try await store.withExclusiveLock {} }] {
+            for error in [
+                await storeError { _ = try await store.get("a") }, await storeError { try await store.set("a", "b") },
+                await storeError { try await store.withExclusiveLock {} },
+            ] {
                 #expect(error?.code == .unavailable, "\(String(describing: error))")
                 #expect(!"\(String(describing: error))".contains("hunter2"))
             }

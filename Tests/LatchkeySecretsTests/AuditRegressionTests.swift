@@ -1,7 +1,8 @@
 import Foundation
 import Glibc
-@testable import LatchkeySecrets
 import Testing
+
+@testable import LatchkeySecrets
 
 /// Namespaces are separate keyrings found by exact lookup.
 @Suite(needsKeyring) struct KeyringNamespaceIsolationTests {
@@ -9,7 +10,12 @@ import Testing
         let base = uniqueNamespace("nest")
         let outer = try KeyringSecretStore(namespace: base)
         let inner = try KeyringSecretStore(namespace: base + ":e")
-        defer { Task { try? await outer.removeAll(); try? await inner.removeAll() } }
+        defer {
+            Task {
+                try? await outer.removeAll()
+                try? await inner.removeAll()
+            }
+        }
 
         try await outer.set("e", [])
         try await inner.set("c", "SECRET-B")

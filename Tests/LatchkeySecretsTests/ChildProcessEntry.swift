@@ -1,7 +1,8 @@
 import Foundation
 import Glibc
-@testable import LatchkeySecrets
 import Testing
+
+@testable import LatchkeySecrets
 
 /// The helper side of the cross-process tests. In a normal test run this test does
 /// nothing; the tests re-run this binary with `LATCHKEY_SECRETS_CHILD` set and
@@ -12,8 +13,9 @@ import Testing
         guard let mode = environment["LATCHKEY_SECRETS_CHILD"] else { return }
         let namespace = environment["LATCHKEY_NAMESPACE"] ?? "child"
         let output = environment["LATCHKEY_OUTPUT"]
-        let configuration = SecretStoreConfiguration(dataDirectory: environment["LATCHKEY_DATA_DIR"],
-                                                     configDirectory: environment["LATCHKEY_CONFIG_DIR"])
+        let configuration = SecretStoreConfiguration(
+            dataDirectory: environment["LATCHKEY_DATA_DIR"],
+            configDirectory: environment["LATCHKEY_CONFIG_DIR"])
         func report(_ text: String) {
             if let output { try? Data(text.utf8).write(to: URL(fileURLWithPath: output)) }
         }
@@ -68,9 +70,10 @@ import Testing
                     let result = call()
                     return result >= 0 ? "ok" : String(cString: strerror(errno))
                 }
-                report(ids.map { id in
-                    "\(id) read=\(attempt { system.read(id, nil, 0) }) describe=\(attempt { system.describe(id, nil, 0) }) invalidate=\(attempt { system.invalidate(id) })"
-                }.joined(separator: "\n"))
+                report(
+                    ids.map { id in
+                        "\(id) read=\(attempt { system.read(id, nil, 0) }) describe=\(attempt { system.describe(id, nil, 0) }) invalidate=\(attempt { system.invalidate(id) })"
+                    }.joined(separator: "\n"))
             case "file-modes-under-umask":
                 // Runs with a permissive umask (process-wide, hence a child): creates,
                 // rewrites, shrinks and resets stores, reporting every mode it sees.

@@ -1,7 +1,8 @@
 import Foundation
 import Glibc
-@testable import LatchkeySecrets
 import Testing
+
+@testable import LatchkeySecrets
 
 /// Crash safety and cross-process locking of the encrypted file store, with real
 /// processes, real files and real SIGKILLs.
@@ -17,10 +18,12 @@ import Testing
         var killedMidRun = 0
         for round in 0..<200 {
             unlink(marker)
-            let child = ChildProcess.make(mode: "file-write-loop", environment: [
-                "LATCHKEY_NAMESPACE": namespace, "LATCHKEY_OUTPUT": marker,
-                "LATCHKEY_DATA_DIR": configuration.dataDirectory, "LATCHKEY_CONFIG_DIR": configuration.configDirectory,
-            ])
+            let child = ChildProcess.make(
+                mode: "file-write-loop",
+                environment: [
+                    "LATCHKEY_NAMESPACE": namespace, "LATCHKEY_OUTPUT": marker,
+                    "LATCHKEY_DATA_DIR": configuration.dataDirectory, "LATCHKEY_CONFIG_DIR": configuration.configDirectory,
+                ])
             try child.run()
             // Wait until the child has written once, then kill it at a random moment
             // of its write loop.
@@ -76,9 +79,12 @@ import Testing
         defer { Task { try? await store.removeAll() } }
         try await store.set("token", "layered value")
         let output = directory.path + "/out"
-        #expect(try await ChildProcess.run(mode: "keyring-read", environment: [
-            "LATCHKEY_NAMESPACE": namespace, "LATCHKEY_NAME": "token", "LATCHKEY_OUTPUT": output,
-        ]) == 0)
+        #expect(
+            try await ChildProcess.run(
+                mode: "keyring-read",
+                environment: [
+                    "LATCHKEY_NAMESPACE": namespace, "LATCHKEY_NAME": "token", "LATCHKEY_OUTPUT": output,
+                ]) == 0)
         #expect(try String(contentsOfFile: output, encoding: .utf8) == Data("layered value".utf8).base64EncodedString())
     }
 }

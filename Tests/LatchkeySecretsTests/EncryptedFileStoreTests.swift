@@ -1,8 +1,9 @@
 import Foundation
 import Glibc
+import Testing
+
 @testable import LatchkeyCrypto
 @testable import LatchkeySecrets
-import Testing
 
 @Suite struct EncryptedFileStoreTests {
     let directory: TemporaryDirectory
@@ -226,7 +227,13 @@ import Testing
             ("N", { $0[15] = 21 }),
             ("r", { $0[16...19] = [0, 0, 1, 0] }),
             ("p", { $0[20...23] = [0, 0, 0, 200] }),
-            ("MiB", { $0[15] = 20; $0[16...19] = [0, 0, 0, 32] }),
+            (
+                "MiB",
+                {
+                    $0[15] = 20
+                    $0[16...19] = [0, 0, 0, 32]
+                }
+            ),
         ]
         for (label, edit) in crafted {
             var bytes = original
@@ -235,7 +242,9 @@ import Testing
             try writeBytes(bytes, to: store.path)
             let clock = ContinuousClock()
             let start = clock.now
-            let error = await secretStoreError { _ = try await makeStore(configuration: directory.configuration(keySource: .passphrase("pw"))).get("token") }
+            let error = await secretStoreError {
+                _ = try await makeStore(configuration: directory.configuration(keySource: .passphrase("pw"))).get("token")
+            }
             #expect(clock.now - start < .seconds(1), "\(label) took too long: it ran scrypt")
             #expect(error?.code == .corrupted)
             #expect(error.map { "\($0)".contains("out of bounds") && "\($0)".contains(label) } == true, "\(String(describing: error))")
@@ -256,9 +265,9 @@ import Testing
         let store = try makeStore(configuration: passphrase)
         try await store.set("token", "v")
         var bytes = try readBytes(store.path)
-        bytes[15] = 30                                   // N = 2^30: 8 GiB at r = 8
-        bytes[16...19] = [0xff, 0xff, 0xff, 0xff]        // r = 2^32 − 1
-        bytes[20...23] = [0xff, 0xff, 0xff, 0xff]        // p = 2^32 − 1
+        bytes[15] = 30  // N = 2^30: 8 GiB at r = 8
+        bytes[16...19] = [0xff, 0xff, 0xff, 0xff]  // r = 2^32 − 1
+        bytes[20...23] = [0xff, 0xff, 0xff, 0xff]  // p = 2^32 − 1
         resealChecksum(&bytes)
         try writeBytes(bytes, to: store.path)
         let clock = ContinuousClock()
@@ -320,13 +329,19 @@ import Testing
     }
 
     @Test func xdgDirectoriesResolveFromTheEnvironment() {
-        #expect(SecretStoreConfiguration.xdgDirectory("XDG_DATA_HOME", fallback: ".local/share",
-                                                      environment: ["XDG_DATA_HOME": "/x/data", "HOME": "/home/u"]) == "/x/data/latchkey")
-        #expect(SecretStoreConfiguration.xdgDirectory("XDG_DATA_HOME", fallback: ".local/share",
-                                                      environment: ["HOME": "/home/u"]) == "/home/u/.local/share/latchkey")
+        #expect(
+            SecretStoreConfiguration.xdgDirectory(
+                "XDG_DATA_HOME", fallback: ".local/share",
+                environment: ["XDG_DATA_HOME": "/x/data", "HOME": "/home/u"]) == "/x/data/latchkey")
+        #expect(
+            SecretStoreConfiguration.xdgDirectory(
+                "XDG_DATA_HOME", fallback: ".local/share",
+                environment: ["HOME": "/home/u"]) == "/home/u/.local/share/latchkey")
         // Relative XDG paths are invalid per the specification and ignored.
-        #expect(SecretStoreConfiguration.xdgDirectory("XDG_CONFIG_HOME", fallback: ".config",
-                                                      environment: ["XDG_CONFIG_HOME": "rel", "HOME": "/home/u"]) == "/home/u/.config/latchkey")
+        #expect(
+            SecretStoreConfiguration.xdgDirectory(
+                "XDG_CONFIG_HOME", fallback: ".config",
+                environment: ["XDG_CONFIG_HOME": "rel", "HOME": "/home/u"]) == "/home/u/.config/latchkey")
     }
 
     @Test func secretsNeverAppearInErrorDescriptions() async throws {
@@ -344,7 +359,9 @@ import Testing
         let blocked = try KeyringSecretStore(namespace: "app", system: .failing(errno: EDQUOT))
         if let error = await secretStoreError({ try await blocked.set("token", Array(secret.utf8)) }) { descriptions.append("\(error)") }
         let memory = try MemorySecretStore(namespace: "app")
-        if let error = await secretStoreError({ try await LayeredSecretStore(namespace: "app", configuration: configuration).set("token", Array(repeating: 0x53, count: 40_000)) }) {
+        if let error = await secretStoreError({
+            try await LayeredSecretStore(namespace: "app", configuration: configuration).set("token", Array(repeating: 0x53, count: 40_000))
+        }) {
             descriptions.append("\(error)")
         }
         _ = memory

@@ -5,8 +5,9 @@ import Testing
 /// `localizedDescription` says what `description` says, not "The operation could not be completed".
 @Suite struct ErrorDescriptionTests {
     @Test func secretStoreErrorReadsTheSameLocalized() throws {
-        let error = SecretStoreError(.quotaExceeded, store: #"kernel keyring store "com.example""#, entry: "session",
-                                     reason: "the keyring quota is used up", errno: 122)
+        let error = SecretStoreError(
+            .quotaExceeded, store: #"kernel keyring store "com.example""#, entry: "session",
+            reason: "the keyring quota is used up", errno: 122)
         #expect(error.localizedDescription == error.description)
         #expect((error as any Error).localizedDescription == error.description)
     }

@@ -1,7 +1,8 @@
 import Foundation
 import Glibc
-@testable import LatchkeySecrets
 import Testing
+
+@testable import LatchkeySecrets
 
 /// The encrypted file store's files are 0600 and its directories 0700 whatever the
 /// umask, after the first write and after every rewrite, shrink, delete and reset.
@@ -12,10 +13,12 @@ import Testing
     func modesHoldUnderAPermissiveUmask(umask: String) async throws {
         let directory = try TemporaryDirectory()
         let output = directory.path + "/modes"
-        let status = try await ChildProcess.run(mode: "file-modes-under-umask", environment: [
-            "LATCHKEY_UMASK": umask, "LATCHKEY_NAMESPACE": "modes", "LATCHKEY_OUTPUT": output,
-            "LATCHKEY_DATA_DIR": directory.path + "/data/nested/latchkey", "LATCHKEY_CONFIG_DIR": directory.path + "/config/nested/latchkey",
-        ])
+        let status = try await ChildProcess.run(
+            mode: "file-modes-under-umask",
+            environment: [
+                "LATCHKEY_UMASK": umask, "LATCHKEY_NAMESPACE": "modes", "LATCHKEY_OUTPUT": output,
+                "LATCHKEY_DATA_DIR": directory.path + "/data/nested/latchkey", "LATCHKEY_CONFIG_DIR": directory.path + "/config/nested/latchkey",
+            ])
         let text = try String(contentsOfFile: output, encoding: .utf8)
         #expect(status == 0, "\(text)")
         let lines = text.split(separator: "\n").map(String.init)
@@ -24,7 +27,8 @@ import Testing
         #expect(lines.contains { $0.hasPrefix("after reset: aside ") }, "\(text)")
         #expect(lines.contains { $0.hasPrefix("passphrase store: file ") }, "\(text)")
         let control = try #require(lines.first { $0.hasPrefix("control: ") })
-        #expect(control.hasSuffix(" " + String(0o666 & ~Int(umask, radix: 8)!, radix: 8).leftPaddedOctal), "the child's umask took effect: \(control)")
+        #expect(
+            control.hasSuffix(" " + String(0o666 & ~Int(umask, radix: 8)!, radix: 8).leftPaddedOctal), "the child's umask took effect: \(control)")
         for line in lines where !line.hasPrefix("control: ") {
             let fields = line.split(separator: " ")
             let kind = fields[fields.count - 2], mode = fields[fields.count - 1]
@@ -37,7 +41,9 @@ import Testing
         let configuration = directory.configuration()
         let store = try EncryptedFileSecretStore(namespace: "loose", configuration: configuration)
         try await store.set("token", "v1")
-        for (path, loose) in [(store.path, mode_t(0o604)), (store.path, 0o620), (configuration.dataDirectory, 0o701), (configuration.dataDirectory, 0o750)] {
+        for (path, loose) in [
+            (store.path, mode_t(0o604)), (store.path, 0o620), (configuration.dataDirectory, 0o701), (configuration.dataDirectory, 0o750),
+        ] {
             let original = try #require(mode(of: path))
             chmod(path, loose)
             // A store checks the directory on its first read and on every write, and the
@@ -111,12 +117,15 @@ enum FileModeProbe {
         if let aside { lines.append("after reset: aside \(aside) file \(octal(aside))") }
         try await store.set("token", "after reset")
         note("after reset")
-        let passphrase = SecretStoreConfiguration(dataDirectory: configuration.dataDirectory + "-passphrase", configDirectory: configuration.configDirectory,
-                                                  keySource: .passphrase("correct horse"), scrypt: TestDefaults.fastScrypt)
+        let passphrase = SecretStoreConfiguration(
+            dataDirectory: configuration.dataDirectory + "-passphrase", configDirectory: configuration.configDirectory,
+            keySource: .passphrase("correct horse"), scrypt: TestDefaults.fastScrypt)
         let locked = try EncryptedFileSecretStore(namespace: namespace, configuration: passphrase)
         try await locked.set("token", "v")
         try await locked.set("token", "w")
-        for (what, path, kind) in [("directory", passphrase.dataDirectory, "directory"), ("file", locked.path, "file"), ("lock", locked.lockPath, "file")] {
+        for (what, path, kind) in [
+            ("directory", passphrase.dataDirectory, "directory"), ("file", locked.path, "file"), ("lock", locked.lockPath, "file"),
+        ] {
             lines.append("passphrase store: \(what) \(path) \(kind) \(octal(path))")
         }
         return lines.joined(separator: "\n")

@@ -1,7 +1,8 @@
 import Foundation
 import Glibc
-@testable import LatchkeySecrets
 import Testing
+
+@testable import LatchkeySecrets
 
 /// Every key Latchkey puts in the kernel keyring — values, empty-value markers, the
 /// layered store's generation record, and the namespace keyring itself — grants all to
@@ -29,9 +30,9 @@ import Testing
         let layered = try LayeredSecretStore(namespace: uniqueNamespace("perm-layered"), configuration: directory.configuration())
         defer { Task { try? await layered.keyring.removeAll() } }
         try await layered.set("token", "v1")
-        try await layered.set("token", "v2")               // an update of an existing key
-        try await layered.set("blank", [])                 // an empty-value marker
-        try await layered.set("blank", "now a value")      // the marker replaced by a value
+        try await layered.set("token", "v2")  // an update of an existing key
+        try await layered.set("blank", [])  // an empty-value marker
+        try await layered.set("blank", "now a value")  // the marker replaced by a value
         try await layered.set("other", "x")
         try await layered.remove("other")
         _ = try await layered.get("token")

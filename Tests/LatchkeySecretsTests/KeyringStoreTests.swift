@@ -1,7 +1,8 @@
 import Foundation
 import Glibc
-@testable import LatchkeySecrets
 import Testing
+
+@testable import LatchkeySecrets
 
 @Suite(needsKeyring) struct KeyringStoreTests {
     @Test func aSecondProcessReadsWhatTheFirstWrote() async throws {
@@ -11,16 +12,21 @@ import Testing
         try await store.set("token", "written by the parent")
         let directory = try TemporaryDirectory()
         let output = directory.path + "/out"
-        let status = try await ChildProcess.run(mode: "keyring-read", environment: [
-            "LATCHKEY_NAMESPACE": namespace, "LATCHKEY_NAME": "token", "LATCHKEY_OUTPUT": output,
-        ])
+        let status = try await ChildProcess.run(
+            mode: "keyring-read",
+            environment: [
+                "LATCHKEY_NAMESPACE": namespace, "LATCHKEY_NAME": "token", "LATCHKEY_OUTPUT": output,
+            ])
         #expect(status == 0)
         #expect(try String(contentsOfFile: output, encoding: .utf8) == Data("written by the parent".utf8).base64EncodedString())
 
         // And the other way round, through this process's cached namespace keyring.
-        #expect(try await ChildProcess.run(mode: "keyring-write", environment: [
-            "LATCHKEY_NAMESPACE": namespace, "LATCHKEY_NAME": "from-child", "LATCHKEY_VALUE": "written by the child",
-        ]) == 0)
+        #expect(
+            try await ChildProcess.run(
+                mode: "keyring-write",
+                environment: [
+                    "LATCHKEY_NAMESPACE": namespace, "LATCHKEY_NAME": "from-child", "LATCHKEY_VALUE": "written by the child",
+                ]) == 0)
         #expect(try await store.string("from-child") == "written by the child")
         #expect(try await store.names() == ["from-child", "token"])
     }

@@ -1,9 +1,10 @@
 import Foundation
 import Glibc
-@testable import LatchkeySecrets
 import Logging
 import Synchronization
 import Testing
+
+@testable import LatchkeySecrets
 
 @Suite struct LayeredStoreTests {
     @Test(needsKeyring) func readsFallBackToTheFileAndRepopulateTheKeyring() async throws {
@@ -38,7 +39,9 @@ import Testing
         try await store.set("token", "kept in the file")
         #expect(try await store.string("token") == "kept in the file")
         #expect(try await store.names() == ["token"])
-        #expect(throws: SecretStoreError.self) { try LayeredSecretStore(keyring: keyring, file: EncryptedFileSecretStore(namespace: "other", configuration: directory.configuration())) }
+        #expect(throws: SecretStoreError.self) {
+            try LayeredSecretStore(keyring: keyring, file: EncryptedFileSecretStore(namespace: "other", configuration: directory.configuration()))
+        }
     }
 }
 
@@ -115,14 +118,17 @@ final class CapturingLogHandler: LogHandler, Sendable {
             _ = try SecretStoreSelection.named(.secretService, namespace: "app", configuration: configuration)
         }
         #expect(error.code == .unavailable)
-        #expect(error.description.contains("the secret-service backend was chosen, but no Secret Service answers: no desktop session (played by the test)"),
-                "\(error)")
+        #expect(
+            error.description.contains(
+                "the secret-service backend was chosen, but no Secret Service answers: no desktop session (played by the test)"),
+            "\(error)")
         #expect(error.description.contains("choose another backend"))
     }
 
     @Test(needsSecretService) func aNamedSecretServiceIsUsedWhereOneAnswers() async throws {
         let directory = try TemporaryDirectory()
-        let selection = try SecretStoreSelection.named(.secretService, namespace: uniqueNamespace("named-secret-service"), configuration: directory.configuration())
+        let selection = try SecretStoreSelection.named(
+            .secretService, namespace: uniqueNamespace("named-secret-service"), configuration: directory.configuration())
         #expect(selection.backend == .secretService)
         #expect(selection.store is SecretServiceSecretStore)
         try await selection.store.set("entry", [1, 2, 3])

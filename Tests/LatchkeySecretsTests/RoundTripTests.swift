@@ -1,7 +1,8 @@
 import Foundation
 import LatchkeyPostgres
-@testable import LatchkeySecrets
 import Testing
+
+@testable import LatchkeySecrets
 
 /// Every backend, so the same behaviour is checked against each.
 enum Backend: String, CaseIterable, CustomTestStringConvertible, Sendable {
@@ -20,7 +21,8 @@ enum Backend: String, CaseIterable, CustomTestStringConvertible, Sendable {
         case .keyring: try KeyringSecretStore(namespace: namespace)
         case .file: try EncryptedFileSecretStore(namespace: namespace, configuration: directory.configuration())
         case .passphrase:
-            try EncryptedFileSecretStore(namespace: namespace, configuration: directory.configuration(keySource: .passphrase("correct horse battery staple")))
+            try EncryptedFileSecretStore(
+                namespace: namespace, configuration: directory.configuration(keySource: .passphrase("correct horse battery staple")))
         case .layered: try LayeredSecretStore(namespace: namespace, configuration: directory.configuration())
         case .secretService: try SecretServiceSecretStore(namespace: namespace)
         case .postgres: try PostgresTestDatabases.database(keysIn: directory).store(namespace: namespace)

@@ -1,7 +1,8 @@
 import Foundation
 import Glibc
-@testable import LatchkeySecrets
 import Testing
+
+@testable import LatchkeySecrets
 
 /// The Secret Service store against the real GNOME Keyring that
 /// Scripts/with-secret-service.sh starts (the shared conformance cases in
@@ -15,16 +16,19 @@ import Testing
         #expect(try await store.get("token") == [0, 1, 2, 255])
 
         // What the desktop's password manager sees, asked over D-Bus by another program.
-        let search = try await SessionBusTool.call(object: "/org/freedesktop/secrets", method: "org.freedesktop.Secret.Service.SearchItems",
-                                                   arguments: ["{'namespace': '\(namespace)', 'name': 'token'}"])
+        let search = try await SessionBusTool.call(
+            object: "/org/freedesktop/secrets", method: "org.freedesktop.Secret.Service.SearchItems",
+            arguments: ["{'namespace': '\(namespace)', 'name': 'token'}"])
         let items = search.matches(of: /'(\/org\/freedesktop\/secrets\/collection\/[^']+)'/).map { String($0.output.1) }
         #expect(items.count == 1, "\(search)")
         let item = try #require(items.first)
-        let label = try await SessionBusTool.call(object: item, method: "org.freedesktop.DBus.Properties.Get",
-                                                  arguments: ["org.freedesktop.Secret.Item", "Label"])
+        let label = try await SessionBusTool.call(
+            object: item, method: "org.freedesktop.DBus.Properties.Get",
+            arguments: ["org.freedesktop.Secret.Item", "Label"])
         #expect(label.contains("'Latchkey: \(namespace)/token'"), "\(label)")
-        let attributes = try await SessionBusTool.call(object: item, method: "org.freedesktop.DBus.Properties.Get",
-                                                       arguments: ["org.freedesktop.Secret.Item", "Attributes"])
+        let attributes = try await SessionBusTool.call(
+            object: item, method: "org.freedesktop.DBus.Properties.Get",
+            arguments: ["org.freedesktop.Secret.Item", "Attributes"])
         #expect(attributes.contains("'xdg:schema': 'dev.latchkey.Secret'"), "\(attributes)")
         #expect(attributes.contains("'namespace': '\(namespace)'"), "\(attributes)")
         #expect(attributes.contains("'name': 'token'"), "\(attributes)")
@@ -46,8 +50,9 @@ import Testing
     }
 
     @Test func everyCallFailsClearlyWithoutASecretService() async throws {
-        let store = try SecretServiceSecretStore(namespace: uniqueNamespace("none"),
-                                                 system: .unavailable("no desktop session (played by the test)"))
+        let store = try SecretServiceSecretStore(
+            namespace: uniqueNamespace("none"),
+            system: .unavailable("no desktop session (played by the test)"))
         let attempts: [(String, () async throws -> Void)] = [
             ("get", { _ = try await store.get("token") }),
             ("set", { try await store.set("token", "value") }),
@@ -70,7 +75,8 @@ import Testing
         #expect(timeout.code == .unavailable)
         #expect(timeout.reason.contains("did not answer within 20 s"))
         #expect(mapped("secret-error", 2, "Cannot create an item in a locked collection").code == .permissionDenied)
-        let locked = mapped("g-dbus-error-quark", 36, "GDBus.Error:org.freedesktop.Secret.Error.IsLocked: Cannot create an item in a locked collection")
+        let locked = mapped(
+            "g-dbus-error-quark", 36, "GDBus.Error:org.freedesktop.Secret.Error.IsLocked: Cannot create an item in a locked collection")
         #expect(locked.code == .permissionDenied)
         #expect(locked.reason.contains("unlock the keyring"))
         let noService = mapped("g-dbus-error-quark", 2, "The name org.freedesktop.secrets was not provided by any .service files")
@@ -92,8 +98,9 @@ import Testing
     /// A session bus that is gone (a stale address): unavailable, promptly, not a hang.
     @Test func aDeadSessionBusIsUnavailableNotAHang() async throws {
         let directory = try TemporaryDirectory()
-        let report = try await SecretServiceChild.run("secret-service-select",
-                                                      environment: ["DBUS_SESSION_BUS_ADDRESS": "unix:path=\(directory.path)/no-bus"])
+        let report = try await SecretServiceChild.run(
+            "secret-service-select",
+            environment: ["DBUS_SESSION_BUS_ADDRESS": "unix:path=\(directory.path)/no-bus"])
         #expect(report.hasPrefix("layered|") || report.hasPrefix("file|"), "\(report)")
         #expect(report.contains("no Secret Service: no Secret Service answers on the session bus"), "\(report)")
     }
@@ -166,8 +173,9 @@ enum SecretServiceChild {
     static func locked(namespace: String) async throws -> String {
         let store = try SecretServiceSecretStore(namespace: namespace)
         try await store.set("token", "s3cret")
-        _ = try await SessionBusTool.call(object: "/org/freedesktop/secrets", method: "org.freedesktop.Secret.Service.Lock",
-                                          arguments: ["['/org/freedesktop/secrets/collection/login']"])
+        _ = try await SessionBusTool.call(
+            object: "/org/freedesktop/secrets", method: "org.freedesktop.Secret.Service.Lock",
+            arguments: ["['/org/freedesktop/secrets/collection/login']"])
         var lines = ["names: " + (try await store.names()).joined(separator: ",")]
         for attempt in [{ _ = try await store.get("token") }, { try await store.set("other", "s3cret") }] as [() async throws -> Void] {
             do {

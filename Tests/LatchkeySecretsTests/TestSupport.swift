@@ -1,7 +1,7 @@
 import Foundation
 import Glibc
-import LatchkeySecrets
 import LatchkeyPostgres
+import LatchkeySecrets
 import Synchronization
 import Testing
 
@@ -21,8 +21,9 @@ final class TemporaryDirectory: Sendable {
 
     /// A configuration whose data and config directories live in this directory.
     func configuration(keySource: FileKeySource = .keyFile, scrypt: ScryptParameters = TestDefaults.fastScrypt) -> SecretStoreConfiguration {
-        SecretStoreConfiguration(dataDirectory: path + "/data/latchkey", configDirectory: path + "/config/latchkey",
-                                 keySource: keySource, scrypt: scrypt)
+        SecretStoreConfiguration(
+            dataDirectory: path + "/data/latchkey", configDirectory: path + "/config/latchkey",
+            keySource: keySource, scrypt: scrypt)
     }
 }
 

@@ -1,8 +1,8 @@
 import Foundation
 import Latchkey
 import LatchkeyEmulator
-import LatchkeyJWT
 import LatchkeyJSON
+import LatchkeyJWT
 import LatchkeySocialPlus
 import Testing
 
@@ -14,10 +14,11 @@ import Testing
         try await SocialPlusHarness.run(secure: true) { harness in
             let asked = Counter()
             let control = harness.emulator.control
-            try harness.provider.register(accessTokenHandler: SocialPlusAccessTokenRenewer { userID in
-                asked.increment()
-                return try control.signSocialPlusAccessToken(userID: userID)
-            })
+            try harness.provider.register(
+                accessTokenHandler: SocialPlusAccessTokenRenewer { userID in
+                    asked.increment()
+                    return try control.signSocialPlusAccessToken(userID: userID)
+                })
             try await harness.client.start()
             let jwt = try control.signSocialPlusAccessToken(userID: "alice")
             try await harness.client.login(SocialPlusAccessTokenLogin(accessToken: jwt))
@@ -68,12 +69,15 @@ import Testing
         try await SocialPlusHarness.run(secure: true) { harness in
             let jwt = try harness.emulator.control.signSocialPlusAccessToken(userID: "alice")
             #expect(jwt.count > 100)
-            let exchange: JSONObject = ["userId": "alice", "authToken": .string(jwt), "deviceId": "device-1",
-                                        "deviceInfo": .object(["kind": "web", "sdkVersion": "x"])]
-            let answer = try await URLSessionTransport().send(HTTPRequest(
-                method: "POST", url: harness.endpoint.baseURL.appending(path: "api/v5/sessions"),
-                headers: ["Content-Type": "application/json", "X-API-Key": harness.endpoint.apiKey],
-                body: Data(JSONValue.object(exchange).jsonBytes)))
+            let exchange: JSONObject = [
+                "userId": "alice", "authToken": .string(jwt), "deviceId": "device-1",
+                "deviceInfo": .object(["kind": "web", "sdkVersion": "x"]),
+            ]
+            let answer = try await URLSessionTransport().send(
+                TransportRequest(
+                    method: "POST", url: harness.endpoint.baseURL.appending(path: "api/v5/sessions"),
+                    headers: ["Content-Type": "application/json", "X-API-Key": harness.endpoint.apiKey],
+                    body: Data(JSONValue.object(exchange).jsonBytes)))
             #expect(answer.status == 400)
             #expect(try JSONValue.parse(bytes: Array(answer.body))["code"] == 400_000)
         }
@@ -89,8 +93,10 @@ import Testing
             try await harness.client.logout(revoke: .required)
             #expect(harness.client.state == .notLoggedIn)
             #expect(await harness.emulator.control.count(SocialPlusHarness.logoutRoute) == 1)
-            let reuse = try await URLSessionTransport().send(HTTPRequest(url: harness.endpoint.baseURL.appending(path: "api/v3/users/alice"),
-                                                                         headers: ["Authorization": "Bearer \(jwt)"]))
+            let reuse = try await URLSessionTransport().send(
+                TransportRequest(
+                    url: harness.endpoint.baseURL.appending(path: "api/v3/users/alice"),
+                    headers: ["Authorization": "Bearer \(jwt)"]))
             #expect(reuse.status == 401)
         }
     }
@@ -159,7 +165,8 @@ import Testing
         try await SocialPlusHarness.run(secure: true) { harness in
             try harness.provider.register(accessTokenHandler: SocialPlusAccessTokenRenewer { _ in "unused" })
             try await harness.client.start()
-            let forged = try JWT.sign(["userId": "alice"], key: try JWTKey.hmac(Array("a-secret-of-sufficient-length-0123456789abc".utf8), algorithm: .hs256))
+            let forged = try JWT.sign(
+                ["userId": "alice"], key: try JWTKey.hmac(Array("a-secret-of-sufficient-length-0123456789abc".utf8), algorithm: .hs256))
             let error = await authError { try await harness.client.login(SocialPlusAccessTokenLogin(accessToken: forged)) }
             #expect(error?.terminationReason == .unauthorized)
             #expect(error?.httpStatus == 401)
@@ -187,13 +194,14 @@ import Testing
         try await SocialPlusHarness.run(secure: true) { harness in
             let control = harness.emulator.control
             let calls = Counter()
-            try harness.provider.register(accessTokenHandler: SocialPlusAccessTokenRenewer { _ in
-                switch calls.increment() {
-                case 1: throw CancellationError()
-                case 2: return try control.signSocialPlusAccessToken(userID: "bob")
-                default: return try control.signSocialPlusAccessToken(userID: "alice")
-                }
-            })
+            try harness.provider.register(
+                accessTokenHandler: SocialPlusAccessTokenRenewer { _ in
+                    switch calls.increment() {
+                    case 1: throw CancellationError()
+                    case 2: return try control.signSocialPlusAccessToken(userID: "bob")
+                    default: return try control.signSocialPlusAccessToken(userID: "alice")
+                    }
+                })
             try await harness.client.start()
             try await harness.client.login(SocialPlusAccessTokenLogin(accessToken: try control.signSocialPlusAccessToken(userID: "alice")))
             for _ in 0..<2 {

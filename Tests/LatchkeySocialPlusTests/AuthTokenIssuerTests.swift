@@ -12,8 +12,9 @@ import Testing
 
     @Test func theDocumentedFormIsTheDefault() async throws {
         try await SocialPlusHarness.run(secure: true) { harness in
-            let issuer = SocialPlusAuthTokenIssuer(serverKey: harness.endpoint.serverKey, baseURL: harness.endpoint.baseURL,
-                                                   transport: harness.transport)
+            let issuer = SocialPlusAuthTokenIssuer(
+                serverKey: harness.endpoint.serverKey, baseURL: harness.endpoint.baseURL,
+                transport: harness.transport)
             #expect(issuer.form == .v3Get)
             // A user ID with the characters a query gives meaning to arrives whole.
             let userID = "a+b&c=d é"
@@ -32,8 +33,9 @@ import Testing
 
     @Test func theV4PostIsAnOption() async throws {
         try await SocialPlusHarness.run(secure: true) { harness in
-            let issuer = SocialPlusAuthTokenIssuer(serverKey: harness.endpoint.serverKey, baseURL: harness.endpoint.baseURL, form: .v4Post,
-                                                   transport: harness.transport)
+            let issuer = SocialPlusAuthTokenIssuer(
+                serverKey: harness.endpoint.serverKey, baseURL: harness.endpoint.baseURL, form: .v4Post,
+                transport: harness.transport)
             let token = try await issuer.authToken(for: "alice")
             #expect(await harness.emulator.control.count(Self.v4Route) == 1)
             #expect(await harness.emulator.control.count(Self.v3Route) == 0)
@@ -46,8 +48,9 @@ import Testing
     @Test(arguments: SocialPlusAuthTokenIssuer.Form.allCases)
     func aWrongServerKeyIsAConfigurationError(form: SocialPlusAuthTokenIssuer.Form) async throws {
         try await SocialPlusHarness.run(secure: true) { harness in
-            let issuer = SocialPlusAuthTokenIssuer(serverKey: "not-the-key", baseURL: harness.endpoint.baseURL, form: form,
-                                                   transport: harness.transport)
+            let issuer = SocialPlusAuthTokenIssuer(
+                serverKey: "not-the-key", baseURL: harness.endpoint.baseURL, form: form,
+                transport: harness.transport)
             let error = await authError { _ = try await issuer.authToken(for: "alice") }
             #expect(error?.code == .configuration)
             #expect(error?.message.contains("not-the-key") == false)

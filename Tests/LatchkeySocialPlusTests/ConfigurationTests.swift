@@ -8,15 +8,21 @@ import Testing
 /// Settings (every key error named), the registry, and answers no emulator fault
 /// produces (a proxy's HTML page, odd numbers), through a stub transport.
 @Suite struct ConfigurationTests {
-    private func provider(_ settings: ProviderSettings, transport: any HTTPTransport = StubTransport(status: 200, body: "")) throws -> any AuthProvider {
+    private func provider(
+        _ settings: ProviderSettings, transport: any HTTPTransport = StubTransport(status: 200, body: "")
+    ) throws -> any AuthProvider {
         let registry = ProviderRegistry()
         registry.register(SocialPlusProvider.factory)
-        return try registry.makeProvider(LatchkeyConfiguration(provider: "socialplus", settings: settings),
-                                         store: try MemorySecretStore(namespace: "configuration"), transport: transport)
+        return try registry.makeProvider(
+            LatchkeyConfiguration(provider: "socialplus", settings: settings),
+            store: try MemorySecretStore(namespace: "configuration"), transport: transport)
     }
 
-    @Test(arguments: [(nil, "https://apix.sg.amity.co"), ("sg", "https://apix.sg.amity.co"), ("eu", "https://apix.eu.amity.co"),
-                      ("US", "https://apix.us.amity.co")] as [(String?, String)])
+    @Test(
+        arguments: [
+            (nil, "https://apix.sg.amity.co"), ("sg", "https://apix.sg.amity.co"), ("eu", "https://apix.eu.amity.co"),
+            ("US", "https://apix.us.amity.co"),
+        ] as [(String?, String)])
     func regionsMapToTheirBaseURLs(region: String?, url: String) throws {
         var settings: ProviderSettings = ["api_key": "key"]
         if let region { settings.values["region"] = region }
@@ -30,24 +36,27 @@ import Testing
         #expect(provider.configuration.baseURL.absoluteString == "http://127.0.0.1:9/")
     }
 
-    @Test(arguments: [
-        (["region": "sg"], "settings.api_key"),
-        (["api_key": "key", "region": "jp"], "settings.region"),
-        (["api_key": "key", "base_url": "ftp://x"], "settings.base_url"),
-        (["api_key": "key", "regoin": "eu"], "settings.regoin"),
-    ] as [([String: String], String)])
+    @Test(
+        arguments: [
+            (["region": "sg"], "settings.api_key"),
+            (["api_key": "key", "region": "jp"], "settings.region"),
+            (["api_key": "key", "base_url": "ftp://x"], "settings.base_url"),
+            (["api_key": "key", "regoin": "eu"], "settings.regoin"),
+        ] as [([String: String], String)])
     func badSettingsNameTheirKey(values: [String: String], key: String) throws {
         let error = #expect(throws: AuthError.self) { try provider(ProviderSettings(values)) }
         #expect(error?.code == .configuration)
         #expect(error?.message.contains(key) == true)
     }
 
-    @Test(arguments: [(502, "<html>Bad gateway</html>", AuthError.Code.transient), (401, "<html>nope</html>", .transient),
-                      (200, "<html>captive portal</html>", .transient), (429, "", .rateLimited),
-                      (401, #"{"status":"error","code":4.001e5,"message":"User is banned."}"#, .terminated),
-                      (401, #"{"status":"error","code":1e300,"message":"odd"}"#, .transient),
-                      (403, #"{"status":"error","code":"400312","message":"banned"}"#, .terminated),
-                      (400, #"{"status":"error","code":400000,"message":"bad"}"#, .invalidArgument)])
+    @Test(arguments: [
+        (502, "<html>Bad gateway</html>", AuthError.Code.transient), (401, "<html>nope</html>", .transient),
+        (200, "<html>captive portal</html>", .transient), (429, "", .rateLimited),
+        (401, #"{"status":"error","code":4.001e5,"message":"User is banned."}"#, .terminated),
+        (401, #"{"status":"error","code":1e300,"message":"odd"}"#, .transient),
+        (403, #"{"status":"error","code":"400312","message":"banned"}"#, .terminated),
+        (400, #"{"status":"error","code":400000,"message":"bad"}"#, .invalidArgument),
+    ])
     func answersBecomeTheRightErrors(status: Int, body: String, code: AuthError.Code) async throws {
         let provider = try provider(["api_key": "key", "base_url": "http://127.0.0.1:9/"], transport: StubTransport(status: status, body: body))
         let error = await authError { _ = try await provider.login(SocialPlusLogin(userID: "alice"), sessionDuration: nil, pending: nil) }
@@ -67,14 +76,14 @@ import Testing
 
     @Test func onlyABanFromTheSocialPlusAPIEndsASessionFromAnAppRequest() throws {
         let provider = try provider(["api_key": "key", "base_url": "http://127.0.0.1:9/"])
-        let ban = HTTPResponse(status: 403, body: Data(#"{"status":"error","code":400312,"message":"banned"}"#.utf8))
-        let notMember = HTTPResponse(status: 403, body: Data(#"{"status":"error","code":400100,"message":"not a member"}"#.utf8))
-        let own = HTTPRequest(url: try #require(URL(string: "http://127.0.0.1:9/api/v3/channels")))
-        let elsewhere = HTTPRequest(url: try #require(URL(string: "https://app.example.com/api")))
+        let ban = TransportResponse(status: 403, body: Data(#"{"status":"error","code":400312,"message":"banned"}"#.utf8))
+        let notMember = TransportResponse(status: 403, body: Data(#"{"status":"error","code":400100,"message":"not a member"}"#.utf8))
+        let own = TransportRequest(url: try #require(URL(string: "http://127.0.0.1:9/api/v3/channels")))
+        let elsewhere = TransportRequest(url: try #require(URL(string: "https://app.example.com/api")))
         #expect(provider.inspect(ban, to: own)?.terminationReason == .globalBan)
         #expect(provider.inspect(ban, to: elsewhere) == nil)
         #expect(provider.inspect(notMember, to: own) == nil)
-        #expect(provider.inspect(HTTPResponse(status: 401, body: notMember.body), to: own) == nil)
+        #expect(provider.inspect(TransportResponse(status: 401, body: notMember.body), to: own) == nil)
     }
 
     @Test func tokensFromElsewhereMustNameTheirUser() throws {
@@ -97,9 +106,9 @@ import Testing
 struct StubTransport: HTTPTransport {
     let status: Int
     let body: String
-    var headers: HTTPHeaders = [:]
+    var headers: TransportHeaders = [:]
 
-    func send(_ request: HTTPRequest) async throws -> HTTPResponse {
-        HTTPResponse(status: status, headers: headers, body: Data(body.utf8))
+    func send(_ request: TransportRequest) async throws -> TransportResponse {
+        TransportResponse(status: status, headers: headers, body: Data(body.utf8))
     }
 }

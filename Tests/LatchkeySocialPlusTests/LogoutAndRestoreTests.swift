@@ -19,20 +19,24 @@ import Testing
             #expect(revoke.method == "DELETE")
             #expect(revoke.headers["Authorization"] == "Bearer \(token)")
             // The token no longer works.
-            let check = try await URLSessionTransport().send(HTTPRequest(url: harness.userRequest().url, headers: ["Authorization": "Bearer \(token)"]))
+            let check = try await URLSessionTransport().send(
+                TransportRequest(url: harness.userRequest().url, headers: ["Authorization": "Bearer \(token)"]))
             #expect(check.status == 401)
         }
     }
 
-    @Test(arguments: [EmulatorFault.Kind.status(500), .status(503), .status(429), .dropConnection, .malformedBody, SocialPlusHarness.slowAnswer,
-                      .status(403, error: "400300")])
+    @Test(arguments: [
+        EmulatorFault.Kind.status(500), .status(503), .status(429), .dropConnection, .malformedBody, SocialPlusHarness.slowAnswer,
+        .status(403, error: "400300"),
+    ])
     func aFailedSecureLogoutThrowsAndKeepsTheSession(fault: EmulatorFault.Kind) async throws {
         try await SocialPlusHarness.run(timeout: SocialPlusHarness.timeout(for: fault)) { harness in
             try await harness.client.start()
             try await harness.login()
             let token = try await harness.client.accessToken()
             // URLSession retries an idempotent request once on a dropped connection: drop both.
-            await harness.emulator.control.inject(EmulatorFault(route: SocialPlusHarness.logoutRoute, kind: fault, trigger: .next(fault == .dropConnection ? 2 : 1)))
+            await harness.emulator.control.inject(
+                EmulatorFault(route: SocialPlusHarness.logoutRoute, kind: fault, trigger: .next(fault == .dropConnection ? 2 : 1)))
             let error = await authError { try await harness.client.logout(revoke: .required) }
             #expect(error?.isRetryable == true)
             #expect(harness.client.state == .established)
@@ -95,7 +99,8 @@ import Testing
             try await harness.client.start()
             try await harness.login()
             await harness.client.shutdown()
-            await harness.emulator.control.inject(EmulatorFault(route: SocialPlusHarness.userRoute, kind: fault, trigger: .next(fault == .dropConnection ? 2 : 1)))
+            await harness.emulator.control.inject(
+                EmulatorFault(route: SocialPlusHarness.userRoute, kind: fault, trigger: .next(fault == .dropConnection ? 2 : 1)))
             let restarted = try harness.restarted()
             try await restarted.start()
             #expect(restarted.state == .established)

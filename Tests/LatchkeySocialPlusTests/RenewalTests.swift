@@ -46,11 +46,12 @@ import Testing
     @Test func secureModeRenewsWithTheHandlersAuthToken() async throws {
         try await SocialPlusHarness.run(secure: true) { harness in
             let minted = Mutex<[String]>([])
-            try harness.provider.register(sessionHandler: ClosureSessionHandler { userID in
-                let token = try await harness.mintAuthToken(userID)
-                minted.withLock { $0.append(token) }
-                return .renewWithAuthToken(token)
-            })
+            try harness.provider.register(
+                sessionHandler: ClosureSessionHandler { userID in
+                    let token = try await harness.mintAuthToken(userID)
+                    minted.withLock { $0.append(token) }
+                    return .renewWithAuthToken(token)
+                })
             try await harness.client.start()
             try await harness.login(authToken: try await harness.mintAuthToken())
             await harness.clock.waitForSleepers(2)
@@ -132,14 +133,15 @@ import Testing
 
     @Test func theCallbackFormAnswersOnceAndASecondAnswerIsIgnored() async throws {
         try await SocialPlusHarness.run(secure: true) { harness in
-            try harness.provider.register(sessionHandler: SocialPlusCallbackSessionHandler(logger: harness.logs.logger) { renewal in
-                Task {
-                    let token = try await harness.mintAuthToken(renewal.userID)
-                    renewal.renewWithAuthToken(token)
-                    renewal.unableToRetrieveAuthToken()
-                    renewal.renew()
-                }
-            })
+            try harness.provider.register(
+                sessionHandler: SocialPlusCallbackSessionHandler(logger: harness.logs.logger) { renewal in
+                    Task {
+                        let token = try await harness.mintAuthToken(renewal.userID)
+                        renewal.renewWithAuthToken(token)
+                        renewal.unableToRetrieveAuthToken()
+                        renewal.renew()
+                    }
+                })
             try await harness.client.start()
             try await harness.login(authToken: try await harness.mintAuthToken())
             try await harness.client.renew()
@@ -165,13 +167,14 @@ import Testing
     @Test func aHandlerThatCallsTheClientWhileRenewingCompletes() async throws {
         let sent = Counter()
         try await SocialPlusHarness.run { harness in
-            try harness.provider.register(sessionHandler: ClosureSessionHandler { _ in
-                let response = try await harness.client.send(harness.userRequest("bob"))
-                #expect(response.status == 200)
-                _ = try await harness.client.accessToken()
-                sent.increment()
-                return .renew
-            })
+            try harness.provider.register(
+                sessionHandler: ClosureSessionHandler { _ in
+                    let response = try await harness.client.send(harness.userRequest("bob"))
+                    #expect(response.status == 200)
+                    _ = try await harness.client.accessToken()
+                    sent.increment()
+                    return .renew
+                })
             try await harness.client.start()
             try await harness.login()
             // On demand…

@@ -1,8 +1,8 @@
 import Foundation
 import Latchkey
 import LatchkeyEmulator
-import LatchkeyJWT
 import LatchkeyJSON
+import LatchkeyJWT
 import LatchkeySecrets
 import LatchkeySocialPlus
 import Synchronization
@@ -32,7 +32,9 @@ import Testing
                 if let token = request.body.flatMap({ try? JSONValue.parse(bytes: Array($0)) })?["authToken"]?.stringValue { secrets.append(token) }
             }
             #expect(secrets.count >= 6)
-            let text = harness.logs.all.joined(separator: "\n") + "\(failed.map(String.init(describing:)) ?? "")\(secure.map(String.init(describing:)) ?? "")"
+            let text =
+                harness.logs.all.joined(separator: "\n")
+                + "\(failed.map(String.init(describing:)) ?? "")\(secure.map(String.init(describing:)) ?? "")"
             #expect(harness.logs.all.count > 10)
             for secret in secrets { #expect(!text.contains(secret), "a secret leaked") }
         }
@@ -57,10 +59,11 @@ import Testing
 
     @Test func tokensFromElsewhereAreCheckedAndHydrateTheSession() async throws {
         try await SocialPlusHarness.run { harness in
-            let login = try await URLSessionTransport().send(HTTPRequest(
-                method: "POST", url: harness.endpoint.baseURL.appending(path: "api/v5/sessions"),
-                headers: ["Content-Type": "application/json", "X-API-Key": harness.endpoint.apiKey],
-                body: Data(#"{"userId":"bob","deviceId":"elsewhere","deviceInfo":{"kind":"web","sdkVersion":"x"}}"#.utf8)))
+            let login = try await URLSessionTransport().send(
+                TransportRequest(
+                    method: "POST", url: harness.endpoint.baseURL.appending(path: "api/v5/sessions"),
+                    headers: ["Content-Type": "application/json", "X-API-Key": harness.endpoint.apiKey],
+                    body: Data(#"{"userId":"bob","deviceId":"elsewhere","deviceInfo":{"kind":"web","sdkVersion":"x"}}"#.utf8)))
             let token = try #require(try JSONValue.parse(bytes: Array(login.body))["accessToken"]?.stringValue)
             try await harness.client.start()
             let incomplete = await authError { try await harness.client.update(tokens: SessionTokens(accessToken: token)) }

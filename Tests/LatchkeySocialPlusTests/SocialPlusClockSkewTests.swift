@@ -1,12 +1,13 @@
 import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
 import Latchkey
 import LatchkeyEmulator
 import LatchkeySecrets
 import LatchkeySocialPlus
 import Testing
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
 
 /// The device clock 10 minutes ahead of social.plus's and 10 minutes behind: the access
 /// token's lifetime (`expiresAt − issuedAt`) starts when the login answer is received, so
@@ -20,17 +21,20 @@ import Testing
     func aSkewedClockRenewsOnTheTokensLifetime(skew: TimeInterval) async throws {
         var seed = SocialPlusSeed.standard
         seed.accessTokenLifetime = 1200
-        let emulator = try await Emulator.start(EmulatorOptions(providers: [.socialPlus], seed: EmulatorSeed(socialPlus: seed), clockStart: Self.start))
+        let emulator = try await Emulator.start(
+            EmulatorOptions(providers: [.socialPlus], seed: EmulatorSeed(socialPlus: seed), clockStart: Self.start))
         let endpoint = try #require(emulator.socialPlus)
         let clock = ManualClock(now: Self.start.addingTimeInterval(skew))
         let logs = LogCapture()
         let registry = ProviderRegistry()
         registry.register(SocialPlusProvider.factory)
-        let configuration = LatchkeyConfiguration(provider: "socialplus",
-                                                  settings: ["api_key": endpoint.apiKey, "base_url": endpoint.baseURL.absoluteString],
-                                                  session: SessionOptions(heartbeatInterval: nil, renewsProactively: false))
-        let client = try registry.makeClient(configuration, store: try MemorySecretStore(namespace: "socialplus-skew"),
-                                             transport: URLSessionTransport(defaultTimeout: .seconds(30)), clock: clock, logger: logs.logger)
+        let configuration = LatchkeyConfiguration(
+            provider: "socialplus",
+            settings: ["api_key": endpoint.apiKey, "base_url": endpoint.baseURL.absoluteString],
+            session: SessionOptions(heartbeatInterval: nil, renewsProactively: false))
+        let client = try registry.makeClient(
+            configuration, store: try MemorySecretStore(namespace: "socialplus-skew"),
+            transport: URLSessionTransport(defaultTimeout: .seconds(30)), clock: clock, logger: logs.logger)
         do {
             try await client.start()
             try await client.login(SocialPlusLogin(userID: "alice", displayName: "Alice"))

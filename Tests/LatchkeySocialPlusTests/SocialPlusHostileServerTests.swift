@@ -14,9 +14,10 @@ import Testing
     static func client(baseURL: URL, store: MemorySecretStore) throws -> AuthClient {
         let registry = ProviderRegistry()
         registry.register(SocialPlusProvider.factory)
-        let configuration = LatchkeyConfiguration(provider: SocialPlusProvider.identifier,
-                                                  settings: ["api_key": "api-key-1", "base_url": baseURL.absoluteString],
-                                                  session: SessionOptions(heartbeatInterval: nil, renewsProactively: false))
+        let configuration = LatchkeyConfiguration(
+            provider: SocialPlusProvider.identifier,
+            settings: ["api_key": "api-key-1", "base_url": baseURL.absoluteString],
+            session: SessionOptions(heartbeatInterval: nil, renewsProactively: false))
         return try registry.makeClient(configuration, store: store, transport: URLSessionTransport(defaultTimeout: .seconds(30)))
     }
 
@@ -45,7 +46,9 @@ import Testing
 
     /// A complete session answer whose access token is `token`.
     static func answer(token: String) -> String {
-        let escaped = token.unicodeScalars.map { $0.value < 0x20 || $0.value > 0x7E || $0 == "\"" || $0 == "\\" ? String(format: "\\u%04x", $0.value) : String($0) }.joined()
+        let escaped = token.unicodeScalars.map {
+            $0.value < 0x20 || $0.value > 0x7E || $0 == "\"" || $0 == "\\" ? String(format: "\\u%04x", $0.value) : String($0)
+        }.joined()
         return #"{"accessToken": "\#(escaped)", "issuedAt": "2026-01-01T00:00:00.000Z", "expiresAt": "2099-01-01T00:00:00.000Z", "#
             + #""users": [{"userId": "alice", "displayName": "Alice", "isDeleted": false, "isGlobalBanned": false}], "files": []}"#
     }

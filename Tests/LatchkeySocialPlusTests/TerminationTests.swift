@@ -111,8 +111,10 @@ import Testing
         try await SocialPlusHarness.run { harness in
             try await harness.client.start()
             try await harness.login()
-            await harness.emulator.control.inject(EmulatorFault(route: SocialPlusHarness.userRoute, kind: .status(status, error: "400100"),
-                                                                trigger: .next(2)))
+            await harness.emulator.control.inject(
+                EmulatorFault(
+                    route: SocialPlusHarness.userRoute, kind: .status(status, error: "400100"),
+                    trigger: .next(2)))
             do {
                 let response = try await harness.client.send(harness.userRequest("bob"))
                 #expect(response.status == status)

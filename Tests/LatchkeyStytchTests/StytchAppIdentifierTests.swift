@@ -13,8 +13,10 @@ import Testing
     func theConfiguredIdentifierIsSentInXSDKClient(b2b: Bool) async throws {
         try await StytchHarness.with(b2b: b2b) { harness in
             if b2b {
-                try await harness.client.login(StytchB2BCredentials.password(organizationID: B2B.acme, emailAddress: "bob@acme.example",
-                                                                            password: "bob-password-1"))
+                try await harness.client.login(
+                    StytchB2BCredentials.password(
+                        organizationID: B2B.acme, emailAddress: "bob@acme.example",
+                        password: "bob-password-1"))
             } else {
                 try await harness.loginAlice()
             }
@@ -45,8 +47,9 @@ import Testing
             settings.values["app_identifier"] = "com.example.unregistered"
             var configuration = harness.configuration
             configuration.settings = settings
-            let restarted = try StytchHarness.registry.makeClient(configuration, store: harness.store, transport: harness.transport,
-                                                                  clock: harness.clock, logger: harness.logs.logger)
+            let restarted = try StytchHarness.registry.makeClient(
+                configuration, store: harness.store, transport: harness.transport,
+                clock: harness.clock, logger: harness.logs.logger)
             try? await restarted.start()
             #expect(try await harness.storedRecord() != nil)
             #expect(restarted.state != .notLoggedIn)

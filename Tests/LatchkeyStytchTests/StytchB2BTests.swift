@@ -8,8 +8,9 @@ import Testing
 /// B2B: member sessions, MFA through each second factor, discovery, and the
 /// intermediate session's expiry.
 @Suite struct StytchB2BTests {
-    static let carolPassword = StytchB2BCredentials.password(organizationID: B2B.acme, emailAddress: "carol@acme.example",
-                                                             password: "carol-password-1")
+    static let carolPassword = StytchB2BCredentials.password(
+        organizationID: B2B.acme, emailAddress: "carol@acme.example",
+        password: "carol-password-1")
 
     /// Logs carol in with her password: MFA pending.
     private func pendingCarol(_ harness: StytchHarness) async throws -> UserAction {
@@ -22,8 +23,10 @@ import Testing
 
     @Test func passwordLoginPublishesMemberSessionMemberAndOrganization() async throws {
         try await StytchHarness.with(b2b: true) { harness in
-            try await harness.client.login(StytchB2BCredentials.password(organizationID: B2B.acme, emailAddress: "bob@acme.example",
-                                                                        password: "bob-password-1"), sessionDuration: .seconds(3600))
+            try await harness.client.login(
+                StytchB2BCredentials.password(
+                    organizationID: B2B.acme, emailAddress: "bob@acme.example",
+                    password: "bob-password-1"), sessionDuration: .seconds(3600))
             #expect(harness.client.state == .established)
             let session = try #require(harness.client.currentMemberSession)
             #expect(session.memberID == B2B.bob)
@@ -35,9 +38,11 @@ import Testing
             #expect(harness.client.currentOrganization?.slug == "acme")
             #expect(harness.client.currentOrganization?.name == "Acme")
             #expect(harness.client.currentSession == nil && harness.client.currentUser == nil)
-            #expect(harness.transport.last("b2b/passwords/authenticate")?.body == [
-                "organization_id": .string(B2B.acme), "email_address": "bob@acme.example", "password": "bob-password-1",
-                "session_duration_minutes": 60])
+            #expect(
+                harness.transport.last("b2b/passwords/authenticate")?.body == [
+                    "organization_id": .string(B2B.acme), "email_address": "bob@acme.example", "password": "bob-password-1",
+                    "session_duration_minutes": 60,
+                ])
             // Checked and revoked on the B2B endpoints.
             try await harness.client.renew()
             #expect(await harness.count("b2b/sessions/authenticate") == 1)
@@ -51,7 +56,8 @@ import Testing
             let token = try await harness.emulator.control.issueStytchB2BMagicLink(email: "bob@acme.example", organizationID: B2B.acme)
             try await harness.client.login(StytchB2BCredentials.magicLink(token: token))
             #expect(harness.client.currentMemberSession?.authenticationFactors.first?["type"] == "magic_link")
-            #expect(harness.transport.last("b2b/magic_links/authenticate")?.body == ["magic_links_token": .string(token), "session_duration_minutes": 5])
+            #expect(
+                harness.transport.last("b2b/magic_links/authenticate")?.body == ["magic_links_token": .string(token), "session_duration_minutes": 5])
         }
     }
 
@@ -78,8 +84,11 @@ import Testing
             try await #require(harness.client.stytchB2B).sendSMSOTP(for: action)
             #expect(harness.client.state == .needsUserAction(action), "sending is not a login")
             let sent = try #require(harness.transport.last("b2b/otps/sms/send"))
-            #expect(sent.body == ["organization_id": .string(B2B.acme), "member_id": .string(B2B.carol),
-                                  "intermediate_session_token": .string(action.continuationToken!)])
+            #expect(
+                sent.body == [
+                    "organization_id": .string(B2B.acme), "member_id": .string(B2B.carol),
+                    "intermediate_session_token": .string(action.continuationToken!),
+                ])
             let code = try #require(try await harness.emulator.control.stytchSMSCode(memberID: B2B.carol))
             // A wrong code keeps the pending action for another try.
             let wrong = await authError { try await harness.client.login(StytchB2BCredentials.smsOTP(code: "000000" == code ? "111111" : "000000")) }
@@ -134,8 +143,10 @@ import Testing
             harness.advance(by: 1)
             await settle("expired") { harness.client.state == .notLoggedIn }
             let error = await authError {
-                try await harness.client.login(StytchB2BCredentials.totp(code: "123456", organizationID: B2B.acme, memberID: B2B.carol,
-                                                                        intermediateSessionToken: action.continuationToken))
+                try await harness.client.login(
+                    StytchB2BCredentials.totp(
+                        code: "123456", organizationID: B2B.acme, memberID: B2B.carol,
+                        intermediateSessionToken: action.continuationToken))
             }
             #expect(error?.providerCode == "intermediate_session_not_found")
             #expect(harness.client.state == .notLoggedIn)
@@ -156,12 +167,16 @@ import Testing
             #expect(found[1].member?.id == "member-test-00000000-0000-4000-8000-00000000ca02")
             #expect(found[1].membershipType == "active_member")
 
-            try await harness.client.login(StytchB2BCredentials.discoveryExchange(organizationID: found[1].organization.id,
-                                                                                 intermediateSessionToken: token))
+            try await harness.client.login(
+                StytchB2BCredentials.discoveryExchange(
+                    organizationID: found[1].organization.id,
+                    intermediateSessionToken: token))
             #expect(harness.client.state == .established)
             #expect(harness.client.currentOrganization?.slug == "globex")
-            #expect(harness.transport.last("b2b/discovery/intermediate_sessions/exchange")?.body == [
-                "intermediate_session_token": .string(token), "organization_id": .string(found[1].organization.id), "session_duration_minutes": 5])
+            #expect(
+                harness.transport.last("b2b/discovery/intermediate_sessions/exchange")?.body == [
+                    "intermediate_session_token": .string(token), "organization_id": .string(found[1].organization.id), "session_duration_minutes": 5,
+                ])
         }
     }
 
@@ -185,8 +200,10 @@ import Testing
 
     @Test func a401FromANonSessionEndpointKeepsTheSession() async throws {
         try await StytchHarness.with(b2b: true) { harness in
-            try await harness.client.login(StytchB2BCredentials.password(organizationID: B2B.acme, emailAddress: "bob@acme.example",
-                                                                        password: "bob-password-1"))
+            try await harness.client.login(
+                StytchB2BCredentials.password(
+                    organizationID: B2B.acme, emailAddress: "bob@acme.example",
+                    password: "bob-password-1"))
             await harness.inject("b2b/discovery/organizations", .status(401, error: "unauthorized_credentials"))
             let error = await authError {
                 _ = try await harness.client.stytchB2B?.discoveredOrganizations(intermediateSessionToken: "anything")
@@ -202,8 +219,10 @@ import Testing
 
     @Test func restoreAfterRestart() async throws {
         try await StytchHarness.with(b2b: true) { harness in
-            try await harness.client.login(StytchB2BCredentials.password(organizationID: B2B.acme, emailAddress: "bob@acme.example",
-                                                                        password: "bob-password-1"))
+            try await harness.client.login(
+                StytchB2BCredentials.password(
+                    organizationID: B2B.acme, emailAddress: "bob@acme.example",
+                    password: "bob-password-1"))
             await harness.client.shutdown()
             let restarted = try harness.restarted()
             try await restarted.start()

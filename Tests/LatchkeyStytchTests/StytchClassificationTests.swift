@@ -18,16 +18,21 @@ import Testing
     }
 
     static let cases: [Case] = [
-        Case(fault: .status(401, error: "unauthorized_credentials"), code: .unrecoverable, clears: true, providerCode: "unauthorized_credentials", status: 401),
-        Case(fault: .status(401, error: "user_unauthenticated"), code: .unrecoverable, clears: true, providerCode: "user_unauthenticated", status: 401),
-        Case(fault: .status(401, error: "invalid_secret_authentication"), code: .unrecoverable, clears: true,
-             providerCode: "invalid_secret_authentication", status: 401),
+        Case(
+            fault: .status(401, error: "unauthorized_credentials"), code: .unrecoverable, clears: true, providerCode: "unauthorized_credentials",
+            status: 401),
+        Case(
+            fault: .status(401, error: "user_unauthenticated"), code: .unrecoverable, clears: true, providerCode: "user_unauthenticated", status: 401),
+        Case(
+            fault: .status(401, error: "invalid_secret_authentication"), code: .unrecoverable, clears: true,
+            providerCode: "invalid_secret_authentication", status: 401),
         Case(fault: .status(401, error: "session_not_found"), code: .unrecoverable, clears: true, providerCode: "session_not_found", status: 401),
         Case(fault: .status(401, error: "invalid_user_agent"), code: .transient, clears: false, providerCode: "invalid_user_agent", status: 401),
         Case(fault: .status(404, error: "session_not_found"), code: .unrecoverable, clears: true, providerCode: "session_not_found", status: 404),
         Case(fault: .status(404, error: "not_found"), code: .transient, clears: false, providerCode: "not_found", status: 404),
-        Case(fault: .status(404, error: "unauthorized_credentials"), code: .transient, clears: false, providerCode: "unauthorized_credentials",
-             status: 404),
+        Case(
+            fault: .status(404, error: "unauthorized_credentials"), code: .transient, clears: false, providerCode: "unauthorized_credentials",
+            status: 404),
         Case(fault: .status(403), code: .transient, clears: false, providerCode: "forbidden", status: 403),
         Case(fault: .status(500), code: .transient, clears: false, providerCode: "internal_server_error", status: 500),
         Case(fault: .status(503), code: .transient, clears: false, providerCode: "service_unavailable", status: 503),
@@ -67,8 +72,10 @@ import Testing
 
     @Test func theB2BSessionEndpointsFollowTheSameRule() async throws {
         try await StytchHarness.with(b2b: true) { harness in
-            try await harness.client.login(StytchB2BCredentials.password(organizationID: B2B.acme, emailAddress: "bob@acme.example",
-                                                                        password: "bob-password-1"))
+            try await harness.client.login(
+                StytchB2BCredentials.password(
+                    organizationID: B2B.acme, emailAddress: "bob@acme.example",
+                    password: "bob-password-1"))
             await harness.inject("b2b/sessions/authenticate", .status(401, error: "invalid_user_agent"))
             #expect(await authError { try await harness.client.renew() }?.code == .transient)
             #expect(harness.client.state == .established)
@@ -83,8 +90,10 @@ import Testing
     func aSessionNotFoundFromRevokeClears(b2b: Bool) async throws {
         try await StytchHarness.with(b2b: b2b) { harness in
             if b2b {
-                try await harness.client.login(StytchB2BCredentials.password(organizationID: B2B.acme, emailAddress: "bob@acme.example",
-                                                                            password: "bob-password-1"))
+                try await harness.client.login(
+                    StytchB2BCredentials.password(
+                        organizationID: B2B.acme, emailAddress: "bob@acme.example",
+                        password: "bob-password-1"))
             } else {
                 try await harness.loginAlice()
             }
@@ -113,8 +122,9 @@ import Testing
 
     @Test func aRateLimitCarriesRetryAfterWhenStytchSendsIt() async throws {
         let body = Data(#"{"status_code":429,"request_id":"r","error_type":"too_many_requests","error_message":"Slow down."}"#.utf8)
-        let provider = StytchProvider(configuration: try StytchConfiguration(publicToken: "public-token-test-1", appIdentifier: "dev.latchkey.example"),
-                                      transport: FixedTransport(response: HTTPResponse(status: 429, headers: ["Retry-After": "12"], body: body)))
+        let provider = StytchProvider(
+            configuration: try StytchConfiguration(publicToken: "public-token-test-1", appIdentifier: "dev.latchkey.example"),
+            transport: FixedTransport(response: TransportResponse(status: 429, headers: ["Retry-After": "12"], body: body)))
         let error = await authError {
             _ = try await provider.validate(AuthenticatedSession(tokens: SessionTokens(accessToken: "j", sessionToken: "s")))
         }
@@ -130,13 +140,15 @@ import Testing
         let body = Data(#"{"status_code":429,"request_id":"r","error_type":"too_many_requests","error_message":"Slow down."}"#.utf8)
         let session = AuthenticatedSession(tokens: SessionTokens(accessToken: "j", sessionToken: "s"))
         let settings = try StytchConfiguration(publicToken: "public-token-test-1", appIdentifier: "dev.latchkey.example")
-        var headers: HTTPHeaders = ["Date": "Fri, 15 Jan 2027 08:00:00 GMT", "Retry-After": "Fri, 15 Jan 2027 08:03:00 GMT"]
-        let dated = StytchProvider(configuration: settings, transport: FixedTransport(response: HTTPResponse(status: 429, headers: headers, body: body)))
+        var headers: TransportHeaders = ["Date": "Fri, 15 Jan 2027 08:00:00 GMT", "Retry-After": "Fri, 15 Jan 2027 08:03:00 GMT"]
+        let dated = StytchProvider(
+            configuration: settings, transport: FixedTransport(response: TransportResponse(status: 429, headers: headers, body: body)))
         let error = await authError { _ = try await dated.validate(session) }
         #expect(error?.code == .rateLimited)
         #expect(error?.retryAfter == .seconds(180))
         headers["Date"] = nil
-        let undated = StytchProvider(configuration: settings, transport: FixedTransport(response: HTTPResponse(status: 429, headers: headers, body: body)))
+        let undated = StytchProvider(
+            configuration: settings, transport: FixedTransport(response: TransportResponse(status: 429, headers: headers, body: body)))
         let bare = await authError { _ = try await undated.validate(session) }
         #expect(bare?.code == .rateLimited)
         #expect(bare?.retryAfter == nil)
@@ -145,8 +157,8 @@ import Testing
     @Test func anAppAPIRefusalKeepsTheSession() async throws {
         try await StytchHarness.with { harness in
             try await harness.loginAlice()
-            harness.transport.app.withLock { $0 = { _ in HTTPResponse(status: 401) } }
-            let error = await authError { _ = try await harness.client.send(HTTPRequest(url: URL(string: "https://app.test/items")!)) }
+            harness.transport.app.withLock { $0 = { _ in TransportResponse(status: 401) } }
+            let error = await authError { _ = try await harness.client.send(TransportRequest(url: URL(string: "https://app.test/items")!)) }
             #expect(error?.code == .unauthorizedAfterRenewal)
             #expect(harness.client.state == .established)
             #expect(try await harness.storedRecord() != nil)
@@ -173,8 +185,8 @@ import Testing
 
 /// Answers every request with one response (no network).
 struct FixedTransport: HTTPTransport {
-    let response: HTTPResponse
-    func send(_ request: HTTPRequest) async throws -> HTTPResponse { response }
+    let response: TransportResponse
+    func send(_ request: TransportRequest) async throws -> TransportResponse { response }
 }
 
 enum B2B {

@@ -1,12 +1,13 @@
 import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
 import Latchkey
 import LatchkeyEmulator
 import LatchkeySecrets
 import LatchkeyStytch
 import Testing
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
 
 /// The device clock 10 minutes ahead of Stytch's and 10 minutes behind: the session JWT's
 /// 5-minute lifetime (`exp − iat`) starts when the answer is received, so an hour of use
@@ -26,19 +27,25 @@ import Testing
         registry.register(StytchB2BProvider.factory)
         let configuration = LatchkeyConfiguration(
             provider: b2b ? StytchB2BProvider.identifier : StytchProvider.identifier,
-            settings: ["public_token": endpoint.publicToken, "base_url": endpoint.baseURL.absoluteString, "project_id": endpoint.projectID,
-                       "app_identifier": endpoint.appIdentifier],
+            settings: [
+                "public_token": endpoint.publicToken, "base_url": endpoint.baseURL.absoluteString, "project_id": endpoint.projectID,
+                "app_identifier": endpoint.appIdentifier,
+            ],
             session: SessionOptions(heartbeatInterval: nil, renewsProactively: false))
-        let client = try registry.makeClient(configuration, store: try MemorySecretStore(namespace: "stytch-skew"),
-                                             transport: URLSessionTransport(defaultTimeout: .seconds(30)), clock: clock, logger: logs.logger)
+        let client = try registry.makeClient(
+            configuration, store: try MemorySecretStore(namespace: "stytch-skew"),
+            transport: URLSessionTransport(defaultTimeout: .seconds(30)), clock: clock, logger: logs.logger)
         do {
             try await client.start()
             if b2b {
-                try await client.login(StytchB2BCredentials.password(organizationID: B2B.acme, emailAddress: "bob@acme.example",
-                                                                     password: "bob-password-1"), sessionDuration: .seconds(7200))
+                try await client.login(
+                    StytchB2BCredentials.password(
+                        organizationID: B2B.acme, emailAddress: "bob@acme.example",
+                        password: "bob-password-1"), sessionDuration: .seconds(7200))
             } else {
-                try await client.login(StytchCredentials.password(email: "alice@example.com", password: "alice-password-1"),
-                                       sessionDuration: .seconds(7200))
+                try await client.login(
+                    StytchCredentials.password(email: "alice@example.com", password: "alice-password-1"),
+                    sessionDuration: .seconds(7200))
             }
             let renewalPath = b2b ? "/sdk/v1/b2b/sessions/authenticate" : "/sdk/v1/sessions/authenticate"
             let appPath = b2b ? "__app/b2b/session" : "__app/session"

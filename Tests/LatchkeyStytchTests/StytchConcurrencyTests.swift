@@ -52,13 +52,13 @@ import Testing
             try await harness.loginAlice()
             let stale = try await harness.client.accessToken()
             harness.transport.app.withLock {
-                $0 = { request in HTTPResponse(status: request.headers["Authorization"] == "Bearer \(stale)" ? 401 : 200) }
+                $0 = { request in TransportResponse(status: request.headers["Authorization"] == "Bearer \(stale)" ? 401 : 200) }
             }
-            harness.advance(by: 10) // so the renewed JWT differs from the stale one
+            harness.advance(by: 10)  // so the renewed JWT differs from the stale one
             await harness.emulator.control.resetRequestLog()
             let statuses = try await withThrowingTaskGroup(of: Int.self) { group in
                 for index in 0..<100 {
-                    group.addTask { try await harness.client.send(HTTPRequest(url: URL(string: "https://app.test/items/\(index)")!)).status }
+                    group.addTask { try await harness.client.send(TransportRequest(url: URL(string: "https://app.test/items/\(index)")!)).status }
                 }
                 return try await group.reduce(into: [Int]()) { $0.append($1) }
             }

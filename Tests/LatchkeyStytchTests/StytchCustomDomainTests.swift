@@ -13,17 +13,20 @@ import Testing
 
     static func verifier(customDomain: String, key: JWTKey) throws -> StytchProvider {
         let jwks = JWKSet(keys: [key]).jsonText()
-        let transport = FixedTransport(response: HTTPResponse(status: 200, headers: ["Content-Type": "application/json"], body: Data(jwks.utf8)))
-        let settings = try StytchConfiguration(publicToken: "public-token-test-00000000-0000-4000-8000-000000000000", appIdentifier: "dev.latchkey.example",
-                                          baseURL: URL(string: "https://api.example.com/"), projectID: project, customDomain: customDomain)
+        let transport = FixedTransport(response: TransportResponse(status: 200, headers: ["Content-Type": "application/json"], body: Data(jwks.utf8)))
+        let settings = try StytchConfiguration(
+            publicToken: "public-token-test-00000000-0000-4000-8000-000000000000", appIdentifier: "dev.latchkey.example",
+            baseURL: URL(string: "https://api.example.com/"), projectID: project, customDomain: customDomain)
         return StytchProvider(configuration: settings, transport: transport)
     }
 
     static func token(issuer: String, key: JWTKey) throws -> String {
         let now = Date().timeIntervalSince1970
-        let claims: JSONObject = ["iss": .string(issuer), "aud": .array([.string(project)]), "sub": "user-test-1",
-                                  "iat": .number(now), "nbf": .number(now), "exp": .number(now + 300),
-                                  "https://stytch.com/session": .object(["id": "session-test-1", "expires_at": "2030-01-01T00:00:00Z"])]
+        let claims: JSONObject = [
+            "iss": .string(issuer), "aud": .array([.string(project)]), "sub": "user-test-1",
+            "iat": .number(now), "nbf": .number(now), "exp": .number(now + 300),
+            "https://stytch.com/session": .object(["id": "session-test-1", "expires_at": "2030-01-01T00:00:00Z"]),
+        ]
         return try JWT.sign(claims, key: key)
     }
 
@@ -37,8 +40,10 @@ import Testing
         #expect(standard.subject == "user-test-1")
     }
 
-    @Test(arguments: ["https://evil.example.com", "https://auth.example.com/", "https://auth.example.cöm",
-                      "stytch.com/project-other"])
+    @Test(arguments: [
+        "https://evil.example.com", "https://auth.example.com/", "https://auth.example.cöm",
+        "stytch.com/project-other",
+    ])
     func anotherIssuerIsRefused(issuer: String) async throws {
         let key = try JWTKey.generate(for: .rs256, keyID: "custom-1")
         let provider = try Self.verifier(customDomain: "https://auth.example.com", key: key)

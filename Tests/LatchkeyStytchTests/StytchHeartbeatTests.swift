@@ -13,7 +13,7 @@ import Testing
         try await StytchHarness.with(options: Self.options) { harness in
             try await harness.loginAlice(minutes: 60)
             let expiry = try #require(harness.client.currentSession?.expiresAt)
-            await harness.clock.waitForSleepers(2) // the heartbeat and the JWT's expiry
+            await harness.clock.waitForSleepers(2)  // the heartbeat and the JWT's expiry
             harness.advance(by: 179)
             await Task.yield()
             #expect(await harness.count("sessions/authenticate") == 0)

@@ -14,10 +14,13 @@ import Testing
     static func client(baseURL: URL, store: MemorySecretStore) throws -> AuthClient {
         let registry = ProviderRegistry()
         registry.register(StytchProvider.factory)
-        let configuration = LatchkeyConfiguration(provider: StytchProvider.identifier,
-                                                  settings: ["public_token": "public-token-test-hostile", "app_identifier": "dev.latchkey.example",
-                                                             "base_url": baseURL.absoluteString],
-                                                  session: SessionOptions(heartbeatInterval: nil, renewsProactively: false))
+        let configuration = LatchkeyConfiguration(
+            provider: StytchProvider.identifier,
+            settings: [
+                "public_token": "public-token-test-hostile", "app_identifier": "dev.latchkey.example",
+                "base_url": baseURL.absoluteString,
+            ],
+            session: SessionOptions(heartbeatInterval: nil, renewsProactively: false))
         return try registry.makeClient(configuration, store: store, transport: URLSessionTransport(defaultTimeout: .seconds(30)))
     }
 
@@ -46,8 +49,11 @@ import Testing
 
     /// A complete password-login answer whose session token is `token`.
     static func answer(token: String) -> String {
-        let escaped = token.unicodeScalars.map { $0.value < 0x20 || $0.value > 0x7E || $0 == "\"" || $0 == "\\" ? String(format: "\\u%04x", $0.value) : String($0) }.joined()
-        return #"{"data": {"request_id": "r-1", "status_code": 200, "session_token": "\#(escaped)", "session_jwt": "eyJhbGciOiJSUzI1NiJ9.eyJzdWIiOiJ1c2VyLTEifQ.c2ln", "#
+        let escaped = token.unicodeScalars.map {
+            $0.value < 0x20 || $0.value > 0x7E || $0 == "\"" || $0 == "\\" ? String(format: "\\u%04x", $0.value) : String($0)
+        }.joined()
+        return
+            #"{"data": {"request_id": "r-1", "status_code": 200, "session_token": "\#(escaped)", "session_jwt": "eyJhbGciOiJSUzI1NiJ9.eyJzdWIiOiJ1c2VyLTEifQ.c2ln", "#
             + #""session": {"session_id": "s-1", "user_id": "user-1", "started_at": "2026-01-01T00:00:00Z", "last_accessed_at": "2026-01-01T00:00:00Z", "#
             + #""expires_at": "2099-01-01T00:00:00Z", "attributes": {}, "authentication_factors": [], "custom_claims": {}, "roles": []}, "#
             + #""user": {"user_id": "user-1", "emails": [{"email": "alice@example.com"}], "status": "active"}}}"#
@@ -80,7 +86,9 @@ import Testing
 
     @Test(arguments: ["http://127.attacker.example/", "http://127.0.0.1.attacker.example/", "http://localhost.attacker.example/", "ftp://127.0.0.1/"])
     func aNonLoopbackPlainHTTPBaseURLIsRefusedInCode(url: String) throws {
-        #expect(throws: AuthError.self) { try StytchConfiguration(publicToken: "public-token-test-1", appIdentifier: "dev.latchkey.example", baseURL: URL(string: url)) }
+        #expect(throws: AuthError.self) {
+            try StytchConfiguration(publicToken: "public-token-test-1", appIdentifier: "dev.latchkey.example", baseURL: URL(string: url))
+        }
     }
 
     @Test(arguments: ["http://127.0.0.1:9/", "http://[::1]:9/", "http://localhost:9/", "https://stytch.example.com/"])

@@ -31,7 +31,7 @@ import Testing
             #expect(try JWT.decode(second).header.keyID == kid)
             _ = try await adapter.verifySessionJWT(second)
             #expect(await harness.emulator.control.count(Self.jwks) == 2, "an unknown kid refetches once")
-            _ = try await adapter.verifySessionJWT(first) // the retired key is still published (overlap)
+            _ = try await adapter.verifySessionJWT(first)  // the retired key is still published (overlap)
 
             harness.advance(by: 400)
             let expired = await authError { _ = try await adapter.verifySessionJWT(second) }
@@ -44,8 +44,10 @@ import Testing
 
     @Test func b2bChecksAgainstTheB2BKeySetAndReadsTheOrganization() async throws {
         try await StytchHarness.with(b2b: true) { harness in
-            try await harness.client.login(StytchB2BCredentials.password(organizationID: B2B.acme, emailAddress: "bob@acme.example",
-                                                                        password: "bob-password-1"))
+            try await harness.client.login(
+                StytchB2BCredentials.password(
+                    organizationID: B2B.acme, emailAddress: "bob@acme.example",
+                    password: "bob-password-1"))
             let claims = try await #require(harness.client.stytchB2B).verifySessionJWT(try await harness.client.accessToken())
             #expect(claims.subject == B2B.bob)
             #expect(claims.organizationID == B2B.acme)
@@ -56,7 +58,7 @@ import Testing
 
     @Test func aCheckNeedsTheProjectID() async throws {
         let settings = try StytchConfiguration(publicToken: "public-token-test-1", appIdentifier: "dev.latchkey.example")
-        let provider = StytchProvider(configuration: settings, transport: FixedTransport(response: HTTPResponse(status: 500)))
+        let provider = StytchProvider(configuration: settings, transport: FixedTransport(response: TransportResponse(status: 500)))
         let error = await authError { _ = try await provider.verifySessionJWT("a.b.c") }
         #expect(error?.code == .configuration)
         #expect(error?.message.contains("settings.project_id") == true)
@@ -66,13 +68,21 @@ import Testing
 /// The settings schema and the registry.
 @Suite struct StytchSettingsTests {
     @Test func thePublicTokenPicksTheHost() throws {
-        #expect(try StytchConfiguration(publicToken: "public-token-test-abc", appIdentifier: "dev.latchkey.example").baseURL.absoluteString == "https://test.stytch.com/")
-        #expect(try StytchConfiguration(publicToken: "public-token-live-abc", appIdentifier: "dev.latchkey.example").baseURL.absoluteString == "https://api.stytch.com/")
+        #expect(
+            try StytchConfiguration(publicToken: "public-token-test-abc", appIdentifier: "dev.latchkey.example").baseURL.absoluteString
+                == "https://test.stytch.com/")
+        #expect(
+            try StytchConfiguration(publicToken: "public-token-live-abc", appIdentifier: "dev.latchkey.example").baseURL.absoluteString
+                == "https://api.stytch.com/")
         #expect(try StytchConfiguration(publicToken: "public-token-live-abc", appIdentifier: "dev.latchkey.example").isTestProject == false)
-        let emulator = try StytchConfiguration(publicToken: "public-token-test-abc", appIdentifier: "dev.latchkey.example", baseURL: URL(string: "http://127.0.0.1:9/sdk/v1/"))
+        let emulator = try StytchConfiguration(
+            publicToken: "public-token-test-abc", appIdentifier: "dev.latchkey.example", baseURL: URL(string: "http://127.0.0.1:9/sdk/v1/"))
         #expect(emulator.baseURL.absoluteString == "http://127.0.0.1:9/")
-        #expect(try StytchConfiguration(publicToken: "public-token-test-a", appIdentifier: "dev.latchkey.example", customDomain: "https://login.example.com/").customDomain
-            == "https://login.example.com")
+        #expect(
+            try StytchConfiguration(
+                publicToken: "public-token-test-a", appIdentifier: "dev.latchkey.example", customDomain: "https://login.example.com/"
+            ).customDomain
+                == "https://login.example.com")
     }
 
     @Test(arguments: ["", "public-token-test-", "public-token-dev-abc", "secret-test-abc"])
@@ -101,10 +111,14 @@ import Testing
         #expect(typo?.message.contains("projectid") == true)
         let malformed = #expect(throws: AuthError.self) { try build(["public_token": "nope", "app_identifier": "a"]) }
         #expect(malformed?.code == .configuration)
-        let boolean = #expect(throws: AuthError.self) { try build(["public_token": "public-token-test-1", "app_identifier": "a", "auto_extend": "maybe"]) }
+        let boolean = #expect(throws: AuthError.self) {
+            try build(["public_token": "public-token-test-1", "app_identifier": "a", "auto_extend": "maybe"])
+        }
         #expect(boolean?.message.contains("auto_extend") == true)
-        let provider = try build(["public_token": "public-token-test-1", "app_identifier": "dev.latchkey.example", "auto_extend": "yes",
-                                  "project_id": "project-test-1"])
+        let provider = try build([
+            "public_token": "public-token-test-1", "app_identifier": "dev.latchkey.example", "auto_extend": "yes",
+            "project_id": "project-test-1",
+        ])
         #expect(provider.identifier == "stytch")
         #expect(provider.sessionDurationBounds == .seconds(300) ... .seconds(527_040 * 60))
         #expect((provider as? StytchProvider)?.configuration.autoExtend == true)

@@ -1,8 +1,8 @@
 import Foundation
 import Latchkey
 import LatchkeyEmulator
-import LatchkeyJWT
 import LatchkeyJSON
+import LatchkeyJWT
 import LatchkeyStytch
 import Testing
 
@@ -61,8 +61,11 @@ import Testing
             try await harness.client.login(StytchCredentials.otp(methodID: otp.methodID, code: otp.code))
             #expect(harness.client.state == .established)
             #expect(harness.client.currentSession?.authenticationFactors.first?["type"] == "otp")
-            #expect(harness.transport.last("otps/authenticate")?.body == ["token": .string(otp.code), "method_id": .string(otp.methodID),
-                                                                         "session_duration_minutes": 5])
+            #expect(
+                harness.transport.last("otps/authenticate")?.body == [
+                    "token": .string(otp.code), "method_id": .string(otp.methodID),
+                    "session_duration_minutes": 5,
+                ])
         }
     }
 
@@ -71,8 +74,11 @@ import Testing
             let token = try await harness.emulator.control.issueStytchMagicLink(email: "alice@example.com")
             try await harness.client.login(StytchCredentials.magicLink(token: token, codeVerifier: "verifier-123"), sessionDuration: .seconds(600))
             #expect(harness.client.currentSession?.authenticationFactors.first?["type"] == "magic_link")
-            #expect(harness.transport.last("magic_links/authenticate")?.body == ["token": .string(token), "session_duration_minutes": 10,
-                                                                                "code_verifier": "verifier-123"])
+            #expect(
+                harness.transport.last("magic_links/authenticate")?.body == [
+                    "token": .string(token), "session_duration_minutes": 10,
+                    "code_verifier": "verifier-123",
+                ])
             try await harness.client.logout()
             let second = try await harness.emulator.control.issueStytchMagicLink(email: "alice@example.com")
             try await harness.client.login(StytchCredentials.magicLink(token: second))

@@ -22,8 +22,9 @@ import Testing
             let token = try await harness.emulator.control.sentStytchMagicLink(email: "alice@example.com")
             // A restarted client finds the verifier in the store.
             await harness.client.shutdown()
-            let restarted = try StytchHarness.registry.makeClient(harness.configuration, store: harness.store, transport: harness.transport,
-                                                                  clock: harness.clock, logger: harness.logs.logger)
+            let restarted = try StytchHarness.registry.makeClient(
+                harness.configuration, store: harness.store, transport: harness.transport,
+                clock: harness.clock, logger: harness.logs.logger)
             try await restarted.login(StytchCredentials.magicLink(token: token))
             #expect(restarted.state == .established)
             let verifier = try #require(harness.transport.last("magic_links/authenticate")?.body?["code_verifier"]?.stringValue)
@@ -42,7 +43,8 @@ import Testing
             let without = try await StytchRaw.post(harness.endpoint, "magic_links/authenticate", ["token": .string(token)])
             #expect(without["error_type"] == "pkce_mismatch")
             let wrong = await authError {
-                try await harness.client.login(StytchCredentials.magicLink(token: token, codeVerifier: "not-the-verifier-0123456789-abcdefghijklmnop"))
+                try await harness.client.login(
+                    StytchCredentials.magicLink(token: token, codeVerifier: "not-the-verifier-0123456789-abcdefghijklmnop"))
             }
             #expect(wrong?.providerCode == "pkce_mismatch")
             #expect(harness.client.state == .notLoggedIn)

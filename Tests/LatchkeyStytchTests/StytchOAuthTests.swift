@@ -117,10 +117,12 @@ struct StytchOAuthTests {
                 forged.withLock { $0.append(answer) }
                 // The emulated provider's consent, as a browser would post it.
                 guard let page = try? await RawHTTP.get(url),
-                      let attempt = page.range(of: #"name="attempt" value=""#).map({ page[$0.upperBound...].prefix { $0 != "\"" } }),
-                      let consent = try? await EmulatorForm.post(URL(string: "/__oauth_provider/consent", relativeTo: url)!.absoluteURL,
-                                                                 [("attempt", String(attempt)), ("email", "alice@example.com")]),
-                      let location = consent.location, let back = URL(string: location) else { return }
+                    let attempt = page.range(of: #"name="attempt" value=""#).map({ page[$0.upperBound...].prefix { $0 != "\"" } }),
+                    let consent = try? await EmulatorForm.post(
+                        URL(string: "/__oauth_provider/consent", relativeTo: url)!.absoluteURL,
+                        [("attempt", String(attempt)), ("email", "alice@example.com")]),
+                    let location = consent.location, let back = URL(string: location)
+                else { return }
                 _ = try? await RawHTTP.get(back)
             }
             try await harness.client.login(StytchCredentials.oauth(StytchOAuthLogin(provider: "github", opener: opener)))
@@ -133,13 +135,17 @@ struct StytchOAuthTests {
 
 /// A form POST over a raw socket (no redirect following): the status line and `Location`.
 enum EmulatorForm {
-    struct Answer { var head: String; var location: String? }
+    struct Answer {
+        var head: String
+        var location: String?
+    }
 
     static func post(_ url: URL, _ fields: [(String, String)]) async throws -> Answer {
         let port = UInt16(url.port ?? 80)
         let body = fields.map { "\($0.0)=\($0.1.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "")" }.joined(separator: "&")
-        let request = Array(("POST \(url.path) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nConnection: close\r\n"
-            + "Content-Type: application/x-www-form-urlencoded\r\nContent-Length: \(body.utf8.count)\r\n\r\n" + body).utf8)
+        let request = Array(
+            ("POST \(url.path) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nConnection: close\r\n"
+                + "Content-Type: application/x-www-form-urlencoded\r\nContent-Length: \(body.utf8.count)\r\n\r\n" + body).utf8)
         let bytes = try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<[UInt8], any Error>) in
             Thread { continuation.resume(with: Result { try RawHTTP.exchange(port: port, request) }) }.start()
         }

@@ -30,7 +30,8 @@ import Testing
         try await StytchHarness.with { harness in
             let provider = try #require(harness.client.stytch)
             let sent = try await provider.sendOTP(.email("Alice@Example.com"), loginTemplateID: "template-login")
-            #expect(harness.transport.last("otps/email/login_or_create")?.body == ["email": "Alice@Example.com", "login_template_id": "template-login"])
+            #expect(
+                harness.transport.last("otps/email/login_or_create")?.body == ["email": "Alice@Example.com", "login_template_id": "template-login"])
             let code = try await harness.emulator.control.sentStytchOTP(to: "alice@example.com", channel: "email").code
             try await harness.client.login(StytchCredentials.otp(methodID: sent.methodID, code: code))
             #expect(harness.client.currentUser?.email == "alice@example.com")
@@ -68,8 +69,9 @@ import Testing
             }
             // What an adapter without the local bound would send.
             for minutes in [0, 11, 2.5] as [Double] {
-                let raw = try await StytchRaw.post(harness.endpoint, "otps/sms/login_or_create",
-                                                   ["phone_number": "+15555550177", "expiration_minutes": .number(minutes)])
+                let raw = try await StytchRaw.post(
+                    harness.endpoint, "otps/sms/login_or_create",
+                    ["phone_number": "+15555550177", "expiration_minutes": .number(minutes)])
                 #expect(raw["status_code"] == 400, "\(minutes)")
             }
             let missing = try await StytchRaw.post(harness.endpoint, "otps/email/login_or_create", [:])
@@ -112,7 +114,7 @@ import Testing
     }
 
     private static func control(_ url: URL, _ body: JSONObject) async throws -> JSONObject {
-        var request = HTTPRequest(method: "POST", url: url, body: Data(JSONValue.object(body).jsonBytes))
+        var request = TransportRequest(method: "POST", url: url, body: Data(JSONValue.object(body).jsonBytes))
         request.headers["Content-Type"] = "application/json"
         let response = try await URLSessionTransport().send(request)
         return try #require(try JSONValue.parse(bytes: Array(response.body)).objectValue)
@@ -142,8 +144,10 @@ import Testing
             #expect(harness.transport.last("b2b/magic_links/discovery/authenticate")?.body?["pkce_code_verifier"]?.stringValue?.isEmpty == false)
             #expect(try await harness.store.names().contains { $0.hasSuffix("magic_link_pkce_verifier") } == false, "dropped once used")
 
-            try await restarted.login(StytchB2BCredentials.discoveryExchange(organizationID: discovery.organizations[1].organization.id,
-                                                                             intermediateSessionToken: discovery.intermediateSessionToken))
+            try await restarted.login(
+                StytchB2BCredentials.discoveryExchange(
+                    organizationID: discovery.organizations[1].organization.id,
+                    intermediateSessionToken: discovery.intermediateSessionToken))
             #expect(restarted.currentOrganization?.slug == "globex")
             await restarted.shutdown()
         }
@@ -154,15 +158,21 @@ import Testing
             let provider = try #require(harness.client.stytchB2B)
             try await provider.sendDiscoveryMagicLink(emailAddress: "carol@acme.example")
             let token = try await harness.emulator.control.sentStytchDiscoveryMagicLink(email: "carol@acme.example")
-            let without = try await StytchRaw.post(harness.endpoint, "b2b/magic_links/discovery/authenticate",
-                                                   ["discovery_magic_links_token": .string(token)])
+            let without = try await StytchRaw.post(
+                harness.endpoint, "b2b/magic_links/discovery/authenticate",
+                ["discovery_magic_links_token": .string(token)])
             #expect(without["error_type"] == "pkce_mismatch")
-            let wrong = await authError { _ = try await provider.authenticateDiscoveryMagicLink(token: token, pkceCodeVerifier: String(repeating: "x", count: 43)) }
+            let wrong = await authError {
+                _ = try await provider.authenticateDiscoveryMagicLink(token: token, pkceCodeVerifier: String(repeating: "x", count: 43))
+            }
             #expect(wrong?.providerCode == "pkce_mismatch")
             _ = try await provider.authenticateDiscoveryMagicLink(token: token)
-            let again = await authError { _ = try await provider.authenticateDiscoveryMagicLink(token: token, pkceCodeVerifier: String(repeating: "x", count: 43)) }
+            let again = await authError {
+                _ = try await provider.authenticateDiscoveryMagicLink(token: token, pkceCodeVerifier: String(repeating: "x", count: 43))
+            }
             #expect(again?.providerCode == "pkce_mismatch" || again?.providerCode == "unable_to_auth_magic_link")
-            let reused = try await StytchRaw.post(harness.endpoint, "b2b/magic_links/discovery/authenticate", ["discovery_magic_links_token": .string(token)])
+            let reused = try await StytchRaw.post(
+                harness.endpoint, "b2b/magic_links/discovery/authenticate", ["discovery_magic_links_token": .string(token)])
             #expect(reused["error_type"] == "unable_to_auth_magic_link", "a link works once")
             let malformed = await authError { try await provider.sendDiscoveryMagicLink(emailAddress: "not-an-address") }
             #expect(malformed?.providerCode == "invalid_email")

@@ -16,10 +16,12 @@ import Testing
 
         let registry = ProviderRegistry()
         registry.register(StytchProvider.factory)
-        let configuration = LatchkeyConfiguration(provider: "stytch", settings: [
-            "public_token": stytch.publicToken, "project_id": stytch.projectID, "app_identifier": stytch.appIdentifier,
-            "base_url": stytch.baseURL.absoluteString,
-        ])
+        let configuration = LatchkeyConfiguration(
+            provider: "stytch",
+            settings: [
+                "public_token": stytch.publicToken, "project_id": stytch.projectID, "app_identifier": stytch.appIdentifier,
+                "base_url": stytch.baseURL.absoluteString,
+            ])
         let client = try registry.makeClient(configuration, store: try MemorySecretStore(namespace: "quickstart"))
         try await client.start()
         if client.state == .notLoggedIn {
@@ -44,15 +46,20 @@ import Testing
         let registry = ProviderRegistry()
         registry.register(StytchB2BProvider.factory)
         let client = try registry.makeClient(
-            LatchkeyConfiguration(provider: "stytch-b2b", settings: ["public_token": stytch.publicToken, "app_identifier": stytch.appIdentifier,
-                                                                     "base_url": stytch.baseURL.absoluteString]),
+            LatchkeyConfiguration(
+                provider: "stytch-b2b",
+                settings: [
+                    "public_token": stytch.publicToken, "app_identifier": stytch.appIdentifier,
+                    "base_url": stytch.baseURL.absoluteString,
+                ]),
             store: try MemorySecretStore(namespace: "quickstart-b2b"))
         do {
             try await client.login(StytchB2BCredentials.password(organizationID: organizationID, emailAddress: email, password: password))
         } catch let error as AuthError where error.code == .needsUserAction {
             let action = try #require(client.pendingUserAction)
             try await client.stytchB2B?.sendSMSOTP(for: action)
-            let codeFromTheUser = try #require(try await emulator.control.stytchSMSCode(memberID: action.requirements?["member_id"]?.stringValue ?? ""))
+            let codeFromTheUser = try #require(
+                try await emulator.control.stytchSMSCode(memberID: action.requirements?["member_id"]?.stringValue ?? ""))
             try await client.login(StytchB2BCredentials.smsOTP(code: codeFromTheUser))
         }
         #expect(client.currentOrganization?.name == "Acme")

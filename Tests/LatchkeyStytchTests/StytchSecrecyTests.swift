@@ -13,7 +13,7 @@ import Testing
         try await StytchHarness.with(options: SessionOptions(heartbeatInterval: .seconds(180), renewsProactively: true)) { harness in
             try await harness.loginAlice()
             secrets.insert(try await harness.client.accessToken())
-            await harness.clock.waitForSleepers(3) // the heartbeat, the renewal and expiry timers
+            await harness.clock.waitForSleepers(3)  // the heartbeat, the renewal and expiry timers
             await harness.inject("sessions/authenticate", .dropConnection)
             harness.advance(by: 180)
             await settle("tick") { await harness.count("sessions/authenticate") == 1 }
@@ -23,11 +23,14 @@ import Testing
             await harness.inject("sessions/authenticate", .status(503))
             descriptions.append("\(await authError { try await harness.client.renew(sessionDuration: .seconds(3600)) }.map { "\($0)" } ?? "")")
             try await harness.client.logout(revoke: .required)
-            descriptions.append("\(await authError { try await harness.client.login(StytchCredentials.password(email: "alice@example.com", password: "wrong-password-9")) }.map { "\($0)" } ?? "")")
+            descriptions.append(
+                "\(await authError { try await harness.client.login(StytchCredentials.password(email: "alice@example.com", password: "wrong-password-9")) }.map { "\($0)" } ?? "")"
+            )
             for record in harness.transport.all {
                 guard let basic = record.headers["Authorization"]?.dropFirst("Basic ".count),
-                      let decoded = Data(base64Encoded: String(basic)).map({ String(decoding: $0, as: UTF8.self) }),
-                      let colon = decoded.firstIndex(of: ":") else { continue }
+                    let decoded = Data(base64Encoded: String(basic)).map({ String(decoding: $0, as: UTF8.self) }),
+                    let colon = decoded.firstIndex(of: ":")
+                else { continue }
                 let token = String(decoded[decoded.index(after: colon)...])
                 if token != harness.endpoint.publicToken { secrets.insert(token) }
             }
@@ -39,8 +42,10 @@ import Testing
         }
         try await StytchHarness.with(b2b: true) { harness in
             let error = await authError {
-                try await harness.client.login(StytchB2BCredentials.password(organizationID: B2B.acme, emailAddress: "carol@acme.example",
-                                                                            password: "carol-password-1"))
+                try await harness.client.login(
+                    StytchB2BCredentials.password(
+                        organizationID: B2B.acme, emailAddress: "carol@acme.example",
+                        password: "carol-password-1"))
             }
             let token = try #require(error?.userAction?.continuationToken)
             let code = try await harness.emulator.control.stytchTOTPCode(memberID: B2B.carol)

@@ -9,8 +9,10 @@ import Testing
 
     static func registry() -> ProviderRegistry {
         let registry = ProviderRegistry()
-        let schema = ProviderSettingsSchema([.init("domain", required: true), .init("client_secret", secret: true),
-                                             .init("leeway", .integer), .init("auto_extend", .boolean)])
+        let schema = ProviderSettingsSchema([
+            .init("domain", required: true), .init("client_secret", secret: true),
+            .init("leeway", .integer), .init("auto_extend", .boolean),
+        ])
         registry.register(ProviderFactory(identifier: "example", schema: schema) { _ in throw NoProvider() })
         return registry
     }
@@ -66,11 +68,14 @@ import Testing
             "provider": "example", "settings.domain": "reader.example.com", "settings.leeway": 30,
             "store.namespace": "from-the-reader", "session.heartbeat_seconds": 60,
         ]
-        let environment = ["LATCHKEY_SETTING_DOMAIN": "environment.example.com", "LATCHKEY_SETTING_CLIENT_SECRET": "s3cret",
-                           "LATCHKEY_STORE_NAMESPACE": "from-the-environment", "LATCHKEY_STORE_BACKEND": "memory",
-                           "LATCHKEY_SESSION_HEARTBEAT_SECONDS": "0"]
-        let configuration = try LatchkeyConfiguration(config: ConfigReader(provider: InMemoryProvider(values: values)), registry: registry,
-                                                      environment: environment)
+        let environment = [
+            "LATCHKEY_SETTING_DOMAIN": "environment.example.com", "LATCHKEY_SETTING_CLIENT_SECRET": "s3cret",
+            "LATCHKEY_STORE_NAMESPACE": "from-the-environment", "LATCHKEY_STORE_BACKEND": "memory",
+            "LATCHKEY_SESSION_HEARTBEAT_SECONDS": "0",
+        ]
+        let configuration = try LatchkeyConfiguration(
+            config: ConfigReader(provider: InMemoryProvider(values: values)), registry: registry,
+            environment: environment)
         #expect(configuration.settings["domain"] == "environment.example.com", "LATCHKEY_SETTING_<NAME> replaces the reader's value")
         #expect(configuration.settings["client_secret"] == "s3cret")
         #expect(configuration.settings["leeway"] == "30", "what the environment does not name stays the reader's")
@@ -80,7 +85,8 @@ import Testing
         #expect(configuration.settings.inlineKeys.isEmpty)
 
         // The same overrides through the file loader give the same configuration: one order.
-        let file = #"{"provider": "example", "settings": {"domain": "reader.example.com", "leeway": 30}, "store": {"namespace": "from-the-reader"}, "session": {"heartbeat_seconds": 60}}"#
+        let file =
+            #"{"provider": "example", "settings": {"domain": "reader.example.com", "leeway": 30}, "store": {"namespace": "from-the-reader"}, "session": {"heartbeat_seconds": 60}}"#
         var parsed = try LatchkeyConfiguration.parse(Array(file.utf8), environment: environment)
         parsed.settings.inlineKeys = []
         #expect(parsed == configuration)
@@ -91,13 +97,15 @@ import Testing
         registry.register(ProviderFactory(identifier: "other", schema: ProviderSettingsSchema([.init("region")])) { _ in throw NoProvider() })
         let values: [AbsoluteConfigKey: ConfigValue] = ["provider": "example", "settings.domain": "reader.example.com", "settings.leeway": 30]
         let config = ConfigReader(provider: InMemoryProvider(values: values))
-        let configuration = try LatchkeyConfiguration(config: config, registry: registry,
-                                                      environment: ["LATCHKEY_PROVIDER": "other", "LATCHKEY_SETTING_REGION": "eu"])
+        let configuration = try LatchkeyConfiguration(
+            config: config, registry: registry,
+            environment: ["LATCHKEY_PROVIDER": "other", "LATCHKEY_SETTING_REGION": "eu"])
         #expect(configuration.provider == "other")
         #expect(configuration.settings.values == ["region": "eu"], "the reader's settings are the other provider's")
         // The environment alone can name the provider.
-        let fromEnvironment = try LatchkeyConfiguration(config: ConfigReader(provider: InMemoryProvider(values: [:])), registry: registry,
-                                                        environment: ["LATCHKEY_PROVIDER": "other"])
+        let fromEnvironment = try LatchkeyConfiguration(
+            config: ConfigReader(provider: InMemoryProvider(values: [:])), registry: registry,
+            environment: ["LATCHKEY_PROVIDER": "other"])
         #expect(fromEnvironment.provider == "other")
         #expect {
             _ = try LatchkeyConfiguration(config: config, registry: registry, environment: ["LATCHKEY_PROVIDER": "nope"])

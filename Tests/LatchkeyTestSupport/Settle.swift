@@ -31,8 +31,10 @@ public struct Patience: Sendable {
 }
 
 /// Waits until `condition` holds; records an issue ("never settled") when patience runs out.
-public func settle(_ what: Comment, patience: Patience, sourceLocation: SourceLocation = #_sourceLocation,
-                   _ condition: () async -> Bool) async {
+public func settle(
+    _ what: Comment, patience: Patience, sourceLocation: SourceLocation = #_sourceLocation,
+    _ condition: () async -> Bool
+) async {
     let clock = ContinuousClock()
     let deadline = clock.now.advanced(by: patience.limit)
     var round = 0
@@ -51,8 +53,10 @@ public func settle(_ what: Comment, patience: Patience, sourceLocation: SourceLo
 
 /// Runs `body` and returns the error of type `E` it threw (after `inspect`), or nil; any
 /// other error is recorded as an issue.
-public func thrownError<E: Error>(_ type: E.Type, inspect: (E) -> Void = { _ in },
-                                  _ body: () async throws -> Void) async -> E? {
+public func thrownError<E: Error>(
+    _ type: E.Type, inspect: (E) -> Void = { _ in },
+    _ body: () async throws -> Void
+) async -> E? {
     do {
         try await body()
         return nil

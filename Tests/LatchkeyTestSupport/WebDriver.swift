@@ -1,16 +1,19 @@
 public import Foundation
+import Glibc
+import LatchkeyJSON
+
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
-import Glibc
-import LatchkeyJSON
 
 /// Headless Chromium driven through chromedriver's W3C WebDriver HTTP API, spoken
 /// directly (a handful of JSON calls). `start()` returns `nil` when Chromium or
 /// chromedriver is not installed. Shared by every suite that drives a browser login.
 public final class WebDriver: Sendable {
     public static let chromium = ["/usr/bin/chromium", "/usr/bin/chromium-browser"].first { FileManager.default.isExecutableFile(atPath: $0) }
-    public static let chromedriver = ["/usr/bin/chromedriver", "/usr/lib/chromium/chromedriver"].first { FileManager.default.isExecutableFile(atPath: $0) }
+    public static let chromedriver = ["/usr/bin/chromedriver", "/usr/lib/chromium/chromedriver"].first {
+        FileManager.default.isExecutableFile(atPath: $0)
+    }
     public static var isAvailable: Bool { chromium != nil && chromedriver != nil }
 
     private let process: Process
@@ -48,8 +51,12 @@ public final class WebDriver: Sendable {
             process.terminate()
             throw Failure(message: "chromedriver did not start: \(last)")
         }
-        let options: JSONObject = ["binary": .string(chromium), "args": ["--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu"]]
-        let capabilities: JSONValue = .object(["capabilities": .object(["alwaysMatch": .object(["browserName": "chrome", "goog:chromeOptions": .object(options)])])])
+        let options: JSONObject = [
+            "binary": .string(chromium), "args": ["--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu"],
+        ]
+        let capabilities: JSONValue = .object([
+            "capabilities": .object(["alwaysMatch": .object(["browserName": "chrome", "goog:chromeOptions": .object(options)])])
+        ])
         let created = try await call(base, "POST", "session", capabilities)
         guard let session = created["value"]?["sessionId"]?.stringValue else {
             process.terminate()
@@ -95,7 +102,10 @@ public final class WebDriver: Sendable {
         // Reaped on its own thread: waitUntilExit blocks, and the cooperative pool is small.
         let process = self.process
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            Thread { process.waitUntilExit(); continuation.resume() }.start()
+            Thread {
+                process.waitUntilExit()
+                continuation.resume()
+            }.start()
         }
     }
 
@@ -154,7 +164,8 @@ public enum RawHTTP {
         guard let end = text.range(of: "\r\n\r\n") else { return nil }
         let headers = text[..<end.lowerBound].lowercased()
         guard let line = headers.split(separator: "\r\n").first(where: { $0.hasPrefix("content-length:") }),
-              let length = Int(line.dropFirst("content-length:".count).trimmingCharacters(in: .whitespaces)) else { return nil }
+            let length = Int(line.dropFirst("content-length:".count).trimmingCharacters(in: .whitespaces))
+        else { return nil }
         return text.utf8.distance(from: text.utf8.startIndex, to: end.upperBound.samePosition(in: text.utf8) ?? text.utf8.endIndex) + length
     }
 

@@ -18,12 +18,12 @@ import Testing
         let gate = Gate()
         harness.provider.gateValidations { await gate.wait() }
         harness.provider.script(validate: [.fail(AuthError(.renewAndRecheck, "userinfo said 401", httpStatus: 401))])
-        await harness.clock.waitForSleepers(2) // the heartbeat and the expiry timer
+        await harness.clock.waitForSleepers(2)  // the heartbeat and the expiry timer
         harness.clock.advance(by: .seconds(180))
         await settle("the heartbeat's check is on the wire") { harness.provider.counts.validate == 1 }
 
         await harness.client.shutdown()
-        store.failWrites.store(1, ordering: .relaxed) // a renewal's save would fail, and its tokens be lost
+        store.failWrites.store(1, ordering: .relaxed)  // a renewal's save would fail, and its tokens be lost
         gate.open()
         await settle("the check's refusal was dropped") {
             harness.logs.all.contains { $0.contains("the session's background work stopped while it was being checked") }
@@ -47,14 +47,14 @@ import Testing
         try await harness.login()
         let gate = Gate()
         harness.provider.gateValidations { await gate.wait() }
-        await harness.clock.waitForSleepers(2) // the heartbeat and the expiry timer
+        await harness.clock.waitForSleepers(2)  // the heartbeat and the expiry timer
         harness.clock.advance(by: .seconds(180))
         await settle("the heartbeat's check is on the wire") { harness.provider.counts.validate == 1 }
 
         await harness.client.shutdown()
         let writes = store.writes.load(ordering: .relaxed)
         gate.open()
-        try await Task.sleep(for: .milliseconds(100)) // the answer is dropped: nothing to wait for
+        try await Task.sleep(for: .milliseconds(100))  // the answer is dropped: nothing to wait for
         #expect(store.writes.load(ordering: .relaxed) == writes, "the late answer wrote nothing")
         #expect(harness.provider.counts.renew == 0)
     }
@@ -72,18 +72,18 @@ import Testing
 
         let gate = Gate()
         store.readGate.withLock { $0 = { await gate.wait() } }
-        await harness.clock.waitForSleepers(1) // the restore's retry
+        await harness.clock.waitForSleepers(1)  // the restore's retry
         harness.clock.advance(by: .seconds(5))
         await settle("the retry is reading the store") { gate.waiting == 1 }
         await harness.client.shutdown()
         gate.open()
-        try await Task.sleep(for: .milliseconds(100)) // the retry's read has answered by now
+        try await Task.sleep(for: .milliseconds(100))  // the retry's read has answered by now
 
-        #expect(!harness.logs.all.contains { $0.contains("session state changed") && $0.contains("from=restoring") },
-                "no state change after the shutdown")
+        #expect(
+            !harness.logs.all.contains { $0.contains("session state changed") && $0.contains("from=restoring") },
+            "no state change after the shutdown")
         #expect(await states.next() == .restoring)
         #expect(await states.next() == nil, "the stream finished at the last state the client took")
         #expect(harness.client.state == .restoring)
     }
 }
-

@@ -1,5 +1,6 @@
-@testable import Latchkey
 import Testing
+
+@testable import Latchkey
 
 /// A model check of `AuthClient.StateMachine`: every sequence of events up to ``depth`` —
 /// logins and their answers, renewals taking the store's lock and answering in any order
@@ -42,8 +43,11 @@ import Testing
         explorer.explore(SessionModel(), depth: Self.depth, trail: [])
         #expect(explorer.failures.isEmpty, "\(explorer.failures.joined(separator: "\n"))")
         // Not vacuous: the sequences reach every state of the diagram.
-        #expect(explorer.published.isSuperset(of: ["restoring", "notLoggedIn", "establishing", "established", "tokenExpired",
-                                                   "needsUserAction(mfa)", "terminated(globalBan)"]), "\(explorer.published)")
+        #expect(
+            explorer.published.isSuperset(of: [
+                "restoring", "notLoggedIn", "establishing", "established", "tokenExpired",
+                "needsUserAction(mfa)", "terminated(globalBan)",
+            ]), "\(explorer.published)")
         #expect(explorer.seen.count > 1_000, "\(explorer.seen.count) worlds, \(explorer.transitions) transitions")
     }
 
@@ -52,16 +56,20 @@ import Testing
         // would): the check must say so.
         var model = SessionModel()
         var broken: [String] = []
-        for step: SessionModel.Step in [.event(.start), .event(.loginBegan), .event(.loginAnswered(0, .saved(0))),
-                                        .event(.renewalWanted), .store(.writes), .lock(1, .rotates)] {
+        for step: SessionModel.Step in [
+            .event(.start), .event(.loginBegan), .event(.loginAnswered(0, .saved(0))),
+            .event(.renewalWanted), .store(.writes), .lock(1, .rotates),
+        ] {
             broken += model.take(step)
         }
         #expect(broken.isEmpty)
         broken += model.take(.event(.logout))
         #expect(broken.isEmpty, "a logout abandons the session's tokens on purpose")
         var dropping = SessionModel()
-        for step: SessionModel.Step in [.event(.start), .event(.loginBegan), .event(.loginAnswered(0, .saved(0))),
-                                        .event(.renewalWanted), .store(.writes), .lock(1, .rotates)] {
+        for step: SessionModel.Step in [
+            .event(.start), .event(.loginBegan), .event(.loginAnswered(0, .saved(0))),
+            .event(.renewalWanted), .store(.writes), .lock(1, .rotates),
+        ] {
             _ = dropping.take(step)
         }
         let found = dropping.takeDroppingAnswer(1)

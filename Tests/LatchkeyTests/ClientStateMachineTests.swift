@@ -1,5 +1,6 @@
-@testable import Latchkey
 import Testing
+
+@testable import Latchkey
 
 /// `AuthClient.StateMachine` on its own: every transition, every late answer it drops and
 /// every event it refuses, with no actor, clock or store around it. Records are numbers.
@@ -53,8 +54,10 @@ import Testing
         #expect(machine.state.session?.revalidationPending == false)
     }
 
-    @Test(arguments: [(Machine.Ending.unrecoverable, SessionState.notLoggedIn),
-                      (.terminated(.globalBan), .terminated(.globalBan))])
+    @Test(arguments: [
+        (Machine.Ending.unrecoverable, SessionState.notLoggedIn),
+        (.terminated(.globalBan), .terminated(.globalBan)),
+    ])
     func aVerdictAtStartEndsTheStoredSessionAndClearsIt(ending: Machine.Ending, ends: SessionState) {
         var machine = Self.machine([.start, .storeRead(1)])
         #expect(machine.handle(.checkAnswered(0, .failed(.ended(ending)))) == Self.stopSession + [.clear(1), .publish(ends)])
@@ -167,8 +170,10 @@ import Testing
         #expect(machine.handle(.heartbeatFired) == [])
     }
 
-    @Test(arguments: [(Machine.Ending.unrecoverable, SessionState.notLoggedIn),
-                      (.terminated(.userDeleted), .terminated(.userDeleted))])
+    @Test(arguments: [
+        (Machine.Ending.unrecoverable, SessionState.notLoggedIn),
+        (.terminated(.userDeleted), .terminated(.userDeleted)),
+    ])
     func aHeartbeatVerdictEndsTheSession(ending: Machine.Ending, ends: SessionState) {
         var machine = Self.established
         _ = machine.handle(.heartbeatFired)
@@ -269,7 +274,10 @@ import Testing
         _ = machine.handle(.renewalWanted)
         _ = machine.handle(.renewalAnswered(1, .renewed(2, base: 1, saved: false)))
         _ = machine.handle(.renewalWanted)
-        #expect(machine.handle(.shutdown) == Self.stopSession + [.disarm(.restoreRetry), .disarm(.removalRetry), .await(2), .flush(2, base: 1), .finishStreams])
+        #expect(
+            machine.handle(.shutdown) == Self.stopSession + [
+                .disarm(.restoreRetry), .disarm(.removalRetry), .await(2), .flush(2, base: 1), .finishStreams,
+            ])
         #expect(machine.published == nil)
         #expect(machine.handle(.shutdown) == [])
         #expect(!machine.renewalMayProceed(2), "a shut-down client renews nothing")
@@ -319,7 +327,9 @@ import Testing
         #expect(machine.state == .shutDown(kept: Machine.Session(2), owed: nil))
     }
 
-    @Test(arguments: [Machine.RenewalAnswer.failed(.transient), .failed(.ended(.unrecoverable)), .failed(.needsUserAction(ClientStateMachineTests.mfa)), .cancelled])
+    @Test(arguments: [
+        Machine.RenewalAnswer.failed(.transient), .failed(.ended(.unrecoverable)), .failed(.needsUserAction(ClientStateMachineTests.mfa)), .cancelled,
+    ])
     func aFailedRenewalAfterALoginIsDropped(answer: Machine.RenewalAnswer) {
         var machine = Self.established
         _ = machine.handle(.expiryFired)
@@ -376,8 +386,14 @@ import Testing
         ("established", [.start, .storeRead(1), .checkAnswered(0, .valid)], .loginBegan),
         ("established", [.start, .storeRead(1), .checkAnswered(0, .valid)], .start),
         ("established", [.start, .storeRead(1), .checkAnswered(0, .valid)], .restoreRetryFired),
-        ("needsUserAction", [.start, .storeRead(nil), .loginBegan, .loginAnswered(0, .failed(.needsUserAction(ClientStateMachineTests.mfa)))], .renewalWanted),
-        ("needsUserAction", [.start, .storeRead(nil), .loginBegan, .loginAnswered(0, .failed(.needsUserAction(ClientStateMachineTests.mfa)))], .heartbeatFired),
+        (
+            "needsUserAction", [.start, .storeRead(nil), .loginBegan, .loginAnswered(0, .failed(.needsUserAction(ClientStateMachineTests.mfa)))],
+            .renewalWanted
+        ),
+        (
+            "needsUserAction", [.start, .storeRead(nil), .loginBegan, .loginAnswered(0, .failed(.needsUserAction(ClientStateMachineTests.mfa)))],
+            .heartbeatFired
+        ),
         ("terminated", [.start, .storeRead(1), .checkAnswered(0, .failed(.ended(.terminated(.globalBan))))], .loginBegan),
         ("terminated", [.start, .storeRead(1), .checkAnswered(0, .failed(.ended(.terminated(.globalBan))))], .renewalWanted),
         ("shutDown", [.start, .shutdown], .loginBegan), ("shutDown", [.start, .shutdown], .logout),

@@ -6,13 +6,13 @@ import Testing
 /// latchkey.json, LATCHKEY_* overrides, and the provider registry.
 @Suite(.noSecretLeaks) struct ConfigurationTests {
     static let file = #"""
-    {
-      "provider": "stytch",
-      "settings": { "public_token": "public-token-test-123", "session_minutes": 60, "b2b": false },
-      "store": { "backend": "memory", "namespace": "com.example.app" },
-      "session": { "heartbeat_seconds": 120, "session_duration_minutes": 60, "renew_proactively": false, "minimum_token_ttl_seconds": 10 }
-    }
-    """#
+        {
+          "provider": "stytch",
+          "settings": { "public_token": "public-token-test-123", "session_minutes": 60, "b2b": false },
+          "store": { "backend": "memory", "namespace": "com.example.app" },
+          "session": { "heartbeat_seconds": 120, "session_duration_minutes": 60, "renew_proactively": false, "minimum_token_ttl_seconds": 10 }
+        }
+        """#
 
     @Test func parsesEveryKey() throws {
         let configuration = try LatchkeyConfiguration.parse(Array(Self.file.utf8))
@@ -28,12 +28,14 @@ import Testing
     }
 
     @Test func environmentOverridesTheFile() throws {
-        let configuration = try LatchkeyConfiguration.parse(Array(Self.file.utf8), environment: [
-            "LATCHKEY_PROVIDER": "auth0", "LATCHKEY_SETTING_DOMAIN": "example.eu.auth0.com",
-            "LATCHKEY_SETTING_PUBLIC_TOKEN": "public-token-live-9", "LATCHKEY_STORE_BACKEND": "file",
-            "LATCHKEY_STORE_NAMESPACE": "other", "LATCHKEY_SESSION_HEARTBEAT_SECONDS": "0",
-            "LATCHKEY_SESSION_DURATION_MINUTES": "5", "LATCHKEY_SESSION_RENEW_PROACTIVELY": "yes",
-        ])
+        let configuration = try LatchkeyConfiguration.parse(
+            Array(Self.file.utf8),
+            environment: [
+                "LATCHKEY_PROVIDER": "auth0", "LATCHKEY_SETTING_DOMAIN": "example.eu.auth0.com",
+                "LATCHKEY_SETTING_PUBLIC_TOKEN": "public-token-live-9", "LATCHKEY_STORE_BACKEND": "file",
+                "LATCHKEY_STORE_NAMESPACE": "other", "LATCHKEY_SESSION_HEARTBEAT_SECONDS": "0",
+                "LATCHKEY_SESSION_DURATION_MINUTES": "5", "LATCHKEY_SESSION_RENEW_PROACTIVELY": "yes",
+            ])
         #expect(configuration.provider == "auth0")
         #expect(configuration.settings["domain"] == "example.eu.auth0.com")
         #expect(configuration.settings["public_token"] == "public-token-live-9")
@@ -79,7 +81,9 @@ import Testing
         }
         // No latchkey.json in the working directory (the package root): the environment alone is enough.
         #expect(!FileManager.default.fileExists(atPath: LatchkeyConfiguration.defaultFileName))
-        let fromEnvironment: LatchkeyConfiguration? = try LatchkeyConfiguration.load(environment: ["LATCHKEY_PROVIDER": "x", "LATCHKEY_SETTING_A": "b"])
+        let fromEnvironment: LatchkeyConfiguration? = try LatchkeyConfiguration.load(environment: [
+            "LATCHKEY_PROVIDER": "x", "LATCHKEY_SETTING_A": "b",
+        ])
         #expect(fromEnvironment?.provider == "x")
         #expect(fromEnvironment?.settings["a"] == "b")
     }
@@ -124,10 +128,11 @@ import Testing
     @Test func theRegistryBuildsTheConfiguredClient() async throws {
         let registry = ProviderRegistry()
         let clock = ManualClock()
-        registry.register(ProviderFactory(identifier: "scripted", schema: ProviderSettingsSchema([.init("secret", required: true, secret: true)])) { context in
-            _ = try context.settings.required("secret")
-            return ScriptedProvider(clock: context.clock)
-        })
+        registry.register(
+            ProviderFactory(identifier: "scripted", schema: ProviderSettingsSchema([.init("secret", required: true, secret: true)])) { context in
+                _ = try context.settings.required("secret")
+                return ScriptedProvider(clock: context.clock)
+            })
         #expect(registry.identifiers == ["scripted"])
         let unknown = LatchkeyConfiguration(provider: "stytch")
         #expect {
@@ -139,9 +144,10 @@ import Testing
         let missing = LatchkeyConfiguration(provider: "scripted", store: StoreSettings(backend: .memory))
         #expect { _ = try registry.makeClient(missing) } throws: { ($0 as? AuthError)?.message.contains("settings.secret") == true }
 
-        let configuration = LatchkeyConfiguration(provider: "scripted", settings: ["secret": "x"],
-                                                  store: StoreSettings(backend: .memory, namespace: "registry-test"),
-                                                  session: SessionOptions(heartbeatInterval: nil))
+        let configuration = LatchkeyConfiguration(
+            provider: "scripted", settings: ["secret": "x"],
+            store: StoreSettings(backend: .memory, namespace: "registry-test"),
+            session: SessionOptions(heartbeatInterval: nil))
         let client = try registry.makeClient(configuration, clock: clock)
         try await client.start()
         try await client.login(ScriptedCredentials(user: "user-1", password: "correct horse"))

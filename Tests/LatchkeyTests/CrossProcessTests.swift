@@ -14,8 +14,9 @@ struct FileCountingProvider: AuthProvider {
     let renewDelay: Duration
 
     static func tokens(_ tag: String, lifetime: TimeInterval) -> SessionTokens {
-        SessionTokens(accessToken: "access-\(tag)", refreshToken: "refresh-\(tag)", issuedAt: Date(),
-                      expiresAt: Date().addingTimeInterval(lifetime))
+        SessionTokens(
+            accessToken: "access-\(tag)", refreshToken: "refresh-\(tag)", issuedAt: Date(),
+            expiresAt: Date().addingTimeInterval(lifetime))
     }
 
     func login(_ credentials: any LoginCredentials, sessionDuration: Duration?, pending: UserAction?) async throws -> AuthenticatedSession {
@@ -44,15 +45,18 @@ struct FileCountingProvider: AuthProvider {
         let environment = ProcessInfo.processInfo.environment
         guard let mode = environment["LATCHKEY_CORE_CHILD"] else { return }
         exitWhenOrphaned()
-        let configuration = SecretStoreConfiguration(dataDirectory: environment["LATCHKEY_DATA_DIR"], configDirectory: environment["LATCHKEY_CONFIG_DIR"])
+        let configuration = SecretStoreConfiguration(
+            dataDirectory: environment["LATCHKEY_DATA_DIR"], configDirectory: environment["LATCHKEY_CONFIG_DIR"])
         let output = environment["LATCHKEY_OUTPUT"] ?? "/dev/null"
         var status: Int32 = 0
         do {
             let store = try EncryptedFileSecretStore(namespace: "crossproc", configuration: configuration)
-            let provider = FileCountingProvider(counterFile: environment["LATCHKEY_COUNTER"] ?? "/dev/null",
-                                                renewDelay: .milliseconds(Int(environment["LATCHKEY_RENEW_DELAY_MS"] ?? "0") ?? 0))
-            let client = AuthClient(provider: provider, store: store,
-                                    options: SessionOptions(heartbeatInterval: nil, renewsProactively: false), transport: URLSessionTransport())
+            let provider = FileCountingProvider(
+                counterFile: environment["LATCHKEY_COUNTER"] ?? "/dev/null",
+                renewDelay: .milliseconds(Int(environment["LATCHKEY_RENEW_DELAY_MS"] ?? "0") ?? 0))
+            let client = AuthClient(
+                provider: provider, store: store,
+                options: SessionOptions(heartbeatInterval: nil, renewsProactively: false), transport: URLSessionTransport())
             try await client.start()
             switch mode {
             case "access-token":
@@ -92,8 +96,9 @@ struct FileCountingProvider: AuthProvider {
 
         /// Logs in from this process; the stored access token has already expired.
         func loginExpired() async throws {
-            let client = AuthClient(provider: FileCountingProvider(counterFile: counter, renewDelay: .zero), store: try store(),
-                                    options: SessionOptions(heartbeatInterval: nil, renewsProactively: false), transport: URLSessionTransport())
+            let client = AuthClient(
+                provider: FileCountingProvider(counterFile: counter, renewDelay: .zero), store: try store(),
+                options: SessionOptions(heartbeatInterval: nil, renewsProactively: false), transport: URLSessionTransport())
             try await client.start()
             try await client.login(ScriptedCredentials(user: "user-1", password: ""))
             await client.shutdown()
@@ -101,7 +106,8 @@ struct FileCountingProvider: AuthProvider {
 
         func child(_ mode: String, output: String, delayMilliseconds: Int = 0) -> Process {
             let process = Process()
-            process.executableURL = URL(fileURLWithPath: (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0])
+            process.executableURL = URL(
+                fileURLWithPath: (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0])
             process.arguments = ["--testing-library", "swift-testing", "--filter", "SessionChildEntry"]
             var environment = ProcessInfo.processInfo.environment
             environment["LATCHKEY_CORE_CHILD"] = mode
@@ -164,20 +170,23 @@ struct FileCountingProvider: AuthProvider {
 
             let raw = try #require(try await setup.store().get("session"), "round \(round): the vault is gone")
             guard let tokens = try? StoredSessionRecord(decoding: raw, provider: "crossproc").tokens,
-                  let refresh = tokens.refreshToken else {
+                let refresh = tokens.refreshToken
+            else {
                 Issue.record("round \(round): the vault does not decode")
                 continue
             }
             let access = tokens.accessToken
-            #expect(access.dropFirst("access-".count) == refresh.dropFirst("refresh-".count),
-                    "round \(round): a mixed token set \(access) / \(refresh)")
+            #expect(
+                access.dropFirst("access-".count) == refresh.dropFirst("refresh-".count),
+                "round \(round): a mixed token set \(access) / \(refresh)")
             accessTokens.insert(access)
         }
         #expect(setup.renewals >= 200, "the children were renewing when killed")
         #expect(accessTokens.count > 50, "the vault moved on between kills")
         // And the client itself restores from it.
-        let client = AuthClient(provider: FileCountingProvider(counterFile: setup.counter, renewDelay: .zero), store: try setup.store(),
-                                options: SessionOptions(heartbeatInterval: nil, renewsProactively: false), transport: URLSessionTransport())
+        let client = AuthClient(
+            provider: FileCountingProvider(counterFile: setup.counter, renewDelay: .zero), store: try setup.store(),
+            options: SessionOptions(heartbeatInterval: nil, renewsProactively: false), transport: URLSessionTransport())
         try await client.start()
         #expect(client.state == .established)
         await client.shutdown()

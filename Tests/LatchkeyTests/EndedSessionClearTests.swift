@@ -15,15 +15,15 @@ import Testing
         let store = try FlakyStore()
         let harness = try Harness(store: store, options: SessionOptions(heartbeatInterval: .seconds(180), renewsProactively: false))
         try await harness.login()
-        await harness.clock.waitForSleepers(2) // the heartbeat and the expiry timer
+        await harness.clock.waitForSleepers(2)  // the heartbeat and the expiry timer
         harness.provider.script(validate: [.fail(Self.expired)])
-        store.failRemoves.store(2, ordering: .relaxed) // the removal and its immediate second try
+        store.failRemoves.store(2, ordering: .relaxed)  // the removal and its immediate second try
         harness.clock.advance(by: .seconds(180))
         await settle("the heartbeat ended the session") { harness.client.state == .notLoggedIn }
         #expect(try await harness.storedRecord() != nil, "both tries failed")
         #expect(harness.logs.all.contains { $0.contains("cannot clear the stored session; retrying") })
 
-        await harness.clock.waitForSleepers(1) // the removal's retry, alone: nothing else runs for an ended session
+        await harness.clock.waitForSleepers(1)  // the removal's retry, alone: nothing else runs for an ended session
         harness.clock.advance(by: .seconds(3))
         await settle("the retry removed the ended session") { (try? await harness.storedRecord()) == nil }
         #expect(harness.client.state == .notLoggedIn)
@@ -66,7 +66,7 @@ import Testing
         try await harness.login()
         store.failRemoves.store(2, ordering: .relaxed)
         #expect(await authError { try await harness.client.logout() }?.code == .storage)
-        await harness.clock.waitForSleepers(1) // the removal's retry
+        await harness.clock.waitForSleepers(1)  // the removal's retry
         return harness
     }
 
@@ -98,7 +98,7 @@ import Testing
         let token = try #require(harness.provider.validAccessToken)
 
         harness.clock.advance(by: .seconds(3))
-        await settle("the retry looked, found another session and stopped") { harness.clock.sleeperCount == 1 } // the other's expiry timer
+        await settle("the retry looked, found another session and stopped") { harness.clock.sleeperCount == 1 }  // the other's expiry timer
         #expect(try await harness.storedRecord()?.contains(token) == true, "the other process's session stays")
         await harness.client.shutdown()
         #expect(try await harness.storedRecord()?.contains(token) == true, "and the shutdown leaves it too")

@@ -43,9 +43,10 @@ struct EndpointProvider: AuthProvider {
     static let clone: [EndpointIdentity.Component] = [.init("base_url", "http://127.0.0.1:9/"), .init("public_token", "public-token-live-1")]
 
     func client(_ harness: Harness, _ components: [EndpointIdentity.Component]) -> AuthClient {
-        let client = AuthClient(provider: EndpointProvider(harness.provider, components), store: harness.store,
-                                options: SessionOptions(heartbeatInterval: nil), transport: harness.api, clock: harness.clock,
-                                logger: harness.logs.logger)
+        let client = AuthClient(
+            provider: EndpointProvider(harness.provider, components), store: harness.store,
+            options: SessionOptions(heartbeatInterval: nil), transport: harness.api, clock: harness.clock,
+            logger: harness.logs.logger)
         SecretLedger.current?.watch(client)
         return client
     }

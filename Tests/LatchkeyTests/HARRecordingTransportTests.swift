@@ -7,11 +7,11 @@ import Testing
 @Suite struct HARRecordingTransportTests {
     /// Answers each request with the next canned response (or fails with `failure`).
     private struct Canned: HTTPTransport {
-        var response: HTTPResponse?
+        var response: TransportResponse?
         var failure: TransportError?
-        func send(_ request: HTTPRequest) async throws -> HTTPResponse {
+        func send(_ request: TransportRequest) async throws -> TransportResponse {
             if let failure { throw failure }
-            return response ?? HTTPResponse(status: 204)
+            return response ?? TransportResponse(status: 204)
         }
     }
 
@@ -31,16 +31,24 @@ import Testing
         let path = temporaryPath()
         defer { try? FileManager.default.removeItem(atPath: path) }
         let answer = #"{"access_token": "\#(access)", "refreshToken": "\#(refresh)", "expires_in": 3600, "user": {"name": "Alice"}}"#
-        let recorder = try HARRecordingTransport(Canned(response: HTTPResponse(status: 200, headers: ["Content-Type": "application/json",
-                                                                                                        "Set-Cookie": "sid=cookie-value-123"],
-                                                                               body: Data(answer.utf8))), path: path)
-        let login = HTTPRequest(method: "POST", url: URL(string: "https://auth.example/oauth/token?client_id=app&code=4/abcdef")!,
-                                headers: ["Content-Type": "application/x-www-form-urlencoded", "X-API-Key": "api-key-secret-1"],
-                                body: Data("grant_type=password&username=alice&password=hunter2-long&code_verifier=verifier-xyz-123".utf8))
+        let recorder = try HARRecordingTransport(
+            Canned(
+                response: TransportResponse(
+                    status: 200,
+                    headers: [
+                        "Content-Type": "application/json",
+                        "Set-Cookie": "sid=cookie-value-123",
+                    ],
+                    body: Data(answer.utf8))), path: path)
+        let login = TransportRequest(
+            method: "POST", url: URL(string: "https://auth.example/oauth/token?client_id=app&code=4/abcdef")!,
+            headers: ["Content-Type": "application/x-www-form-urlencoded", "X-API-Key": "api-key-secret-1"],
+            body: Data("grant_type=password&username=alice&password=hunter2-long&code_verifier=verifier-xyz-123".utf8))
         _ = try await recorder.send(login)
         // The refresh token, learned from the first answer, travels in a path and a header with another name.
-        let reuse = HTTPRequest(method: "DELETE", url: URL(string: "https://auth.example/tokens/\(refresh)")!,
-                                headers: ["X-Custom": "Bearer \(access)", "Authorization": "Bearer \(access)"])
+        let reuse = TransportRequest(
+            method: "DELETE", url: URL(string: "https://auth.example/tokens/\(refresh)")!,
+            headers: ["X-Custom": "Bearer \(access)", "Authorization": "Bearer \(access)"])
         _ = try await recorder.send(reuse)
 
         let text = try String(contentsOfFile: path, encoding: .utf8)
@@ -56,8 +64,9 @@ import Testing
         #expect(entries.count == 2)
         let second = try #require(entries[1]["request"] as? [String: Any])
         let headers = try #require(second["headers"] as? [[String: String]])
-        #expect(headers.first { $0["name"] == "X-Custom" }?["value"]?.contains("«redacted:len=") == true,
-                "a seen token is replaced inside a header of any name")
+        #expect(
+            headers.first { $0["name"] == "X-Custom" }?["value"]?.contains("«redacted:len=") == true,
+            "a seen token is replaced inside a header of any name")
         let attributes = try FileManager.default.attributesOfItem(atPath: path)
         #expect((attributes[.posixPermissions] as? Int) == 0o600)
     }
@@ -67,13 +76,17 @@ import Testing
         defer { try? FileManager.default.removeItem(atPath: path) }
         let recorder = try HARRecordingTransport(Canned(), path: path)
         for _ in 0..<2 {
-            _ = try await recorder.send(HTTPRequest(method: "POST", url: URL(string: "https://api.example/x")!,
-                                                    headers: ["Content-Type": "application/json"],
-                                                    body: Data(#"{"session_token": "same-session-token-1"}"#.utf8)))
+            _ = try await recorder.send(
+                TransportRequest(
+                    method: "POST", url: URL(string: "https://api.example/x")!,
+                    headers: ["Content-Type": "application/json"],
+                    body: Data(#"{"session_token": "same-session-token-1"}"#.utf8)))
         }
-        _ = try await recorder.send(HTTPRequest(method: "POST", url: URL(string: "https://api.example/x")!,
-                                                headers: ["Content-Type": "application/json"],
-                                                body: Data(#"{"session_token": "other-session-token"}"#.utf8)))
+        _ = try await recorder.send(
+            TransportRequest(
+                method: "POST", url: URL(string: "https://api.example/x")!,
+                headers: ["Content-Type": "application/json"],
+                body: Data(#"{"session_token": "other-session-token"}"#.utf8)))
         let entries = try #require(try log(at: path)["entries"] as? [[String: Any]])
         let bodies = entries.compactMap { (($0["request"] as? [String: Any])?["postData"] as? [String: Any])?["text"] as? String }
         #expect(bodies.count == 3)
@@ -87,7 +100,7 @@ import Testing
         defer { try? FileManager.default.removeItem(atPath: path) }
         let failure = TransportError(.timedOut, request: "GET https://api.example/x", message: "timed out")
         let recorder = try HARRecordingTransport(Canned(failure: failure), path: path)
-        await #expect(throws: TransportError.self) { _ = try await recorder.send(HTTPRequest(url: URL(string: "https://api.example/x")!)) }
+        await #expect(throws: TransportError.self) { _ = try await recorder.send(TransportRequest(url: URL(string: "https://api.example/x")!)) }
         let entries = try #require(try log(at: path)["entries"] as? [[String: Any]])
         let response = try #require(entries.first?["response"] as? [String: Any])
         #expect(response["status"] as? Int == 0)

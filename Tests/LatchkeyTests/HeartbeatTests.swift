@@ -10,7 +10,7 @@ import Testing
         try await harness.login()
         let sessionExpiry = try #require(harness.client.currentSession?.expiresAt)
         let token = try await harness.client.accessToken()
-        await harness.clock.waitForSleepers(2) // the heartbeat and the expiry timer
+        await harness.clock.waitForSleepers(2)  // the heartbeat and the expiry timer
         #expect(harness.provider.counts.validate == 0)
 
         for beat in 1...3 {
@@ -19,7 +19,7 @@ import Testing
             #expect(harness.provider.counts.validate == beat - 1, "not before 180 s")
             harness.clock.advance(by: .seconds(1))
             await settle("beat \(beat)") { harness.provider.counts.validate == beat }
-            await harness.clock.waitForSleepers(2) // the next beat and the expiry timer
+            await harness.clock.waitForSleepers(2)  // the next beat and the expiry timer
             #expect(await harness.client.lastValidatedAt == harness.clock.now)
         }
         #expect(harness.provider.counts.renew == 0, "the heartbeat never renews")
@@ -31,8 +31,10 @@ import Testing
     @Test func aDefinitiveFailureLogsOut() async throws {
         let harness = try Harness(options: SessionOptions(renewsProactively: false))
         try await harness.login()
-        await harness.clock.waitForSleepers(2) // the heartbeat and the expiry timer
-        harness.provider.script(validate: [.fail(AuthError(.unrecoverable, "Session expired", providerCode: "unauthorized_credentials", httpStatus: 401))])
+        await harness.clock.waitForSleepers(2)  // the heartbeat and the expiry timer
+        harness.provider.script(validate: [
+            .fail(AuthError(.unrecoverable, "Session expired", providerCode: "unauthorized_credentials", httpStatus: 401))
+        ])
         harness.clock.advance(by: .seconds(180))
         await settle("logged out") { harness.client.state == .notLoggedIn }
         #expect(try await harness.storedRecord() == nil)
@@ -43,8 +45,10 @@ import Testing
     @Test func aBanTerminatesTheSession() async throws {
         let harness = try Harness(options: SessionOptions(renewsProactively: false))
         try await harness.login()
-        await harness.clock.waitForSleepers(2) // the heartbeat and the expiry timer
-        harness.provider.script(validate: [.fail(AuthError.terminated(.globalBan, "User is globally banned", providerCode: "400312", httpStatus: 403))])
+        await harness.clock.waitForSleepers(2)  // the heartbeat and the expiry timer
+        harness.provider.script(validate: [
+            .fail(AuthError.terminated(.globalBan, "User is globally banned", providerCode: "400312", httpStatus: 403))
+        ])
         harness.clock.advance(by: .seconds(180))
         await settle("terminated") { harness.client.state == .terminated(.globalBan) }
         var users = harness.client.userChanges.makeAsyncIterator()
@@ -61,22 +65,22 @@ import Testing
     @Test func aNetworkFailureKeepsTheSessionAndBacksOff() async throws {
         let harness = try Harness(options: SessionOptions(renewsProactively: false))
         try await harness.login()
-        await harness.clock.waitForSleepers(2) // the heartbeat and the expiry timer
+        await harness.clock.waitForSleepers(2)  // the heartbeat and the expiry timer
         harness.provider.script(validate: [.failTransport, .fail(AuthError.rateLimited(retryAfter: .seconds(30), "Too many requests"))])
         harness.clock.advance(by: .seconds(180))
         await settle("first beat") { harness.provider.counts.validate == 1 }
-        await harness.clock.waitForSleepers(2) // the heartbeat and the expiry timer
+        await harness.clock.waitForSleepers(2)  // the heartbeat and the expiry timer
         #expect(harness.client.state == .established)
         let retry = try #require(harness.clock.nextDeadline).timeIntervalSince(harness.clock.now)
         #expect(retry >= 1.6 && retry <= 2.4, "about 2 s, not the full interval: \(retry)")
         harness.clock.advance(by: .seconds(3))
         await settle("second beat") { harness.provider.counts.validate == 2 }
-        await harness.clock.waitForSleepers(2) // the heartbeat and the expiry timer
+        await harness.clock.waitForSleepers(2)  // the heartbeat and the expiry timer
         let rateLimited = try #require(harness.clock.nextDeadline).timeIntervalSince(harness.clock.now)
         #expect(rateLimited >= 30, "Retry-After is honoured: \(rateLimited)")
         harness.clock.advance(by: .seconds(30))
         await settle("third beat") { harness.provider.counts.validate == 3 }
-        await harness.clock.waitForSleepers(2) // the heartbeat and the expiry timer
+        await harness.clock.waitForSleepers(2)  // the heartbeat and the expiry timer
         #expect(harness.clock.nextDeadline?.timeIntervalSince(harness.clock.now) == 180, "back on schedule")
         #expect(harness.client.state == .established)
         #expect(try await harness.storedRecord() != nil)
@@ -86,7 +90,7 @@ import Testing
     @Test func stopsOnLogoutAndShutdown() async throws {
         let harness = try Harness(options: SessionOptions(renewsProactively: false))
         try await harness.login()
-        await harness.clock.waitForSleepers(2) // the heartbeat and the expiry timer
+        await harness.clock.waitForSleepers(2)  // the heartbeat and the expiry timer
         try await harness.client.logout()
         await settle("heartbeat gone") { harness.clock.sleeperCount == 0 }
         harness.clock.advance(by: .seconds(3600))
@@ -94,7 +98,7 @@ import Testing
 
         let second = try Harness(options: SessionOptions(renewsProactively: false))
         try await second.login()
-        await second.clock.waitForSleepers(2) // the heartbeat and the expiry timer
+        await second.clock.waitForSleepers(2)  // the heartbeat and the expiry timer
         await second.client.shutdown()
         await settle("heartbeat gone") { second.clock.sleeperCount == 0 }
         second.clock.advance(by: .seconds(3600))
@@ -105,7 +109,7 @@ import Testing
     @Test func theIntervalIsConfigurable() async throws {
         let harness = try Harness(options: SessionOptions(heartbeatInterval: .seconds(30), renewsProactively: false))
         try await harness.login()
-        await harness.clock.waitForSleepers(2) // the heartbeat and the expiry timer
+        await harness.clock.waitForSleepers(2)  // the heartbeat and the expiry timer
         harness.clock.advance(by: .seconds(30))
         await settle("beat") { harness.provider.counts.validate == 1 }
         await harness.client.shutdown()
@@ -141,7 +145,8 @@ import Testing
         // back to sleep, or the definitive answer below could be the seventh's.
         await settle("seventh") { harness.provider.counts.validate == 7 }
         await harness.clock.waitForSleepers(2)
-        harness.provider.setDefaults(validate: .fail(AuthError(.unrecoverable, "Session expired", providerCode: "unauthorized_credentials", httpStatus: 401)))
+        harness.provider.setDefaults(
+            validate: .fail(AuthError(.unrecoverable, "Session expired", providerCode: "unauthorized_credentials", httpStatus: 401)))
         harness.clock.advance(by: .seconds(2))
         await settle("logged out") { harness.client.state == .notLoggedIn }
         await harness.client.shutdown()

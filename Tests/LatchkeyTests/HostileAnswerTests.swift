@@ -28,8 +28,9 @@ import Testing
             HostileHTTPServer.reply(status, headers: ["Location: \(destination.url.absoluteString)collect"])
         }
         defer { server.stop() }
-        let request = HTTPRequest(method: "POST", url: server.url.appending(path: "sessions/authenticate"),
-                                  headers: ["Authorization": "Basic c2VjcmV0LXNlc3Npb24tdG9rZW4="], body: Data("{}".utf8))
+        let request = TransportRequest(
+            method: "POST", url: server.url.appending(path: "sessions/authenticate"),
+            headers: ["Authorization": "Basic c2VjcmV0LXNlc3Npb24tdG9rZW4="], body: Data("{}".utf8))
         let error = await #expect(throws: TransportError.self, "\(kind)") { _ = try await kind.make().send(request) }
         #expect(error?.code == .redirected)
         #expect(error?.message.contains("\(status)") == true, "\(error.map { "\($0)" } ?? "")")
@@ -43,7 +44,7 @@ import Testing
         let server = try HostileHTTPServer { _ in HostileHTTPServer.reply(307, headers: ["Location: http://127.0.0.1:9/"]) }
         defer { server.stop() }
         let transport = RetryingTransport(kind.make(), policy: RetryPolicy(maxAttempts: 3, baseDelay: .milliseconds(1)))
-        let error = await #expect(throws: TransportError.self) { _ = try await transport.send(HTTPRequest(url: server.url)) }
+        let error = await #expect(throws: TransportError.self) { _ = try await transport.send(TransportRequest(url: server.url)) }
         #expect(error?.code == .redirected)
         #expect(server.requests.count == 1)
     }
@@ -52,7 +53,7 @@ import Testing
     func identityEncodingIsAskedFor(transport kind: TestTransport) async throws {
         let server = try HostileHTTPServer { _ in HostileHTTPServer.json(200, "{}") }
         defer { server.stop() }
-        _ = try await kind.make().send(HTTPRequest(url: server.url))
+        _ = try await kind.make().send(TransportRequest(url: server.url))
         #expect(server.requests.first?.header("Accept-Encoding") == "identity")
     }
 
@@ -61,7 +62,7 @@ import Testing
         let server = try HostileHTTPServer { _ in .bytes(Array("HTTP/1.1 200 OK\r\nContent-Length: 5000000\r\nConnection: close\r\n\r\n".utf8)) }
         defer { server.stop() }
         let error = await #expect(throws: TransportError.self) {
-            _ = try await kind.make().send(HTTPRequest(url: server.url, timeout: .seconds(20)))
+            _ = try await kind.make().send(TransportRequest(url: server.url, timeout: .seconds(20)))
         }
         #expect(error?.code == .tooLarge)
         #expect(error?.message.contains("1048576") == true, "names the cap: \(error.map { "\($0)" } ?? "")")
@@ -73,10 +74,10 @@ import Testing
         let server = try HostileHTTPServer { _ in HostileHTTPServer.reply(200, body: body) }
         defer { server.stop() }
         let small = kind.make(maximumResponseSize: 1999)
-        let error = await #expect(throws: TransportError.self) { _ = try await small.send(HTTPRequest(url: server.url)) }
+        let error = await #expect(throws: TransportError.self) { _ = try await small.send(TransportRequest(url: server.url)) }
         #expect(error?.code == .tooLarge)
-        #expect(try await kind.make(maximumResponseSize: 2000).send(HTTPRequest(url: server.url)).body.count == 2000)
-        #expect(try await small.send(HTTPRequest(url: server.url, maximumResponseSize: 4096)).body.count == 2000)
+        #expect(try await kind.make(maximumResponseSize: 2000).send(TransportRequest(url: server.url)).body.count == 2000)
+        #expect(try await small.send(TransportRequest(url: server.url, maximumResponseSize: 4096)).body.count == 2000)
     }
 
     @Test(arguments: TestTransport.allCases)
@@ -85,7 +86,7 @@ import Testing
         let server = try HostileHTTPServer { _ in .endless(head: "HTTP/1.1 200 OK\r\nConnection: close") }
         defer { server.stop() }
         let error = await #expect(throws: TransportError.self) {
-            _ = try await kind.make(maximumResponseSize: 100_000).send(HTTPRequest(url: server.url, timeout: .seconds(30)))
+            _ = try await kind.make(maximumResponseSize: 100_000).send(TransportRequest(url: server.url, timeout: .seconds(30)))
         }
         #expect(error?.code == .tooLarge)
     }
@@ -97,7 +98,8 @@ import Testing
         let output = FileManager.default.temporaryDirectory.appendingPathComponent("latchkey-hostile-\(UUID().uuidString)").path
         defer { try? FileManager.default.removeItem(atPath: output) }
         let process = Process()
-        process.executableURL = URL(fileURLWithPath: (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0])
+        process.executableURL = URL(
+            fileURLWithPath: (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0])
         process.arguments = ["--testing-library", "swift-testing", "--filter", "HostileAnswerChildEntry"]
         var environment = ProcessInfo.processInfo.environment
         environment["LATCHKEY_HOSTILE_CHILD"] = mode
@@ -153,11 +155,11 @@ import Testing
         let transport = TestTransport.make()
         // Warm up the session and libcurl before the baseline.
         let warm = try HostileHTTPServer { _ in HostileHTTPServer.json(200, "{}") }
-        _ = try? await transport.send(HTTPRequest(url: warm.url))
+        _ = try? await transport.send(TransportRequest(url: warm.url))
         let before = Self.peakKiB()
         var code = "success"
         do {
-            _ = try await transport.send(HTTPRequest(method: "POST", url: server.url, body: Data("{}".utf8), timeout: .seconds(60)))
+            _ = try await transport.send(TransportRequest(method: "POST", url: server.url, body: Data("{}".utf8), timeout: .seconds(60)))
         } catch let error as TransportError {
             code = "\(error.code)"
         } catch {

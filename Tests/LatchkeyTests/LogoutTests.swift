@@ -31,9 +31,11 @@ import Testing
         #expect(try await harness.storedRecord() == nil)
     }
 
-    @Test(arguments: [ScriptedProvider.Behaviour.failTransport,
-                      .fail(AuthError(.transient, "Internal server error", httpStatus: 500)),
-                      .fail(AuthError.rateLimited(retryAfter: .seconds(5), "slow down"))])
+    @Test(arguments: [
+        ScriptedProvider.Behaviour.failTransport,
+        .fail(AuthError(.transient, "Internal server error", httpStatus: 500)),
+        .fail(AuthError.rateLimited(retryAfter: .seconds(5), "slow down")),
+    ])
     func aFailingSecureLogoutLeavesEverythingInPlace(failure: ScriptedProvider.Behaviour) async throws {
         let harness = try Harness(options: SessionOptions(heartbeatInterval: .seconds(180)))
         try await harness.login()
@@ -46,7 +48,7 @@ import Testing
         #expect(try await harness.storedRecord() == storedBefore)
         #expect(try await harness.client.accessToken() == token)
         #expect(harness.client.currentUser?.id == "user-1")
-        await harness.clock.waitForSleepers(3) // the heartbeat, the renewal and expiry timers
+        await harness.clock.waitForSleepers(3)  // the heartbeat, the renewal and expiry timers
         harness.clock.advance(by: .seconds(180))
         await settle("heartbeat still running") { harness.provider.counts.validate == 1 }
         await harness.client.shutdown()

@@ -128,9 +128,11 @@ import Testing
         }
     }
 
-    @Test(arguments: ["http://localhost:53682/callback", "http://127.0.0.1/callback", "http://127.0.0.1:0/callback", "https://127.0.0.1:1/callback",
-                      "http://127.0.0.1:53682/callback?x=1", "http://127.0.0.1:53682/callback#f", "http://[::1]:53682/callback",
-                      "http://127.0.0.1:53682/call%20back", "http://user@127.0.0.1:53682/callback"])
+    @Test(arguments: [
+        "http://localhost:53682/callback", "http://127.0.0.1/callback", "http://127.0.0.1:0/callback", "https://127.0.0.1:1/callback",
+        "http://127.0.0.1:53682/callback?x=1", "http://127.0.0.1:53682/callback#f", "http://[::1]:53682/callback",
+        "http://127.0.0.1:53682/call%20back", "http://user@127.0.0.1:53682/callback",
+    ])
     func aRedirectOtherThanAFixedLoopbackPortIsRefused(_ text: String) {
         #expect(throws: AuthError.self) { try LoopbackRedirect(text) }
     }

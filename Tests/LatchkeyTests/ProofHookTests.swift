@@ -8,7 +8,7 @@ import Testing
 /// per attempt, ``AuthProvider/shouldRetry(_:to:)`` for a nonce challenge, and
 /// ``AuthProvider/loggedOut()``.
 @Suite(.noSecretLeaks) struct ProofHookTests {
-    static let request = HTTPRequest(url: URL(string: "https://api.example.com/me")!)
+    static let request = TransportRequest(url: URL(string: "https://api.example.com/me")!)
 
     /// The scripted provider, signing each attempt with a numbered proof that carries the
     /// nonce the server last gave (`Proof: <n>;<nonce>`).
@@ -31,7 +31,7 @@ import Testing
         func revoke(_ current: AuthenticatedSession) async throws { try await base.revoke(current) }
         func renewalPlan(for tokens: SessionTokens) -> RenewalPlan { base.renewalPlan(for: tokens) }
 
-        func prepare(_ request: HTTPRequest, with tokens: SessionTokens) async throws -> HTTPRequest {
+        func prepare(_ request: TransportRequest, with tokens: SessionTokens) async throws -> TransportRequest {
             var signed = request
             try authorize(&signed, with: tokens)
             let count = prepared.add(1, ordering: .relaxed).newValue
@@ -39,7 +39,7 @@ import Testing
             return signed
         }
 
-        func shouldRetry(_ response: HTTPResponse, to request: HTTPRequest) async -> Bool {
+        func shouldRetry(_ response: TransportResponse, to request: TransportRequest) async -> Bool {
             guard let given = response.headers["Proof-Nonce"] else { return false }
             nonce.withLock { $0 = given }
             return response.status == 401
@@ -61,14 +61,14 @@ import Testing
             self.rotating = rotating
         }
 
-        func send(_ request: HTTPRequest) async throws -> HTTPResponse {
+        func send(_ request: TransportRequest) async throws -> TransportResponse {
             let proof = request.headers["Proof"] ?? ""
             proofs.withLock { $0.append(proof) }
             let nonce = current.withLock { value in
                 if rotating { value += 1 }
                 return "nonce-\(value)"
             }
-            guard proof.hasSuffix(";\(nonce)") else { return HTTPResponse(status: 401, headers: ["Proof-Nonce": nonce]) }
+            guard proof.hasSuffix(";\(nonce)") else { return TransportResponse(status: 401, headers: ["Proof-Nonce": nonce]) }
             return try await base.send(request)
         }
     }
@@ -84,8 +84,9 @@ import Testing
         let harness = try Harness(options: SessionOptions(heartbeatInterval: nil))
         let provider = ProvingProvider(base: harness.provider)
         let api = NonceAPI(base: harness.api, rotating: rotating)
-        let client = AuthClient(provider: provider, store: harness.store, options: SessionOptions(heartbeatInterval: nil), transport: api,
-                                clock: harness.clock, logger: harness.logs.logger)
+        let client = AuthClient(
+            provider: provider, store: harness.store, options: SessionOptions(heartbeatInterval: nil), transport: api,
+            clock: harness.clock, logger: harness.logs.logger)
         SecretLedger.current?.watch(client)
         try await client.start()
         try await client.login(ScriptedCredentials(user: "user-1", password: "correct horse"))
@@ -118,7 +119,7 @@ import Testing
     @Test func anAnswerThatIsNotAChallengeIsNotRetried() async throws {
         let setup = try await Self.setup()
         setup.harness.api.forcedStatus.store(503, ordering: .relaxed)
-        _ = try await setup.client.send(Self.request) // challenged, then 503
+        _ = try await setup.client.send(Self.request)  // challenged, then 503
         let before = setup.api.proofs.withLock { $0.count }
         #expect(try await setup.client.send(Self.request).status == 503)
         #expect(setup.api.proofs.withLock { $0.count } == before + 1)

@@ -6,12 +6,12 @@ import Testing
 
 /// What the error classes, revoke modes and hydration mean to the session.
 @Suite(.noSecretLeaks) struct ProviderContractTests {
-    static let request = HTTPRequest(url: URL(string: "https://api.example.com/me")!)
+    static let request = TransportRequest(url: URL(string: "https://api.example.com/me")!)
 
     @Test func renewAndRecheckRenewsOnceAndChecksAgain() async throws {
         let harness = try Harness(options: SessionOptions(heartbeatInterval: .seconds(180), renewsProactively: false))
         try await harness.login()
-        await harness.clock.waitForSleepers(2) // the heartbeat and the expiry timer
+        await harness.clock.waitForSleepers(2)  // the heartbeat and the expiry timer
         harness.provider.script(validate: [.fail(AuthError(.renewAndRecheck, "userinfo said 401", httpStatus: 401))])
         harness.clock.advance(by: .seconds(180))
         await settle("rechecked") { harness.provider.counts.validate == 2 }
@@ -33,7 +33,8 @@ import Testing
         try await harness.login()
         let states = Recorder(harness.client.stateChanges)
         let action = UserAction(kind: "mfa", continuationToken: "mfa-token-secret", requirements: .object(["challenge": .array([])]))
-        harness.provider.setDefaults(renew: .fail(AuthError.needsUserAction(action, "Multifactor authentication required", providerCode: "mfa_required", httpStatus: 403)))
+        harness.provider.setDefaults(
+            renew: .fail(AuthError.needsUserAction(action, "Multifactor authentication required", providerCode: "mfa_required", httpStatus: 403)))
         await harness.clock.waitForSleepers(2)
         harness.clock.advance(by: .seconds(800))
         await settle("published") { states.values.last == .needsUserAction(action) }
@@ -182,8 +183,10 @@ import Testing
     }
 
     @Test func errorsReadTheSameThroughLocalizedDescription() {
-        let errors: [any Error] = [AuthError(.storage, "the keyring refused"),
-                                   TransportError(.timedOut, request: "GET https://example.com/", message: "no answer")]
+        let errors: [any Error] = [
+            AuthError(.storage, "the keyring refused"),
+            TransportError(.timedOut, request: "GET https://example.com/", message: "no answer"),
+        ]
         for error in errors { #expect(error.localizedDescription == "\(error)") }
     }
 }
@@ -202,10 +205,11 @@ import Testing
             .init("port", .integer),
             .init("base_url", .url),
         ])
-        registry.register(ProviderFactory(identifier: "scripted", schema: schema) { context in
-            captured.context.withLock { $0 = context }
-            return ScriptedProvider(clock: context.clock)
-        })
+        registry.register(
+            ProviderFactory(identifier: "scripted", schema: schema) { context in
+                captured.context.withLock { $0 = context }
+                return ScriptedProvider(clock: context.clock)
+            })
         return registry
     }
 
@@ -218,7 +222,8 @@ import Testing
     func settingsAreCheckedAgainstTheSchema(settings: [String: String], key: String) throws {
         let registry = Self.registry(Captured())
         #expect {
-            _ = try registry.makeClient(LatchkeyConfiguration(provider: "scripted", settings: ProviderSettings(settings)), store: try MemorySecretStore(namespace: "t"))
+            _ = try registry.makeClient(
+                LatchkeyConfiguration(provider: "scripted", settings: ProviderSettings(settings)), store: try MemorySecretStore(namespace: "t"))
         } throws: { error in
             (error as? AuthError)?.code == .configuration && ((error as? AuthError)?.message.contains(key) ?? false)
         }
@@ -230,7 +235,8 @@ import Testing
         _ = try Self.registry(Captured()).makeClient(configuration, store: try MemorySecretStore(namespace: "t"), logger: logs.logger)
         #expect(logs.all.contains { $0.contains("LATCHKEY_SETTING_API_KEY") })
         #expect(!logs.all.contains { $0.contains("inline-key") })
-        let fromEnvironment = try LatchkeyConfiguration.parse(Array(#"{"provider": "scripted"}"#.utf8), environment: ["LATCHKEY_SETTING_API_KEY": "k"])
+        let fromEnvironment = try LatchkeyConfiguration.parse(
+            Array(#"{"provider": "scripted"}"#.utf8), environment: ["LATCHKEY_SETTING_API_KEY": "k"])
         let quiet = LogCapture()
         _ = try Self.registry(Captured()).makeClient(fromEnvironment, store: try MemorySecretStore(namespace: "t"), logger: quiet.logger)
         #expect(quiet.all.isEmpty)

@@ -76,7 +76,12 @@ import Testing
         let harness = try Harness(lifetime: 300, options: SessionOptions(heartbeatInterval: nil, renewsProactively: false))
         try await harness.login()
         let handler = Gate()
-        harness.provider.state.withLock { $0.prepareHandler = { _ in await handler.wait(); return RenewalPreparation() } }
+        harness.provider.state.withLock {
+            $0.prepareHandler = { _ in
+                await handler.wait()
+                return RenewalPreparation()
+            }
+        }
         let renewal = Task { await authError { try await harness.client.renew() } }
         try await Task.sleep(for: .milliseconds(50))
         await harness.client.shutdown()

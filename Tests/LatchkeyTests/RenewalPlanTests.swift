@@ -22,8 +22,9 @@ import Testing
             #expect(renewAt <= expiresAt)
             #expect(renewAt > Date(timeIntervalSince1970: issued))
         }
-        let margin = RenewalPlan.proportional(issuedAt: Date(timeIntervalSince1970: -1.7e308), expiresAt: Date(timeIntervalSince1970: 1.7e308),
-                                              fraction: 0.8, margin: 300)
+        let margin = RenewalPlan.proportional(
+            issuedAt: Date(timeIntervalSince1970: -1.7e308), expiresAt: Date(timeIntervalSince1970: 1.7e308),
+            fraction: 0.8, margin: 300)
         #expect(try #require(margin.renewAt) <= (try #require(margin.expiresAt)))
     }
 }

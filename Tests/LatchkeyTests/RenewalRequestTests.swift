@@ -10,10 +10,10 @@ import Testing
         let options = SessionOptions(heartbeatInterval: nil, renewsProactively: false, minimumTokenTTL: .seconds(600))
         let harness = try Harness(lifetime: 3600, options: options)
         try await harness.login()
-        harness.clock.advance(by: .seconds(3000)) // 600 s left: still enough
+        harness.clock.advance(by: .seconds(3000))  // 600 s left: still enough
         _ = try await harness.client.accessToken()
         #expect(harness.provider.counts.renew == 0)
-        harness.clock.advance(by: .seconds(1)) // 599 s left: renew
+        harness.clock.advance(by: .seconds(1))  // 599 s left: renew
         _ = try await harness.client.accessToken()
         #expect(harness.provider.counts.renew == 1)
         await harness.client.shutdown()
@@ -96,13 +96,13 @@ import Testing
         harness.provider.state.withLock {
             $0.prepareHandler = { _ in
                 // App code: asks the app's backend for a fresh auth token, through the client.
-                let response = try await client.send(HTTPRequest(url: URL(string: "https://api.example.com/auth-token")!))
+                let response = try await client.send(TransportRequest(url: URL(string: "https://api.example.com/auth-token")!))
                 handlerStatus.withLock { $0 = response.status }
                 return RenewalPreparation(credential: "fresh-auth-token")
             }
         }
         await harness.clock.waitForSleepers(1)
-        harness.clock.advance(by: .seconds(800)) // the renewal timer fires
+        harness.clock.advance(by: .seconds(800))  // the renewal timer fires
         await settle("renewed") { harness.provider.counts.renew == 1 }
         #expect(handlerStatus.withLock { $0 } == 200, "the handler's request went out with the current token")
         #expect(harness.provider.state.withLock { $0.renewPreparations.first?.credential } == "fresh-auth-token")

@@ -47,7 +47,7 @@ import Testing
         harness.provider.gateRenewals { await gate.wait() }
         let statuses = try await withThrowingTaskGroup(of: Int.self) { group in
             for _ in 0..<1000 {
-                group.addTask { try await harness.client.send(HTTPRequest(url: URL(string: "https://api.example.com/items")!)).status }
+                group.addTask { try await harness.client.send(TransportRequest(url: URL(string: "https://api.example.com/items")!)).status }
             }
             await settle("all refused once") { harness.api.requests.load(ordering: .relaxed) >= 1000 }
             gate.open()
@@ -64,11 +64,11 @@ import Testing
         try await harness.login()
         let old = try await harness.client.accessToken()
         harness.provider.revokeAccessTokenAtServer()
-        _ = try await harness.client.send(HTTPRequest(url: URL(string: "https://api.example.com/a")!))
+        _ = try await harness.client.send(TransportRequest(url: URL(string: "https://api.example.com/a")!))
         #expect(harness.provider.counts.renew == 1)
         #expect(try await harness.client.accessToken() != old)
         // A second request now uses the new token directly.
-        _ = try await harness.client.send(HTTPRequest(url: URL(string: "https://api.example.com/b")!))
+        _ = try await harness.client.send(TransportRequest(url: URL(string: "https://api.example.com/b")!))
         #expect(harness.provider.counts.renew == 1)
     }
 
@@ -76,7 +76,7 @@ import Testing
         let harness = try Harness(options: SessionOptions(heartbeatInterval: nil, renewsProactively: false))
         try await harness.login()
         harness.api.alwaysUnauthorized.store(true, ordering: .relaxed)
-        let error = await authError { _ = try await harness.client.send(HTTPRequest(url: URL(string: "https://api.example.com/x")!)) }
+        let error = await authError { _ = try await harness.client.send(TransportRequest(url: URL(string: "https://api.example.com/x")!)) }
         #expect(error?.code == .unauthorizedAfterRenewal)
         #expect(error?.httpStatus == 401)
         #expect(harness.api.requests.load(ordering: .relaxed) == 2)
@@ -115,7 +115,9 @@ import Testing
         let harness = try Harness(lifetime: 300, options: SessionOptions(heartbeatInterval: nil, renewsProactively: false))
         try await harness.login()
         harness.clock.advance(by: .seconds(301))
-        harness.provider.script(renew: [.fail(AuthError(.unrecoverable, "Unknown or invalid refresh token.", providerCode: "invalid_grant", httpStatus: 403))])
+        harness.provider.script(renew: [
+            .fail(AuthError(.unrecoverable, "Unknown or invalid refresh token.", providerCode: "invalid_grant", httpStatus: 403))
+        ])
         let error = await authError { _ = try await harness.client.accessToken() }
         #expect(error?.code == .unrecoverable)
         #expect(error?.providerCode == "invalid_grant")
@@ -161,7 +163,9 @@ import Testing
         let harness = try Harness(extendsSessions: true, options: SessionOptions(heartbeatInterval: nil))
         try await harness.client.start()
         for duration: Duration in [.seconds(299), .seconds(366 * 86_400 + 1), .seconds(0)] {
-            let error = await authError { try await harness.client.login(ScriptedCredentials(user: "u", password: "correct horse"), sessionDuration: duration) }
+            let error = await authError {
+                try await harness.client.login(ScriptedCredentials(user: "u", password: "correct horse"), sessionDuration: duration)
+            }
             #expect(error?.code == .invalidArgument)
         }
         #expect(harness.provider.counts.login == 0, "rejected before any request")
@@ -188,7 +192,11 @@ import Testing
         #expect(harness.client.state == .notLoggedIn)
         let unsupported = await authError { try await harness.client.login(UnknownCredentials()) }
         #expect(unsupported?.code == .unsupportedCredentials)
-        harness.provider.script(login: [.fail(.needsUserAction(UserAction(kind: "mfa", continuationToken: "mfa-token-secret"), "MFA required", providerCode: "mfa_required", httpStatus: 403))])
+        harness.provider.script(login: [
+            .fail(
+                .needsUserAction(
+                    UserAction(kind: "mfa", continuationToken: "mfa-token-secret"), "MFA required", providerCode: "mfa_required", httpStatus: 403))
+        ])
         let mfa = await authError { try await harness.client.login(ScriptedCredentials(user: "u", password: "correct horse")) }
         #expect(mfa?.code == .needsUserAction)
         #expect(mfa?.userAction?.continuationToken == "mfa-token-secret")

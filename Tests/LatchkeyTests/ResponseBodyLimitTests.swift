@@ -5,7 +5,7 @@ import Testing
 /// The cap on an answer's body on its own, as `URLSessionTransport` (and the fuzz
 /// targets' transport) apply it: every edge and every way to be refused.
 @Suite struct ResponseBodyLimitTests {
-    static let request = HTTPRequest(method: "POST", url: URL(string: "https://login.example/sessions/authenticate?token=secret-query")!)
+    static let request = TransportRequest(method: "POST", url: URL(string: "https://login.example/sessions/authenticate?token=secret-query")!)
 
     @Test func aBodyExactlyAtTheCapIsReadAndOneByteMoreIsRefused() throws {
         var cap = ResponseBodyLimit(limit: 10, request: "GET https://login.example/")

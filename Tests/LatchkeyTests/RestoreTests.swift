@@ -78,7 +78,7 @@ import Testing
         // Retries with growing back-off: about 2 s, 4 s, 8 s (±20 % jitter).
         var previousWait: TimeInterval = 0
         for attempt in 2...4 {
-            await harness.clock.waitForSleepers(3) // the heartbeat's retry, the renewal and expiry timers
+            await harness.clock.waitForSleepers(3)  // the heartbeat's retry, the renewal and expiry timers
             let deadline = try #require(harness.clock.nextDeadline)
             let wait = deadline.timeIntervalSince(harness.clock.now)
             #expect(wait > previousWait, "back-off grows")

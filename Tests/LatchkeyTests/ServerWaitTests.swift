@@ -10,14 +10,14 @@ import Testing
     /// 1,800,000,000 s after 1970, as a server writes it.
     static let serverNow = "Fri, 15 Jan 2027 08:00:00 GMT"
 
-    private func wait(_ headers: HTTPHeaders) -> Duration? {
-        HTTPResponse(status: 429, headers: headers).retryAfter
+    private func wait(_ headers: TransportHeaders) -> Duration? {
+        TransportResponse(status: 429, headers: headers).retryAfter
     }
 
     @Test func aResetIsMeasuredFromTheAnswersDate() {
         #expect(wait(["Date": Self.serverNow, "x-ratelimit-reset": "1800000042"]) == .seconds(42))
         #expect(wait(["date": Self.serverNow, "X-RateLimit-Reset": " 1800000042 "]) == .seconds(42), "names in any case, values trimmed")
-        #expect(HTTPResponse(status: 429, headers: ["Date": Self.serverNow]).date == Date(timeIntervalSince1970: 1_800_000_000))
+        #expect(TransportResponse(status: 429, headers: ["Date": Self.serverNow]).date == Date(timeIntervalSince1970: 1_800_000_000))
     }
 
     @Test func anHTTPDateRetryAfterIsMeasuredFromTheAnswersDate() {
@@ -37,11 +37,13 @@ import Testing
         #expect(wait([:]) == nil)
     }
 
-    @Test(arguments: ["Friday", "", "Fri, 15 Jan 2027 08:00:00 UTC", "Fri, 15 Foo 2027 08:00:00 GMT", "Fri, 99 Jan 2027 08:00:00 GMT",
-                      "Fri, 15 Jan 2027 25:00:00 GMT", "Fri, 15 Jan 99999999999999999999 08:00:00 GMT",
-                      "Fri, 15 Jan 9223372036854775807 08:00:00 GMT", "Fri, 15 Jan 2027 08:00 GMT", "1800000000"])
+    @Test(arguments: [
+        "Friday", "", "Fri, 15 Jan 2027 08:00:00 UTC", "Fri, 15 Foo 2027 08:00:00 GMT", "Fri, 99 Jan 2027 08:00:00 GMT",
+        "Fri, 15 Jan 2027 25:00:00 GMT", "Fri, 15 Jan 99999999999999999999 08:00:00 GMT",
+        "Fri, 15 Jan 9223372036854775807 08:00:00 GMT", "Fri, 15 Jan 2027 08:00 GMT", "1800000000",
+    ])
     func aGarbageDateGivesNoWait(date: String) {
-        #expect(HTTPResponse(status: 429, headers: ["Date": date]).date == nil)
+        #expect(TransportResponse(status: 429, headers: ["Date": date]).date == nil)
         #expect(wait(["Date": date, "x-ratelimit-reset": "1800000042"]) == nil)
         #expect(wait(["Date": date, "Retry-After": "Fri, 15 Jan 2027 08:03:00 GMT"]) == nil)
     }
@@ -61,7 +63,7 @@ import Testing
 
     @Test(arguments: ["soon", "nan", "inf", "-inf", "1e308", "-5", "0", "99999999999999999999999", "0x10", "12abc", "", " "])
     func aResetThatIsNotAPlausibleTimeGivesNoWait(reset: String) {
-        let response = HTTPResponse(status: 429, headers: ["Date": Self.serverNow, "x-ratelimit-reset": reset])
+        let response = TransportResponse(status: 429, headers: ["Date": Self.serverNow, "x-ratelimit-reset": reset])
         #expect(response.rateLimitReset == nil)
         #expect(response.retryAfter == nil)
     }
@@ -87,14 +89,17 @@ import Testing
     /// on the local clock, whether that clock is 10 minutes ahead of the server's or behind.
     @Test(arguments: [600.0, -600.0])
     func theRetryingTransportWaitsTheServersWindowWhateverTheLocalClock(skew: TimeInterval) async throws {
-        let server = try LoopbackServer([LoopbackServer.status(429, "Too Many Requests",
-                                                               headers: "Date: \(Self.serverNow)\r\nx-ratelimit-reset: 1800000005\r\n")])
+        let server = try LoopbackServer([
+            LoopbackServer.status(
+                429, "Too Many Requests",
+                headers: "Date: \(Self.serverNow)\r\nx-ratelimit-reset: 1800000005\r\n")
+        ])
         defer { server.stop() }
         let clock = ManualClock(now: Date(timeIntervalSince1970: 1_800_000_000 + skew))
         // A cap far above the window, so a wait taken from the wrong clock shows as one.
         let policy = RetryPolicy(baseDelay: .milliseconds(100), maxDelay: .seconds(3600))
         let transport = RetryingTransport(URLSessionTransport(), policy: policy, clock: clock)
-        let task = Task { try await transport.send(HTTPRequest(url: server.url, timeout: .seconds(5))) }
+        let task = Task { try await transport.send(TransportRequest(url: server.url, timeout: .seconds(5))) }
         await clock.waitForSleepers(1)
         let wait = try #require(clock.nextDeadline).timeIntervalSince(clock.now)
         #expect(wait == 5)

@@ -48,7 +48,12 @@ import Testing
         let harness = try Harness(lifetime: 300, options: SessionOptions(heartbeatInterval: nil, renewsProactively: false))
         try await harness.login()
         let handler = Gate()
-        harness.provider.state.withLock { $0.prepareHandler = { _ in await handler.wait(); return RenewalPreparation() } }
+        harness.provider.state.withLock {
+            $0.prepareHandler = { _ in
+                await handler.wait()
+                return RenewalPreparation()
+            }
+        }
         let outlived = Task { await authError { try await harness.client.renew() } }
         await settle("the old session's renewal waits in the app's handler") { handler.waiting == 1 }
         try await harness.client.logout()

@@ -1,12 +1,15 @@
+import Foundation
 import Latchkey
 import Testing
 
 /// The session state machine: social.plus's flow, for every provider.
 @Suite(.noSecretLeaks) struct StateMachineTests {
     static let action = UserAction(kind: "mfa")
-    static let states: [SessionState] = [.restoring, .notLoggedIn, .establishing, .established, .tokenExpired, .needsUserAction(action),
-                                         .terminated(.globalBan), .terminated(.userDeleted), .terminated(.unauthorized),
-                                         .terminated(TerminationReason("adapterDefined"))]
+    static let states: [SessionState] = [
+        .restoring, .notLoggedIn, .establishing, .established, .tokenExpired, .needsUserAction(action),
+        .terminated(.globalBan), .terminated(.userDeleted), .terminated(.unauthorized),
+        .terminated(TerminationReason("adapterDefined")),
+    ]
 
     /// The documented transitions (social.plus's flow plus `restoring`, `needsUserAction`,
     /// and the restore and re-login moves), written out independently of the implementation.
@@ -31,15 +34,16 @@ import Testing
             var machine = SessionStateMachine()
             if let from {
                 // Walk to `from` along legal moves.
-                let path: [SessionState] = switch from {
-                case .restoring: [.restoring]
-                case .notLoggedIn: [.notLoggedIn]
-                case .establishing: [.notLoggedIn, .establishing]
-                case .established: [.established]
-                case .tokenExpired: [.established, .tokenExpired]
-                case .needsUserAction: [.established, from]
-                case .terminated: [.established, from]
-                }
+                let path: [SessionState] =
+                    switch from {
+                    case .restoring: [.restoring]
+                    case .notLoggedIn: [.notLoggedIn]
+                    case .establishing: [.notLoggedIn, .establishing]
+                    case .established: [.established]
+                    case .tokenExpired: [.established, .tokenExpired]
+                    case .needsUserAction: [.established, from]
+                    case .terminated: [.established, from]
+                    }
                 for step in path {
                     let moved = machine.transition(to: step)
                     #expect(moved, "setting up \(step)")
@@ -57,11 +61,9 @@ import Testing
         let harness = try Harness()
         try await harness.login()
         harness.provider.revokeAccessTokenAtServer()
-        _ = try await harness.client.send(HTTPRequest(url: URL(string: "https://api.example.com/me")!))
+        _ = try await harness.client.send(TransportRequest(url: URL(string: "https://api.example.com/me")!))
         try await harness.client.logout(revoke: .required)
         #expect(!harness.logs.all.contains { $0.contains("illegal") })
         #expect(harness.logs.all.contains { $0.contains("session state changed") && $0.contains("to=established") })
     }
 }
-
-import Foundation

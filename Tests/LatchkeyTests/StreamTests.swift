@@ -73,7 +73,7 @@ import Testing
         for _ in 0..<500 {
             harness.clock.advance(by: .seconds(1))
             try await harness.client.renew()
-            _ = try await harness.client.send(HTTPRequest(url: URL(string: "https://api.example.com/")!))
+            _ = try await harness.client.send(TransportRequest(url: URL(string: "https://api.example.com/")!))
         }
         #expect(clock.now - started < .seconds(60), "the client was not held up")
         #expect(harness.provider.counts.renew == 500)
@@ -95,12 +95,36 @@ import Testing
         let harness = try Harness(options: SessionOptions(heartbeatInterval: nil))
         try await harness.login()
         let readers = [
-            Task { var n = 0; for await _ in harness.client.stateChanges { n += 1 }; return n },
-            Task { var n = 0; for await _ in harness.client.sessionChanges { n += 1 }; return n },
-            Task { var n = 0; for await _ in harness.client.userChanges { n += 1 }; return n },
-            Task { var n = 0; for await _ in harness.client.memberSessionChanges { n += 1 }; return n },
-            Task { var n = 0; for await _ in harness.client.memberChanges { n += 1 }; return n },
-            Task { var n = 0; for await _ in harness.client.organizationChanges { n += 1 }; return n },
+            Task {
+                var n = 0
+                for await _ in harness.client.stateChanges { n += 1 }
+                return n
+            },
+            Task {
+                var n = 0
+                for await _ in harness.client.sessionChanges { n += 1 }
+                return n
+            },
+            Task {
+                var n = 0
+                for await _ in harness.client.userChanges { n += 1 }
+                return n
+            },
+            Task {
+                var n = 0
+                for await _ in harness.client.memberSessionChanges { n += 1 }
+                return n
+            },
+            Task {
+                var n = 0
+                for await _ in harness.client.memberChanges { n += 1 }
+                return n
+            },
+            Task {
+                var n = 0
+                for await _ in harness.client.organizationChanges { n += 1 }
+                return n
+            },
         ]
         for _ in 0..<100 { await Task.yield() }
         await harness.client.shutdown()

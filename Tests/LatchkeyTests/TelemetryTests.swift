@@ -40,14 +40,16 @@ import Tracing
     @Test func sessionEndsAreCountedByReason() async throws {
         let harness = try Harness(options: SessionOptions(renewsProactively: false))
         try await harness.login()
-        await harness.clock.waitForSleepers(2) // the heartbeat and the expiry timer
-        harness.provider.script(validate: [.fail(AuthError.terminated(.globalBan, "User is globally banned", providerCode: "400312", httpStatus: 403))])
+        await harness.clock.waitForSleepers(2)  // the heartbeat and the expiry timer
+        harness.provider.script(validate: [
+            .fail(AuthError.terminated(.globalBan, "User is globally banned", providerCode: "400312", httpStatus: 403))
+        ])
         harness.clock.advance(by: .seconds(180))
         await settle("terminated") { harness.client.state == .terminated(.globalBan) }
         try await harness.client.logout()
         try await harness.client.login(ScriptedCredentials(user: "user-1", password: "correct horse"))
         try await harness.client.logout()
-        try await harness.client.logout() // nobody signed in: no session ended
+        try await harness.client.logout()  // nobody signed in: no session ended
 
         let metrics = try ledger.metrics
         #expect(try metrics.expectCounter("latchkey_session_ends_total", [("reason", "terminated")]).totalValue == 1)
@@ -70,22 +72,25 @@ import Tracing
         let secret = "code-5f0c2e9a"
         try ledger.issued(secret)
         for path in ["ok", "busy", "down"] {
-            let request = HTTPRequest(method: "POST", url: URL(string: "\(server.url.absoluteString)\(path)?code=\(secret)")!,
-                                      headers: ["Authorization": "Bearer \(secret)"], operation: "test \(path)")
+            let request = TransportRequest(
+                method: "POST", url: URL(string: "\(server.url.absoluteString)\(path)?code=\(secret)")!,
+                headers: ["Authorization": "Bearer \(secret)"], operation: "test \(path)")
             _ = try await transport.send(request)
         }
         let closed = try HostileHTTPServer { _ in HostileHTTPServer.json(200, "{}") }
         let refused = closed.url
         closed.stop()
-        await #expect(throws: TransportError.self) { _ = try await transport.send(HTTPRequest(url: refused)) }
+        await #expect(throws: TransportError.self) { _ = try await transport.send(TransportRequest(url: refused)) }
 
         let metrics = try ledger.metrics
         #expect(try metrics.expectCounter("latchkey_provider_requests_total", [("operation", "test ok"), ("class", "2xx")]).totalValue == 1)
         #expect(try metrics.expectCounter("latchkey_provider_requests_total", [("operation", "test busy"), ("class", "429")]).totalValue == 1)
         #expect(try metrics.expectCounter("latchkey_provider_requests_total", [("operation", "test down"), ("class", "5xx")]).totalValue == 1)
-        #expect(try metrics.expectCounter("latchkey_provider_requests_total", [("operation", "other"), ("class", "transport_cannotConnect")])
-            .totalValue == 1)
-        #expect(try metrics.expectTimer("latchkey_provider_request_duration_seconds", [("operation", "test ok"), ("class", "2xx")]).values.count == 1)
+        #expect(
+            try metrics.expectCounter("latchkey_provider_requests_total", [("operation", "other"), ("class", "transport_cannotConnect")])
+                .totalValue == 1)
+        #expect(
+            try metrics.expectTimer("latchkey_provider_request_duration_seconds", [("operation", "test ok"), ("class", "2xx")]).values.count == 1)
 
         let spans = try ledger.tracer.finishedSpans
         let ok = try #require(spans.first { $0.operationName == "test ok" })
@@ -104,17 +109,20 @@ import Tracing
     @Test func theRegistryInstrumentsTheAdaptersTransport() async throws {
         let registry = ProviderRegistry()
         let seen = Captured<any HTTPTransport>()
-        registry.register(ProviderFactory(identifier: "scripted", schema: ProviderSettingsSchema([])) { context in
-            seen.value = context.transport
-            return ScriptedProvider(clock: context.clock)
-        })
-        let configuration = LatchkeyConfiguration(provider: "scripted", store: StoreSettings(backend: .memory, namespace: "telemetry-test"),
-                                                  session: SessionOptions(heartbeatInterval: nil))
+        registry.register(
+            ProviderFactory(identifier: "scripted", schema: ProviderSettingsSchema([])) { context in
+                seen.value = context.transport
+                return ScriptedProvider(clock: context.clock)
+            })
+        let configuration = LatchkeyConfiguration(
+            provider: "scripted", store: StoreSettings(backend: .memory, namespace: "telemetry-test"),
+            session: SessionOptions(heartbeatInterval: nil))
         _ = try registry.makeProvider(configuration, store: MemorySecretStore(namespace: "telemetry-test"))
         #expect(seen.value is InstrumentedTransport)
         // An app's own instrumented transport is not measured twice.
-        _ = try registry.makeProvider(configuration, store: MemorySecretStore(namespace: "telemetry-test"),
-                                      transport: InstrumentedTransport(URLSessionTransport()))
+        _ = try registry.makeProvider(
+            configuration, store: MemorySecretStore(namespace: "telemetry-test"),
+            transport: InstrumentedTransport(URLSessionTransport()))
         #expect((seen.value as? InstrumentedTransport)?.base is URLSessionTransport)
     }
 }

@@ -32,7 +32,9 @@ final class LoopbackServer: Sendable {
         address.sin_family = sa_family_t(AF_INET)
         address.sin_addr.s_addr = inet_addr("127.0.0.1")
         address.sin_port = 0
-        let bound = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } }
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
         guard bound == 0, listen(fd, 16) == 0 else { throw POSIXError(.EADDRINUSE) }
         var length = socklen_t(MemoryLayout<sockaddr_in>.size)
         withUnsafeMutablePointer(to: &address) { _ = $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) } }
@@ -51,7 +53,9 @@ final class LoopbackServer: Sendable {
             connections.add(1, ordering: .relaxed)
             var buffer = [UInt8](repeating: 0, count: 65_536)
             _ = read(client, &buffer, buffer.count)
-            let reply = replies.withLock { $0.isEmpty ? Reply.raw("HTTP/1.1 200 OK\r\nContent-Length: 2\r\nConnection: close\r\n\r\nok") : $0.removeFirst() }
+            let reply = replies.withLock {
+                $0.isEmpty ? Reply.raw("HTTP/1.1 200 OK\r\nContent-Length: 2\r\nConnection: close\r\n\r\nok") : $0.removeFirst()
+            }
             switch reply {
             case .raw(let text):
                 _ = text.withCString { write(client, $0, strlen($0)) }
@@ -96,7 +100,7 @@ final class CallCounter: Sendable {
     func aResponseComesBackWithStatusHeadersAndBody(transport kind: TestTransport) async throws {
         let server = try LoopbackServer([LoopbackServer.status(201, "Created", headers: "X-Thing: yes\r\n", body: "{\"a\":1}")])
         defer { server.stop() }
-        let response = try await kind.make().send(HTTPRequest(method: "POST", url: server.url, body: Data("{}".utf8)))
+        let response = try await kind.make().send(TransportRequest(method: "POST", url: server.url, body: Data("{}".utf8)))
         #expect(response.status == 201)
         #expect(response.headers["x-thing"] == "yes")
         #expect(response.body == Data("{\"a\":1}".utf8))
@@ -109,11 +113,11 @@ final class CallCounter: Sendable {
         // zero would refuse it), and stop a 900 ms one.
         let server = try LoopbackServer([.slow(0.05), .slow(0.9)])
         defer { server.stop() }
-        let fast = try await kind.make().send(HTTPRequest(url: server.url, timeout: .milliseconds(500)))
+        let fast = try await kind.make().send(TransportRequest(url: server.url, timeout: .milliseconds(500)))
         #expect(fast.status == 200)
         let started = ContinuousClock.now
         let error = await #expect(throws: TransportError.self) {
-            _ = try await kind.make().send(HTTPRequest(url: server.url, timeout: .milliseconds(500)))
+            _ = try await kind.make().send(TransportRequest(url: server.url, timeout: .milliseconds(500)))
         }
         #expect(error?.code == .timedOut)
         #expect(ContinuousClock.now - started >= .milliseconds(450))
@@ -126,14 +130,14 @@ final class CallCounter: Sendable {
         let server = try LoopbackServer([.stall, .slow(0.05)])
         defer { server.stop() }
         let transport = kind.make()
-        let call = Task { try await transport.send(HTTPRequest(url: server.url, timeout: .seconds(10))) }
+        let call = Task { try await transport.send(TransportRequest(url: server.url, timeout: .seconds(10))) }
         try await Task.sleep(for: .milliseconds(100))
         let started = ContinuousClock.now
         call.cancel()
         await #expect(throws: CancellationError.self) { _ = try await call.value }
         #expect(ContinuousClock.now - started < .seconds(2))
         // The server answers one connection at a time and is still stalled on the first.
-        #expect(try await transport.send(HTTPRequest(url: server.url, timeout: .seconds(15))).status == 200)
+        #expect(try await transport.send(TransportRequest(url: server.url, timeout: .seconds(15))).status == 200)
     }
 
     @Test(arguments: TestTransport.allCases)
@@ -141,7 +145,7 @@ final class CallCounter: Sendable {
         let server = try LoopbackServer([.stall])
         defer { server.stop() }
         let error = await #expect(throws: TransportError.self) {
-            _ = try await kind.make().send(HTTPRequest(url: server.url, timeout: .milliseconds(300)))
+            _ = try await kind.make().send(TransportRequest(url: server.url, timeout: .milliseconds(300)))
         }
         #expect(error?.code == .timedOut)
         #expect(error.map { "\($0)" }?.contains("secret") == false, "no query string in the error")
@@ -151,11 +155,11 @@ final class CallCounter: Sendable {
     func aDroppedConnectionAndARefusedPortAreTransportErrors(transport kind: TestTransport) async throws {
         let server = try LoopbackServer([.close])
         defer { server.stop() }
-        await #expect(throws: TransportError.self) { _ = try await kind.make().send(HTTPRequest(url: server.url, timeout: .seconds(5))) }
+        await #expect(throws: TransportError.self) { _ = try await kind.make().send(TransportRequest(url: server.url, timeout: .seconds(5))) }
         let refused = try LoopbackServer([])
         let url = refused.url
         refused.stop()
-        let error = await #expect(throws: TransportError.self) { _ = try await kind.make().send(HTTPRequest(url: url, timeout: .seconds(5))) }
+        let error = await #expect(throws: TransportError.self) { _ = try await kind.make().send(TransportRequest(url: url, timeout: .seconds(5))) }
         #expect(error?.code == .cannotConnect)
     }
 
@@ -165,7 +169,7 @@ final class CallCounter: Sendable {
         defer { server.stop() }
         let clock = ManualClock()
         let transport = RetryingTransport(kind.make(), policy: RetryPolicy(maxAttempts: 3, baseDelay: .seconds(1)), clock: clock)
-        let task = Task { try await transport.send(HTTPRequest(url: server.url, timeout: .seconds(5))) }
+        let task = Task { try await transport.send(TransportRequest(url: server.url, timeout: .seconds(5))) }
         for _ in 0..<2 {
             await clock.waitForSleepers(1)
             let wait = try #require(clock.nextDeadline).timeIntervalSince(clock.now)
@@ -181,7 +185,7 @@ final class CallCounter: Sendable {
         let server = try LoopbackServer([LoopbackServer.status(503, "Unavailable")])
         defer { server.stop() }
         let transport = RetryingTransport(kind.make(), clock: ManualClock())
-        let response = try await transport.send(HTTPRequest(method: "POST", url: server.url, timeout: .seconds(5)))
+        let response = try await transport.send(TransportRequest(method: "POST", url: server.url, timeout: .seconds(5)))
         #expect(response.status == 503)
         #expect(server.connections.load(ordering: .relaxed) == 1)
     }
@@ -196,8 +200,10 @@ final class CallCounter: Sendable {
         defer { server.stop() }
         let body = Data(#"{"grant_type":"client_credentials","n":"\#(String(repeating: "x", count: 3000))"}"#.utf8)
         let transport = RetryingTransport(kind.make(), policy: RetryPolicy(maxAttempts: 3, baseDelay: .milliseconds(5)))
-        let response = try await transport.send(HTTPRequest(method: "POST", url: server.url, body: body, timeout: .seconds(10),
-                                                            isIdempotent: true))
+        let response = try await transport.send(
+            TransportRequest(
+                method: "POST", url: server.url, body: body, timeout: .seconds(10),
+                isIdempotent: true))
         #expect(response.status == 200)
         #expect(server.requests.count == 2)
         for request in server.requests {
@@ -208,12 +214,15 @@ final class CallCounter: Sendable {
 
     @Test(arguments: TestTransport.allCases)
     func retryAfterIsHonouredOn429(transport kind: TestTransport) async throws {
-        let server = try LoopbackServer([LoopbackServer.status(429, "Too Many Requests", headers: "Retry-After: 5\r\n",
-                                                               body: #"{"error":"too_many_requests"}"#)])
+        let server = try LoopbackServer([
+            LoopbackServer.status(
+                429, "Too Many Requests", headers: "Retry-After: 5\r\n",
+                body: #"{"error":"too_many_requests"}"#)
+        ])
         defer { server.stop() }
         let clock = ManualClock()
         let transport = RetryingTransport(kind.make(), policy: RetryPolicy(baseDelay: .milliseconds(100)), clock: clock)
-        let task = Task { try await transport.send(HTTPRequest(url: server.url, timeout: .seconds(5))) }
+        let task = Task { try await transport.send(TransportRequest(url: server.url, timeout: .seconds(5))) }
         await clock.waitForSleepers(1)
         #expect(clock.nextDeadline?.timeIntervalSince(clock.now) == 5)
         clock.advance(by: .seconds(5))
@@ -224,7 +233,7 @@ final class CallCounter: Sendable {
     func aRetryAfterLongerThanTheCapIsReturnedToTheCaller(transport kind: TestTransport) async throws {
         let server = try LoopbackServer([LoopbackServer.status(429, "Too Many Requests", headers: "Retry-After: 3600\r\n")])
         defer { server.stop() }
-        let response = try await RetryingTransport(kind.make(), clock: ManualClock()).send(HTTPRequest(url: server.url, timeout: .seconds(5)))
+        let response = try await RetryingTransport(kind.make(), clock: ManualClock()).send(TransportRequest(url: server.url, timeout: .seconds(5)))
         #expect(response.status == 429)
         #expect(response.retryAfter == .seconds(3600))
     }
@@ -233,7 +242,7 @@ final class CallCounter: Sendable {
     func aMalformedReplyIsAnError(transport kind: TestTransport) async throws {
         let server = try LoopbackServer([.raw("this is not HTTP at all\r\n\r\n")])
         defer { server.stop() }
-        await #expect(throws: (any Error).self) { _ = try await kind.make().send(HTTPRequest(url: server.url, timeout: .seconds(5))) }
+        await #expect(throws: (any Error).self) { _ = try await kind.make().send(TransportRequest(url: server.url, timeout: .seconds(5))) }
     }
 
     @Test func jitteredBackoffGrowsAndIsCapped() {

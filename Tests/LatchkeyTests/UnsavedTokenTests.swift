@@ -37,13 +37,13 @@ import Testing
         let store = try FlakyStore()
         let harness = try Harness(store: store, lifetime: 300, options: SessionOptions(heartbeatInterval: .seconds(180), renewsProactively: false))
         try await harness.login()
-        await harness.clock.waitForSleepers(2) // the heartbeat and the expiry timer
+        await harness.clock.waitForSleepers(2)  // the heartbeat and the expiry timer
         // Armed before the clock moves: the heartbeat wakes too and may renew first.
         store.failWrites.store(1, ordering: .relaxed)
         harness.clock.advance(by: .seconds(301))
         let renewed = try await harness.client.accessToken()
         #expect(await harness.client.hasUnsavedTokens)
-        await harness.clock.waitForSleepers(2) // the heartbeat's next beat and the new expiry timer
+        await harness.clock.waitForSleepers(2)  // the heartbeat's next beat and the new expiry timer
         harness.clock.advance(by: .seconds(180))
         await settle("saved by the heartbeat") { !(await harness.client.hasUnsavedTokens) }
         #expect(try await store.base.string("session")?.contains(renewed) == true)

@@ -1,7 +1,8 @@
 import Foundation
-@testable import Latchkey
 import LatchkeyCrypto
 import Testing
+
+@testable import Latchkey
 
 /// Truncated, damaged and forged format-2 records are refused with an error — never a
 /// trap, never a misread record.
@@ -53,7 +54,9 @@ import Testing
                 var damaged = Self.bytes
                 damaged[index] ^= 1 << UInt8(bit)
                 // The format bytes give "newer format" for some flips; all else is malformed.
-                if index == 4 || index == 5 { Self.expectRefused(damaged, "bit \(bit) of byte \(index)") } else {
+                if index == 4 || index == 5 {
+                    Self.expectRefused(damaged, "bit \(bit) of byte \(index)")
+                } else {
                     Self.expectMalformed(damaged, "bit \(bit) of byte \(index)")
                 }
             }
@@ -93,29 +96,51 @@ import Testing
             ("a token length past the end", provider + [0x00, 0x10, 0x00, 0x00, 0x41]),
             ("an attribute count near 4 GiB", provider + tokensWithoutAttributes + [0xFF, 0xFF, 0xFF, 0x7F]),
             ("an attribute count past the end", provider + tokensWithoutAttributes + [3, 0, 0, 0] + [1, 0, 0, 0, 0x61]),
-            ("a repeated attribute", provider + tokensWithoutAttributes + [2, 0, 0, 0] + [1, 0, 0, 0, 0x61, 0, 0, 0, 0] + [1, 0, 0, 0, 0x61, 0, 0, 0, 0] + [0, 0]),
+            (
+                "a repeated attribute",
+                provider + tokensWithoutAttributes + [2, 0, 0, 0] + [1, 0, 0, 0, 0x61, 0, 0, 0, 0] + [1, 0, 0, 0, 0x61, 0, 0, 0, 0] + [0, 0]
+            ),
             ("a flag of 2", provider + token + noString + noString + noString + [2]),
             ("a NaN time", provider + token + noString + noString + noString + [1] + [0, 0, 0, 0, 0, 0, 0xF8, 0x7F]),
             ("an infinite time", provider + token + noString + noString + noString + [1] + [0, 0, 0, 0, 0, 0, 0xF0, 0x7F]),
             ("invalid UTF-8", provider + [2, 0, 0, 0, 0xC3, 0x28] + noString + noString + noString + [0, 0]),
             ("an unknown object", provider + tokensWithoutAttributes + [0, 0, 0, 0] + [0] + [0x20]),
-            ("a user whose raw is not an object", provider + tokensWithoutAttributes + [0, 0, 0, 0] + [0] + [0x02] + block("[]")
-                + [1, 0, 0, 0, 0x75] + noString + noString + noString + [0, 0, 0, 0, 2, 0, 0, 0]),
-            ("a user whose raw length is near 4 GiB", provider + tokensWithoutAttributes + [0, 0, 0, 0] + [0] + [0x02] + block("{}")
-                + [1, 0, 0, 0, 0x75] + noString + noString + noString + [0, 0, 0, 0, 0xFF, 0xFF, 0xFF, 0xFE]),
-            ("a user whose raw starts past the block", provider + tokensWithoutAttributes + [0, 0, 0, 0] + [0] + [0x02] + block("{}")
-                + [1, 0, 0, 0, 0x75] + noString + noString + noString + [0xFF, 0xFF, 0xFF, 0xFF, 2, 0, 0, 0]),
-            ("a user whose raw ends past the block", provider + tokensWithoutAttributes + [0, 0, 0, 0] + [0] + [0x02] + block("{}")
-                + [1, 0, 0, 0, 0x75] + noString + noString + noString + [1, 0, 0, 0, 2, 0, 0, 0]),
-            ("a user without a JSON block", provider + tokensWithoutAttributes + [0, 0, 0, 0] + [0] + [0x02] + block("")
-                + [1, 0, 0, 0, 0x75] + noString + noString + noString + [0, 0, 0, 0, 2, 0, 0, 0]),
+            (
+                "a user whose raw is not an object",
+                provider + tokensWithoutAttributes + [0, 0, 0, 0] + [0] + [0x02] + block("[]")
+                    + [1, 0, 0, 0, 0x75] + noString + noString + noString + [0, 0, 0, 0, 2, 0, 0, 0]
+            ),
+            (
+                "a user whose raw length is near 4 GiB",
+                provider + tokensWithoutAttributes + [0, 0, 0, 0] + [0] + [0x02] + block("{}")
+                    + [1, 0, 0, 0, 0x75] + noString + noString + noString + [0, 0, 0, 0, 0xFF, 0xFF, 0xFF, 0xFE]
+            ),
+            (
+                "a user whose raw starts past the block",
+                provider + tokensWithoutAttributes + [0, 0, 0, 0] + [0] + [0x02] + block("{}")
+                    + [1, 0, 0, 0, 0x75] + noString + noString + noString + [0xFF, 0xFF, 0xFF, 0xFF, 2, 0, 0, 0]
+            ),
+            (
+                "a user whose raw ends past the block",
+                provider + tokensWithoutAttributes + [0, 0, 0, 0] + [0] + [0x02] + block("{}")
+                    + [1, 0, 0, 0, 0x75] + noString + noString + noString + [1, 0, 0, 0, 2, 0, 0, 0]
+            ),
+            (
+                "a user without a JSON block",
+                provider + tokensWithoutAttributes + [0, 0, 0, 0] + [0] + [0x02] + block("")
+                    + [1, 0, 0, 0, 0x75] + noString + noString + noString + [0, 0, 0, 0, 2, 0, 0, 0]
+            ),
             ("a JSON block past the end", provider + tokensWithoutAttributes + [0, 0, 0, 0] + [0] + [0x02] + [0x40, 0, 0, 0] + Array("{}".utf8)),
-            ("a role count near 4 GiB", provider + tokensWithoutAttributes + [0, 0, 0, 0] + [0] + [0x01] + block("[]{}")
-                + noString + [1, 0, 0, 0, 0x75] + [0, 0, 0] + [0, 0, 0, 0, 2, 0, 0, 0] + [0xFF, 0xFF, 0xFF, 0xFF]),
+            (
+                "a role count near 4 GiB",
+                provider + tokensWithoutAttributes + [0, 0, 0, 0] + [0] + [0x01] + block("[]{}")
+                    + noString + [1, 0, 0, 0, 0x75] + [0, 0, 0] + [0, 0, 0, 0, 2, 0, 0, 0] + [0xFF, 0xFF, 0xFF, 0xFF]
+            ),
         ]
         for (name, body) in cases { Self.expectMalformed(Self.sealed(body), Comment(rawValue: name)) }
         // The smallest valid body, to show the cases above fail for the reason they name.
-        let minimal = provider + tokensWithoutAttributes + [0, 0, 0, 0] + [0] + [0x02] + block("{}") + [1, 0, 0, 0, 0x75] + noString
+        let minimal =
+            provider + tokensWithoutAttributes + [0, 0, 0, 0] + [0] + [0x02] + block("{}") + [1, 0, 0, 0, 0x75] + noString
             + noString + noString + [0, 0, 0, 0, 2, 0, 0, 0]
         #expect(throws: Never.self) { try VaultRecord.decode(Self.sealed(minimal), expectedProvider: "stytch") }
     }

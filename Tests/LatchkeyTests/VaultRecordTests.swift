@@ -1,7 +1,8 @@
 import Foundation
-@testable import Latchkey
 import LatchkeyJSON
 import Testing
+
+@testable import Latchkey
 
 /// The vault's record codec: format 2 round trips, format-1 records still load, and
 /// records this build must not read are refused.
@@ -35,9 +36,10 @@ import Testing
     }
 
     @Test func objectsWithEmptyAndMissingFieldsRoundTrip() throws {
-        let session = AuthenticatedSession(tokens: SessionTokens(accessToken: "a"), session: Session(id: nil, userID: ""),
-                                           user: User(id: "u"), memberSession: MemberSession(id: "s", memberID: "m", organizationID: "o"),
-                                           member: Member(id: "m", organizationID: "o"), organization: Organization(id: "o"))
+        let session = AuthenticatedSession(
+            tokens: SessionTokens(accessToken: "a"), session: Session(id: nil, userID: ""),
+            user: User(id: "u"), memberSession: MemberSession(id: "s", memberID: "m", organizationID: "o"),
+            member: Member(id: "m", organizationID: "o"), organization: Organization(id: "o"))
         let record = VaultRecord(provider: "stytch", authenticated: session, validatedAt: Date(timeIntervalSince1970: -1.5))
         let decoded = try VaultRecord.decode(record.encoded(), expectedProvider: "stytch")
         #expect(decoded == record)
@@ -61,10 +63,13 @@ import Testing
 
     @Test func tokenSetsRoundTripThroughFormat3AndOnlyThen() throws {
         var record = Self.full
-        let api = SessionTokens(accessToken: "api-access", issuedAt: VaultSamples.validatedAt, expiresAt: VaultSamples.validatedAt.addingTimeInterval(60),
-                                attributes: ["audience": "https://api.example.com"])
-        record.tokenSets = [TokenSet(audience: "https://api.example.com", scope: nil, tokens: api),
-                            TokenSet(audience: nil, scope: "openid read", tokens: SessionTokens(accessToken: "narrow"))]
+        let api = SessionTokens(
+            accessToken: "api-access", issuedAt: VaultSamples.validatedAt, expiresAt: VaultSamples.validatedAt.addingTimeInterval(60),
+            attributes: ["audience": "https://api.example.com"])
+        record.tokenSets = [
+            TokenSet(audience: "https://api.example.com", scope: nil, tokens: api),
+            TokenSet(audience: nil, scope: "openid read", tokens: SessionTokens(accessToken: "narrow")),
+        ]
         let bytes = record.encoded()
         #expect(Array(bytes.prefix(6)) == Self.magic + [3, 0])
         let decoded = try VaultRecord.decode(bytes, expectedProvider: "stytch")

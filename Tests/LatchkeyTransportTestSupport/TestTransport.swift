@@ -1,7 +1,7 @@
 public import AsyncHTTPClient
+internal import Foundation
 public import Latchkey
 internal import LatchkeyAsyncHTTPClient
-internal import Foundation
 internal import NIOPosix
 
 /// The HTTP transports the suites run on: the contract suites take each in turn, and a
@@ -27,12 +27,15 @@ public enum TestTransport: String, CaseIterable, Sendable, CustomStringConvertib
 
     /// One client for the whole test process, as an app shares one: never shut down (the
     /// process ends first), made with the transport's recommended configuration.
-    public static let sharedClient = HTTPClient(eventLoopGroup: MultiThreadedEventLoopGroup.singleton,
-                                                configuration: AsyncHTTPClientTransport.recommendedConfiguration())
+    public static let sharedClient = HTTPClient(
+        eventLoopGroup: MultiThreadedEventLoopGroup.singleton,
+        configuration: AsyncHTTPClientTransport.recommendedConfiguration())
 
     /// A transport of this kind with these settings.
-    public func make(defaultTimeout: Duration = .seconds(30),
-                     maximumResponseSize: Int = URLSessionTransport.defaultMaximumResponseSize) -> any HTTPTransport {
+    public func make(
+        defaultTimeout: Duration = .seconds(30),
+        maximumResponseSize: Int = URLSessionTransport.defaultMaximumResponseSize
+    ) -> any HTTPTransport {
         switch self {
         case .urlSession:
             URLSessionTransport(defaultTimeout: defaultTimeout, maximumResponseSize: maximumResponseSize)

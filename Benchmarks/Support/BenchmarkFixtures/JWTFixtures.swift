@@ -41,13 +41,14 @@ public final class JWTFixture {
     public init(_ algorithm: JWSAlgorithm) {
         self.algorithm = algorithm
         do {
-            let key: JWTKey = switch algorithm {
-            case .hs256: try .hmac(Array(IDToken.hmacSecret.utf8), algorithm: .hs256, keyID: "k1")
-            // The same RSA key in every process (RFC 7515's), so instruction counts repeat:
-            // a generated one would put a random prime search into each count.
-            case .rs256, .ps256: try JWTKey(jwkJSON: rfc7515RSAKey(algorithm: algorithm))
-            default: try .generate(for: algorithm, keyID: "k1")
-            }
+            let key: JWTKey =
+                switch algorithm {
+                case .hs256: try .hmac(Array(IDToken.hmacSecret.utf8), algorithm: .hs256, keyID: "k1")
+                // The same RSA key in every process (RFC 7515's), so instruction counts repeat:
+                // a generated one would put a random prime search into each count.
+                case .rs256, .ps256: try JWTKey(jwkJSON: rfc7515RSAKey(algorithm: algorithm))
+                default: try .generate(for: algorithm, keyID: "k1")
+                }
             token = try JWT.sign(IDToken.claims(), key: key)
             publicKey = key.publicKey
             let lastDot = token.utf8.lastIndex(of: UInt8(ascii: "."))!
@@ -61,14 +62,15 @@ public final class JWTFixture {
             default:
                 hmac = nil
                 guard let pem = try publicKey.pem() else { fixtureFailure("no PEM") }
-                let scheme: RawSignatureVerifier.Scheme = switch algorithm {
-                case .rs256: .pkcs1(digest: "SHA256")
-                case .ps256: .pss(digest: "SHA256")
-                case .es256: .ecdsa(digest: "SHA256")
-                case .es384: .ecdsa(digest: "SHA384")
-                case .edDSA: .ed25519
-                default: fixtureFailure("no raw baseline for \(algorithm)")
-                }
+                let scheme: RawSignatureVerifier.Scheme =
+                    switch algorithm {
+                    case .rs256: .pkcs1(digest: "SHA256")
+                    case .ps256: .pss(digest: "SHA256")
+                    case .es256: .ecdsa(digest: "SHA256")
+                    case .es384: .ecdsa(digest: "SHA384")
+                    case .edDSA: .ed25519
+                    default: fixtureFailure("no raw baseline for \(algorithm)")
+                    }
                 verifier = RawSignatureVerifier(publicKeyPEM: pem, scheme: scheme)
                 rawSignature = [.es256, .es384].contains(algorithm) ? derECDSASignature(fromJOSE: signature) : signature
             }

@@ -12,7 +12,12 @@ import CBenchOpenSSL
 
 /// A prepared public-key signature check (RSA PKCS#1 v1.5, RSA-PSS, ECDSA, Ed25519).
 public final class RawSignatureVerifier {
-    public enum Scheme: Sendable { case pkcs1(digest: String), pss(digest: String), ecdsa(digest: String), ed25519 }
+    public enum Scheme: Sendable {
+        case pkcs1(digest: String)
+        case pss(digest: String)
+        case ecdsa(digest: String)
+        case ed25519
+    }
 
     private let key: OpaquePointer
     private let template: OpaquePointer
@@ -28,19 +33,21 @@ public final class RawSignatureVerifier {
         self.template = template
         self.work = work
         var pctx: OpaquePointer?
-        let digest: String? = switch scheme {
-        case .pkcs1(let d), .pss(let d), .ecdsa(let d): d
-        case .ed25519: nil
-        }
-        let ok: Int32 = if let digest {
-            digest.withCString { EVP_DigestVerifyInit_ex(template, &pctx, $0, nil, nil, key, nil) }
-        } else {
-            EVP_DigestVerifyInit_ex(template, &pctx, nil, nil, nil, key, nil)
-        }
+        let digest: String? =
+            switch scheme {
+            case .pkcs1(let d), .pss(let d), .ecdsa(let d): d
+            case .ed25519: nil
+            }
+        let ok: Int32 =
+            if let digest {
+                digest.withCString { EVP_DigestVerifyInit_ex(template, &pctx, $0, nil, nil, key, nil) }
+            } else {
+                EVP_DigestVerifyInit_ex(template, &pctx, nil, nil, nil, key, nil)
+            }
         guard ok == 1, let pctx else { fixtureFailure("EVP_DigestVerifyInit_ex") }
         if case .pss = scheme {
             guard EVP_PKEY_CTX_set_rsa_padding(pctx, RSA_PKCS1_PSS_PADDING) == 1,
-                  EVP_PKEY_CTX_set_rsa_pss_saltlen(pctx, RSA_PSS_SALTLEN_DIGEST) == 1
+                EVP_PKEY_CTX_set_rsa_pss_saltlen(pctx, RSA_PSS_SALTLEN_DIGEST) == 1
             else { fixtureFailure("PSS parameters") }
         }
     }
@@ -80,7 +87,7 @@ public final class RawHMAC {
         let ipad = padded.map { $0 ^ 0x36 }, opad = padded.map { $0 ^ 0x5C }
         var inner = SHA256_CTX(), outer = SHA256_CTX()
         guard SHA256_Init(&inner) == 1, SHA256_Update(&inner, ipad, ipad.count) == 1,
-              SHA256_Init(&outer) == 1, SHA256_Update(&outer, opad, opad.count) == 1
+            SHA256_Init(&outer) == 1, SHA256_Update(&outer, opad, opad.count) == 1
         else { fixtureFailure("SHA256_Init") }
         self.inner = inner
         self.outer = outer
@@ -122,18 +129,24 @@ public final class RawAESGCM {
 
     /// Decrypts and authenticates; `nil` when the tag does not match.
     @inline(never)
-    public func open(nonce: UnsafeBufferPointer<UInt8>, aad: UnsafeBufferPointer<UInt8>, ciphertext: UnsafeBufferPointer<UInt8>,
-                     tag: UnsafeBufferPointer<UInt8>) -> [UInt8]? {
+    public func open(
+        nonce: UnsafeBufferPointer<UInt8>, aad: UnsafeBufferPointer<UInt8>, ciphertext: UnsafeBufferPointer<UInt8>,
+        tag: UnsafeBufferPointer<UInt8>
+    ) -> [UInt8]? {
         var failed = false
         let plaintext = [UInt8](unsafeUninitializedCapacity: max(ciphertext.count, 1)) { out, count in
             var length: Int32 = 0
             var finalLength: Int32 = 0
             guard EVP_DecryptInit_ex2(ctx, cipher, key, nonce.baseAddress, nil) == 1,
-                  EVP_DecryptUpdate(ctx, nil, &length, aad.baseAddress, Int32(aad.count)) == 1,
-                  EVP_DecryptUpdate(ctx, out.baseAddress, &length, ciphertext.baseAddress, Int32(ciphertext.count)) == 1,
-                  EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_AEAD_SET_TAG, Int32(tag.count), UnsafeMutableRawPointer(mutating: tag.baseAddress)) == 1,
-                  EVP_DecryptFinal_ex(ctx, out.baseAddress! + Int(length), &finalLength) == 1
-            else { failed = true; count = 0; return }
+                EVP_DecryptUpdate(ctx, nil, &length, aad.baseAddress, Int32(aad.count)) == 1,
+                EVP_DecryptUpdate(ctx, out.baseAddress, &length, ciphertext.baseAddress, Int32(ciphertext.count)) == 1,
+                EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_AEAD_SET_TAG, Int32(tag.count), UnsafeMutableRawPointer(mutating: tag.baseAddress)) == 1,
+                EVP_DecryptFinal_ex(ctx, out.baseAddress! + Int(length), &finalLength) == 1
+            else {
+                failed = true
+                count = 0
+                return
+            }
             count = Int(length + finalLength)
         }
         return failed ? nil : plaintext
@@ -148,10 +161,10 @@ public final class RawAESGCM {
             var length: Int32 = 0
             var finalLength: Int32 = 0
             guard EVP_EncryptInit_ex2(ctx, cipher, key, nonce, nil) == 1,
-                  EVP_EncryptUpdate(ctx, nil, &length, aad.baseAddress, Int32(aad.count)) == 1,
-                  EVP_EncryptUpdate(ctx, out.baseAddress, &length, plaintext.baseAddress, Int32(plaintext.count)) == 1,
-                  EVP_EncryptFinal_ex(ctx, out.baseAddress! + Int(length), &finalLength) == 1,
-                  EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_AEAD_GET_TAG, Int32(Self.tagLength), out.baseAddress! + Int(length + finalLength)) == 1
+                EVP_EncryptUpdate(ctx, nil, &length, aad.baseAddress, Int32(aad.count)) == 1,
+                EVP_EncryptUpdate(ctx, out.baseAddress, &length, plaintext.baseAddress, Int32(plaintext.count)) == 1,
+                EVP_EncryptFinal_ex(ctx, out.baseAddress! + Int(length), &finalLength) == 1,
+                EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_AEAD_GET_TAG, Int32(Self.tagLength), out.baseAddress! + Int(length + finalLength)) == 1
             else { fixtureFailure("AES-GCM seal") }
             count = Int(length + finalLength) + Self.tagLength
         }

@@ -44,8 +44,10 @@ public final class VaultFixture {
         guard let file = readFile(path) else { fixtureFailure("read \(path)") }
         return file.withUnsafeBufferPointer { bytes in
             let part = { (range: Range<Int>) in UnsafeBufferPointer(rebasing: bytes[range]) }
-            guard let plaintext = aes!.open(nonce: part(layout.nonce), aad: part(layout.associatedData),
-                                            ciphertext: part(layout.ciphertext), tag: part(layout.tag))
+            guard
+                let plaintext = aes!.open(
+                    nonce: part(layout.nonce), aad: part(layout.associatedData),
+                    ciphertext: part(layout.ciphertext), tag: part(layout.tag))
             else { fixtureFailure("by-hand open failed") }
             return plaintext
         }
@@ -87,7 +89,10 @@ public func readFile(_ path: String) -> [UInt8]? {
         var done = 0
         while done < size {
             let n = read(fd, buffer.baseAddress! + done, size - done)
-            if n <= 0 { failed = true; break }
+            if n <= 0 {
+                failed = true
+                break
+            }
             done += n
         }
         count = done

@@ -39,8 +39,9 @@ public enum Suite {
     public static func name(_ group: String, _ row: [String], _ role: Role) -> String {
         let parts = [group] + row + [role.suffix]
         for part in parts {
-            precondition(!part.contains(" ") && !part.contains("_") && !part.isEmpty && (part == role.suffix || !part.contains("/")),
-                         "benchmark name part '\(part)' must be non-empty without spaces, underscores or slashes")
+            precondition(
+                !part.contains(" ") && !part.contains("_") && !part.isEmpty && (part == role.suffix || !part.contains("/")),
+                "benchmark name part '\(part)' must be non-empty without spaces, underscores or slashes")
         }
         return parts.joined(separator: "/")
     }
@@ -72,10 +73,13 @@ public enum Suite {
     /// `extraMetrics` adds custom metrics a suite records itself with
     /// `benchmark.measurement(_:_:)` (a renewal count, say); they land in the exports
     /// and thresholds like the others.
-    public static func configuration(scale: BenchmarkScalingFactor = .one, warmup: Int = 5,
-                                     extraMetrics: [BenchmarkMetric] = []) -> Benchmark.Configuration {
-        .init(metrics: metrics + extraMetrics, timeUnits: .nanoseconds, warmupIterations: warmup, scalingFactor: scale,
-              maxDuration: maxDuration, maxIterations: scale == .one ? 20_000 : 2_000)
+    public static func configuration(
+        scale: BenchmarkScalingFactor = .one, warmup: Int = 5,
+        extraMetrics: [BenchmarkMetric] = []
+    ) -> Benchmark.Configuration {
+        .init(
+            metrics: metrics + extraMetrics, timeUnits: .nanoseconds, warmupIterations: warmup, scalingFactor: scale,
+            maxDuration: maxDuration, maxIterations: scale == .one ? 20_000 : 2_000)
     }
 
     /// The configuration for an `async` benchmark of an operation taking about

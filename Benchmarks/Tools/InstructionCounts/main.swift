@@ -74,9 +74,12 @@ func jwksWorkloads(keyCount: Int) -> [Workload] {
             if found.isEmpty { fixtureFailure("kid not found") }
             consume(found)
         },
-        Workload(name: "JWKS/lookup/\(keyCount)keys/peer:jwt-kit", prepare: {
-            do { try await collection.add(jwksJSON: set.jsonText()) } catch { fixtureFailure("jwt-kit JWKS: \(error)") }
-        }) {
+        Workload(
+            name: "JWKS/lookup/\(keyCount)keys/peer:jwt-kit",
+            prepare: {
+                do { try await collection.add(jwksJSON: set.jsonText()) } catch { fixtureFailure("jwt-kit JWKS: \(error)") }
+            }
+        ) {
             consume(try await collection.getKey(for: identifier))
         },
     ]
@@ -131,8 +134,10 @@ switch (arguments.first, arguments.count) {
 case ("list", 1):
     // Names only: listing builds no fixtures beyond the cheap ones.
     for algorithm in [JWSAlgorithm.hs256, .rs256, .ps256, .es256, .es384, .edDSA] {
-        for row in ["decode/latchkey", "decode/peer:jwt-kit", "sig/latchkey", "sig/limit:OpenSSL", "sig/peer:jwt-kit",
-                    "sig+claims/latchkey", "sig+claims/peer:jwt-kit"] {
+        for row in [
+            "decode/latchkey", "decode/peer:jwt-kit", "sig/latchkey", "sig/limit:OpenSSL", "sig/peer:jwt-kit",
+            "sig+claims/latchkey", "sig+claims/peer:jwt-kit",
+        ] {
             print("JWT/\(algorithm.rawValue)/\(row)")
         }
     }
@@ -140,8 +145,10 @@ case ("list", 1):
         print("JWKS/lookup/\(count)keys/latchkey")
         print("JWKS/lookup/\(count)keys/peer:jwt-kit")
     }
-    for row in ["load/2KB/latchkey", "load/2KB/limit:open+read+AES-GCM", "read/2KB/latchkey", "read/2KB/limit:open+read+AES-GCM",
-                "save/2KB/latchkey", "save/2KB/limit:seal+atomic-write"] {
+    for row in [
+        "load/2KB/latchkey", "load/2KB/limit:open+read+AES-GCM", "read/2KB/latchkey", "read/2KB/limit:open+read+AES-GCM",
+        "save/2KB/latchkey", "save/2KB/limit:seal+atomic-write",
+    ] {
         print("Vault/\(row)")
     }
 case ("run", 3):

@@ -16,11 +16,12 @@ let watcher = Task { for await state in client.stateChanges { print("state:", st
 try await client.start()
 // A CLI signs in with the device code; the example approves it itself.
 let control = emulator.control
-try await client.login(Auth0Credentials.deviceCode { code in
-    print(code)
-    Task { try? await control.approveDevice(userCode: code.userCode) }
-})
-let response = try await client.send(HTTPRequest(url: endpoint.baseURL.appending(path: "userinfo")))
+try await client.login(
+    Auth0Credentials.deviceCode { code in
+        print(code)
+        Task { try? await control.approveDevice(userCode: code.userCode) }
+    })
+let response = try await client.send(TransportRequest(url: endpoint.baseURL.appending(path: "userinfo")))
 print("GET /userinfo →", response.status)
 try await client.logout(revoke: .required)
 try await Task.sleep(for: .milliseconds(50))

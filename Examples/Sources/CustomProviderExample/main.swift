@@ -45,17 +45,17 @@ let watchdog = Task {
             if state != wanted { problems.append("expected the state \(wanted), got \(state.map { "\($0)" } ?? "nothing")") }
         }
     }
-    func expectStatus(_ response: HTTPResponse, _ what: String) {
+    func expectStatus(_ response: TransportResponse, _ what: String) {
         print("GET /v1/me → \(response.status)\(what)")
         if response.status != 200 { problems.append("GET /v1/me answered \(response.status)") }
     }
 
-    try await client.start()                                        // nothing stored yet
+    try await client.start()  // nothing stored yet
     await expectStates(.notLoggedIn)
     try await client.login(TinyAuthCredentials(username: "ada", password: password))
     await expectStates(.establishing, .established)
     print("logged in as \(client.currentUser?.name ?? "-") (\(client.currentUser?.email ?? "-"))")
-    expectStatus(try await client.send(HTTPRequest(url: me)), "")
+    expectStatus(try await client.send(TransportRequest(url: me)), "")
 
     // A renewal on request: TinyAuth answers with new tokens and spends the old refresh token.
     let before = try await client.accessToken()
@@ -66,7 +66,7 @@ let watchdog = Task {
 
     // The expiry timer moves the state to tokenExpired; the next request renews first.
     await expectStates(.tokenExpired)
-    let response = try await client.send(HTTPRequest(url: me))
+    let response = try await client.send(TransportRequest(url: me))
     await expectStates(.established)
     expectStatus(response, " (the token was renewed first)")
 
@@ -78,7 +78,9 @@ let watchdog = Task {
 
 var problems = try await run(client, me: service.baseURL.appending(path: "v1/me"))
 let counts = service.counts
-print("TinyAuth saw \(counts.logins) login, \(counts.refreshes) refreshes, \(counts.revocations) revocation; live refresh tokens: \(counts.liveRefreshTokens)")
+print(
+    "TinyAuth saw \(counts.logins) login, \(counts.refreshes) refreshes, \(counts.revocations) revocation; live refresh tokens: \(counts.liveRefreshTokens)"
+)
 if counts.revocations != 1 || counts.liveRefreshTokens != 0 { problems.append("the refresh token was not revoked") }
 
 watchdog.cancel()

@@ -2,8 +2,10 @@ import Foundation
 public import Latchkey
 
 extension TinyAuthProvider {
-    public func renew(_ request: RenewalRequest, current: AuthenticatedSession,
-                      preparation: RenewalPreparation) async throws -> AuthenticatedSession {
+    public func renew(
+        _ request: RenewalRequest, current: AuthenticatedSession,
+        preparation: RenewalPreparation
+    ) async throws -> AuthenticatedSession {
         guard let refreshToken = current.tokens.refreshToken else {
             throw AuthError(.unrecoverable, "the stored session has no refresh token")
         }

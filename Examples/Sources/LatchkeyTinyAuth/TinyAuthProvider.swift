@@ -54,7 +54,8 @@ public struct TinyAuthProvider: AuthProvider {
         guard let credentials = credentials as? TinyAuthCredentials else {
             throw AuthError(.unsupportedCredentials, "tinyauth takes TinyAuthCredentials")
         }
-        let answer: TinyAuthAPI.SessionAnswer = try await api.call("POST", "v1/sessions", body: ["username": credentials.username, "password": credentials.password])
+        let answer: TinyAuthAPI.SessionAnswer = try await api.call(
+            "POST", "v1/sessions", body: ["username": credentials.username, "password": credentials.password])
         return answer.session(at: clock.now)
     }
 

@@ -14,13 +14,14 @@ struct LocalServer {
     static func start(_ router: Router<BasicAuthRequestContext<VerifiedToken>>) async throws -> LocalServer {
         let quiet = Logger(label: "example", factory: { _ in SwiftLogNoOpLogHandler() })
         let (bound, continuation) = AsyncStream<Int>.makeStream()
-        let application = Application(router: router,
-                                      configuration: ApplicationConfiguration(address: .hostname("127.0.0.1", port: 0), serverName: nil),
-                                      onServerRunning: { channel in
-                                          continuation.yield(channel.localAddress?.port ?? 0)
-                                          continuation.finish()
-                                      },
-                                      logger: quiet)
+        let application = Application(
+            router: router,
+            configuration: ApplicationConfiguration(address: .hostname("127.0.0.1", port: 0), serverName: nil),
+            onServerRunning: { channel in
+                continuation.yield(channel.localAddress?.port ?? 0)
+                continuation.finish()
+            },
+            logger: quiet)
         let group = ServiceGroup(configuration: ServiceGroupConfiguration(services: [application], logger: quiet))
         let task = Task {
             try? await group.run()

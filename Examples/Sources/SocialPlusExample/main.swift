@@ -17,7 +17,7 @@ let watcher = Task { for await state in client.stateChanges { print("state:", st
 
 try await client.start()
 try await client.login(SocialPlusLogin(userID: "alice", displayName: "Alice"))
-let response = try await client.send(HTTPRequest(url: endpoint.baseURL.appending(path: "api/v3/users/alice")))
+let response = try await client.send(TransportRequest(url: endpoint.baseURL.appending(path: "api/v3/users/alice")))
 print("GET /api/v3/users/alice →", response.status)
 try await client.logout(revoke: .required)
 try await Task.sleep(for: .milliseconds(50))

@@ -16,7 +16,7 @@ try await client.start()
 try await client.login(StytchCredentials.password(email: user.email, password: user.password))
 print("signed in:", client.currentUser?.email ?? "-", "session until", client.currentSession?.expiresAt?.formatted() ?? "-")
 // An app request with the session JWT attached (here, Stytch's own JWKS, which ignores it).
-let response = try await client.send(HTTPRequest(url: endpoint.jwksURL))
+let response = try await client.send(TransportRequest(url: endpoint.jwksURL))
 print("GET", endpoint.jwksURL.path(), "→", response.status)
 try await client.logout(revoke: .required)
 try await Task.sleep(for: .milliseconds(50))

@@ -69,8 +69,9 @@ public final class TinyAuthService: Sendable {
     /// Starts the service on an ephemeral loopback port and returns once it listens.
     public static func start(accounts: [Account], clientID: String, accessTokenLifetime: Duration) async throws -> TinyAuthService {
         let ledger = Ledger()
-        let api = API(accounts: Dictionary(accounts.map { ($0.username, $0) }, uniquingKeysWith: { first, _ in first }),
-                      clientID: clientID, lifetime: accessTokenLifetime, ledger: ledger)
+        let api = API(
+            accounts: Dictionary(accounts.map { ($0.username, $0) }, uniquingKeysWith: { first, _ in first }),
+            clientID: clientID, lifetime: accessTokenLifetime, ledger: ledger)
         let router = Router()
         router.post("v1/sessions") { request, context in try await api.login(request, context) }
         router.post("v1/sessions/refresh") { request, context in try await api.refresh(request, context) }
@@ -79,13 +80,14 @@ public final class TinyAuthService: Sendable {
 
         let quiet = Logger(label: "tinyauth", factory: { _ in SwiftLogNoOpLogHandler() })
         let (bound, continuation) = AsyncStream<Int>.makeStream()
-        let application = Application(router: router,
-                                      configuration: ApplicationConfiguration(address: .hostname("127.0.0.1", port: 0), serverName: nil),
-                                      onServerRunning: { channel in
-                                          continuation.yield(channel.localAddress?.port ?? 0)
-                                          continuation.finish()
-                                      },
-                                      logger: quiet)
+        let application = Application(
+            router: router,
+            configuration: ApplicationConfiguration(address: .hostname("127.0.0.1", port: 0), serverName: nil),
+            onServerRunning: { channel in
+                continuation.yield(channel.localAddress?.port ?? 0)
+                continuation.finish()
+            },
+            logger: quiet)
         let group = ServiceGroup(configuration: ServiceGroupConfiguration(services: [application], logger: quiet))
         let task = Task {
             try? await group.run()
@@ -113,10 +115,22 @@ public final class TinyAuthService: Sendable {
         let lifetime: Duration
         let ledger: Ledger
 
-        struct LoginBody: Decodable { var username: String; var password: String }
+        struct LoginBody: Decodable {
+            var username: String
+            var password: String
+        }
         struct RefreshBody: Decodable { var refresh_token: String }
-        struct UserBody: Encodable { var id: String; var email: String; var name: String }
-        struct SessionBody: Encodable { var access_token: String; var refresh_token: String; var expires_in: Int; var user: UserBody }
+        struct UserBody: Encodable {
+            var id: String
+            var email: String
+            var name: String
+        }
+        struct SessionBody: Encodable {
+            var access_token: String
+            var refresh_token: String
+            var expires_in: Int
+            var user: UserBody
+        }
 
         func login(_ request: Request, _ context: BasicRequestContext) async throws -> Response {
             guard request.headers[.init("X-Client-ID")!] == clientID else { return Self.error(.unauthorized, "unknown_client") }
@@ -131,7 +145,8 @@ public final class TinyAuthService: Sendable {
             let body = try await request.decode(as: RefreshBody.self, context: context)
             // Rotation: the presented token is spent whatever happens next.
             guard let username = ledger.state.withLock({ $0.refreshTokens.removeValue(forKey: body.refresh_token) }),
-                  let account = accounts[username] else {
+                let account = accounts[username]
+            else {
                 return Self.error(.unauthorized, "invalid_refresh_token")
             }
             return issue(for: account) { $0.counts.refreshes += 1 }
@@ -173,7 +188,7 @@ public final class TinyAuthService: Sendable {
         }
 
         private static func token() -> String {
-            (0 ..< 24).map { _ in String(format: "%02x", UInt8.random(in: 0 ... 255)) }.joined()
+            (0..<24).map { _ in String(format: "%02x", UInt8.random(in: 0...255)) }.joined()
         }
 
         private static func json(_ status: HTTPResponse.Status, _ value: some Encodable) -> Response {

@@ -15,10 +15,10 @@
 // factor after a pending MFA step, then checks, renewals and a logout), each request
 // taking the next answer. Only the adapters' public API is used.
 public import Foundation
+internal import FuzzSupport
 public import Latchkey
 public import LatchkeyJSON
 public import LatchkeyJWT
-internal import FuzzSupport
 internal import Synchronization
 
 /// One input: the call named on the first line and the provider's answers.
@@ -30,13 +30,13 @@ public struct Script: Sendable {
 
     /// What the script says one request gets, bodies not yet expanded.
     public enum Reply: Sendable {
-        case response(status: Int, headers: HTTPHeaders, body: ScriptedBody)
+        case response(status: Int, headers: TransportHeaders, body: ScriptedBody)
         case failure(TransportError)
     }
 
     /// What one request got, through the cap.
     public enum Answer: Sendable {
-        case response(HTTPResponse)
+        case response(TransportResponse)
         case failure(TransportError)
 
         /// The body of a response (empty for a failure).
@@ -74,7 +74,8 @@ public struct Script: Sendable {
         let newline = UInt8(ascii: "\n"), tilde = UInt8(ascii: "~")
         while index + 5 <= bytes.endIndex {
             if bytes[index] == newline, bytes[index + 1] == tilde, bytes[index + 2] == tilde, bytes[index + 3] == tilde,
-               bytes[index + 4] == newline {
+                bytes[index + 4] == newline
+            {
                 parts.append(bytes[start..<index])
                 index += 5
                 start = index
@@ -104,7 +105,7 @@ public struct Script: Sendable {
         default: break
         }
         let status = Int(statusText).map { min(max($0, 100), 599) } ?? 200
-        var headers = HTTPHeaders()
+        var headers = TransportHeaders()
         while let field = fields.next() {
             let pair = field.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
             let written = pair.count > 1 ? ScriptedBody(parsing: ArraySlice(pair[1].utf8)) : ScriptedBody(literal: Data())
@@ -128,13 +129,15 @@ public final class ScriptedTransport: HTTPTransport {
     }
 
     private let state = Mutex(State())
-    private let isKeySetRequest: @Sendable (HTTPRequest) -> Bool
+    private let isKeySetRequest: @Sendable (TransportRequest) -> Bool
     /// The cap of requests that set none, as `URLSessionTransport`'s default.
     public let maximumResponseSize: Int
 
     /// - Parameter isKeySetRequest: which requests fetch the signing keys.
-    public init(maximumResponseSize: Int = URLSessionTransport.defaultMaximumResponseSize,
-                isKeySetRequest: @escaping @Sendable (HTTPRequest) -> Bool) {
+    public init(
+        maximumResponseSize: Int = URLSessionTransport.defaultMaximumResponseSize,
+        isKeySetRequest: @escaping @Sendable (TransportRequest) -> Bool
+    ) {
         self.maximumResponseSize = maximumResponseSize
         self.isKeySetRequest = isKeySetRequest
     }
@@ -173,11 +176,11 @@ public final class ScriptedTransport: HTTPTransport {
             } catch {
                 return .failure(error)
             }
-            return .response(HTTPResponse(status: status, headers: headers, body: cap.body))
+            return .response(TransportResponse(status: status, headers: headers, body: cap.body))
         }
     }
 
-    public func send(_ request: HTTPRequest) async throws -> HTTPResponse {
+    public func send(_ request: TransportRequest) async throws -> TransportResponse {
         let reply: Script.Reply? = try state.withLock { state in
             state.sent += 1
             // Every request but the JWKS takes an answer, and a JWKS fetch happens at most
@@ -190,7 +193,7 @@ public final class ScriptedTransport: HTTPTransport {
             defer { state.next += 1 }
             return state.answers[state.next]
         }
-        guard let reply else { return HTTPResponse(status: 200, headers: ["Content-Type": "application/json"], body: FuzzSigner.keySetBody) }
+        guard let reply else { return TransportResponse(status: 200, headers: ["Content-Type": "application/json"], body: FuzzSigner.keySetBody) }
         switch deliver(reply, ResponseBodyLimit(for: request, defaultLimit: maximumResponseSize)) {
         case .response(let response): return response
         case .failure(let error): throw error
@@ -244,8 +247,9 @@ public enum FuzzSigner {
     /// replaced by a token signing it; any other body unchanged.
     public static func signingMember(at path: [String], in body: Data) -> Data {
         guard path.count > 0, body.count < 65_536, body.contains(UInt8(ascii: "{")),
-              case .object(let root)? = try? JSONValue.parse(bytes: Array(body)),
-              let replaced = replacing(path[...], in: root) else { return body }
+            case .object(let root)? = try? JSONValue.parse(bytes: Array(body)),
+            let replaced = replacing(path[...], in: root)
+        else { return body }
         return Data(JSONValue.object(replaced).jsonBytes)
     }
 

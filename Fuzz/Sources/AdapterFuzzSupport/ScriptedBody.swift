@@ -50,7 +50,8 @@ public struct ScriptedBody: Sendable {
         var index = bytes.startIndex
         while index + 1 < bytes.endIndex {
             guard bytes[index] == UInt8(ascii: "<"), bytes[index + 1] == UInt8(ascii: "<"),
-                  let (segment, end) = Self.directive(bytes, at: index + 2) else {
+                let (segment, end) = Self.directive(bytes, at: index + 2)
+            else {
                 index += 1
                 continue
             }

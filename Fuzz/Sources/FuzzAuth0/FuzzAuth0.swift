@@ -1,3 +1,4 @@
+internal import AdapterFuzzSupport
 // The Auth0 adapter reading the Authentication API's answers, through its public API
 // and a scripted transport (AdapterFuzzSupport): token answers (`expires_in` a number or
 // a numeric string) of the password, password-realm, MFA, refresh and device grants;
@@ -14,15 +15,15 @@
 // the adapter's own checkTokens refuses, or whose renewal comes after its expiry.
 internal import Foundation
 internal import FuzzSupport
-internal import AdapterFuzzSupport
 internal import Latchkey
-internal import LatchkeyJSON
 internal import LatchkeyAuth0
+internal import LatchkeyJSON
 
 let transport = ScriptedTransport { $0.url.path.hasSuffix("/.well-known/jwks.json") }
 let clock = FuzzClock()
 let configuration: Auth0Configuration = {
-    guard let configuration = try? Auth0Configuration(domain: "tenant.fuzz.example", clientID: "fuzz-client", audience: "https://api.fuzz.example/") else {
+    guard let configuration = try? Auth0Configuration(domain: "tenant.fuzz.example", clientID: "fuzz-client", audience: "https://api.fuzz.example/")
+    else {
         Fuzz.fail("cannot make the Auth0 configuration")
     }
     return configuration
@@ -30,14 +31,16 @@ let configuration: Auth0Configuration = {
 
 /// A session as the client would hold it: tokens, and the user its ID token named.
 let heldSession = AuthenticatedSession(
-    tokens: SessionTokens(accessToken: HeldSecret.make("access-token-"), refreshToken: HeldSecret.make("refresh-token-"), idToken: HeldSecret.make("id-token-"),
-                          issuedAt: FuzzClock.start, expiresAt: FuzzClock.start.addingTimeInterval(86_400),
-                          attributes: ["scope": "openid profile email offline_access", "session_expiry": "1767312000"]),
+    tokens: SessionTokens(
+        accessToken: HeldSecret.make("access-token-"), refreshToken: HeldSecret.make("refresh-token-"), idToken: HeldSecret.make("id-token-"),
+        issuedAt: FuzzClock.start, expiresAt: FuzzClock.start.addingTimeInterval(86_400),
+        attributes: ["scope": "openid profile email offline_access", "session_expiry": "1767312000"]),
     session: Session(id: nil, userID: "auth0|alice"), user: User(id: "auth0|alice", email: "alice@example.com"))
 /// The one-time password the MFA step after an `mfa_required` sends.
 let chainOTP = HeldSecret.make("otp-")
-let pendingMFA = UserAction(kind: "mfa", continuationToken: HeldSecret.make("mfa-token-"), requirements: .object(["challenge": .array([.object(["type": "otp"])])]),
-                            expiresAt: FuzzClock.start.addingTimeInterval(600))
+let pendingMFA = UserAction(
+    kind: "mfa", continuationToken: HeldSecret.make("mfa-token-"), requirements: .object(["challenge": .array([.object(["type": "otp"])])]),
+    expiresAt: FuzzClock.start.addingTimeInterval(600))
 
 enum Call: Sendable {
     case login(Auth0Credentials)
@@ -48,8 +51,10 @@ enum Call: Sendable {
 
 let calls: KeyValuePairs<String, Call> = [
     "password": .login(.password(username: "alice@example.com", password: HeldSecret.make("password-"))),
-    "realm": .login(.password(username: "alice@example.com", password: HeldSecret.make("password-"), realm: "Username-Password-Authentication",
-                              scope: "openid offline_access")),
+    "realm": .login(
+        .password(
+            username: "alice@example.com", password: HeldSecret.make("password-"), realm: "Username-Password-Authentication",
+            scope: "openid offline_access")),
     "mfa-otp": .login(.mfa(otp: HeldSecret.make("otp-"))),
     "mfa-recovery": .login(.mfa(recoveryCode: HeldSecret.make("recovery-code-"), present: { code in _ = code.description })),
     "device": .login(.deviceCode { code in _ = code.description }),
@@ -73,24 +78,26 @@ public func fuzz(_ start: UnsafeRawPointer, _ count: Int) -> CInt {
     for step in 0..<12 {
         let name = "\(script.call) step \(step) \(call)"
         let (thisCall, held, pendingAction) = (call, current, pending)
-        let outcome = Outcome.measuring(name) { Fuzz.runBlocking { () async throws -> AuthenticatedSession? in
-            switch thisCall {
-            case .login(let credentials):
-                return try await provider.login(credentials, sessionDuration: nil, pending: pendingAction)
-            case .validate:
-                return try await provider.validate(held)
-            case .validateIDToken:
-                // Tokens from elsewhere, without a user: their ID token is checked first.
-                var tokens = held.tokens
-                tokens.idToken = Call.idToken(from: transport.take())
-                return try await provider.validate(AuthenticatedSession(tokens: tokens))
-            case .renew(let request):
-                return try await provider.renew(request, current: held, preparation: RenewalPreparation())
-            case .revoke:
-                try await provider.revoke(held)
-                return nil
+        let outcome = Outcome.measuring(name) {
+            Fuzz.runBlocking { () async throws -> AuthenticatedSession? in
+                switch thisCall {
+                case .login(let credentials):
+                    return try await provider.login(credentials, sessionDuration: nil, pending: pendingAction)
+                case .validate:
+                    return try await provider.validate(held)
+                case .validateIDToken:
+                    // Tokens from elsewhere, without a user: their ID token is checked first.
+                    var tokens = held.tokens
+                    tokens.idToken = Call.idToken(from: transport.take())
+                    return try await provider.validate(AuthenticatedSession(tokens: tokens))
+                case .renew(let request):
+                    return try await provider.renew(request, current: held, preparation: RenewalPreparation())
+                case .revoke:
+                    try await provider.revoke(held)
+                    return nil
+                }
             }
-        } }
+        }
         switch outcome {
         case .success(let report?):
             Outcome.check(report, of: provider, call: name)

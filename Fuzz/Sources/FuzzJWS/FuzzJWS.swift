@@ -9,8 +9,8 @@
 // malleability, not forgery; SECURITY.md says what it means for replay.)
 internal import Foundation
 internal import FuzzSupport
-internal import LatchkeyJWT
 internal import LatchkeyJSON
+internal import LatchkeyJWT
 
 /// The keys, the set of them, and what each key's holder signed.
 struct Oracle {
@@ -38,7 +38,7 @@ struct Oracle {
             }
             for vector in vectors {
                 guard let name = vector["name"]?.stringValue, let alg = vector["alg"]?.stringValue,
-                      let token = vector["token"]?.stringValue, var jwk = vector["jwk"]?.objectValue
+                    let token = vector["token"]?.stringValue, var jwk = vector["jwk"]?.objectValue
                 else { continue }  // the unsecured example has no key
                 // Every key gets a distinct kid and its vector's alg, so a set can find it
                 // both by kid and (for tokens without one) by alg.
@@ -51,12 +51,14 @@ struct Oracle {
             }
         }
         guard case .object(let interop)? = try? JSONValue.parse(bytes: Array(Fuzz.repositoryFile(vectorsDirectory + "interop-signed.json"))),
-              let tokens = interop["tokens"]?.arrayValue else { Fuzz.fail("cannot parse interop-signed.json") }
+            let tokens = interop["tokens"]?.arrayValue
+        else { Fuzz.fail("cannot parse interop-signed.json") }
         for vector in tokens {
             guard let name = vector["name"]?.stringValue, let alg = vector["alg"]?.stringValue.flatMap(JWSAlgorithm.init(rawValue:)),
-                  let file = vector["publicKeyFile"]?.stringValue, let token = vector["token"]?.stringValue,
-                  let key = try? JWTKey(pem: String(decoding: Fuzz.repositoryFile(vectorsDirectory + file), as: UTF8.self),
-                                        algorithm: alg, keyID: name)
+                let file = vector["publicKeyFile"]?.stringValue, let token = vector["token"]?.stringValue,
+                let key = try? JWTKey(
+                    pem: String(decoding: Fuzz.repositoryFile(vectorsDirectory + file), as: UTF8.self),
+                    algorithm: alg, keyID: name)
             else { Fuzz.fail("cannot read interop vector \(vector)") }
             keys[name] = key
             record(token, name)
@@ -96,8 +98,10 @@ public func fuzz(_ start: UnsafeRawPointer, _ count: Int) -> CInt {
 
     // Decoding without verification: everything readable is read.
     if let jwt = try? JWT.decode(token) {
-        _ = (jwt.claims.issuer, jwt.claims.subject, jwt.claims.audience, jwt.claims.expiresAt,
-             jwt.claims.notBefore, jwt.claims.issuedAt, jwt.claims.jwtID, jwt.claims.payload, jwt.signature)
+        _ = (
+            jwt.claims.issuer, jwt.claims.subject, jwt.claims.audience, jwt.claims.expiresAt,
+            jwt.claims.notBefore, jwt.claims.issuedAt, jwt.claims.jwtID, jwt.claims.payload, jwt.signature
+        )
         _ = try? jwt.claims.validate(JWTValidationOptions(issuer: "joe", audience: "fuzz", maxAge: 3600, now: { fixedNow }))
     }
     guard let jws = try? CompactJWS(token) else { return 0 }
@@ -114,7 +118,8 @@ public func fuzz(_ start: UnsafeRawPointer, _ count: Int) -> CInt {
     // Whole JWTs, claims included, at a time when the RFC examples are still valid.
     let options = JWTValidationOptions(leeway: 0, now: { fixedNow })
     if (try? JWT.verify(token, keys: oracle.keySet, options: options)) != nil,
-       (try? jws.verify(with: oracle.keySet)) == nil {
+        (try? jws.verify(with: oracle.keySet)) == nil
+    {
         Fuzz.fail("JWT.verify accepted a token its JWS does not verify")
     }
     return 0

@@ -25,8 +25,9 @@ struct Fixture: Sendable {
         let data = root.appendingPathComponent("data"), config = root.appendingPathComponent("config")
         do {
             for directory in [root, data, config] {
-                try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true,
-                                                        attributes: [.posixPermissions: 0o700])
+                try FileManager.default.createDirectory(
+                    at: directory, withIntermediateDirectories: true,
+                    attributes: [.posixPermissions: 0o700])
             }
             let keyFile = config.appendingPathComponent("secrets.key").path
             guard FileManager.default.createFile(atPath: keyFile, contents: Data(Self.key), attributes: [.posixPermissions: 0o600]) else {
@@ -54,7 +55,8 @@ struct Fixture: Sendable {
 /// With `LATCHKEY_FUZZ_WRITE_SEEDS=<directory>`, writes authentic files under the fixed
 /// key into the directory and exits: how `Corpus/FuzzSecretFile` was made.
 @_cdecl("LLVMFuzzerInitialize")
-public func initialize(_ argc: UnsafeMutablePointer<CInt>, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?>) -> CInt {
+public func initialize(_ argc: UnsafeMutablePointer<CInt>, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?>) -> CInt
+{
     let fixture = Fixture.shared
     guard let seeds = ProcessInfo.processInfo.environment["LATCHKEY_FUZZ_WRITE_SEEDS"] else { return 0 }
     let contents: [(String, [(String, [UInt8])])] = [

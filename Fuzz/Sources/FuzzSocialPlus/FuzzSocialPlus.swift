@@ -1,3 +1,4 @@
+internal import AdapterFuzzSupport
 // The social.plus adapter reading social.plus's answers, through its public API and a
 // scripted transport (AdapterFuzzSupport): session creation (`{accessToken, issuedAt,
 // expiresAt, users}`) for a user-ID login, an access-token login and renewals (with the
@@ -14,7 +15,6 @@
 // a 401 with `400100`.
 internal import Foundation
 internal import FuzzSupport
-internal import AdapterFuzzSupport
 internal import Latchkey
 internal import LatchkeySecrets
 internal import LatchkeySocialPlus
@@ -40,10 +40,12 @@ let handler = Handler()
 /// One adapter for the whole run: its device ID is generated and stored once.
 let provider: SocialPlusProvider = {
     guard let store = try? MemorySecretStore(namespace: "fuzz-socialplus"),
-          let provider = try? SocialPlusProvider(
+        let provider = try? SocialPlusProvider(
             configuration: SocialPlusConfiguration(apiKey: HeldSecret.make("api-key-"), baseURL: baseURL),
-            context: ProviderContext(settings: [:], transport: transport, clock: clock, logger: Logger(label: "fuzz", factory: { _ in SwiftLogNoOpLogHandler() }),
-                                     store: store)) else { Fuzz.fail("cannot make the social.plus adapter") }
+            context: ProviderContext(
+                settings: [:], transport: transport, clock: clock, logger: Logger(label: "fuzz", factory: { _ in SwiftLogNoOpLogHandler() }),
+                store: store))
+    else { Fuzz.fail("cannot make the social.plus adapter") }
     provider.register(sessionHandler: handler)
     provider.register(accessTokenHandler: handler)
     return provider
@@ -55,10 +57,12 @@ let authToken = HeldSecret.make("auth-token-")
 
 /// Sessions as the client would hold them: one from a user-ID login, one from an access token.
 func held(_ login: String) -> AuthenticatedSession {
-    AuthenticatedSession(tokens: SessionTokens(accessToken: heldAccessToken, issuedAt: FuzzClock.start,
-                                               expiresAt: FuzzClock.start.addingTimeInterval(30 * 86_400),
-                                               attributes: ["user_id": "alice", "login": login]),
-                         session: Session(id: nil, userID: "alice"), user: User(id: "alice", name: "Alice"))
+    AuthenticatedSession(
+        tokens: SessionTokens(
+            accessToken: heldAccessToken, issuedAt: FuzzClock.start,
+            expiresAt: FuzzClock.start.addingTimeInterval(30 * 86_400),
+            attributes: ["user_id": "alice", "login": login]),
+        session: Session(id: nil, userID: "alice"), user: User(id: "alice", name: "Alice"))
 }
 
 enum Call: Sendable {
@@ -92,38 +96,40 @@ public func fuzz(_ start: UnsafeRawPointer, _ count: Int) -> CInt {
     for step in 0..<12 {
         let name = "\(script.call) step \(step) \(call)"
         let (thisCall, session) = (call, current)
-        let outcome = Outcome.measuring(name) { Fuzz.runBlocking { () async throws -> AuthenticatedSession? in
-            switch thisCall {
-            case .login(let credentials):
-                return try await provider.login(credentials, sessionDuration: nil, pending: nil)
-            case .validate:
-                return try await provider.validate(session)
-            case .renew(let answer, let accessTokenLogin):
-                handler.answer.withLock { $0 = answer }
-                let held = accessTokenLogin ? held("accessToken") : session
-                let request = RenewalRequest(reason: .expiring)
-                let preparation = try await provider.prepareRenewal(request, current: held)
-                return try await provider.renew(request, current: held, preparation: preparation)
-            case .revoke:
-                try await provider.revoke(session)
-                return nil
-            case .mint:
-                let token = try await issuer.authToken(for: "alice")
-                if token.isEmpty || token != token.trimmingCharacters(in: .whitespacesAndNewlines) {
-                    Fuzz.fail("\(name): an empty or untrimmed auth token")
+        let outcome = Outcome.measuring(name) {
+            Fuzz.runBlocking { () async throws -> AuthenticatedSession? in
+                switch thisCall {
+                case .login(let credentials):
+                    return try await provider.login(credentials, sessionDuration: nil, pending: nil)
+                case .validate:
+                    return try await provider.validate(session)
+                case .renew(let answer, let accessTokenLogin):
+                    handler.answer.withLock { $0 = answer }
+                    let held = accessTokenLogin ? held("accessToken") : session
+                    let request = RenewalRequest(reason: .expiring)
+                    let preparation = try await provider.prepareRenewal(request, current: held)
+                    return try await provider.renew(request, current: held, preparation: preparation)
+                case .revoke:
+                    try await provider.revoke(session)
+                    return nil
+                case .mint:
+                    let token = try await issuer.authToken(for: "alice")
+                    if token.isEmpty || token != token.trimmingCharacters(in: .whitespacesAndNewlines) {
+                        Fuzz.fail("\(name): an empty or untrimmed auth token")
+                    }
+                    return nil
+                case .inspect:
+                    guard case .response(let response)? = transport.take() else { return nil }
+                    let sameOrigin = TransportRequest(url: baseURL.appending(path: "api/v3/communities"))
+                    let elsewhere = TransportRequest(url: URL(string: "https://app.fuzz.example/api")!)
+                    if let ended = provider.inspect(response, to: sameOrigin) {
+                        guard ended.terminationReason == .globalBan, response.status == 403 else { Fuzz.fail("\(name): inspect ended on \(ended)") }
+                    }
+                    if provider.inspect(response, to: elsewhere) != nil { Fuzz.fail("\(name): inspect judged another origin's answer") }
+                    return nil
                 }
-                return nil
-            case .inspect:
-                guard case .response(let response)? = transport.take() else { return nil }
-                let sameOrigin = HTTPRequest(url: baseURL.appending(path: "api/v3/communities"))
-                let elsewhere = HTTPRequest(url: URL(string: "https://app.fuzz.example/api")!)
-                if let ended = provider.inspect(response, to: sameOrigin) {
-                    guard ended.terminationReason == .globalBan, response.status == 403 else { Fuzz.fail("\(name): inspect ended on \(ended)") }
-                }
-                if provider.inspect(response, to: elsewhere) != nil { Fuzz.fail("\(name): inspect judged another origin's answer") }
-                return nil
             }
-        } }
+        }
         switch outcome {
         case .success(let report?):
             Outcome.check(report, of: provider, call: name)

@@ -1,3 +1,4 @@
+internal import AdapterFuzzSupport
 // The Stytch adapters (consumer and B2B) reading Stytch's answers, through their public
 // API and a scripted transport (AdapterFuzzSupport): logins, MFA steps with the pending
 // intermediate session, discovery, session checks, extensions, logouts, and the local
@@ -11,7 +12,6 @@
 // answered to sessions/authenticate or sessions/revoke.
 internal import Foundation
 internal import FuzzSupport
-internal import AdapterFuzzSupport
 internal import Latchkey
 internal import LatchkeyJSON
 internal import LatchkeyStytch
@@ -19,8 +19,11 @@ internal import LatchkeyStytch
 let transport = ScriptedTransport { $0.url.path.contains("/sessions/jwks/") }
 let clock = FuzzClock()
 let settings: StytchConfiguration = {
-    guard let settings = try? StytchConfiguration(publicToken: "public-token-test-fuzz", appIdentifier: "dev.latchkey.example", baseURL: URL(string: "https://stytch.fuzz.example/"),
-                                             projectID: "project-test-fuzz", customDomain: "https://login.fuzz.example") else {
+    guard
+        let settings = try? StytchConfiguration(
+            publicToken: "public-token-test-fuzz", appIdentifier: "dev.latchkey.example", baseURL: URL(string: "https://stytch.fuzz.example/"),
+            projectID: "project-test-fuzz", customDomain: "https://login.fuzz.example")
+    else {
         Fuzz.fail("cannot make the Stytch settings")
     }
     return settings
@@ -30,18 +33,23 @@ let unrecoverableTypes: Set<String> = ["unauthorized_credentials", "user_unauthe
 /// A session as the client would hold it before a check, renewal or logout.
 let heldSession = AuthenticatedSession(
     // An RS256-shaped JWT for user-test-fuzz (its signature is not checked on these calls).
-    tokens: SessionTokens(accessToken: "eyJhbGciOiJSUzI1NiIsInR5cCI6IkpXVCIsImtpZCI6ImZ1enotcnMyNTYifQ.eyJzdWIiOiJ1c2VyLXRlc3QtZnV6eiIsImlhdCI6MTc2NzIyNTYwMCwiZXhwIjoxNzY3MjI1OTAwfQ.c2lnbmF0dXJl",
-                          sessionToken: HeldSecret.make("session-token-"), issuedAt: FuzzClock.start, expiresAt: FuzzClock.start.addingTimeInterval(300)),
+    tokens: SessionTokens(
+        accessToken:
+            "eyJhbGciOiJSUzI1NiIsInR5cCI6IkpXVCIsImtpZCI6ImZ1enotcnMyNTYifQ.eyJzdWIiOiJ1c2VyLXRlc3QtZnV6eiIsImlhdCI6MTc2NzIyNTYwMCwiZXhwIjoxNzY3MjI1OTAwfQ.c2lnbmF0dXJl",
+        sessionToken: HeldSecret.make("session-token-"), issuedAt: FuzzClock.start, expiresAt: FuzzClock.start.addingTimeInterval(300)),
     session: Session(id: "session-test-fuzz", userID: "user-test-fuzz"))
 /// The code the second factor after an MFA-pending answer sends.
 let chainCode = HeldSecret.make("code-")
-let pendingMFA = UserAction(kind: "mfa", continuationToken: HeldSecret.make("intermediate-session-token-"),
-                            requirements: .object(["organization_id": "organization-test-fuzz", "member_id": "member-test-fuzz"]),
-                            expiresAt: FuzzClock.start.addingTimeInterval(600))
+let pendingMFA = UserAction(
+    kind: "mfa", continuationToken: HeldSecret.make("intermediate-session-token-"),
+    requirements: .object(["organization_id": "organization-test-fuzz", "member_id": "member-test-fuzz"]),
+    expiresAt: FuzzClock.start.addingTimeInterval(600))
 
 enum Call: Sendable {
     case login(any LoginCredentials, b2b: Bool)
-    case validate(b2b: Bool), renew(RenewalRequest, b2b: Bool), revoke(b2b: Bool)
+    case validate(b2b: Bool)
+    case renew(RenewalRequest, b2b: Bool)
+    case revoke(b2b: Bool)
     case verify(b2b: Bool)
     case sendSMS, discover
 }
@@ -55,8 +63,10 @@ let calls: KeyValuePairs<String, Call> = [
     "extend": .renew(RenewalRequest(reason: .extend, sessionDuration: .seconds(86_400)), b2b: false),
     "revoke": .revoke(b2b: false),
     "verify": .verify(b2b: false),
-    "b2b-password": .login(StytchB2BCredentials.password(organizationID: "organization-test-fuzz", emailAddress: "bob@acme.example",
-                                                         password: HeldSecret.make("password-")), b2b: true),
+    "b2b-password": .login(
+        StytchB2BCredentials.password(
+            organizationID: "organization-test-fuzz", emailAddress: "bob@acme.example",
+            password: HeldSecret.make("password-")), b2b: true),
     "b2b-magic-link": .login(StytchB2BCredentials.magicLink(token: HeldSecret.make("magic-link-")), b2b: true),
     "b2b-sms": .login(StytchB2BCredentials.smsOTP(code: HeldSecret.make("code-")), b2b: true),
     "b2b-totp": .login(StytchB2BCredentials.totp(code: HeldSecret.make("code-"), setDefaultMFA: true), b2b: true),
@@ -86,31 +96,35 @@ public func fuzz(_ start: UnsafeRawPointer, _ count: Int) -> CInt {
         let provider: any AuthProvider = b2b ? b2bProvider : consumer
         let name = "\(script.call) step \(step) \(call)"
         let (thisCall, held, pendingAction) = (call, current, pending)
-        let outcome = Outcome.measuring(name) { Fuzz.runBlocking { () async throws -> AuthenticatedSession? in
-            switch thisCall {
-            case .login(let credentials, _):
-                return try await provider.login(credentials, sessionDuration: .seconds(3600), pending: pendingAction)
-            case .validate:
-                return try await provider.validate(held)
-            case .renew(let request, _):
-                return try await provider.renew(request, current: held, preparation: RenewalPreparation())
-            case .revoke:
-                try await provider.revoke(held)
-                return nil
-            case .verify(let b2b):
-                let jwt = Call.jwt(from: transport.take())
-                let claims = try await (b2b ? b2bProvider.verifySessionJWT(jwt) : consumer.verifySessionJWT(jwt))
-                if claims.subject.isEmpty { Fuzz.fail("\(name): verified claims without a subject") }
-                return nil
-            case .sendSMS:
-                try await b2bProvider.sendSMSOTP(for: pendingAction ?? pendingMFA, mfaPhoneNumber: "+15555550100")
-                return nil
-            case .discover:
-                let organizations = try await b2bProvider.discoveredOrganizations(intermediateSessionToken: pendingMFA.continuationToken ?? "")
-                for organization in organizations where organization.organization.id.isEmpty { Fuzz.fail("\(name): an organization without an id") }
-                return nil
+        let outcome = Outcome.measuring(name) {
+            Fuzz.runBlocking { () async throws -> AuthenticatedSession? in
+                switch thisCall {
+                case .login(let credentials, _):
+                    return try await provider.login(credentials, sessionDuration: .seconds(3600), pending: pendingAction)
+                case .validate:
+                    return try await provider.validate(held)
+                case .renew(let request, _):
+                    return try await provider.renew(request, current: held, preparation: RenewalPreparation())
+                case .revoke:
+                    try await provider.revoke(held)
+                    return nil
+                case .verify(let b2b):
+                    let jwt = Call.jwt(from: transport.take())
+                    let claims = try await (b2b ? b2bProvider.verifySessionJWT(jwt) : consumer.verifySessionJWT(jwt))
+                    if claims.subject.isEmpty { Fuzz.fail("\(name): verified claims without a subject") }
+                    return nil
+                case .sendSMS:
+                    try await b2bProvider.sendSMSOTP(for: pendingAction ?? pendingMFA, mfaPhoneNumber: "+15555550100")
+                    return nil
+                case .discover:
+                    let organizations = try await b2bProvider.discoveredOrganizations(intermediateSessionToken: pendingMFA.continuationToken ?? "")
+                    for organization in organizations where organization.organization.id.isEmpty {
+                        Fuzz.fail("\(name): an organization without an id")
+                    }
+                    return nil
+                }
             }
-        } }
+        }
         switch outcome {
         case .success(let report?):
             Outcome.check(report, of: provider, call: name)
@@ -123,7 +137,9 @@ public func fuzz(_ start: UnsafeRawPointer, _ count: Int) -> CInt {
             let authError = Outcome.check(error, call: name)
             if let authError, authError.endsSession, call.isSessionCall {
                 guard authError.httpStatus == 401, let type = authError.providerCode, unrecoverableTypes.contains(type) else {
-                    Fuzz.fail("\(name): the session ended on \(authError.httpStatus.map(String.init) ?? "no status") \(authError.providerCode ?? "") (\(authError))")
+                    Fuzz.fail(
+                        "\(name): the session ended on \(authError.httpStatus.map(String.init) ?? "no status") \(authError.providerCode ?? "") (\(authError))"
+                    )
                 }
             }
             factorAsked = authError?.userAction != nil
@@ -134,8 +150,11 @@ public func fuzz(_ start: UnsafeRawPointer, _ count: Int) -> CInt {
         if factorAsked {
             call = step % 2 == 0 ? .login(StytchB2BCredentials.totp(code: chainCode), b2b: true) : .sendSMS
         } else {
-            call = [Call.validate(b2b: call.isB2B), .renew(RenewalRequest(reason: .extend, sessionDuration: .seconds(3600)), b2b: call.isB2B),
-                    .revoke(b2b: call.isB2B)][step % 3]
+            call =
+                [
+                    Call.validate(b2b: call.isB2B), .renew(RenewalRequest(reason: .extend, sessionDuration: .seconds(3600)), b2b: call.isB2B),
+                    .revoke(b2b: call.isB2B),
+                ][step % 3]
         }
     }
     transport.load([])  // keep nothing of this input past it

@@ -21,7 +21,8 @@ public enum HeapWatch {
     /// Installs the hooks (once); whether the sanitizer runtime offers them.
     public static let isAvailable: Bool = {
         guard let install = dlsym(nil, "__sanitizer_install_malloc_and_free_hooks"),
-              let size = dlsym(nil, "__sanitizer_get_allocated_size") else { return false }
+            let size = dlsym(nil, "__sanitizer_get_allocated_size")
+        else { return false }
         allocatedSize = unsafeBitCast(size, to: AllocatedSize.self)
         // The hooks run inside malloc: they only touch these atomics, which must not
         // allocate (so they are created before the hooks exist).

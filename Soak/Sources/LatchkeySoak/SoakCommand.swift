@@ -23,8 +23,9 @@ struct SoakCommand: AsyncParsableCommand {
     @Option(help: "Chance per request, per fault kind and route.") var faultRate: Double?
     @Option(help: "Chance per store read or write of a failure.") var storeFaultRate: Double?
     // Unconditional: a negative value (`--skew -600`) is the value, not another option.
-    @Option(parsing: .unconditional,
-            help: "Seconds every client's clock is ahead of the emulator's (negative: behind), at most a day either way.")
+    @Option(
+        parsing: .unconditional,
+        help: "Seconds every client's clock is ahead of the emulator's (negative: behind), at most a day either way.")
     var skew: Double?
     @Option(help: "Comma-separated drivers (default: all): \(SoakDrivers.all.map { $0.name }.joined(separator: ", ")).") var drivers: String?
     @Option(help: "Multiplies the chance of every event (ban, deletion, revocation, expiry).") var eventRateScale: Double?
@@ -64,7 +65,8 @@ struct SoakCommand: AsyncParsableCommand {
             settings.skewSeconds = skew
         }
         settings.keepLogs = keepLogs
-        settings.directory = directory ?? (FileManager.default.fileExists(atPath: "/dev/shm") ? "/dev/shm" : NSTemporaryDirectory())
+        settings.directory =
+            directory ?? (FileManager.default.fileExists(atPath: "/dev/shm") ? "/dev/shm" : NSTemporaryDirectory())
             + "/latchkey-soak-\(ProcessInfo.processInfo.processIdentifier)"
         let chosen: [any SoakDriver.Type]
         if let drivers {
@@ -99,8 +101,9 @@ struct SoakCommand: AsyncParsableCommand {
     private func runSweep(_ range: String) async throws {
         guard let seeds = SoakSweep.seeds(range) else { throw ValidationError("--sweep takes FIRST-LAST, e.g. 1-200") }
         let executable = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
-        var sweep = SoakSweep(seeds: seeds, jobs: jobs, arguments: SoakSweep.childArguments(Array(CommandLine.arguments.dropFirst())),
-                              directory: directory)
+        var sweep = SoakSweep(
+            seeds: seeds, jobs: jobs, arguments: SoakSweep.childArguments(Array(CommandLine.arguments.dropFirst())),
+            directory: directory)
         sweep.progress = { line in FileHandle.standardError.write(Data("sweep: \(line)\n".utf8)) }
         let began = ContinuousClock.now
         let outcomes = await sweep.run(executable: executable)

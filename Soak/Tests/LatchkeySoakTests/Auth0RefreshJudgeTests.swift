@@ -1,11 +1,13 @@
 import Foundation
+import LatchkeyEmulator
+import LatchkeyJSON
+import Testing
+
+@testable import LatchkeySoak
+
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
-import LatchkeyEmulator
-import LatchkeyJSON
-@testable import LatchkeySoak
-import Testing
 
 /// The Auth0 judge on emulator states built in process, without the soak: the family a
 /// late request revoked is explained only by a presentation of the reused token that its
@@ -27,9 +29,14 @@ import Testing
         let emulator = try await Emulator.start(EmulatorOptions(providers: [.auth0], seed: EmulatorSeed(auth0: .standard), clockStart: Self.start))
         do {
             let auth0 = try #require(emulator.auth0)
-            let t1 = try #require(try await token(auth0, ["grant_type": "http://auth0.com/oauth/grant-type/password-realm",
-                                                          "username": "alice@example.com", "password": "alice-password-1",
-                                                          "realm": .string(auth0.connection), "scope": "openid offline_access"]))
+            let t1 = try #require(
+                try await token(
+                    auth0,
+                    [
+                        "grant_type": "http://auth0.com/oauth/grant-type/password-realm",
+                        "username": "alice@example.com", "password": "alice-password-1",
+                        "realm": .string(auth0.connection), "scope": "openid offline_access",
+                    ]))
             // The restarted client's refresh is applied first; the killed worker's, held by
             // the delay, after it: the order the soak's delay fault produced.
             let t2 = try #require(try await token(auth0, ["grant_type": "refresh_token", "refresh_token": .string(t1)]))
@@ -65,9 +72,11 @@ import Testing
     @Test func aPresentationCutOffByAKillExplainsTheRevokedFamily() async throws {
         try await withLateReuse { state in
             let (t1, t2) = (state.t1, state.t2)
-            let ledger: [RefreshLedger.Entry] = [.init(.received, t1), .init(.saved, t1), .init(.presented, t1), .init(.killed),
-                                                 .init(.saved, t1), .init(.presented, t1), .init(.received, t2), .init(.saved, t2),
-                                                 .init(.presented, t2), .init(.denied, t2)]
+            let ledger: [RefreshLedger.Entry] = [
+                .init(.received, t1), .init(.saved, t1), .init(.presented, t1), .init(.killed),
+                .init(.saved, t1), .init(.presented, t1), .init(.received, t2), .init(.saved, t2),
+                .init(.presented, t2), .init(.denied, t2),
+            ]
             #expect(await explain(ledger, state) == .rotationLost(.kill, token: t1))
         }
     }
@@ -75,9 +84,11 @@ import Testing
     @Test func aPresentationTheClientGaveUpOnExplainsItInTransit() async throws {
         try await withLateReuse { state in
             let (t1, t2) = (state.t1, state.t2)
-            let ledger: [RefreshLedger.Entry] = [.init(.received, t1), .init(.saved, t1), .init(.presented, t1), .init(.unanswered, t1),
-                                                 .init(.presented, t1), .init(.received, t2), .init(.saved, t2),
-                                                 .init(.presented, t2), .init(.denied, t2)]
+            let ledger: [RefreshLedger.Entry] = [
+                .init(.received, t1), .init(.saved, t1), .init(.presented, t1), .init(.unanswered, t1),
+                .init(.presented, t1), .init(.received, t2), .init(.saved, t2),
+                .init(.presented, t2), .init(.denied, t2),
+            ]
             #expect(await explain(ledger, state) == .rotationLost(.transit, token: t1))
         }
     }
@@ -86,21 +97,29 @@ import Testing
         try await withLateReuse { state in
             let (t1, t2) = (state.t1, state.t2)
             // Every presentation of the reused token was answered.
-            let answered: [RefreshLedger.Entry] = [.init(.received, t1), .init(.saved, t1), .init(.presented, t1), .init(.received, t2),
-                                                   .init(.saved, t2), .init(.presented, t2), .init(.denied, t2)]
+            let answered: [RefreshLedger.Entry] = [
+                .init(.received, t1), .init(.saved, t1), .init(.presented, t1), .init(.received, t2),
+                .init(.saved, t2), .init(.presented, t2), .init(.denied, t2),
+            ]
             #expect(await explain(answered, state) == nil)
             // A kill after the presentation was answered does not cut it off.
-            let killedLater: [RefreshLedger.Entry] = [.init(.received, t1), .init(.presented, t1), .init(.received, t2), .init(.killed),
-                                                      .init(.saved, t2), .init(.presented, t2), .init(.denied, t2)]
+            let killedLater: [RefreshLedger.Entry] = [
+                .init(.received, t1), .init(.presented, t1), .init(.received, t2), .init(.killed),
+                .init(.saved, t2), .init(.presented, t2), .init(.denied, t2),
+            ]
             #expect(await explain(killedLater, state) == nil)
             // A lost request after the denied token arrived is a stale token a live client
             // sent, not a late request: not explained either.
-            let staleAfter: [RefreshLedger.Entry] = [.init(.received, t1), .init(.presented, t1), .init(.received, t2), .init(.saved, t2),
-                                                     .init(.presented, t1), .init(.unanswered, t1), .init(.presented, t2), .init(.denied, t2)]
+            let staleAfter: [RefreshLedger.Entry] = [
+                .init(.received, t1), .init(.presented, t1), .init(.received, t2), .init(.saved, t2),
+                .init(.presented, t1), .init(.unanswered, t1), .init(.presented, t2), .init(.denied, t2),
+            ]
             #expect(await explain(staleAfter, state) == nil)
             // A revocation event does not excuse reuse detection.
-            let withEvent: [RefreshLedger.Entry] = [.init(.received, t1), .init(.presented, t1), .init(.received, t2), .init(.event),
-                                                    .init(.presented, t2), .init(.denied, t2)]
+            let withEvent: [RefreshLedger.Entry] = [
+                .init(.received, t1), .init(.presented, t1), .init(.received, t2), .init(.event),
+                .init(.presented, t2), .init(.denied, t2),
+            ]
             #expect(await explain(withEvent, state) == nil)
         }
     }
@@ -109,9 +128,14 @@ import Testing
         let emulator = try await Emulator.start(EmulatorOptions(providers: [.auth0], seed: EmulatorSeed(auth0: .standard), clockStart: Self.start))
         do {
             let auth0 = try #require(emulator.auth0)
-            let t1 = try #require(try await token(auth0, ["grant_type": "http://auth0.com/oauth/grant-type/password-realm",
-                                                          "username": "alice@example.com", "password": "alice-password-1",
-                                                          "realm": .string(auth0.connection), "scope": "openid offline_access"]))
+            let t1 = try #require(
+                try await token(
+                    auth0,
+                    [
+                        "grant_type": "http://auth0.com/oauth/grant-type/password-realm",
+                        "username": "alice@example.com", "password": "alice-password-1",
+                        "realm": .string(auth0.connection), "scope": "openid offline_access",
+                    ]))
             _ = try await emulator.control.revokeSessions(of: "auth0|alice", provider: .auth0)
             let state = LateReuse(control: emulator.control, t1: t1, t2: t1)
             #expect(await explain([.init(.received, t1), .init(.event), .init(.presented, t1), .init(.denied, t1)], state) == .revokedOnPurpose)

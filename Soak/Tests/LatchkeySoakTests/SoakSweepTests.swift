@@ -1,5 +1,6 @@
-@testable import LatchkeySoak
 import Testing
+
+@testable import LatchkeySoak
 
 /// `latchkey-soak --sweep`: the seed range, the options each seed's child gets, and the one
 /// table with each failing seed's first findings — a seed with a violation, a harness
@@ -15,8 +16,10 @@ import Testing
     }
 
     @Test func eachChildGetsEveryOptionButTheSweepsOwn() {
-        let arguments = ["--short", "--sweep", "1-9", "--jobs=3", "--seed", "4", "--json", "--skew", "-600", "--directory", "/tmp/x",
-                         "--keep-logs"]
+        let arguments = [
+            "--short", "--sweep", "1-9", "--jobs=3", "--seed", "4", "--json", "--skew", "-600", "--directory", "/tmp/x",
+            "--keep-logs",
+        ]
         #expect(SoakSweep.childArguments(arguments) == ["--short", "--skew", "-600", "--keep-logs"])
     }
 

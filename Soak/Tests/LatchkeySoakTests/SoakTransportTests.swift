@@ -1,8 +1,9 @@
 import Foundation
 import Latchkey
-@testable import LatchkeySoak
 import Synchronization
 import Testing
+
+@testable import LatchkeySoak
 
 /// The soak's wire: a session-issuing request holds the user's lock for as long as the
 /// client waits for it — and no longer.
@@ -22,7 +23,7 @@ import Testing
             for waiter in waiters { waiter.resume() }
         }
 
-        func send(_ request: HTTPRequest) async throws -> HTTPResponse {
+        func send(_ request: TransportRequest) async throws -> TransportResponse {
             await withCheckedContinuation { continuation in
                 let go = state.withLock { state in
                     state.arrived += 1
@@ -32,14 +33,15 @@ import Testing
                 }
                 if go { continuation.resume() }
             }
-            return HTTPResponse(status: 200, body: Data("{}".utf8))
+            return TransportResponse(status: 200, body: Data("{}".utf8))
         }
     }
 
     static func transport(base: HeldTransport, client: Int, lockPath: String, probe: HostProbe) throws -> SoakTransport {
         let driver = try SocialPlusSoakDriver(endpoint: ["base_url": "http://127.0.0.1:9", "api_key": "soak-test-key"])
-        return SoakTransport(base: base, gate: Gate(permits: 4), deadline: .seconds(20), driver: driver, user: "soak-user", client: client,
-                             lockPath: lockPath, probe: probe, ledger: SecretLedger(), isLoggingIn: { false }, ledgerPath: nil)
+        return SoakTransport(
+            base: base, gate: Gate(permits: 4), deadline: .seconds(20), driver: driver, user: "soak-user", client: client,
+            lockPath: lockPath, probe: probe, ledger: SecretLedger(), isLoggingIn: { false }, ledgerPath: nil)
     }
 
     /// An app's transport stops waiting for a request whose task is cancelled (a shut-down
@@ -53,7 +55,7 @@ import Testing
         let lockPath = directory.appending(path: "user.lock").path
         let probe = HostProbe()
         let held = HeldTransport()
-        let login = HTTPRequest(method: "POST", url: URL(string: "http://127.0.0.1:9/api/v5/sessions")!, body: Data("{}".utf8))
+        let login = TransportRequest(method: "POST", url: URL(string: "http://127.0.0.1:9/api/v5/sessions")!, body: Data("{}".utf8))
 
         let old = try Self.transport(base: held, client: 1, lockPath: lockPath, probe: probe)
         let shutDown = Task { try await old.send(login) }

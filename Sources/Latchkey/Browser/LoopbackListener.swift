@@ -70,8 +70,10 @@ package final class LoopbackListener: Sendable {
             let code = errno
             Glibc.close(fd)
             if code == EADDRINUSE {
-                throw AuthError(.configuration, "port \(redirect.port) on 127.0.0.1 is in use by another program, so the browser login cannot receive its redirect to \(redirect); close that program, or choose another port and register its URL with the provider",
-                                providerCode: "callback_port_in_use")
+                throw AuthError(
+                    .configuration,
+                    "port \(redirect.port) on 127.0.0.1 is in use by another program, so the browser login cannot receive its redirect to \(redirect); close that program, or choose another port and register its URL with the provider",
+                    providerCode: "callback_port_in_use")
             }
             throw AuthError(.transient, "the loopback listener could not listen on 127.0.0.1:\(redirect.port) (errno \(code))")
         }
@@ -88,8 +90,10 @@ package final class LoopbackListener: Sendable {
     /// parameters; `page` writes the HTML the browser shows for them.
     ///
     /// - Throws: `CancellationError` when the task is cancelled or the listener closed.
-    package func waitForCallback(state expected: String,
-                                 page: @escaping @Sendable ([String: String]) -> String) async throws -> [String: String] {
+    package func waitForCallback(
+        state expected: String,
+        page: @escaping @Sendable ([String: String]) -> String
+    ) async throws -> [String: String] {
         try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<[String: String], any Error>) in
                 let started = state.withLock { state -> Bool in
@@ -113,8 +117,10 @@ package final class LoopbackListener: Sendable {
     ///
     /// - Throws: ``AuthError/Code/transient`` when the browser could not be opened or the
     ///   timeout passed (`timeout`); `CancellationError` on cancellation.
-    package func run(opening url: URL, with opener: BrowserOpener, state: String, timeout: Duration, clock: any SessionClock,
-                     page: @escaping @Sendable ([String: String]) -> String) async throws -> [String: String] {
+    package func run(
+        opening url: URL, with opener: BrowserOpener, state: String, timeout: Duration, clock: any SessionClock,
+        page: @escaping @Sendable ([String: String]) -> String
+    ) async throws -> [String: String] {
         do {
             let query = try await waitForRedirect(opening: url, with: opener, state: state, timeout: timeout, clock: clock, page: page)
             await closeAndWait()
@@ -125,8 +131,10 @@ package final class LoopbackListener: Sendable {
         }
     }
 
-    private func waitForRedirect(opening url: URL, with opener: BrowserOpener, state: String, timeout: Duration, clock: any SessionClock,
-                                 page: @escaping @Sendable ([String: String]) -> String) async throws -> [String: String] {
+    private func waitForRedirect(
+        opening url: URL, with opener: BrowserOpener, state: String, timeout: Duration, clock: any SessionClock,
+        page: @escaping @Sendable ([String: String]) -> String
+    ) async throws -> [String: String] {
         try await withThrowingTaskGroup(of: [String: String]?.self) { group in
             group.addTask { try await self.waitForCallback(state: state, page: page) }
             group.addTask {
@@ -241,12 +249,14 @@ package final class LoopbackListener: Sendable {
         }
         switch outcome {
         case .foreign:
-            Self.write(connection, status: "400 Bad Request",
-                       html: Self.plainPage("Not this sign-in", "This response does not belong to the sign-in in progress and was ignored."),
-                       until: deadline)
+            Self.write(
+                connection, status: "400 Bad Request",
+                html: Self.plainPage("Not this sign-in", "This response does not belong to the sign-in in progress and was ignored."),
+                until: deadline)
         case .over:
-            Self.write(connection, status: "410 Gone", html: Self.plainPage("Sign-in over", "This sign-in is over. You can close this tab."),
-                       until: deadline)
+            Self.write(
+                connection, status: "410 Gone", html: Self.plainPage("Sign-in over", "This sign-in is over. You can close this tab."),
+                until: deadline)
         case .redirect(let waiter):
             Self.write(connection, status: "200 OK", html: waiter.page(query), until: deadline)
             waiter.continuation.resume(returning: query)
@@ -304,7 +314,8 @@ package final class LoopbackListener: Sendable {
     /// Writes the answer before `deadline`; a reader that does not take it is dropped.
     private static func write(_ connection: Int32, status: String, html: String, until deadline: ContinuousClock.Instant) {
         let body = Array(html.utf8)
-        let head = "HTTP/1.1 \(status)\r\nContent-Type: text/html; charset=utf-8\r\nContent-Length: \(body.count)\r\n"
+        let head =
+            "HTTP/1.1 \(status)\r\nContent-Type: text/html; charset=utf-8\r\nContent-Length: \(body.count)\r\n"
             + "Cache-Control: no-store\r\nReferrer-Policy: no-referrer\r\nConnection: close\r\n\r\n"
         let bytes = Array(head.utf8) + body
         var offset = 0

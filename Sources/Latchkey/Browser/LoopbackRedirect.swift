@@ -20,7 +20,8 @@ public struct LoopbackRedirect: Sendable, Hashable, CustomStringConvertible {
     ///   match an ephemeral port) or a path with anything but letters, digits and `-._~/`.
     public init(port: UInt16, path: String = "/callback") throws(AuthError) {
         guard port != 0 else {
-            throw AuthError(.configuration, "the loopback redirect needs a fixed port (1–65535): providers match the registered URL exactly, port included")
+            throw AuthError(
+                .configuration, "the loopback redirect needs a fixed port (1–65535): providers match the registered URL exactly, port included")
         }
         let path = path.hasPrefix("/") ? path : "/" + path
         guard path.utf8.allSatisfy({ Self.pathBytes.contains($0) }) else {
@@ -36,7 +37,8 @@ public struct LoopbackRedirect: Sendable, Hashable, CustomStringConvertible {
     ///   host, no port, a query or fragment.
     public init(_ text: String) throws(AuthError) {
         guard let components = URLComponents(string: text), components.scheme?.lowercased() == "http",
-              components.host == "127.0.0.1" else {
+            components.host == "127.0.0.1"
+        else {
             throw AuthError(.configuration, "the redirect URI must be http://127.0.0.1:<port>/<path> (got \(text.debugDescription))")
         }
         guard let port = components.port, let fixed = UInt16(exactly: port) else {

@@ -41,12 +41,16 @@ extension AuthClient {
                     return
                 }
                 guard again.repeatedRefusalEndsSession else {
-                    logger.warning("the provider refused the renewed access token too, where a refusal does not end the session; keeping it and checking again later")
-                    throw AuthError(.transient, "the provider refused the renewed access token too: \(again.message)",
-                                    providerCode: again.providerCode, httpStatus: again.httpStatus, underlying: again)
+                    logger.warning(
+                        "the provider refused the renewed access token too, where a refusal does not end the session; keeping it and checking again later"
+                    )
+                    throw AuthError(
+                        .transient, "the provider refused the renewed access token too: \(again.message)",
+                        providerCode: again.providerCode, httpStatus: again.httpStatus, underlying: again)
                 }
-                throw AuthError(.unrecoverable, "the provider refused the session again after it was renewed: \(again.message)",
-                                providerCode: again.providerCode, httpStatus: again.httpStatus, underlying: again)
+                throw AuthError(
+                    .unrecoverable, "the provider refused the session again after it was renewed: \(again.message)",
+                    providerCode: again.providerCode, httpStatus: again.httpStatus, underlying: again)
             }
         }
     }
@@ -73,8 +77,9 @@ extension AuthClient {
         guard let latest = record else { throw notSignedInError() }
         guard !latest.tokens.hasSameCredentials(as: checked.tokens) else { return nil }
         guard staleRefusals < Self.staleRefusalLimit else {
-            throw AuthError(.transient, "the access token kept changing while it was being checked; checking again later",
-                            providerCode: refusal.providerCode, httpStatus: refusal.httpStatus, underlying: refusal)
+            throw AuthError(
+                .transient, "the access token kept changing while it was being checked; checking again later",
+                providerCode: refusal.providerCode, httpStatus: refusal.httpStatus, underlying: refusal)
         }
         logger.info("the provider refused an access token a renewal had already replaced; checking the current one")
         return latest
@@ -221,10 +226,11 @@ extension AuthClient {
         if options.renewsProactively, let renewAt = plan.renewAt { startRenewalTimer(at: renewAt) }
         if let expiresAt = plan.expiresAt, expiresAt > clock.now {
             let (generation, clock) = (self.generation, self.clock)
-            timers.setExpiry(Task {
-                do { try await clock.sleep(until: expiresAt) } catch { return }
-                self.expiryTimerFired(generation: generation)
-            })
+            timers.setExpiry(
+                Task {
+                    do { try await clock.sleep(until: expiresAt) } catch { return }
+                    self.expiryTimerFired(generation: generation)
+                })
         }
     }
 
@@ -235,10 +241,11 @@ extension AuthClient {
 
     func startRenewalTimer(at deadline: Date) {
         let (generation, clock) = (self.generation, self.clock)
-        timers.setRenewal(Task {
-            do { try await clock.sleep(until: deadline) } catch { return }
-            await self.renewInBackground(generation: generation)
-        })
+        timers.setRenewal(
+            Task {
+                do { try await clock.sleep(until: deadline) } catch { return }
+                await self.renewInBackground(generation: generation)
+            })
     }
 
     private func renewInBackground(generation: Int) async {
@@ -249,10 +256,11 @@ extension AuthClient {
     /// A pending login step (no session behind it) ends when its continuation expires.
     func startActionTimer(_ action: UserAction, expiresAt: Date) {
         let (generation, clock) = (self.generation, self.clock)
-        timers.setAction(Task {
-            do { try await clock.sleep(until: expiresAt) } catch { return }
-            self.actionExpired(action, generation: generation)
-        })
+        timers.setAction(
+            Task {
+                do { try await clock.sleep(until: expiresAt) } catch { return }
+                self.actionExpired(action, generation: generation)
+            })
     }
 
     private func actionExpired(_ action: UserAction, generation: Int) {

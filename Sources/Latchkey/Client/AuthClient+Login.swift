@@ -126,10 +126,16 @@ extension AuthClient {
         let task = Task { try await call() }
         establishingTask = task
         do {
-            let report = try await withTaskCancellationHandler { try await task.value } onCancel: { task.cancel() }
+            let report = try await withTaskCancellationHandler {
+                try await task.value
+            } onCancel: {
+                task.cancel()
+            }
             try await finishEstablishing(report, generation: generation)
         } catch {
-            let classified = generation == self.generation ? provider.classify(error)
+            let classified =
+                generation == self.generation
+                ? provider.classify(error)
                 : AuthError(.cancelled, "the login was overtaken by a logout or another login")
             await failEstablishing(classified, generation: generation, previous: previous)
             throw classified
@@ -184,14 +190,21 @@ extension AuthClient {
         logger.notice("login failed", metadata: ["error": "\(error)"])
         if error.code == .needsUserAction {
             // The stored session (if any) is kept: the user finishes the step, or logs out.
-            if let kept { record = kept; plan = provider.renewalPlan(for: kept.tokens) }
+            if let kept {
+                record = kept
+                plan = provider.renewalPlan(for: kept.tokens)
+            }
             requireUserAction(error)
             return
         }
         if case .needsUserAction(let action)? = previous, error.code != .terminated,
-           action.expiresAt.map({ $0 > clock.now }) ?? true {
+            action.expiresAt.map({ $0 > clock.now }) ?? true
+        {
             // A wrong code or a failed step: the pending action stays for another try.
-            if let kept { record = kept; plan = provider.renewalPlan(for: kept.tokens) }
+            if let kept {
+                record = kept
+                plan = provider.renewalPlan(for: kept.tokens)
+            }
             requireUserAction(AuthError.needsUserAction(action, error.message))
             return
         }

@@ -56,7 +56,10 @@ extension AuthClient {
     }
 
     static func largeMinTTL(lifetime: TimeInterval, asked: TimeInterval) -> AuthError {
-        AuthError(.largeMinTTL, "the provider issues access tokens valid for \(Self.seconds(lifetime)) s, less than the \(Self.seconds(asked)) s asked (minTTL); renewing again would not help — ask for less, or lengthen the token lifetime at the provider")
+        AuthError(
+            .largeMinTTL,
+            "the provider issues access tokens valid for \(Self.seconds(lifetime)) s, less than the \(Self.seconds(asked)) s asked (minTTL); renewing again would not help — ask for less, or lengthen the token lifetime at the provider"
+        )
     }
 
     private static func seconds(_ interval: TimeInterval) -> String {
@@ -153,7 +156,8 @@ extension AuthClient {
                     // Another process got this set meanwhile: adopt it, with the refresh
                     // token it rotated.
                     if let set = stored.tokenSet(serving: request), !Self.hasExpired(set, provider: provider, at: clock.now),
-                       !(latest.tokenSet(serving: request)?.hasSameCredentials(as: set) ?? false) {
+                        !(latest.tokenSet(serving: request)?.hasSameCredentials(as: set) ?? false)
+                    {
                         return .adopted(stored)
                     }
                     let report = try await provider.renew(request, current: stored.authenticated, preparation: preparation)
@@ -164,7 +168,8 @@ extension AuthClient {
                     return .saved(renewed)
                 }
                 if !stored.tokens.hasSameCredentials(as: latest.tokens), request.sessionDuration == nil,
-                   request.isSatisfied(by: stored.tokens), !Self.hasExpired(stored, provider: provider, at: clock.now) {
+                    request.isSatisfied(by: stored.tokens), !Self.hasExpired(stored, provider: provider, at: clock.now)
+                {
                     return .adopted(stored)
                 }
                 let report = try await provider.renew(request, current: stored.authenticated, preparation: preparation)
@@ -219,7 +224,9 @@ extension AuthClient {
     /// vault still holds the tokens they replaced: never a logged-out session brought back.
     private func keepOutlivedRenewal(_ renewed: VaultRecord, base: SessionTokens, renewedFrom: SessionTokens, saveError: AuthError) async {
         if let memory = record, memory.tokens.hasSameCredentials(as: base) || memory.tokens.hasSameCredentials(as: renewedFrom) {
-            logger.error("renewed tokens could not be persisted after the session's background work stopped; keeping them in memory to save", metadata: ["error": "\(saveError)"])
+            logger.error(
+                "renewed tokens could not be persisted after the session's background work stopped; keeping them in memory to save",
+                metadata: ["error": "\(saveError)"])
             unsaved.saveFailed(base: base)
             record = renewed
             plan = provider.renewalPlan(for: renewed.tokens)
@@ -232,7 +239,8 @@ extension AuthClient {
                 try await vault.save(renewed)
             }
         } catch {
-            logger.error("tokens renewed for a session that has since ended could not be saved", metadata: ["error": "\(AuthError.classifying(error))"])
+            logger.error(
+                "tokens renewed for a session that has since ended could not be saved", metadata: ["error": "\(AuthError.classifying(error))"])
         }
     }
 

@@ -21,8 +21,10 @@ extension AuthClient {
     /// - Throws: what ``login(_:sessionDuration:)`` throws; `invalidState` while another
     ///   login is under way; `cancelled` when a logout overtook the login (the new
     ///   session is revoked, best effort).
-    public func replaceSession(with credentials: some LoginCredentials, sessionDuration: Duration? = nil,
-                               revokingReplaced: Bool = true) async throws {
+    public func replaceSession(
+        with credentials: some LoginCredentials, sessionDuration: Duration? = nil,
+        revokingReplaced: Bool = true
+    ) async throws {
         try checkNotShutDown()
         if lifecycle == .idle { try await start() }
         let duration = try resolveDuration(sessionDuration)
@@ -33,8 +35,10 @@ extension AuthClient {
             try await login(credentials, sessionDuration: sessionDuration)
             return
         }
-        let pending: UserAction? = if case .needsUserAction(let action)? = machine.state,
-                                      action.expiresAt.map({ $0 > clock.now }) ?? true { action } else { nil }
+        let pending: UserAction? =
+            if case .needsUserAction(let action)? = machine.state,
+                action.expiresAt.map({ $0 > clock.now }) ?? true
+            { action } else { nil }
         let generation = self.generation
         let provider = self.provider
         let report: AuthenticatedSession

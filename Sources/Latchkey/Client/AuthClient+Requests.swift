@@ -48,7 +48,7 @@ extension AuthClient {
     ///
     /// - Throws: ``AuthError`` from the renewal or the provider's verdict, or the
     ///   transport's error.
-    public nonisolated func send(_ request: HTTPRequest) async throws -> HTTPResponse {
+    public nonisolated func send(_ request: TransportRequest) async throws -> TransportResponse {
         let insideRenewal = RenewalScope.preparing.contains(ObjectIdentifier(self))
         let tokens = try await tokens(minTTL: defaultMinimumTokenTTL, scope: nil, audience: nil)
         let response = try await sendPrepared(request, with: tokens)
@@ -59,13 +59,14 @@ extension AuthClient {
         try await inspect(retried, to: request)
         guard retried.status == 401 else { return retried }
         logger.notice("request refused again after renewal", metadata: ["request": "\(request)"])
-        throw AuthError(.unauthorizedAfterRenewal, "\(request) was refused with 401 again after the session was renewed; the session is kept",
-                        httpStatus: 401)
+        throw AuthError(
+            .unauthorizedAfterRenewal, "\(request) was refused with 401 again after the session was renewed; the session is kept",
+            httpStatus: 401)
     }
 
     /// One send with `tokens`, prepared by the provider; when the answer asks for a fresh
     /// proof (``AuthProvider/shouldRetry(_:to:)``), prepared and sent once more.
-    private nonisolated func sendPrepared(_ request: HTTPRequest, with tokens: SessionTokens) async throws -> HTTPResponse {
+    private nonisolated func sendPrepared(_ request: TransportRequest, with tokens: SessionTokens) async throws -> TransportResponse {
         let response = try await transport.send(try await provider.prepare(request, with: tokens))
         guard await provider.shouldRetry(response, to: request) else { return response }
         let retried = try await transport.send(try await provider.prepare(request, with: tokens))
@@ -73,7 +74,7 @@ extension AuthClient {
         return retried
     }
 
-    private func inspect(_ response: HTTPResponse, to request: HTTPRequest) async throws {
+    private func inspect(_ response: TransportResponse, to request: TransportRequest) async throws {
         guard let verdict = provider.inspect(response, to: request), verdict.endsSession, record != nil else { return }
         logger.notice("the provider ended the session in an answer to an app request", metadata: ["error": "\(verdict)"])
         await endSession(verdict)

@@ -39,7 +39,7 @@ extension AuthClient {
         let stored: VaultRecord?
         do {
             stored = try loaded.get()
-        } catch where error.code == .vaultIncompatible {
+        } catch  where error.code == .vaultIncompatible {
             logger.warning("stored session not used", metadata: ["reason": "\(error.message)"])
             lastStoredSessionConflict = error
             stored = nil

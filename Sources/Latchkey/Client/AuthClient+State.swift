@@ -105,7 +105,9 @@ extension AuthClient {
         if machine.transition(to: next) {
             logger.info("session state changed", metadata: ["from": "\(previous.map(String.init(describing:)) ?? "start")", "to": "\(next)"])
         } else {
-            logger.error("illegal session state transition refused", metadata: ["from": "\(previous.map(String.init(describing:)) ?? "start")", "to": "\(next)"])
+            logger.error(
+                "illegal session state transition refused",
+                metadata: ["from": "\(previous.map(String.init(describing:)) ?? "start")", "to": "\(next)"])
         }
     }
 

@@ -10,7 +10,11 @@ extension AuthClient {
         guard unsaved.isPending, record ?? keptDuringLogin != nil else { return }
         let generation = self.generation
         let vault = self.vault
-        enum Flush: Sendable { case saved(SessionTokens), replaced(VaultRecord), nothing }
+        enum Flush: Sendable {
+            case saved(SessionTokens)
+            case replaced(VaultRecord)
+            case nothing
+        }
         do {
             let result: Flush = try await vault.withLock {
                 // Memory as it is now: a renewal may have saved newer tokens (and cleared
@@ -19,7 +23,8 @@ extension AuthClient {
                 guard memory.generation == generation, let pending = memory.unsaved, let record = memory.record else { return .nothing }
                 let stored = (try? await vault.load()) ?? vault.lastKnown
                 if let stored, !stored.tokens.hasSameCredentials(as: record.tokens),
-                   let base = pending.base, !stored.tokens.hasSameCredentials(as: base) {
+                    let base = pending.base, !stored.tokens.hasSameCredentials(as: base)
+                {
                     return .replaced(stored)
                 }
                 try await vault.save(record)
@@ -75,7 +80,8 @@ extension AuthClient {
     static func lockedBase(_ memory: MemorySnapshot, vault: SessionVault) async throws(AuthError) -> VaultRecord? {
         if let pending = memory.unsaved, let record = memory.record {
             if let known = vault.lastKnown, !known.tokens.hasSameCredentials(as: record.tokens),
-               !(pending.base.map { known.tokens.hasSameCredentials(as: $0) } ?? false) {
+                !(pending.base.map { known.tokens.hasSameCredentials(as: $0) } ?? false)
+            {
                 return known
             }
             return record

@@ -1,6 +1,6 @@
 public import Foundation
-public import Logging
 public import LatchkeySecrets
+public import Logging
 
 /// Keeps one user signed in through one provider: restores the stored session at
 /// start, validates it, runs the heartbeat, renews the access token exactly once however
@@ -15,7 +15,7 @@ public import LatchkeySecrets
 /// let client = AuthClient(provider: provider, store: store)
 /// try await client.start()
 /// if client.state == .notLoggedIn { try await client.login(credentials) }
-/// let response = try await client.send(HTTPRequest(url: api))
+/// let response = try await client.send(TransportRequest(url: api))
 /// ```
 ///
 /// The implementation is split by concern: `AuthClient+Start` (restore),
@@ -91,9 +91,11 @@ public actor AuthClient {
     ///   - transport: sends the app's requests in ``send(_:)``; adapters have their own.
     ///   - clock: inject a ``ManualClock`` to drive heartbeats and renewals in tests.
     ///   - logger: receives state changes and failures, never a token. Silent by default.
-    public init(provider: any AuthProvider, store: any SecretStore, options: SessionOptions = SessionOptions(),
-                transport: (any HTTPTransport)? = nil, clock: any SessionClock = SystemClock(),
-                logger: Logger = Logger(label: "latchkey", factory: { _ in SwiftLogNoOpLogHandler() })) {
+    public init(
+        provider: any AuthProvider, store: any SecretStore, options: SessionOptions = SessionOptions(),
+        transport: (any HTTPTransport)? = nil, clock: any SessionClock = SystemClock(),
+        logger: Logger = Logger(label: "latchkey", factory: { _ in SwiftLogNoOpLogHandler() })
+    ) {
         self.provider = provider
         self.store = store
         self.options = options

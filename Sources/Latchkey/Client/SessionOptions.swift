@@ -28,9 +28,11 @@ public struct SessionOptions: Sendable, Hashable {
     public var vaultEntryName: String
 
     /// Creates options.
-    public init(heartbeatInterval: Duration? = .seconds(180), sessionDuration: Duration = .seconds(300),
-                renewsProactively: Bool = true, minimumTokenTTL: Duration? = nil, leeway: Duration = .seconds(60),
-                vaultEntryName: String = "session") {
+    public init(
+        heartbeatInterval: Duration? = .seconds(180), sessionDuration: Duration = .seconds(300),
+        renewsProactively: Bool = true, minimumTokenTTL: Duration? = nil, leeway: Duration = .seconds(60),
+        vaultEntryName: String = "session"
+    ) {
         self.heartbeatInterval = heartbeatInterval
         self.sessionDuration = sessionDuration
         self.renewsProactively = renewsProactively

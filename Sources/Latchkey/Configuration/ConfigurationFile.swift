@@ -1,4 +1,5 @@
 internal import Foundation
+
 #if canImport(Glibc)
 internal import Glibc
 #endif
@@ -54,7 +55,8 @@ struct ConfigurationFile {
             return "the configuration file \(path) found in the current directory belongs to uid \(owner), not to you (uid \(user)); refused — \(pin)"
         }
         if mode & 0o022 != 0 {
-            return "the configuration file \(path) found in the current directory is writable by others (mode \(String(mode, radix: 8))); refused — chmod go-w it, or \(pin)"
+            return
+                "the configuration file \(path) found in the current directory is writable by others (mode \(String(mode, radix: 8))); refused — chmod go-w it, or \(pin)"
         }
         return nil
     }

@@ -1,5 +1,6 @@
 public import Foundation
 internal import LatchkeyJSON
+
 #if canImport(Glibc)
 internal import Glibc
 #endif
@@ -50,8 +51,10 @@ public struct LatchkeyConfiguration: Sendable, Hashable {
     public var fileMode: UInt32?
 
     /// Creates a configuration in code.
-    public init(provider: String, settings: ProviderSettings = [:], store: StoreSettings = StoreSettings(),
-                session: SessionOptions = SessionOptions()) {
+    public init(
+        provider: String, settings: ProviderSettings = [:], store: StoreSettings = StoreSettings(),
+        session: SessionOptions = SessionOptions()
+    ) {
         self.provider = provider
         self.settings = settings
         self.settings.provider = provider
@@ -72,8 +75,10 @@ public struct LatchkeyConfiguration: Sendable, Hashable {
     ///
     /// - Throws: ``AuthError/Code/configuration`` naming the offending key or file, or
     ///   refusing a `./latchkey.json` of another user or writable by others.
-    public static func load(path: String? = nil,
-                            environment: [String: String] = ProcessInfo.processInfo.environment) throws(AuthError) -> LatchkeyConfiguration {
+    public static func load(
+        path: String? = nil,
+        environment: [String: String] = ProcessInfo.processInfo.environment
+    ) throws(AuthError) -> LatchkeyConfiguration {
         let explicit = path ?? environment["LATCHKEY_CONFIG"]
         let file = explicit ?? defaultFileName
         switch ConfigurationFile.read(file) {
@@ -100,8 +105,10 @@ public struct LatchkeyConfiguration: Sendable, Hashable {
     ///   - json: the file's bytes.
     ///   - source: how to name the JSON in errors, e.g. its path.
     ///   - environment: the `LATCHKEY_*` variables to apply; none by default.
-    public static func parse(_ json: [UInt8], source: String = defaultFileName,
-                             environment: [String: String] = [:]) throws(AuthError) -> LatchkeyConfiguration {
+    public static func parse(
+        _ json: [UInt8], source: String = defaultFileName,
+        environment: [String: String] = [:]
+    ) throws(AuthError) -> LatchkeyConfiguration {
         let root: JSONObject
         do {
             guard case .object(let object) = try JSONValue.parse(bytes: json) else {
@@ -135,7 +142,9 @@ public struct LatchkeyConfiguration: Sendable, Hashable {
                 case .number(let value):
                     // Exactly representable integers only: 1e19 or 2.5 is an error, never a trap.
                     guard let integer = Int64(exactly: value) else {
-                        throw AuthError(.configuration, "\(source): \"settings.\(member.name)\" must be an integer between \(Int64.min) and \(Int64.max); got \(value)")
+                        throw AuthError(
+                            .configuration,
+                            "\(source): \"settings.\(member.name)\" must be an integer between \(Int64.min) and \(Int64.max); got \(value)")
                     }
                     settings[member.name] = String(integer)
                 case .bool(let value): settings[member.name] = String(value)
@@ -155,7 +164,9 @@ public struct LatchkeyConfiguration: Sendable, Hashable {
         var store = StoreSettings()
         if let object = try reader.object(root, "store", path: "") {
             try reader.checkKeys(object, allowed: ["backend", "namespace", "data_directory", "config_directory", "key_file"], path: "store.")
-            if let backend = try reader.string(object, "backend", path: "store.") { store.backend = try reader.backend(backend, key: "store.backend") }
+            if let backend = try reader.string(object, "backend", path: "store.") {
+                store.backend = try reader.backend(backend, key: "store.backend")
+            }
             if let namespace = try reader.string(object, "namespace", path: "store.") { store.namespace = namespace }
             store.dataDirectory = try reader.string(object, "data_directory", path: "store.")
             store.configDirectory = try reader.string(object, "config_directory", path: "store.")
@@ -175,17 +186,25 @@ public struct LatchkeyConfiguration: Sendable, Hashable {
         var minimumTTL: Int?
         var leeway: Int?
         if let object = try reader.object(root, "session", path: "") {
-            try reader.checkKeys(object, allowed: ["heartbeat_seconds", "session_duration_minutes", "renew_proactively", "minimum_token_ttl_seconds",
-                                                   "leeway_seconds"],
-                                 path: "session.")
+            try reader.checkKeys(
+                object,
+                allowed: [
+                    "heartbeat_seconds", "session_duration_minutes", "renew_proactively", "minimum_token_ttl_seconds",
+                    "leeway_seconds",
+                ],
+                path: "session.")
             leeway = try reader.integer(object, "leeway_seconds", path: "session.")
             heartbeat = try reader.integer(object, "heartbeat_seconds", path: "session.")
             duration = try reader.integer(object, "session_duration_minutes", path: "session.")
             proactive = try reader.boolean(object, "renew_proactively", path: "session.")
             minimumTTL = try reader.integer(object, "minimum_token_ttl_seconds", path: "session.")
         }
-        if let value = environment["LATCHKEY_SESSION_HEARTBEAT_SECONDS"] { heartbeat = try reader.integer(value, key: "LATCHKEY_SESSION_HEARTBEAT_SECONDS") }
-        if let value = environment["LATCHKEY_SESSION_DURATION_MINUTES"] { duration = try reader.integer(value, key: "LATCHKEY_SESSION_DURATION_MINUTES") }
+        if let value = environment["LATCHKEY_SESSION_HEARTBEAT_SECONDS"] {
+            heartbeat = try reader.integer(value, key: "LATCHKEY_SESSION_HEARTBEAT_SECONDS")
+        }
+        if let value = environment["LATCHKEY_SESSION_DURATION_MINUTES"] {
+            duration = try reader.integer(value, key: "LATCHKEY_SESSION_DURATION_MINUTES")
+        }
         if let value = environment["LATCHKEY_SESSION_RENEW_PROACTIVELY"] {
             guard let flag = parseBoolean(value) else { throw AuthError(.configuration, "LATCHKEY_SESSION_RENEW_PROACTIVELY is not a boolean") }
             proactive = flag
@@ -196,7 +215,9 @@ public struct LatchkeyConfiguration: Sendable, Hashable {
         if let value = environment["LATCHKEY_SESSION_LEEWAY_SECONDS"] { leeway = try reader.integer(value, key: "LATCHKEY_SESSION_LEEWAY_SECONDS") }
         let limit = 366 * 24 * 3600 * 10
         if let heartbeat {
-            guard (0...limit).contains(heartbeat) else { throw AuthError(.configuration, "\(source): \"session.heartbeat_seconds\" must be between 0 and \(limit)") }
+            guard (0...limit).contains(heartbeat) else {
+                throw AuthError(.configuration, "\(source): \"session.heartbeat_seconds\" must be between 0 and \(limit)")
+            }
             session.heartbeatInterval = heartbeat == 0 ? nil : .seconds(heartbeat)
         }
         if let duration {
@@ -208,14 +229,19 @@ public struct LatchkeyConfiguration: Sendable, Hashable {
         }
         if let proactive { session.renewsProactively = proactive }
         if let minimumTTL {
-            guard (0...limit).contains(minimumTTL) else { throw AuthError(.configuration, "\(source): \"session.minimum_token_ttl_seconds\" must be between 0 and \(limit)") }
+            guard (0...limit).contains(minimumTTL) else {
+                throw AuthError(.configuration, "\(source): \"session.minimum_token_ttl_seconds\" must be between 0 and \(limit)")
+            }
             session.minimumTokenTTL = .seconds(minimumTTL)
         }
         if let leeway {
-            guard (0...limit).contains(leeway) else { throw AuthError(.configuration, "\(source): \"session.leeway_seconds\" must be between 0 and \(limit)") }
+            guard (0...limit).contains(leeway) else {
+                throw AuthError(.configuration, "\(source): \"session.leeway_seconds\" must be between 0 and \(limit)")
+            }
             session.leeway = .seconds(leeway)
         }
-        return LatchkeyConfiguration(provider: provider, settings: ProviderSettings(settings, provider: provider, inlineKeys: inlineKeys), store: store, session: session)
+        return LatchkeyConfiguration(
+            provider: provider, settings: ProviderSettings(settings, provider: provider, inlineKeys: inlineKeys), store: store, session: session)
     }
 
     static func parseBoolean(_ text: String) -> Bool? {
@@ -232,7 +258,8 @@ public struct LatchkeyConfiguration: Sendable, Hashable {
 
         func checkKeys(_ object: JSONObject, allowed: Set<String>, path: String) throws(AuthError) {
             for name in object.names where !allowed.contains(name) {
-                throw AuthError(.configuration, "\(source): unknown key \"\(path)\(name)\" (expected one of \(allowed.sorted().joined(separator: ", ")))")
+                throw AuthError(
+                    .configuration, "\(source): unknown key \"\(path)\(name)\" (expected one of \(allowed.sorted().joined(separator: ", ")))")
             }
         }
 
@@ -271,7 +298,9 @@ public struct LatchkeyConfiguration: Sendable, Hashable {
 
         func backend(_ text: String, key: String) throws(AuthError) -> StoreSettings.Backend {
             guard let backend = StoreSettings.Backend(rawValue: text) else {
-                throw AuthError(.configuration, "\"\(key)\" must be one of \(StoreSettings.Backend.allCases.map(\.rawValue).joined(separator: ", ")); got \"\(text)\"")
+                throw AuthError(
+                    .configuration,
+                    "\"\(key)\" must be one of \(StoreSettings.Backend.allCases.map(\.rawValue).joined(separator: ", ")); got \"\(text)\"")
             }
             return backend
         }

@@ -59,7 +59,9 @@ public struct ProviderSettingsSchema: Sendable, Hashable {
         let known = Dictionary(keys.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
         for name in settings.values.keys.sorted() where known[name] == nil {
             let expected = keys.map(\.name).joined(separator: ", ")
-            throw AuthError(.configuration, "unknown setting \"settings.\(name)\"\(Self.forProvider(settings)) (expected one of \(expected.isEmpty ? "none" : expected))")
+            throw AuthError(
+                .configuration,
+                "unknown setting \"settings.\(name)\"\(Self.forProvider(settings)) (expected one of \(expected.isEmpty ? "none" : expected))")
         }
         var warnings: [String] = []
         for key in keys {
@@ -74,7 +76,9 @@ public struct ProviderSettingsSchema: Sendable, Hashable {
             case .url: _ = try settings.url(key.name)
             }
             if key.isSecret, settings.inlineKeys.contains(key.name) {
-                warnings.append("setting \"settings.\(key.name)\"\(Self.forProvider(settings)) is a secret written in the configuration file; set \(ProviderSettings.environmentName(of: key.name)) instead")
+                warnings.append(
+                    "setting \"settings.\(key.name)\"\(Self.forProvider(settings)) is a secret written in the configuration file; set \(ProviderSettings.environmentName(of: key.name)) instead"
+                )
             }
         }
         return warnings

@@ -24,8 +24,10 @@ public struct StoreSettings: Sendable, Hashable {
     public var keyFile: String?
 
     /// Creates store settings.
-    public init(backend: Backend = .automatic, namespace: String = "latchkey", dataDirectory: String? = nil,
-                configDirectory: String? = nil, keyFile: String? = nil) {
+    public init(
+        backend: Backend = .automatic, namespace: String = "latchkey", dataDirectory: String? = nil,
+        configDirectory: String? = nil, keyFile: String? = nil
+    ) {
         self.backend = backend
         self.namespace = namespace
         self.dataDirectory = dataDirectory
@@ -38,8 +40,9 @@ public struct StoreSettings: Sendable, Hashable {
     /// - Throws: ``AuthError/Code/storage`` when it cannot be opened (for `secret-service`:
     ///   when no Secret Service answers on the session bus).
     public func makeStore() throws(AuthError) -> SecretStoreSelection {
-        let configuration = SecretStoreConfiguration(dataDirectory: dataDirectory, configDirectory: configDirectory,
-                                                     keySource: keyFile.map(FileKeySource.keyFile(at:)) ?? .keyFile)
+        let configuration = SecretStoreConfiguration(
+            dataDirectory: dataDirectory, configDirectory: configDirectory,
+            keySource: keyFile.map(FileKeySource.keyFile(at:)) ?? .keyFile)
         do {
             switch backend {
             case .automatic: return try SecretStoreSelection.automatic(namespace: namespace, configuration: configuration)

@@ -1,6 +1,6 @@
 public import Foundation
-
 public import LatchkeyJSON
+
 /// Every failure the session core reports, and the classification adapters give to
 /// provider failures.
 ///
@@ -104,8 +104,10 @@ public struct AuthError: Error, Sendable, CustomStringConvertible, LocalizedErro
     public var repeatedRefusalEndsSession = true
 
     /// Creates an error.
-    public init(_ code: Code, _ message: String, providerCode: String? = nil, httpStatus: Int? = nil,
-                underlying: (any Error)? = nil) {
+    public init(
+        _ code: Code, _ message: String, providerCode: String? = nil, httpStatus: Int? = nil,
+        underlying: (any Error)? = nil
+    ) {
         self.code = code
         self.message = message
         self.providerCode = providerCode
@@ -114,24 +116,30 @@ public struct AuthError: Error, Sendable, CustomStringConvertible, LocalizedErro
     }
 
     /// A termination by the provider.
-    public static func terminated(_ reason: TerminationReason, _ message: String, providerCode: String? = nil,
-                                  httpStatus: Int? = nil) -> AuthError {
+    public static func terminated(
+        _ reason: TerminationReason, _ message: String, providerCode: String? = nil,
+        httpStatus: Int? = nil
+    ) -> AuthError {
         var error = AuthError(.terminated, message, providerCode: providerCode, httpStatus: httpStatus)
         error.terminationReason = reason
         return error
     }
 
     /// A login that needs the user to act before it completes.
-    public static func needsUserAction(_ action: UserAction, _ message: String, providerCode: String? = nil,
-                                       httpStatus: Int? = nil) -> AuthError {
+    public static func needsUserAction(
+        _ action: UserAction, _ message: String, providerCode: String? = nil,
+        httpStatus: Int? = nil
+    ) -> AuthError {
         var error = AuthError(.needsUserAction, message, providerCode: providerCode, httpStatus: httpStatus)
         error.userAction = action
         return error
     }
 
     /// A rate limit, with the provider's `Retry-After` when it gave one.
-    public static func rateLimited(retryAfter: Duration?, _ message: String, providerCode: String? = nil,
-                                   httpStatus: Int? = 429) -> AuthError {
+    public static func rateLimited(
+        retryAfter: Duration?, _ message: String, providerCode: String? = nil,
+        httpStatus: Int? = 429
+    ) -> AuthError {
         var error = AuthError(.rateLimited, message, providerCode: providerCode, httpStatus: httpStatus)
         error.retryAfter = retryAfter
         return error

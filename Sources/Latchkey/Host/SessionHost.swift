@@ -1,6 +1,6 @@
 internal import Foundation
-public import Logging
 public import LatchkeySecrets
+public import Logging
 
 /// Many users' sessions in one server process: one ``AuthClient`` per user, loaded
 /// from the user's store on first use, validated on use when the provider last
@@ -19,7 +19,7 @@ public import LatchkeySecrets
 /// let host = SessionHost(provider: provider) { userID in
 ///     try database.store(namespace: "myapp." + userID)   // one store, one renewal lock, per user
 /// }
-/// let response = try await host.send(HTTPRequest(url: api), for: userID)
+/// let response = try await host.send(TransportRequest(url: api), for: userID)
 /// ```
 ///
 /// The store factory decides where a user's session lives; give each user a store of
@@ -97,10 +97,12 @@ public actor SessionHost {
     ///   - logger: receives loads, evictions and failures, never a token or a user ID.
     ///   - store: the store of one user's session, by user ID; called once per load,
     ///     never on the host's actor.
-    public init(provider: any AuthProvider, options: SessionHostOptions = SessionHostOptions(), transport: (any HTTPTransport)? = nil,
-                clock: any SessionClock = SystemClock(),
-                logger: Logger = Logger(label: "latchkey.host", factory: { _ in SwiftLogNoOpLogHandler() }),
-                store: @escaping @Sendable (_ userID: String) throws -> any SecretStore) {
+    public init(
+        provider: any AuthProvider, options: SessionHostOptions = SessionHostOptions(), transport: (any HTTPTransport)? = nil,
+        clock: any SessionClock = SystemClock(),
+        logger: Logger = Logger(label: "latchkey.host", factory: { _ in SwiftLogNoOpLogHandler() }),
+        store: @escaping @Sendable (_ userID: String) throws -> any SecretStore
+    ) {
         self.provider = provider
         self.options = options
         self.transport = transport ?? RetryingTransport(URLSessionTransport(), clock: clock)
@@ -144,7 +146,7 @@ public actor SessionHost {
     }
 
     /// Sends an app request with the user's credentials (``AuthClient/send(_:)``).
-    public nonisolated func send(_ request: HTTPRequest, for userID: String) async throws -> HTTPResponse {
+    public nonisolated func send(_ request: TransportRequest, for userID: String) async throws -> TransportResponse {
         try await withSession(for: userID) { try await $0.send(request) }
     }
 

@@ -18,8 +18,10 @@ public struct SessionHostOptions: Sendable, Hashable {
     public var sessionOptions: SessionOptions
 
     /// Creates options.
-    public init(capacity: Int = 10_000, validationAge: Duration = .seconds(300), validationRetryDelay: Duration = .seconds(30),
-                sessionOptions: SessionOptions = SessionOptions()) {
+    public init(
+        capacity: Int = 10_000, validationAge: Duration = .seconds(300), validationRetryDelay: Duration = .seconds(30),
+        sessionOptions: SessionOptions = SessionOptions()
+    ) {
         self.capacity = max(1, capacity)
         self.validationAge = validationAge
         self.validationRetryDelay = validationRetryDelay

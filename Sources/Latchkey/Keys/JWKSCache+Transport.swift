@@ -20,17 +20,22 @@ extension JWKSCache {
     ///     maps it as its provider's other answers); `nil` for a rate limit on 429 and a
     ///     transient failure otherwise.
     /// - Throws: ``AuthError/Code/configuration`` for any other URL.
-    public static func fetching(from url: URL, transport: any HTTPTransport, clock: any SessionClock = SystemClock(),
-                                options: Options = Options(), timeout: Duration? = nil,
-                                classify: (@Sendable (HTTPResponse) -> AuthError)? = nil) throws(AuthError) -> JWKSCache {
+    public static func fetching(
+        from url: URL, transport: any HTTPTransport, clock: any SessionClock = SystemClock(),
+        options: Options = Options(), timeout: Duration? = nil,
+        classify: (@Sendable (TransportResponse) -> AuthError)? = nil
+    ) throws(AuthError) -> JWKSCache {
         try SecureURL.check(url, what: "the JWKS URL")
         return JWKSCache(options: options, now: { clock.now }) {
-            let response = try await transport.send(HTTPRequest(method: "GET", url: url, headers: ["Accept": "application/json"],
-                                                                timeout: timeout, operation: "jwks"))
+            let response = try await transport.send(
+                TransportRequest(
+                    method: "GET", url: url, headers: ["Accept": "application/json"],
+                    timeout: timeout, operation: "jwks"))
             guard response.status == 200 else {
                 if let classify { throw classify(response) }
-                throw AuthError(response.status == 429 ? .rateLimited : .transient,
-                                "the JWKS at \(SecureURL.redacted(url)) answered HTTP \(response.status)", httpStatus: response.status)
+                throw AuthError(
+                    response.status == 429 ? .rateLimited : .transient,
+                    "the JWKS at \(SecureURL.redacted(url)) answered HTTP \(response.status)", httpStatus: response.status)
             }
             return Response(body: Array(response.body), cacheControl: response.headers["Cache-Control"])
         }
@@ -40,9 +45,11 @@ extension JWKSCache {
     /// initializer cannot throw: a URL that breaks the TLS rule gives a cache whose every
     /// fetch fails with that ``AuthError/Code/configuration`` error, so nothing is ever
     /// fetched from it and verification says why.
-    public static func fetchingOrRefusing(from url: URL, transport: any HTTPTransport, clock: any SessionClock = SystemClock(),
-                                          options: Options = Options(), timeout: Duration? = nil,
-                                          classify: (@Sendable (HTTPResponse) -> AuthError)? = nil) -> JWKSCache {
+    public static func fetchingOrRefusing(
+        from url: URL, transport: any HTTPTransport, clock: any SessionClock = SystemClock(),
+        options: Options = Options(), timeout: Duration? = nil,
+        classify: (@Sendable (TransportResponse) -> AuthError)? = nil
+    ) -> JWKSCache {
         do {
             return try fetching(from: url, transport: transport, clock: clock, options: options, timeout: timeout, classify: classify)
         } catch {

@@ -50,9 +50,10 @@ struct DeferredJSON: Sendable, Hashable {
 
     static func == (lhs: DeferredJSON, rhs: DeferredJSON) -> Bool {
         if case .stored(let left, let leftStart, let leftCount) = lhs.storage,
-           case .stored(let right, let rightStart, let rightCount) = rhs.storage,
-           (left === right && leftStart == rightStart && leftCount == rightCount)
-            || left.sameText(start: leftStart, count: leftCount, as: right, start: rightStart, count: rightCount) {
+            case .stored(let right, let rightStart, let rightCount) = rhs.storage,
+            (left === right && leftStart == rightStart && leftCount == rightCount)
+                || left.sameText(start: leftStart, count: leftCount, as: right, start: rightStart, count: rightCount)
+        {
             return true
         }
         return lhs.value == rhs.value

@@ -22,8 +22,10 @@ public struct Member: Sendable, Hashable {
     var rawJSON: DeferredJSON
 
     /// Creates a member.
-    public init(id: String, organizationID: String, email: String? = nil, name: String? = nil, status: String? = nil,
-                raw: JSONObject = [:]) {
+    public init(
+        id: String, organizationID: String, email: String? = nil, name: String? = nil, status: String? = nil,
+        raw: JSONObject = [:]
+    ) {
         self.id = id
         self.organizationID = organizationID
         self.email = email
@@ -44,8 +46,9 @@ public struct Member: Sendable, Hashable {
 
 extension Member: VaultRecordCodable {
     init(vaultObject object: JSONObject) throws(VaultError) {
-        self.init(id: try object.requiredRecordString("id"), organizationID: try object.requiredRecordString("organization_id"),
-                  email: try object.recordString("email"), name: try object.recordString("name"), status: try object.recordString("status"),
-                  raw: try object.recordObject("raw") ?? [:])
+        self.init(
+            id: try object.requiredRecordString("id"), organizationID: try object.requiredRecordString("organization_id"),
+            email: try object.recordString("email"), name: try object.recordString("name"), status: try object.recordString("status"),
+            raw: try object.recordObject("raw") ?? [:])
     }
 }

@@ -34,16 +34,21 @@ public struct MemberSession: Sendable, Hashable {
     var rawJSON: DeferredJSON
 
     /// Creates a member session.
-    public init(id: String, memberID: String, organizationID: String, organizationSlug: String? = nil,
-                startedAt: Date? = nil, lastAccessedAt: Date? = nil, expiresAt: Date? = nil,
-                authenticationFactors: [JSONValue] = [], roles: [String] = [], raw: JSONObject = [:]) {
-        self.init(id: id, memberID: memberID, organizationID: organizationID, organizationSlug: organizationSlug,
-                  startedAt: startedAt, lastAccessedAt: lastAccessedAt, expiresAt: expiresAt,
-                  factorsJSON: DeferredJSON(.array(authenticationFactors)), roles: roles, rawJSON: DeferredJSON(.object(raw)))
+    public init(
+        id: String, memberID: String, organizationID: String, organizationSlug: String? = nil,
+        startedAt: Date? = nil, lastAccessedAt: Date? = nil, expiresAt: Date? = nil,
+        authenticationFactors: [JSONValue] = [], roles: [String] = [], raw: JSONObject = [:]
+    ) {
+        self.init(
+            id: id, memberID: memberID, organizationID: organizationID, organizationSlug: organizationSlug,
+            startedAt: startedAt, lastAccessedAt: lastAccessedAt, expiresAt: expiresAt,
+            factorsJSON: DeferredJSON(.array(authenticationFactors)), roles: roles, rawJSON: DeferredJSON(.object(raw)))
     }
 
-    init(id: String, memberID: String, organizationID: String, organizationSlug: String?, startedAt: Date?, lastAccessedAt: Date?,
-         expiresAt: Date?, factorsJSON: DeferredJSON, roles: [String], rawJSON: DeferredJSON) {
+    init(
+        id: String, memberID: String, organizationID: String, organizationSlug: String?, startedAt: Date?, lastAccessedAt: Date?,
+        expiresAt: Date?, factorsJSON: DeferredJSON, roles: [String], rawJSON: DeferredJSON
+    ) {
         self.id = id
         self.memberID = memberID
         self.organizationID = organizationID
@@ -59,10 +64,11 @@ public struct MemberSession: Sendable, Hashable {
 
 extension MemberSession: VaultRecordCodable {
     init(vaultObject object: JSONObject) throws(VaultError) {
-        self.init(id: try object.requiredRecordString("id"), memberID: try object.requiredRecordString("member_id"),
-                  organizationID: try object.requiredRecordString("organization_id"), organizationSlug: try object.recordString("organization_slug"),
-                  startedAt: try object.recordDate("started_at"), lastAccessedAt: try object.recordDate("last_accessed_at"),
-                  expiresAt: try object.recordDate("expires_at"), authenticationFactors: try object.recordArray("authentication_factors"),
-                  roles: try object.recordStrings("roles"), raw: try object.recordObject("raw") ?? [:])
+        self.init(
+            id: try object.requiredRecordString("id"), memberID: try object.requiredRecordString("member_id"),
+            organizationID: try object.requiredRecordString("organization_id"), organizationSlug: try object.recordString("organization_slug"),
+            startedAt: try object.recordDate("started_at"), lastAccessedAt: try object.recordDate("last_accessed_at"),
+            expiresAt: try object.recordDate("expires_at"), authenticationFactors: try object.recordArray("authentication_factors"),
+            roles: try object.recordStrings("roles"), raw: try object.recordObject("raw") ?? [:])
     }
 }

@@ -5,9 +5,13 @@ internal import Foundation
 
 extension Session: CustomStringConvertible {
     public var description: String {
-        ModelText.line("Session", [("id", id), ("user", userID), ("expires", ModelText.time(expiresAt)),
-                                   ("factors", authenticationFactors.isEmpty ? nil : String(authenticationFactors.count)),
-                                   ("roles", roles.isEmpty ? nil : roles.joined(separator: ","))])
+        ModelText.line(
+            "Session",
+            [
+                ("id", id), ("user", userID), ("expires", ModelText.time(expiresAt)),
+                ("factors", authenticationFactors.isEmpty ? nil : String(authenticationFactors.count)),
+                ("roles", roles.isEmpty ? nil : roles.joined(separator: ",")),
+            ])
     }
 }
 
@@ -19,9 +23,13 @@ extension User: CustomStringConvertible {
 
 extension MemberSession: CustomStringConvertible {
     public var description: String {
-        ModelText.line("MemberSession", [("id", id), ("member", memberID), ("organization", organizationID),
-                                         ("slug", organizationSlug), ("expires", ModelText.time(expiresAt)),
-                                         ("roles", roles.isEmpty ? nil : roles.joined(separator: ","))])
+        ModelText.line(
+            "MemberSession",
+            [
+                ("id", id), ("member", memberID), ("organization", organizationID),
+                ("slug", organizationSlug), ("expires", ModelText.time(expiresAt)),
+                ("roles", roles.isEmpty ? nil : roles.joined(separator: ",")),
+            ])
     }
 }
 
@@ -51,8 +59,10 @@ enum ModelText {
     private static func escape(_ text: String) -> String {
         let limited = text.count > 120 ? String(text.prefix(117)) + "…" : text
         guard limited.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else { return limited }
-        return String(String.UnicodeScalarView(limited.unicodeScalars.flatMap { scalar -> [Unicode.Scalar] in
-            scalar.properties.generalCategory == .control ? Array(String(format: "\\u{%X}", scalar.value).unicodeScalars) : [scalar]
-        }))
+        return String(
+            String.UnicodeScalarView(
+                limited.unicodeScalars.flatMap { scalar -> [Unicode.Scalar] in
+                    scalar.properties.generalCategory == .control ? Array(String(format: "\\u{%X}", scalar.value).unicodeScalars) : [scalar]
+                }))
     }
 }

@@ -35,7 +35,8 @@ public struct Organization: Sendable, Hashable {
 
 extension Organization: VaultRecordCodable {
     init(vaultObject object: JSONObject) throws(VaultError) {
-        self.init(id: try object.requiredRecordString("id"), name: try object.recordString("name"), slug: try object.recordString("slug"),
-                  raw: try object.recordObject("raw") ?? [:])
+        self.init(
+            id: try object.requiredRecordString("id"), name: try object.recordString("name"), slug: try object.recordString("slug"),
+            raw: try object.recordObject("raw") ?? [:])
     }
 }

@@ -34,14 +34,19 @@ public struct Session: Sendable, Hashable {
     var rawJSON: DeferredJSON
 
     /// Creates a session.
-    public init(id: String?, userID: String, startedAt: Date? = nil, lastAccessedAt: Date? = nil, expiresAt: Date? = nil,
-                authenticationFactors: [JSONValue] = [], roles: [String] = [], raw: JSONObject = [:]) {
-        self.init(id: id, userID: userID, startedAt: startedAt, lastAccessedAt: lastAccessedAt, expiresAt: expiresAt,
-                  factorsJSON: DeferredJSON(.array(authenticationFactors)), roles: roles, rawJSON: DeferredJSON(.object(raw)))
+    public init(
+        id: String?, userID: String, startedAt: Date? = nil, lastAccessedAt: Date? = nil, expiresAt: Date? = nil,
+        authenticationFactors: [JSONValue] = [], roles: [String] = [], raw: JSONObject = [:]
+    ) {
+        self.init(
+            id: id, userID: userID, startedAt: startedAt, lastAccessedAt: lastAccessedAt, expiresAt: expiresAt,
+            factorsJSON: DeferredJSON(.array(authenticationFactors)), roles: roles, rawJSON: DeferredJSON(.object(raw)))
     }
 
-    init(id: String?, userID: String, startedAt: Date?, lastAccessedAt: Date?, expiresAt: Date?, factorsJSON: DeferredJSON,
-         roles: [String], rawJSON: DeferredJSON) {
+    init(
+        id: String?, userID: String, startedAt: Date?, lastAccessedAt: Date?, expiresAt: Date?, factorsJSON: DeferredJSON,
+        roles: [String], rawJSON: DeferredJSON
+    ) {
         self.id = id
         self.userID = userID
         self.startedAt = startedAt
@@ -55,9 +60,10 @@ public struct Session: Sendable, Hashable {
 
 extension Session: VaultRecordCodable {
     init(vaultObject object: JSONObject) throws(VaultError) {
-        self.init(id: try object.recordString("id"), userID: try object.requiredRecordString("user_id"),
-                  startedAt: try object.recordDate("started_at"), lastAccessedAt: try object.recordDate("last_accessed_at"),
-                  expiresAt: try object.recordDate("expires_at"), authenticationFactors: try object.recordArray("authentication_factors"),
-                  roles: try object.recordStrings("roles"), raw: try object.recordObject("raw") ?? [:])
+        self.init(
+            id: try object.recordString("id"), userID: try object.requiredRecordString("user_id"),
+            startedAt: try object.recordDate("started_at"), lastAccessedAt: try object.recordDate("last_accessed_at"),
+            expiresAt: try object.recordDate("expires_at"), authenticationFactors: try object.recordArray("authentication_factors"),
+            roles: try object.recordStrings("roles"), raw: try object.recordObject("raw") ?? [:])
     }
 }

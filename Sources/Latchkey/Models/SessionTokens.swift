@@ -28,8 +28,10 @@ public struct SessionTokens: Sendable, Hashable, CustomStringConvertible, Custom
     public var attributes: [String: String]
 
     /// Creates a token set.
-    public init(accessToken: String, sessionToken: String? = nil, refreshToken: String? = nil, idToken: String? = nil,
-                issuedAt: Date? = nil, expiresAt: Date? = nil, attributes: [String: String] = [:]) {
+    public init(
+        accessToken: String, sessionToken: String? = nil, refreshToken: String? = nil, idToken: String? = nil,
+        issuedAt: Date? = nil, expiresAt: Date? = nil, attributes: [String: String] = [:]
+    ) {
         self.accessToken = accessToken
         self.sessionToken = sessionToken
         self.refreshToken = refreshToken
@@ -97,8 +99,9 @@ extension SessionTokens: VaultRecordCodable {
             guard case .string(let value) = member.value else { throw VaultError.malformed("token attribute \"\(member.name)\" is not a string") }
             attributes[member.name] = value
         }
-        self.init(accessToken: try object.requiredRecordString("access_token"), sessionToken: try object.recordString("session_token"),
-                  refreshToken: try object.recordString("refresh_token"), idToken: try object.recordString("id_token"),
-                  issuedAt: try object.recordDate("issued_at"), expiresAt: try object.recordDate("expires_at"), attributes: attributes)
+        self.init(
+            accessToken: try object.requiredRecordString("access_token"), sessionToken: try object.recordString("session_token"),
+            refreshToken: try object.recordString("refresh_token"), idToken: try object.recordString("id_token"),
+            issuedAt: try object.recordDate("issued_at"), expiresAt: try object.recordDate("expires_at"), attributes: attributes)
     }
 }

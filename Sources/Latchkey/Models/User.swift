@@ -43,7 +43,8 @@ public struct User: Sendable, Hashable {
 
 extension User: VaultRecordCodable {
     init(vaultObject object: JSONObject) throws(VaultError) {
-        self.init(id: try object.requiredRecordString("id"), email: try object.recordString("email"), name: try object.recordString("name"),
-                  status: try object.recordString("status"), raw: try object.recordObject("raw") ?? [:])
+        self.init(
+            id: try object.requiredRecordString("id"), email: try object.recordString("email"), name: try object.recordString("name"),
+            status: try object.recordString("status"), raw: try object.recordObject("raw") ?? [:])
     }
 }

@@ -94,19 +94,19 @@ public protocol AuthProvider: Sendable {
 
     /// Adds the session's credentials to a request bound for the app's API (usually
     /// `Authorization: Bearer <access token>`): what ``prepare(_:with:)`` does by default.
-    func authorize(_ request: inout HTTPRequest, with tokens: SessionTokens) throws
+    func authorize(_ request: inout TransportRequest, with tokens: SessionTokens) throws
 
     /// Prepares one attempt of an app request for ``AuthClient/send(_:)``: async and called
     /// again for every attempt, so an adapter can sign each one (a DPoP proof, RFC 9449,
     /// is bound to one request and used once). Default: ``authorize(_:with:)``.
-    func prepare(_ request: HTTPRequest, with tokens: SessionTokens) async throws -> HTTPRequest
+    func prepare(_ request: TransportRequest, with tokens: SessionTokens) async throws -> TransportRequest
 
     /// Sees every answer to a request ``prepare(_:with:)`` made, and says whether it asks
     /// for the same request again with a fresh proof (a DPoP `use_dpop_nonce` challenge
     /// carrying the nonce to sign). ``AuthClient/send(_:)`` then prepares and sends it once
     /// more, before any renewal; a second challenge is answered like any refusal.
     /// Default: `false`.
-    func shouldRetry(_ response: HTTPResponse, to request: HTTPRequest) async -> Bool
+    func shouldRetry(_ response: TransportResponse, to request: TransportRequest) async -> Bool
 
     /// The app logged out (the vault is cleared): drop what the adapter keeps for the
     /// session outside it (a DPoP key pair). The logout has happened whatever this finds:
@@ -117,7 +117,7 @@ public protocol AuthProvider: Sendable {
     /// returns an error when it says the session is over (a ban answered to an app
     /// request). Only ``AuthError/endsSession`` errors act: the session ends at once
     /// and `send` throws. Default: `nil` (a 401 is handled by the core: renew, retry once).
-    func inspect(_ response: HTTPResponse, to request: HTTPRequest) -> AuthError?
+    func inspect(_ response: TransportResponse, to request: TransportRequest) -> AuthError?
 
     /// Checks that tokens obtained elsewhere are complete for this provider (both tokens
     /// where it has two) before ``AuthClient/update(tokens:)`` uses them.
@@ -145,21 +145,21 @@ extension AuthProvider {
         RenewalPreparation()
     }
 
-    public func authorize(_ request: inout HTTPRequest, with tokens: SessionTokens) throws {
+    public func authorize(_ request: inout TransportRequest, with tokens: SessionTokens) throws {
         request.headers["Authorization"] = "Bearer \(tokens.accessToken)"
     }
 
-    public func prepare(_ request: HTTPRequest, with tokens: SessionTokens) async throws -> HTTPRequest {
+    public func prepare(_ request: TransportRequest, with tokens: SessionTokens) async throws -> TransportRequest {
         var prepared = request
         try authorize(&prepared, with: tokens)
         return prepared
     }
 
-    public func shouldRetry(_ response: HTTPResponse, to request: HTTPRequest) async -> Bool { false }
+    public func shouldRetry(_ response: TransportResponse, to request: TransportRequest) async -> Bool { false }
 
     public func loggedOut() async {}
 
-    public func inspect(_ response: HTTPResponse, to request: HTTPRequest) -> AuthError? { nil }
+    public func inspect(_ response: TransportResponse, to request: TransportRequest) -> AuthError? { nil }
 
     public func checkTokens(_ tokens: SessionTokens) throws {
         guard !tokens.accessToken.isEmpty else { throw AuthError(.invalidArgument, "the access token is empty") }
@@ -184,7 +184,10 @@ extension AuthProvider {
             throw AuthError(.invalidArgument, "provider \"\(identifier)\" does not take a session duration")
         }
         guard bounds.contains(duration) else {
-            throw AuthError(.invalidArgument, "a session duration for \"\(identifier)\" must be between \(Self.minutes(bounds.lowerBound)) and \(Self.minutes(bounds.upperBound)) minutes; got \(Self.minutes(duration)) minutes")
+            throw AuthError(
+                .invalidArgument,
+                "a session duration for \"\(identifier)\" must be between \(Self.minutes(bounds.lowerBound)) and \(Self.minutes(bounds.upperBound)) minutes; got \(Self.minutes(duration)) minutes"
+            )
         }
     }
 

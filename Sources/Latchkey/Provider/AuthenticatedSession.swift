@@ -18,8 +18,10 @@ public struct AuthenticatedSession: Sendable, Hashable {
     public var organization: Organization?
 
     /// Creates a report.
-    public init(tokens: SessionTokens, session: Session? = nil, user: User? = nil, memberSession: MemberSession? = nil,
-                member: Member? = nil, organization: Organization? = nil) {
+    public init(
+        tokens: SessionTokens, session: Session? = nil, user: User? = nil, memberSession: MemberSession? = nil,
+        member: Member? = nil, organization: Organization? = nil
+    ) {
         self.tokens = tokens
         self.session = session
         self.user = user

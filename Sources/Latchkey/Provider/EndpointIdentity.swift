@@ -41,10 +41,11 @@ public struct EndpointIdentity: Sendable, Hashable, CustomStringConvertible {
     /// `sha256:` and the first 16 bytes of the SHA-256 of `secret`, in hex: enough to tell
     /// two keys apart, never enough to recover one.
     public static func digest(_ secret: String) -> String {
-        "sha256:" + HashAlgorithm.sha256.hash(Array(secret.utf8)).prefix(16).map { byte in
-            let hex = String(byte, radix: 16)
-            return byte < 16 ? "0" + hex : hex
-        }.joined()
+        "sha256:"
+            + HashAlgorithm.sha256.hash(Array(secret.utf8)).prefix(16).map { byte in
+                let hex = String(byte, radix: 16)
+                return byte < 16 ? "0" + hex : hex
+            }.joined()
     }
 
     /// Why a session stored under `stored` must not be used by this identity — the
@@ -79,8 +80,9 @@ public struct EndpointIdentity: Sendable, Hashable, CustomStringConvertible {
         components = lines.dropFirst().map { line in
             let bytes = Array(line.utf8)
             let equals = bytes.firstIndex(of: UInt8(ascii: "=")) ?? bytes.endIndex
-            return Component(String(decoding: bytes[..<equals], as: UTF8.self),
-                             String(decoding: bytes[min(equals + 1, bytes.endIndex)...], as: UTF8.self))
+            return Component(
+                String(decoding: bytes[..<equals], as: UTF8.self),
+                String(decoding: bytes[min(equals + 1, bytes.endIndex)...], as: UTF8.self))
         }
     }
 

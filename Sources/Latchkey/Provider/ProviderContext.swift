@@ -1,5 +1,5 @@
-public import Logging
 public import LatchkeySecrets
+public import Logging
 
 /// The environment an adapter is built in: everything it needs from the core and the
 /// app, so that nothing is smuggled in through a factory closure.
@@ -21,8 +21,10 @@ public struct ProviderContext: Sendable {
     public var dependencies: ProviderDependencies
 
     /// Creates a context.
-    public init(settings: ProviderSettings, transport: any HTTPTransport, clock: any SessionClock, logger: Logger,
-                options: SessionOptions = SessionOptions(), store: any SecretStore, dependencies: ProviderDependencies = ProviderDependencies()) {
+    public init(
+        settings: ProviderSettings, transport: any HTTPTransport, clock: any SessionClock, logger: Logger,
+        options: SessionOptions = SessionOptions(), store: any SecretStore, dependencies: ProviderDependencies = ProviderDependencies()
+    ) {
         self.settings = settings
         self.transport = transport
         self.clock = clock
@@ -42,8 +44,10 @@ public struct ProviderFactory: Sendable {
     private let make: @Sendable (ProviderContext) throws -> any AuthProvider
 
     /// Creates a factory.
-    public init(identifier: String, schema: ProviderSettingsSchema,
-                make: @escaping @Sendable (ProviderContext) throws -> any AuthProvider) {
+    public init(
+        identifier: String, schema: ProviderSettingsSchema,
+        make: @escaping @Sendable (ProviderContext) throws -> any AuthProvider
+    ) {
         self.identifier = identifier
         self.schema = schema
         self.make = make

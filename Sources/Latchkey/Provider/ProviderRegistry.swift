@@ -1,5 +1,5 @@
-public import Logging
 public import LatchkeySecrets
+public import Logging
 internal import Synchronization
 
 /// Adapters register a factory under their identifier; a ``LatchkeyConfiguration``
@@ -40,7 +40,10 @@ public final class ProviderRegistry: Sendable {
     public func check(_ configuration: LatchkeyConfiguration, deferringSecrets: Bool = false) throws(AuthError) -> [String] {
         guard let factory = factory(for: configuration.provider) else {
             let known = identifiers
-            throw AuthError(.configuration, "unknown provider \"\(configuration.provider)\" in key \"provider\"; registered: \(known.isEmpty ? "none" : known.joined(separator: ", "))")
+            throw AuthError(
+                .configuration,
+                "unknown provider \"\(configuration.provider)\" in key \"provider\"; registered: \(known.isEmpty ? "none" : known.joined(separator: ", "))"
+            )
         }
         var settings = configuration.settings
         settings.provider = configuration.provider
@@ -62,24 +65,29 @@ public final class ProviderRegistry: Sendable {
     ///   - logger: the adapter's logger; silent by default.
     /// - Throws: ``AuthError/Code/configuration`` for an unknown provider (the message
     ///   lists the registered ones), an unknown, missing or malformed setting.
-    public func makeProvider(_ configuration: LatchkeyConfiguration, store: any SecretStore,
-                             dependencies: ProviderDependencies = ProviderDependencies(),
-                             transport: (any HTTPTransport)? = nil, clock: any SessionClock = SystemClock(),
-                             logger: Logger = Logger(label: "latchkey", factory: { _ in SwiftLogNoOpLogHandler() })) throws -> any AuthProvider {
+    public func makeProvider(
+        _ configuration: LatchkeyConfiguration, store: any SecretStore,
+        dependencies: ProviderDependencies = ProviderDependencies(),
+        transport: (any HTTPTransport)? = nil, clock: any SessionClock = SystemClock(),
+        logger: Logger = Logger(label: "latchkey", factory: { _ in SwiftLogNoOpLogHandler() })
+    ) throws -> any AuthProvider {
         for warning in try check(configuration) {
             logger.warning("\(warning)")
         }
         // check(_:) found the factory.
-        guard let factory = factory(for: configuration.provider) else { throw AuthError(.configuration, "provider \"\(configuration.provider)\" vanished") }
+        guard let factory = factory(for: configuration.provider) else {
+            throw AuthError(.configuration, "provider \"\(configuration.provider)\" vanished")
+        }
         var settings = configuration.settings
         settings.provider = configuration.provider
         // Every provider call is measured and traced (InstrumentedTransport), retries included.
         let base = transport ?? RetryingTransport(URLSessionTransport(), clock: clock)
         let transport = base is InstrumentedTransport ? base : InstrumentedTransport(base)
-        let context = ProviderContext(settings: settings, transport: transport,
-                                      clock: clock, logger: logger, options: configuration.session,
-                                      store: ScopedSecretStore(base: store, scope: "provider.\(factory.identifier)."),
-                                      dependencies: dependencies)
+        let context = ProviderContext(
+            settings: settings, transport: transport,
+            clock: clock, logger: logger, options: configuration.session,
+            store: ScopedSecretStore(base: store, scope: "provider.\(factory.identifier)."),
+            dependencies: dependencies)
         return try factory.makeProvider(context)
     }
 
@@ -95,11 +103,13 @@ public final class ProviderRegistry: Sendable {
     ///     ``RetryingTransport`` over ``URLSessionTransport`` on `clock`.
     ///   - clock: the client's and the adapter's time; a ``ManualClock`` in tests.
     ///   - logger: receives state changes and failures, never a token; silent by default.
-    public func makeClient(_ configuration: LatchkeyConfiguration, store: (any SecretStore)? = nil,
-                           dependencies: ProviderDependencies = ProviderDependencies(),
-                           transport: (any HTTPTransport)? = nil,
-                           clock: any SessionClock = SystemClock(),
-                           logger: Logger = Logger(label: "latchkey", factory: { _ in SwiftLogNoOpLogHandler() })) throws -> AuthClient {
+    public func makeClient(
+        _ configuration: LatchkeyConfiguration, store: (any SecretStore)? = nil,
+        dependencies: ProviderDependencies = ProviderDependencies(),
+        transport: (any HTTPTransport)? = nil,
+        clock: any SessionClock = SystemClock(),
+        logger: Logger = Logger(label: "latchkey", factory: { _ in SwiftLogNoOpLogHandler() })
+    ) throws -> AuthClient {
         let secrets = try store ?? configuration.store.makeStore().store
         let transport = transport ?? RetryingTransport(URLSessionTransport(), clock: clock)
         let provider = try makeProvider(configuration, store: secrets, dependencies: dependencies, transport: transport, clock: clock, logger: logger)

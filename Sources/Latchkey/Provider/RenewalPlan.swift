@@ -18,8 +18,10 @@ public struct RenewalPlan: Sendable, Hashable {
 
     /// Renew once `fraction` of the usable lifetime has passed, the usable lifetime
     /// ending `margin` before the real expiry (social.plus: fraction 0.8, margin 5 minutes).
-    public static func proportional(issuedAt: Date?, expiresAt: Date?, fraction: Double = 0.8,
-                                    margin: TimeInterval = 0) -> RenewalPlan {
+    public static func proportional(
+        issuedAt: Date?, expiresAt: Date?, fraction: Double = 0.8,
+        margin: TimeInterval = 0
+    ) -> RenewalPlan {
         guard let expiresAt else { return RenewalPlan(expiresAt: nil, renewAt: nil) }
         let usableEnd = expiresAt.addingTimeInterval(-margin)
         guard let issuedAt, issuedAt < usableEnd else {

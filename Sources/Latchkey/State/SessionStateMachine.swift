@@ -27,18 +27,24 @@ public struct SessionStateMachine: Sendable {
     public static func isLegal(from: SessionState?, to: SessionState) -> Bool {
         switch (from, to) {
         case (nil, .notLoggedIn), (nil, .established), (nil, .tokenExpired), (nil, .terminated), (nil, .needsUserAction),
-             (nil, .restoring): true
+            (nil, .restoring):
+            true
         case (.restoring?, .notLoggedIn), (.restoring?, .established), (.restoring?, .tokenExpired), (.restoring?, .terminated),
-             (.restoring?, .needsUserAction), (.restoring?, .establishing): true
+            (.restoring?, .needsUserAction), (.restoring?, .establishing):
+            true
         case (.notLoggedIn?, .establishing): true
         case (.establishing?, .established), (.establishing?, .notLoggedIn), (.establishing?, .needsUserAction),
-             (.establishing?, .tokenExpired): true
+            (.establishing?, .tokenExpired):
+            true
         case (.established?, .tokenExpired), (.established?, .terminated), (.established?, .notLoggedIn),
-             (.established?, .needsUserAction): true
+            (.established?, .needsUserAction):
+            true
         case (.tokenExpired?, .established), (.tokenExpired?, .terminated), (.tokenExpired?, .notLoggedIn),
-             (.tokenExpired?, .establishing), (.tokenExpired?, .needsUserAction): true
+            (.tokenExpired?, .establishing), (.tokenExpired?, .needsUserAction):
+            true
         case (.needsUserAction?, .establishing), (.needsUserAction?, .notLoggedIn), (.needsUserAction?, .established),
-             (.needsUserAction?, .terminated): true
+            (.needsUserAction?, .terminated):
+            true
         case (.terminated?, .notLoggedIn): true
         default: false
         }

@@ -30,13 +30,14 @@ final class Broadcasters: Sendable {
 
     /// The broadcaster of one object type.
     func broadcaster<Object: SessionObject>(for type: Object.Type) -> ChangeBroadcaster<ObjectInfo<Object>> {
-        let broadcaster: any Sendable = switch type.kind.base {
-        case .session: session
-        case .user: user
-        case .memberSession: memberSession
-        case .member: member
-        case .organization: organization
-        }
+        let broadcaster: any Sendable =
+            switch type.kind.base {
+            case .session: session
+            case .user: user
+            case .memberSession: memberSession
+            case .member: member
+            case .organization: organization
+            }
         // The kind names the object type, so the cast cannot fail.
         return broadcaster as! ChangeBroadcaster<ObjectInfo<Object>>
     }

@@ -5,7 +5,7 @@ internal import Tracing
 /// A transport that reports each request to swift-metrics and swift-distributed-tracing,
 /// then sends it through `base`.
 ///
-/// Per request: a client span named by the request's ``HTTPRequest/operation`` (attributes
+/// Per request: a client span named by the request's ``TransportRequest/operation`` (attributes
 /// `http.request.method`, `server.address`, `latchkey.operation`,
 /// `http.response.status_code`, or `error.type` when nothing came back), the counter
 /// `latchkey_provider_requests_total` and the timer
@@ -25,7 +25,7 @@ public struct InstrumentedTransport: HTTPTransport {
         self.base = base
     }
 
-    public func send(_ request: HTTPRequest) async throws -> HTTPResponse {
+    public func send(_ request: TransportRequest) async throws -> TransportResponse {
         let operation = request.operation ?? "other"
         let start = ContinuousClock.now
         do {

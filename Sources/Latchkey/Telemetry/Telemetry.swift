@@ -69,8 +69,10 @@ package enum Telemetry {
 
     /// Runs `body` in a span named `name`; a failure marks the span with its class only
     /// (`error.type`), not the error's text, which `withSpan` would record.
-    static func traced<T: Sendable>(_ name: String, kind: SpanKind, isolation: isolated (any Actor)? = #isolation,
-                                    _ body: (any Span) async throws -> T) async throws -> T {
+    static func traced<T: Sendable>(
+        _ name: String, kind: SpanKind, isolation: isolated (any Actor)? = #isolation,
+        _ body: (any Span) async throws -> T
+    ) async throws -> T {
         let result: Result<T, any Error> = await withSpan(name, ofKind: kind, isolation: isolation) { span in
             do {
                 return .success(try await body(span))

@@ -40,8 +40,10 @@ public struct ServerLifetime: Sendable, Hashable {
     /// `receivedAt` + their difference. When the server did not state both, `fallback` is
     /// the lifetime; without one, a stated expiry is kept as it is (nothing relates it to
     /// the local clock), and with no expiry at all there is none.
-    public static func localTimes(receivedAt: Date, issuedAt: Date?, expiresAt: Date?,
-                                  fallback: TimeInterval? = nil) -> (issuedAt: Date, expiresAt: Date?) {
+    public static func localTimes(
+        receivedAt: Date, issuedAt: Date?, expiresAt: Date?,
+        fallback: TimeInterval? = nil
+    ) -> (issuedAt: Date, expiresAt: Date?) {
         if let lifetime = ServerLifetime(from: issuedAt, to: expiresAt) ?? fallback.flatMap(ServerLifetime.init(seconds:)) {
             return (receivedAt, lifetime.end(startingAt: receivedAt))
         }

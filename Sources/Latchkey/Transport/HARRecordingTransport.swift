@@ -23,8 +23,8 @@ public final class HARRecordingTransport: HTTPTransport {
     private struct Exchange: Sendable {
         var started: Date
         var milliseconds: Double
-        var request: HTTPRequest
-        var response: HTTPResponse?
+        var request: TransportRequest
+        var response: TransportResponse?
         var failure: String?
     }
 
@@ -54,7 +54,7 @@ public final class HARRecordingTransport: HTTPTransport {
         try state.withLock { try write($0) }
     }
 
-    public func send(_ request: HTTPRequest) async throws -> HTTPResponse {
+    public func send(_ request: TransportRequest) async throws -> TransportResponse {
         let started = Date()
         let clock = ContinuousClock()
         let start = clock.now
@@ -89,11 +89,13 @@ public final class HARRecordingTransport: HTTPTransport {
     // MARK: Writing
 
     private func write(_ state: State) throws {
-        let document: JSONValue = .object(["log": .object([
-            "version": "1.2",
-            "creator": .object(["name": .string(creator), "version": "1"]),
-            "entries": .array(state.exchanges.map { entry($0, state.redactor) }),
-        ])])
+        let document: JSONValue = .object([
+            "log": .object([
+                "version": "1.2",
+                "creator": .object(["name": .string(creator), "version": "1"]),
+                "entries": .array(state.exchanges.map { entry($0, state.redactor) }),
+            ])
+        ])
         let bytes = Array(document.prettyJSONText.utf8)
         let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0o600)
         guard fd >= 0 else { throw TraceFileError(path: path, reason: String(cString: strerror(errno))) }
@@ -123,8 +125,10 @@ public final class HARRecordingTransport: HTTPTransport {
             "bodySize": .number(Double(request.body?.count ?? 0)),
         ]
         if let body = request.body, !body.isEmpty {
-            requestObject["postData"] = .object(["mimeType": .string(requestType ?? ""),
-                                                 "text": .string(redactor.body(body, mediaType: requestType))])
+            requestObject["postData"] = .object([
+                "mimeType": .string(requestType ?? ""),
+                "text": .string(redactor.body(body, mediaType: requestType)),
+            ])
         }
         var responseObject: JSONObject
         if let response = exchange.response {
@@ -135,17 +139,21 @@ public final class HARRecordingTransport: HTTPTransport {
                 "httpVersion": "HTTP/1.1",
                 "cookies": [],
                 "headers": headers(response.headers, redactor),
-                "content": .object(["size": .number(Double(response.body.count)), "mimeType": .string(responseType ?? ""),
-                                    "text": .string(redactor.body(response.body, mediaType: responseType))]),
+                "content": .object([
+                    "size": .number(Double(response.body.count)), "mimeType": .string(responseType ?? ""),
+                    "text": .string(redactor.body(response.body, mediaType: responseType)),
+                ]),
                 "redirectURL": "",
                 "headersSize": -1,
                 "bodySize": .number(Double(response.body.count)),
             ]
         } else {
             // HAR's way of saying there was no response: status 0, the reason in a comment.
-            responseObject = ["status": 0, "statusText": "", "httpVersion": "", "cookies": [], "headers": [],
-                              "content": .object(["size": 0, "mimeType": ""]), "redirectURL": "", "headersSize": -1, "bodySize": -1,
-                              "comment": .string("no response: \(exchange.failure ?? "failed")")]
+            responseObject = [
+                "status": 0, "statusText": "", "httpVersion": "", "cookies": [], "headers": [],
+                "content": .object(["size": 0, "mimeType": ""]), "redirectURL": "", "headersSize": -1, "bodySize": -1,
+                "comment": .string("no response: \(exchange.failure ?? "failed")"),
+            ]
         }
         let formatter = ISO8601DateFormatter()
         formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
@@ -159,10 +167,11 @@ public final class HARRecordingTransport: HTTPTransport {
         ])
     }
 
-    private func headers(_ headers: HTTPHeaders, _ redactor: TraceRedactor) -> JSONValue {
-        .array(headers.map { field in
-            .object(["name": .string(field.name), "value": .string(redactor.header(name: field.name, value: field.value))])
-        })
+    private func headers(_ headers: TransportHeaders, _ redactor: TraceRedactor) -> JSONValue {
+        .array(
+            headers.map { field in
+                .object(["name": .string(field.name), "value": .string(redactor.header(name: field.name, value: field.value))])
+            })
     }
 }
 

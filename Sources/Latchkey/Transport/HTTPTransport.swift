@@ -1,4 +1,5 @@
 public import Foundation
+
 /// Sends HTTP requests. Adapters talk to their provider through one, and
 /// ``AuthClient/send(_:)`` sends the app's authorized requests through one.
 ///
@@ -10,7 +11,7 @@ public protocol HTTPTransport: Sendable {
     /// Sends `request` and returns the response.
     ///
     /// - Throws: ``TransportError``, or `CancellationError` when the task is cancelled.
-    func send(_ request: HTTPRequest) async throws -> HTTPResponse
+    func send(_ request: TransportRequest) async throws -> TransportResponse
 }
 
 /// A request that got no response.

@@ -4,7 +4,7 @@ public import Foundation
 /// ``URLSessionTransport`` enforces (and that a test or fuzz transport can apply too, so
 /// that what it hands an adapter is what production would).
 ///
-/// The cap is the request's ``HTTPRequest/maximumResponseSize`` or, when it sets none,
+/// The cap is the request's ``TransportRequest/maximumResponseSize`` or, when it sets none,
 /// the transport's; a negative cap counts as 0. A body announced (`Content-Length`) or
 /// grown past it fails with ``TransportError/Code/tooLarge`` as soon as that is known,
 /// so an endless body or a compression bomb costs at most the cap in memory.
@@ -16,12 +16,12 @@ public struct ResponseBodyLimit: Sendable {
     private let request: String
 
     /// Starts reading the answer to `request`, capped at its own cap or else `defaultLimit`.
-    public init(for request: HTTPRequest, defaultLimit: Int) {
+    public init(for request: TransportRequest, defaultLimit: Int) {
         self.init(limit: request.maximumResponseSize ?? defaultLimit, request: request.description)
     }
 
     /// Starts reading an answer capped at `limit`; `request` names it in errors
-    /// (`METHOD url-without-query`, as ``HTTPRequest/description`` gives it).
+    /// (`METHOD url-without-query`, as ``TransportRequest/description`` gives it).
     public init(limit: Int, request: String) {
         self.limit = max(0, limit)
         self.request = request
@@ -41,7 +41,8 @@ public struct ResponseBodyLimit: Sendable {
     }
 
     private func tooLarge(announced: Int?) -> TransportError {
-        TransportError(.tooLarge, request: request,
-                       message: "the answer is larger than the \(limit)-byte cap\(announced.map { " (\($0) bytes announced)" } ?? ""); reading stopped")
+        TransportError(
+            .tooLarge, request: request,
+            message: "the answer is larger than the \(limit)-byte cap\(announced.map { " (\($0) bytes announced)" } ?? ""); reading stopped")
     }
 }

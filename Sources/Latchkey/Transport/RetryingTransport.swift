@@ -19,7 +19,7 @@ public struct RetryingTransport: HTTPTransport {
         self.clock = clock
     }
 
-    public func send(_ request: HTTPRequest) async throws -> HTTPResponse {
+    public func send(_ request: TransportRequest) async throws -> TransportResponse {
         var attempt = 1
         while true {
             let wait: Duration
@@ -39,7 +39,8 @@ public struct RetryingTransport: HTTPTransport {
             } catch let error as TransportError {
                 // A redirect or an oversized answer would come back the same: not worth another try.
                 guard attempt < policy.maxAttempts, request.isIdempotent,
-                      ![.invalidResponse, .redirected, .tooLarge].contains(error.code) else { throw error }
+                    ![.invalidResponse, .redirected, .tooLarge].contains(error.code)
+                else { throw error }
                 wait = policy.delay(afterAttempt: attempt)
             }
             try await clock.sleep(for: wait)

@@ -29,7 +29,9 @@ public enum SecureURL {
         guard parts.count == 4 else { return false }
         var octets: [Int] = []
         for part in parts {
-            guard !part.isEmpty, part.count <= 3, part.allSatisfy({ $0.isASCII && $0.isNumber }), let value = Int(part), value <= 255 else { return false }
+            guard !part.isEmpty, part.count <= 3, part.allSatisfy({ $0.isASCII && $0.isNumber }), let value = Int(part), value <= 255 else {
+                return false
+            }
             octets.append(value)
         }
         return octets[0] == 127

@@ -64,7 +64,7 @@ struct TraceRedactor: Sendable {
     // MARK: Learning
 
     /// Notes the secrets of one exchange (by name), so they are found anywhere later.
-    mutating func learn(headers: HTTPHeaders, body: Data?, query: URL) {
+    mutating func learn(headers: TransportHeaders, body: Data?, query: URL) {
         for field in headers where Self.isSecretHeader(field.name) { remember(headerValue: field.value) }
         if let items = URLComponents(url: query, resolvingAgainstBaseURL: false)?.queryItems {
             for item in items where Self.isSecretField(item.name) { remember(item.value ?? "") }
@@ -127,10 +127,12 @@ struct TraceRedactor: Sendable {
         components.queryItems = nil
         var text = scrub(components.string ?? "")
         if let items {
-            text += "?" + items.map { item in
-                let value = item.value ?? ""
-                return item.name + "=" + (Self.isSecretField(item.name) ? marker(value) : scrub(value))
-            }.joined(separator: "&")
+            text +=
+                "?"
+                + items.map { item in
+                    let value = item.value ?? ""
+                    return item.name + "=" + (Self.isSecretField(item.name) ? marker(value) : scrub(value))
+                }.joined(separator: "&")
         }
         return text
     }
@@ -163,9 +165,11 @@ struct TraceRedactor: Sendable {
         case .string(let text): .string(secret ? marker(text) : scrub(text))
         case .array(let items): .array(items.map { redact($0, secret: secret) })
         case .object(let object):
-            .object(JSONObject(uniqueMembersInOrder: object.members.map { member in
-                JSONObject.Member(name: scrub(member.name), value: redact(member.value, secret: secret || Self.isSecretField(member.name)))
-            }))
+            .object(
+                JSONObject(
+                    uniqueMembersInOrder: object.members.map { member in
+                        JSONObject.Member(name: scrub(member.name), value: redact(member.value, secret: secret || Self.isSecretField(member.name)))
+                    }))
         default: value
         }
     }
@@ -174,14 +178,14 @@ struct TraceRedactor: Sendable {
     static func jwtPattern() -> Regex<Substring> { #/eyJ[A-Za-z0-9_\-]+\.[A-Za-z0-9_\-]+\.[A-Za-z0-9_\-]*/# }
 }
 
-private extension JSONObject {
+extension JSONObject {
     /// An object from members whose names the caller knows are unique.
-    init(uniqueMembersInOrder members: [Member]) {
+    fileprivate init(uniqueMembersInOrder members: [Member]) {
         self.init()
         for member in members { self[member.name] = member.value }
     }
 }
 
-private extension String {
-    func leftPadded(to width: Int) -> String { String(repeating: "0", count: max(0, width - count)) + self }
+extension String {
+    fileprivate func leftPadded(to width: Int) -> String { String(repeating: "0", count: max(0, width - count)) + self }
 }

@@ -1,5 +1,6 @@
 internal import Foundation
 internal import Synchronization
+
 #if canImport(FoundationNetworking)
 public import FoundationNetworking
 #endif
@@ -40,8 +41,10 @@ public struct URLSessionTransport: HTTPTransport {
 
     /// Creates a transport on a session of its own with `configuration` (connection limits,
     /// proxies); the transport's delegate enforces the rules above.
-    public init(configuration: URLSessionConfiguration, defaultTimeout: Duration = .seconds(30),
-                maximumResponseSize: Int = defaultMaximumResponseSize) {
+    public init(
+        configuration: URLSessionConfiguration, defaultTimeout: Duration = .seconds(30),
+        maximumResponseSize: Int = defaultMaximumResponseSize
+    ) {
         let exchanges = ExchangeDelegate()
         self.exchanges = exchanges
         self.session = URLSession(configuration: configuration, delegate: exchanges, delegateQueue: nil)
@@ -55,7 +58,7 @@ public struct URLSessionTransport: HTTPTransport {
         self.init(configuration: session.configuration, defaultTimeout: defaultTimeout, maximumResponseSize: maximumResponseSize)
     }
 
-    public func send(_ request: HTTPRequest) async throws -> HTTPResponse {
+    public func send(_ request: TransportRequest) async throws -> TransportResponse {
         let timeout = request.timeout ?? defaultTimeout
         var urlRequest = URLRequest(url: request.url)
         urlRequest.httpMethod = request.method
@@ -74,10 +77,13 @@ public struct URLSessionTransport: HTTPTransport {
         // deadlock FoundationNetworking and hang every later request of the process
         // (found by the soak). An abandoned exchange ends by itself within the request's
         // own (backstop) timeout, its body still held to the cap.
-        let race = Race<HTTPResponse>()
+        let race = Race<TransportResponse>()
         let task = session.dataTask(with: urlRequest)
-        exchanges.register(task, Exchange(race: race, request: description,
-                                          body: ResponseBodyLimit(limit: request.maximumResponseSize ?? maximumResponseSize, request: description)))
+        exchanges.register(
+            task,
+            Exchange(
+                race: race, request: description,
+                body: ResponseBodyLimit(limit: request.maximumResponseSize ?? maximumResponseSize, request: description)))
         task.resume()
         let timer = Task {
             try? await Task.sleep(for: timeout)
@@ -112,7 +118,7 @@ public struct URLSessionTransport: HTTPTransport {
 
 /// One request in flight: where its outcome goes and what it has read so far.
 private struct Exchange: Sendable {
-    let race: Race<HTTPResponse>
+    let race: Race<TransportResponse>
     let request: String
     var response: HTTPURLResponse?
     var body: ResponseBodyLimit
@@ -129,26 +135,32 @@ private final class ExchangeDelegate: NSObject, URLSessionDataDelegate, Sendable
     }
 
     /// Ends the exchange of `task` with `outcome` (when it is still open) and forgets it.
-    private func finish(_ task: URLSessionTask, _ outcome: (Exchange) -> Result<HTTPResponse, any Error>) {
+    private func finish(_ task: URLSessionTask, _ outcome: (Exchange) -> Result<TransportResponse, any Error>) {
         guard let exchange = exchanges.withLock({ $0.removeValue(forKey: task.taskIdentifier) }) else { return }
         exchange.race.finish(outcome(exchange))
     }
 
-    func urlSession(_ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
-                    newRequest request: URLRequest, completionHandler: @escaping @Sendable (URLRequest?) -> Void) {
+    func urlSession(
+        _ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
+        newRequest request: URLRequest, completionHandler: @escaping @Sendable (URLRequest?) -> Void
+    ) {
         let target = request.url.map(SecureURL.redacted) ?? "an unnamed address"
         finish(task) { exchange in
-            .failure(TransportError(.redirected, request: exchange.request,
-                                    message: "the server answered HTTP \(response.statusCode), a redirect to \(target); "
-                                        + "redirects are never followed (they would resend the credentials to another address)"))
+            .failure(
+                TransportError(
+                    .redirected, request: exchange.request,
+                    message: "the server answered HTTP \(response.statusCode), a redirect to \(target); "
+                        + "redirects are never followed (they would resend the credentials to another address)"))
         }
         // Declining ends the task with the 3xx as its answer; no cancel, which racing the
         // task's completion can deadlock FoundationNetworking.
         completionHandler(nil)
     }
 
-    func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive response: URLResponse,
-                    completionHandler: @escaping @Sendable (URLSession.ResponseDisposition) -> Void) {
+    func urlSession(
+        _ session: URLSession, dataTask: URLSessionDataTask, didReceive response: URLResponse,
+        completionHandler: @escaping @Sendable (URLSession.ResponseDisposition) -> Void
+    ) {
         let announced = response.expectedContentLength
         let refused = exchanges.withLock { exchanges -> TransportError? in
             guard var exchange = exchanges[dataTask.taskIdentifier] else { return nil }
@@ -181,14 +193,16 @@ private final class ExchangeDelegate: NSObject, URLSessionDataDelegate, Sendable
                 return .failure(TransportError(.invalidResponse, request: exchange.request, message: "not an HTTP response"))
             }
             if (300...399).contains(http.statusCode) {
-                return .failure(TransportError(.redirected, request: exchange.request,
-                                               message: "the server answered HTTP \(http.statusCode), a redirect; redirects are never followed"))
+                return .failure(
+                    TransportError(
+                        .redirected, request: exchange.request,
+                        message: "the server answered HTTP \(http.statusCode), a redirect; redirects are never followed"))
             }
-            var headers = HTTPHeaders()
+            var headers = TransportHeaders()
             for (name, value) in http.allHeaderFields {
                 if let name = name as? String, let value = value as? String { headers.add(name: name, value: value) }
             }
-            return .success(HTTPResponse(status: http.statusCode, headers: headers, body: exchange.body.body))
+            return .success(TransportResponse(status: http.statusCode, headers: headers, body: exchange.body.body))
         }
     }
 }

@@ -73,7 +73,7 @@ struct SessionVault: Sendable {
             known.record.withLock { $0 = nil }
             return
         }
-        do { _ = try VaultRecord.decode(stored, expectedProvider: providerID) } catch where error.isBindingConflict {
+        do { _ = try VaultRecord.decode(stored, expectedProvider: providerID) } catch  where error.isBindingConflict {
             known.record.withLock { $0 = nil }
             return
         } catch {

@@ -33,8 +33,9 @@ extension VaultRecord {
         record.tokens.sessionToken = report.tokens.sessionToken ?? tokens.sessionToken
         record.tokens.idToken = report.tokens.idToken ?? tokens.idToken
         if let user = report.user { record.user = user }
-        let set = SessionTokens(accessToken: report.tokens.accessToken, issuedAt: report.tokens.issuedAt, expiresAt: report.tokens.expiresAt,
-                                attributes: report.tokens.attributes)
+        let set = SessionTokens(
+            accessToken: report.tokens.accessToken, issuedAt: report.tokens.issuedAt, expiresAt: report.tokens.expiresAt,
+            attributes: report.tokens.attributes)
         record.tokenSets.removeAll { $0.serves(request) }
         record.tokenSets.append(TokenSet(audience: request.audience, scope: request.scope, tokens: set))
         if record.tokenSets.count > Self.maximumTokenSets { record.tokenSets.removeFirst(record.tokenSets.count - Self.maximumTokenSets) }

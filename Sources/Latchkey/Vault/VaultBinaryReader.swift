@@ -57,7 +57,9 @@ struct VaultBinaryReader: ~Copyable {
         switch byte() {
         case 0: return false
         case 1: return true
-        default: fail("invalid flag"); return false
+        default:
+            fail("invalid flag")
+            return false
         }
     }
 
@@ -155,7 +157,7 @@ struct VaultBinaryReader: ~Copyable {
         let start = length(), count = length()
         guard failure == nil else { return kind.empty }
         guard let block, count >= 2, start <= blockCount, count <= blockCount - start,
-              bytes[blockStart + start] == kind.open, bytes[blockStart + start + count - 1] == kind.close
+            bytes[blockStart + start] == kind.open, bytes[blockStart + start + count - 1] == kind.close
         else {
             fail("invalid provider object")
             return kind.empty

@@ -18,8 +18,9 @@ extension VaultRecord {
         let provider = try object.requiredRecordString("provider")
         try checkBinding(provider, expected: expectedProvider)
         guard let tokensObject = try object.recordObject("tokens") else { throw VaultError.malformed("no tokens") }
-        var record = VaultRecord(provider: provider, authenticated: AuthenticatedSession(tokens: try SessionTokens(vaultObject: tokensObject)),
-                                 validatedAt: try object.recordDate("last_validated_at"))
+        var record = VaultRecord(
+            provider: provider, authenticated: AuthenticatedSession(tokens: try SessionTokens(vaultObject: tokensObject)),
+            validatedAt: try object.recordDate("last_validated_at"))
         record.session = try object.recordObject("session").map { (o) throws(VaultError) in try Session(vaultObject: o) }
         record.user = try object.recordObject("user").map { (o) throws(VaultError) in try User(vaultObject: o) }
         record.memberSession = try object.recordObject("member_session").map { (o) throws(VaultError) in try MemberSession(vaultObject: o) }

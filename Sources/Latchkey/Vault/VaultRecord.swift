@@ -83,8 +83,9 @@ struct VaultRecord: Sendable, Hashable {
 
     /// The record as the provider sees it.
     var authenticated: AuthenticatedSession {
-        AuthenticatedSession(tokens: tokens, session: session, user: user, memberSession: memberSession, member: member,
-                             organization: organization)
+        AuthenticatedSession(
+            tokens: tokens, session: session, user: user, memberSession: memberSession, member: member,
+            organization: organization)
     }
 
     // MARK: Decoding

@@ -18,8 +18,10 @@ public struct Auth0BrowserLogin: Sendable {
     public var parameters: [String: String]
 
     /// Creates the options.
-    public init(opener: BrowserOpener = .system, timeout: Duration = .seconds(300), maxAge: Duration? = nil,
-                parameters: [String: String] = [:]) {
+    public init(
+        opener: BrowserOpener = .system, timeout: Duration = .seconds(300), maxAge: Duration? = nil,
+        parameters: [String: String] = [:]
+    ) {
         self.opener = opener
         self.timeout = timeout
         self.maxAge = maxAge

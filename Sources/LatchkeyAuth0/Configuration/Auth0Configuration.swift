@@ -46,10 +46,18 @@ public struct Auth0Configuration: Sendable, Hashable {
         .init("scope", summary: "the scope asked at login (default \"\(defaultScope)\"; openid is always added)"),
         .init("organization", summary: "the organization (org_ ID or name) users sign in to"),
         .init("leeway_seconds", .integer, summary: "the clock skew allowed on ID-token times (default 60)"),
-        .init("base_url", .url, summary: "where requests go instead of https://<domain>/ (a proxy, the emulator; http only for loopback addresses); the issuer stays https://<domain>/"),
+        .init(
+            "base_url", .url,
+            summary:
+                "where requests go instead of https://<domain>/ (a proxy, the emulator; http only for loopback addresses); the issuer stays https://<domain>/"
+        ),
         .init("issuer", summary: "the ID tokens' iss when it is not https://<domain>/ (an https URL)"),
         .init("dpop", .boolean, summary: "sign token requests and API calls with DPoP proofs (RFC 9449; default false)"),
-        .init("redirect_uri", summary: "the browser login's loopback redirect on a fixed port, e.g. http://127.0.0.1:53682/callback; register it exactly (port included) in the application's Allowed Callback URLs"),
+        .init(
+            "redirect_uri",
+            summary:
+                "the browser login's loopback redirect on a fixed port, e.g. http://127.0.0.1:53682/callback; register it exactly (port included) in the application's Allowed Callback URLs"
+        ),
     ])
 
     /// Creates a configuration from values.
@@ -70,9 +78,11 @@ public struct Auth0Configuration: Sendable, Hashable {
     /// - Throws: ``/Latchkey/AuthError/Code/configuration`` for a domain that is not a host
     ///   name, a `baseURL` that is plain http to a host other than a loopback address, or an
     ///   issuer that is not an https URL.
-    public init(domain: String, clientID: String, baseURL: URL? = nil, issuer: String? = nil, clientSecret: String? = nil,
-                audience: String? = nil, scope: String? = nil, organization: String? = nil, leeway: TimeInterval = 60,
-                dpop: Bool = false, redirectURI: LoopbackRedirect? = nil) throws(AuthError) {
+    public init(
+        domain: String, clientID: String, baseURL: URL? = nil, issuer: String? = nil, clientSecret: String? = nil,
+        audience: String? = nil, scope: String? = nil, organization: String? = nil, leeway: TimeInterval = 60,
+        dpop: Bool = false, redirectURI: LoopbackRedirect? = nil
+    ) throws(AuthError) {
         let tenant = try Self.tenantURL(domain)
         let target = baseURL ?? tenant
         do { try SecureURL.check(target, what: "the Auth0 base URL") } catch {
@@ -113,7 +123,9 @@ public struct Auth0Configuration: Sendable, Hashable {
         let baseURL = try settings.url("base_url")
         var leeway = defaultLeeway
         if let seconds = try settings.integer("leeway_seconds") {
-            guard seconds >= 0 else { throw AuthError(.configuration, "setting \"settings.leeway_seconds\" for provider \"auth0\" must not be negative") }
+            guard seconds >= 0 else {
+                throw AuthError(.configuration, "setting \"settings.leeway_seconds\" for provider \"auth0\" must not be negative")
+            }
             leeway = TimeInterval(seconds)
         }
         do { _ = try Self.tenantURL(domain) } catch {
@@ -121,7 +133,8 @@ public struct Auth0Configuration: Sendable, Hashable {
         }
         if let issuer = settings["issuer"] {
             guard issuer.hasPrefix("https://"), URL(string: issuer)?.host()?.isEmpty == false else {
-                throw AuthError(.configuration, "setting \"settings.issuer\" for provider \"auth0\" must be an https URL such as https://tenant.eu.auth0.com/")
+                throw AuthError(
+                    .configuration, "setting \"settings.issuer\" for provider \"auth0\" must be an https URL such as https://tenant.eu.auth0.com/")
             }
         }
         let dpop = try settings.boolean("dpop") ?? false
@@ -132,9 +145,10 @@ public struct Auth0Configuration: Sendable, Hashable {
             }
         }
         do {
-            try self.init(domain: domain, clientID: clientID, baseURL: baseURL, issuer: settings["issuer"], clientSecret: settings["client_secret"],
-                          audience: settings["audience"], scope: settings["scope"], organization: settings["organization"], leeway: leeway,
-                          dpop: dpop, redirectURI: redirectURI)
+            try self.init(
+                domain: domain, clientID: clientID, baseURL: baseURL, issuer: settings["issuer"], clientSecret: settings["client_secret"],
+                audience: settings["audience"], scope: settings["scope"], organization: settings["organization"], leeway: leeway,
+                dpop: dpop, redirectURI: redirectURI)
         } catch {
             throw AuthError(.configuration, "setting \"settings.\(baseURL == nil ? "domain" : "base_url")\" for provider \"auth0\": \(error.message)")
         }
@@ -145,7 +159,8 @@ public struct Auth0Configuration: Sendable, Hashable {
         var host = domain.hasPrefix("https://") ? String(domain.dropFirst(8)) : domain
         if host.hasSuffix("/") { host.removeLast() }
         guard !host.isEmpty, !host.contains("/"), !host.contains("@"), let url = URL(string: "https://" + host + "/"),
-              url.host()?.isEmpty == false else {
+            url.host()?.isEmpty == false
+        else {
             throw AuthError(.configuration, "\"\(domain)\" is not a domain name such as tenant.eu.auth0.com")
         }
         return url

@@ -4,7 +4,11 @@ extension Auth0Provider {
     /// The tenant's base URL and the application's client ID: a stored session is used
     /// only with both.
     public var endpoint: EndpointIdentity {
-        EndpointIdentity(provider: identifier, [.init("base_url", SecureURL.redacted(configuration.baseURL)),
-                                                .init("client_id", configuration.clientID)])
+        EndpointIdentity(
+            provider: identifier,
+            [
+                .init("base_url", SecureURL.redacted(configuration.baseURL)),
+                .init("client_id", configuration.clientID),
+            ])
     }
 }

@@ -37,8 +37,10 @@ public struct Auth0Credentials: LoginCredentials, CustomStringConvertible {
     /// A database user's name (email) and password: the password-realm grant when a
     /// `realm` (connection) is given, else the password grant (the tenant's default
     /// directory). Answers `needsUserAction` (`mfa`) when the user has MFA.
-    public static func password(username: String, password: String, realm: String? = nil, scope: String? = nil,
-                                audience: String? = nil) -> Auth0Credentials {
+    public static func password(
+        username: String, password: String, realm: String? = nil, scope: String? = nil,
+        audience: String? = nil
+    ) -> Auth0Credentials {
         Auth0Credentials(.password(username: username, password: password, realm: realm), scope: scope, audience: audience)
     }
 
@@ -60,16 +62,20 @@ public struct Auth0Credentials: LoginCredentials, CustomStringConvertible {
 
     /// The authorization code flow with PKCE, through the system browser and a
     /// loopback redirect (RFC 8252). See ``Auth0BrowserLogin``.
-    public static func browser(_ options: Auth0BrowserLogin = Auth0BrowserLogin(), scope: String? = nil,
-                               audience: String? = nil) -> Auth0Credentials {
+    public static func browser(
+        _ options: Auth0BrowserLogin = Auth0BrowserLogin(), scope: String? = nil,
+        audience: String? = nil
+    ) -> Auth0Credentials {
         Auth0Credentials(.browser(options), scope: scope, audience: audience)
     }
 
     /// The device authorization flow (RFC 8628), for CLIs and machines without a
     /// browser: `present` shows the user code and where to enter it; the login polls
     /// until the user approves, denies, or the code expires.
-    public static func deviceCode(scope: String? = nil, audience: String? = nil,
-                                  present: @escaping @Sendable (Auth0DeviceCode) async -> Void) -> Auth0Credentials {
+    public static func deviceCode(
+        scope: String? = nil, audience: String? = nil,
+        present: @escaping @Sendable (Auth0DeviceCode) async -> Void
+    ) -> Auth0Credentials {
         Auth0Credentials(.device(Auth0DeviceLogin(present: present)), scope: scope, audience: audience)
     }
 

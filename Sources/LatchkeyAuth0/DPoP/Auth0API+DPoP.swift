@@ -6,7 +6,7 @@ extension Auth0API {
     /// key `call` may use — a login's (created when missing), else the existing one (none:
     /// unsigned, as Auth0.swift sends a refresh when it has no key pair) — and signed
     /// again and sent once more when Auth0 answers `use_dpop_nonce` with a nonce.
-    func sendSigned(_ request: HTTPRequest, call: Auth0ErrorResponse.Call) async throws -> HTTPResponse {
+    func sendSigned(_ request: TransportRequest, call: Auth0ErrorResponse.Call) async throws -> TransportResponse {
         guard let dpop else { return try await transport.send(request) }
         let key: DPoPKey?
         switch call {
@@ -23,7 +23,7 @@ extension Auth0API {
     ///
     /// - Throws: ``/Latchkey/AuthError/Code/unrecoverable`` when the token is DPoP-bound
     ///   and the key pair is gone (see ``Auth0Provider``'s renewal).
-    func sendAuthorized(_ request: HTTPRequest, accessToken: String, dpopBound: Bool) async throws -> HTTPResponse {
+    func sendAuthorized(_ request: TransportRequest, accessToken: String, dpopBound: Bool) async throws -> TransportResponse {
         guard dpopBound, let dpop else {
             var bearer = request
             bearer.headers["Authorization"] = "Bearer \(accessToken)"
@@ -34,7 +34,9 @@ extension Auth0API {
     }
 
     /// Signs and sends; signs again and sends once more when the answer is a nonce challenge.
-    private func send(_ request: HTTPRequest, signedWith key: DPoPKey, by dpop: Auth0DPoP, accessToken: String?) async throws -> HTTPResponse {
+    private func send(
+        _ request: TransportRequest, signedWith key: DPoPKey, by dpop: Auth0DPoP, accessToken: String?
+    ) async throws -> TransportResponse {
         var signed = request
         try dpop.sign(&signed, key: key, accessToken: accessToken)
         let response = try await transport.send(signed)

@@ -118,7 +118,7 @@ final class Auth0DPoP: Sendable {
     /// The request is marked not idempotent: a proof is good for one request (servers
     /// refuse a `jti` seen before), so a retrying transport must not send it again — a
     /// retry is signed anew by whoever retries (the nonce retry here, the core's renewal).
-    func sign(_ request: inout HTTPRequest, key: DPoPKey, accessToken: String?) throws {
+    func sign(_ request: inout TransportRequest, key: DPoPKey, accessToken: String?) throws {
         let nonce = state.withLock { $0.nonces[Self.origin(of: request.url)] }
         let proof = try key.proof(method: request.method, url: request.url, accessToken: accessToken, nonce: nonce, now: clock.now)
         request.headers["DPoP"] = proof
@@ -135,9 +135,10 @@ final class Auth0DPoP: Sendable {
     ///   - url: the request's URL (its server's nonce is kept).
     ///   - signed: whether the request carried a proof (an unsigned one gains nothing by a retry).
     @discardableResult
-    func observe(_ response: HTTPResponse, from url: URL, signed: Bool) -> Bool {
+    func observe(_ response: TransportResponse, from url: URL, signed: Bool) -> Bool {
         guard let nonce = response.headers["DPoP-Nonce"]?.trimmingCharacters(in: .whitespaces), !nonce.isEmpty,
-              nonce.count <= Self.maximumNonceLength, nonce.unicodeScalars.allSatisfy({ $0.value >= 0x21 && $0.value <= 0x7E }) else {
+            nonce.count <= Self.maximumNonceLength, nonce.unicodeScalars.allSatisfy({ $0.value >= 0x21 && $0.value <= 0x7E })
+        else {
             return false
         }
         state.withLock { $0.nonces[Self.origin(of: url)] = nonce }
@@ -145,9 +146,10 @@ final class Auth0DPoP: Sendable {
         return Self.asksForNonce(response)
     }
 
-    private static func asksForNonce(_ response: HTTPResponse) -> Bool {
+    private static func asksForNonce(_ response: TransportResponse) -> Bool {
         if let challenge = response.headers["WWW-Authenticate"], challenge.range(of: "dpop", options: .caseInsensitive) != nil,
-           challenge.range(of: #"error\s*=\s*"use_dpop_nonce""#, options: [.regularExpression, .caseInsensitive]) != nil {
+            challenge.range(of: #"error\s*=\s*"use_dpop_nonce""#, options: [.regularExpression, .caseInsensitive]) != nil
+        {
             return true
         }
         return JSONObject.parsing(response.body)?.nonEmptyString("error") == "use_dpop_nonce"

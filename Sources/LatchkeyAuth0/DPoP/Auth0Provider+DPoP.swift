@@ -4,8 +4,9 @@ extension Auth0Provider {
     /// A DPoP-bound session whose key pair is gone (a logout in another process, a store
     /// reset): Auth0 accepts its tokens with proofs of that key only, so no renewal can
     /// succeed — the session ends, as Auth0.swift's `dpopKeyMissing` clears credentials.
-    static let missingDPoPKey = AuthError(.unrecoverable, "the DPoP key pair this session is bound to is gone; log in again",
-                                          providerCode: "dpop_key_missing")
+    static let missingDPoPKey = AuthError(
+        .unrecoverable, "the DPoP key pair this session is bound to is gone; log in again",
+        providerCode: "dpop_key_missing")
 
     /// Whether `tokens` are DPoP-bound (`token_type` `DPoP`), so every use needs a proof.
     static func isDPoPBound(_ tokens: SessionTokens) -> Bool {
@@ -28,7 +29,7 @@ extension Auth0Provider {
     ///
     /// - Throws: ``/Latchkey/AuthError/Code/unrecoverable`` when the token is DPoP-bound and
     ///   the key pair is gone.
-    public func prepare(_ request: HTTPRequest, with tokens: SessionTokens) async throws -> HTTPRequest {
+    public func prepare(_ request: TransportRequest, with tokens: SessionTokens) async throws -> TransportRequest {
         var prepared = request
         guard let dpop, Self.isDPoPBound(tokens) else {
             try authorize(&prepared, with: tokens)
@@ -41,7 +42,7 @@ extension Auth0Provider {
 
     /// Keeps the nonce an app's API handed out, and asks for the request again when the
     /// answer is a `use_dpop_nonce` challenge to a signed request.
-    public func shouldRetry(_ response: HTTPResponse, to request: HTTPRequest) async -> Bool {
+    public func shouldRetry(_ response: TransportResponse, to request: TransportRequest) async -> Bool {
         guard let dpop else { return false }
         return dpop.observe(response, from: request.url, signed: dpop.loadedKey != nil)
     }

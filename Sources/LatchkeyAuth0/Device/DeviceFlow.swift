@@ -23,8 +23,10 @@ struct DeviceFlow {
         let device = try await provider.api.deviceCode(scope: scope, audience: audience)
         try Self.checkShown(device, configuration: provider.configuration)
         let expiresAt = clock.now.addingTimeInterval(device.expiresIn)
-        await options.present(Auth0DeviceCode(userCode: device.userCode, verificationURI: device.verificationURI,
-                                              verificationURIComplete: device.verificationURIComplete, expiresAt: expiresAt))
+        await options.present(
+            Auth0DeviceCode(
+                userCode: device.userCode, verificationURI: device.verificationURI,
+                verificationURIComplete: device.verificationURIComplete, expiresAt: expiresAt))
         var interval = device.interval
         let expired = AuthError(.unrecoverable, "the device code expired before the user approved it", providerCode: "expired_token")
         while true {
@@ -34,8 +36,9 @@ struct DeviceFlow {
             try Task.checkCancellation()
             guard clock.now < expiresAt else { throw expired }
             do {
-                let response = try await provider.api.token([("grant_type", Auth0Provider.GrantType.deviceCode), ("device_code", device.deviceCode)],
-                                                            call: .devicePoll)
+                let response = try await provider.api.token(
+                    [("grant_type", Auth0Provider.GrantType.deviceCode), ("device_code", device.deviceCode)],
+                    call: .devicePoll)
                 provider.logger.debug("device login approved")
                 // The organization the code was asked for is the one the ID token must name.
                 let expectations = IDTokenValidator.Expectations(organization: provider.configuration.organization)
@@ -69,17 +72,21 @@ struct DeviceFlow {
         let loopbackConfiguration = configuration.baseURL.host().map(SecureURL.isLoopback) ?? false
         for uri in [device.verificationURI] + (device.verificationURIComplete.map { [$0] } ?? []) {
             let scheme = uri.scheme?.lowercased()
-            let safe = (try? SecureURL.check(uri, what: "the verification URI")) != nil && uri.user == nil && uri.password == nil
+            let safe =
+                (try? SecureURL.check(uri, what: "the verification URI")) != nil && uri.user == nil && uri.password == nil
                 && (scheme == "https" || loopbackConfiguration)
             guard safe else {
-                throw AuthError(.unrecoverable, "Auth0 answered a verification URI that is not a plain https address (scheme \(scheme ?? "none")); it was not shown",
-                                providerCode: "invalid_verification_uri")
+                throw AuthError(
+                    .unrecoverable,
+                    "Auth0 answered a verification URI that is not a plain https address (scheme \(scheme ?? "none")); it was not shown",
+                    providerCode: "invalid_verification_uri")
             }
         }
         let userCode = device.userCode
         guard userCode.count <= 64, userCode.unicodeScalars.allSatisfy({ $0.isASCII && $0.value >= 0x20 && $0.value < 0x7F }) else {
-            throw AuthError(.unrecoverable, "Auth0 answered a user code that cannot be shown safely; it was not shown",
-                            providerCode: "invalid_user_code")
+            throw AuthError(
+                .unrecoverable, "Auth0 answered a user code that cannot be shown safely; it was not shown",
+                providerCode: "invalid_user_code")
         }
     }
 }

@@ -1,8 +1,9 @@
 internal import Foundation
+internal import Latchkey
+
 #if canImport(Glibc)
 internal import Glibc
 #endif
-internal import Latchkey
 
 extension Auth0MachineTokenSource {
     /// Where a machine client's secret is read: the environment or a file, never code or a
@@ -60,8 +61,10 @@ extension Auth0MachineTokenSource {
             }
             let mode = info.st_mode & 0o777
             guard mode & 0o044 == 0 else {
-                throw AuthError(.configuration, "the machine client's secret file \(path) can be read by other users (mode \(String(mode, radix: 8))); "
-                                + "refused: chmod 600 it (a Kubernetes secret volume: defaultMode 0400)")
+                throw AuthError(
+                    .configuration,
+                    "the machine client's secret file \(path) can be read by other users (mode \(String(mode, radix: 8))); "
+                        + "refused: chmod 600 it (a Kubernetes secret volume: defaultMode 0400)")
             }
             var bytes: [UInt8] = []
             var chunk = [UInt8](repeating: 0, count: 4096)
@@ -73,7 +76,9 @@ extension Auth0MachineTokenSource {
                 }
                 if count == 0 { break }
                 bytes.append(contentsOf: chunk[..<count])
-                guard bytes.count <= sizeLimit else { throw AuthError(.configuration, "the machine client's secret file \(path) is larger than \(sizeLimit) bytes") }
+                guard bytes.count <= sizeLimit else {
+                    throw AuthError(.configuration, "the machine client's secret file \(path) is larger than \(sizeLimit) bytes")
+                }
             }
             return String(decoding: bytes, as: UTF8.self)
         }

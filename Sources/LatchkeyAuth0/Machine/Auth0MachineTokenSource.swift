@@ -76,10 +76,12 @@ public actor Auth0MachineTokenSource {
     /// - Throws: ``/Latchkey/AuthError/Code/configuration`` for a missing or unreadable secret, a
     ///   secret file others can read, an empty client ID or audience, or a base URL that
     ///   is not https (or http to loopback).
-    public init(domain: String, clientID: String, clientSecret: SecretSource, audience: String, scope: String? = nil, baseURL: URL? = nil,
-                renewalMargin: TimeInterval = 60, failureBackoff: TimeInterval = 5,
-                transport: any HTTPTransport = RetryingTransport(URLSessionTransport()), clock: any SessionClock = SystemClock(),
-                environment: [String: String] = ProcessInfo.processInfo.environment) throws(AuthError) {
+    public init(
+        domain: String, clientID: String, clientSecret: SecretSource, audience: String, scope: String? = nil, baseURL: URL? = nil,
+        renewalMargin: TimeInterval = 60, failureBackoff: TimeInterval = 5,
+        transport: any HTTPTransport = RetryingTransport(URLSessionTransport()), clock: any SessionClock = SystemClock(),
+        environment: [String: String] = ProcessInfo.processInfo.environment
+    ) throws(AuthError) {
         guard !clientID.isEmpty else { throw AuthError(.configuration, "a machine token source needs the machine client's ID") }
         guard !audience.isEmpty else { throw AuthError(.configuration, "a machine token source needs the API identifier (the audience)") }
         guard let root = baseURL ?? URL(string: "https://\(domain)/"), !domain.isEmpty else {
@@ -118,8 +120,9 @@ public actor Auth0MachineTokenSource {
         if let inFlight {
             (task, started) = (inFlight, false)
         } else {
-            let grant = Grant(url: tokenURL, clientID: clientID, secret: secret, audience: audience, scope: scope, transport: transport,
-                              clock: clock, environment: environment)
+            let grant = Grant(
+                url: tokenURL, clientID: clientID, secret: secret, audience: audience, scope: scope, transport: transport,
+                clock: clock, environment: environment)
             task = Task { try await grant.send() }
             inFlight = task
             started = true
@@ -175,12 +178,15 @@ private struct Grant: Sendable {
     let environment: [String: String]
 
     func send() async throws -> Auth0MachineTokenSource.Token {
-        var body: JSONObject = ["grant_type": "client_credentials", "client_id": .string(clientID),
-                                "client_secret": .string(try secret.read(environment: environment)), "audience": .string(audience)]
+        var body: JSONObject = [
+            "grant_type": "client_credentials", "client_id": .string(clientID),
+            "client_secret": .string(try secret.read(environment: environment)), "audience": .string(audience),
+        ]
         if let scope { body["scope"] = .string(scope) }
-        let request = HTTPRequest(method: "POST", url: url, headers: ["Content-Type": "application/json", "Accept": "application/json"],
-                                  body: Data(JSONValue.object(body).jsonBytes), timeout: Auth0MachineTokenSource.timeout, isIdempotent: true,
-                                  operation: "auth0 oauth/token (client_credentials)")
+        let request = TransportRequest(
+            method: "POST", url: url, headers: ["Content-Type": "application/json", "Accept": "application/json"],
+            body: Data(JSONValue.object(body).jsonBytes), timeout: Auth0MachineTokenSource.timeout, isIdempotent: true,
+            operation: "auth0 oauth/token (client_credentials)")
         let response = try await transport.send(request)
         // The lifetime starts when the answer arrived here.
         let received = clock.now
@@ -206,8 +212,9 @@ private struct Grant: Sendable {
             let wait = answer.rateLimitReset.map { Duration.seconds(max(0, Int(min($0.timeIntervalSince(now), 86_400)))) } ?? answer.retryAfter
             error = AuthError.rateLimited(retryAfter: wait, text, providerCode: answer.code, httpStatus: answer.status)
         } else if answer.status >= 500 || answer.code == nil {
-            error = AuthError(.transient, "Auth0 answered HTTP \(answer.status) to the client-credentials grant", providerCode: answer.code,
-                              httpStatus: answer.status)
+            error = AuthError(
+                .transient, "Auth0 answered HTTP \(answer.status) to the client-credentials grant", providerCode: answer.code,
+                httpStatus: answer.status)
         } else {
             error = AuthError(.configuration, text, providerCode: answer.code, httpStatus: answer.status)
         }

@@ -52,8 +52,9 @@ struct IDTokenValidator: Sendable {
     }
 
     static func rejection(_ error: Auth0IDTokenError) -> AuthError {
-        AuthError(.unrecoverable, "Auth0's answer carried an ID token that failed validation: \(error)", providerCode: "id_token_invalid",
-                  underlying: error)
+        AuthError(
+            .unrecoverable, "Auth0's answer carried an ID token that failed validation: \(error)", providerCode: "id_token_invalid",
+            underlying: error)
     }
 
     private func check(_ token: String, _ expectations: Expectations) async throws -> JSONObject {
@@ -65,10 +66,11 @@ struct IDTokenValidator: Sendable {
             throw AuthError(.transient, "Auth0's signing keys could not be fetched: \(error)", underlying: error)
         }
         let clock = self.clock
-        let options = JWTValidationOptions(issuer: configuration.issuer, audience: configuration.clientID, requiredClaims: Self.required,
-                                           leeway: configuration.leeway, futureLeeway: max(configuration.leeway, Self.futureSkew),
-                                           jws: JWSOptions(allowedAlgorithms: [.rs256]),
-                                           now: { clock.now })
+        let options = JWTValidationOptions(
+            issuer: configuration.issuer, audience: configuration.clientID, requiredClaims: Self.required,
+            leeway: configuration.leeway, futureLeeway: max(configuration.leeway, Self.futureSkew),
+            jws: JWSOptions(allowedAlgorithms: [.rs256]),
+            now: { clock.now })
         let jwt: JWT
         do { jwt = try await keys.verify(token, options: options) } catch let error as JWTError {
             throw Self.refusal(error)
@@ -115,8 +117,12 @@ struct IDTokenValidator: Sendable {
         }
         if let organization = expectations.organization {
             if organization.hasPrefix("org_") {
-                guard let orgID = claims["org_id"]?.stringValue else { throw Auth0IDTokenError(claim: "org_id", "missing; an organization was asked") }
-                guard sameCodeUnits(orgID, organization) else { throw Auth0IDTokenError(claim: "org_id", "\"\(orgID)\" is not the organization asked") }
+                guard let orgID = claims["org_id"]?.stringValue else {
+                    throw Auth0IDTokenError(claim: "org_id", "missing; an organization was asked")
+                }
+                guard sameCodeUnits(orgID, organization) else {
+                    throw Auth0IDTokenError(claim: "org_id", "\"\(orgID)\" is not the organization asked")
+                }
             } else {
                 guard let orgName = claims["org_name"]?.stringValue else {
                     throw Auth0IDTokenError(claim: "org_name", "missing; an organization was asked")

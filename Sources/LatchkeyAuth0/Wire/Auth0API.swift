@@ -1,8 +1,8 @@
 internal import Foundation
 internal import Latchkey
+internal import LatchkeyJSON
 internal import LatchkeyJWT
 
-internal import LatchkeyJSON
 /// The Authentication API calls the adapter makes, each answering a parsed success or
 /// throwing a classified ``/Latchkey/AuthError`` (network failures stay ``/Latchkey/TransportError``s for
 /// the core to classify as transient).
@@ -55,7 +55,7 @@ struct Auth0API: Sendable {
     /// A DPoP-bound token goes with its proof.
     func userInfo(accessToken: String, user: String, dpopBound: Bool = false) async throws -> JSONObject {
         try await userInfoLimit.take(for: user, now: clock.now)
-        var request = HTTPRequest(url: configuration.endpoint("userinfo"), timeout: Self.timeout, operation: "auth0 userinfo")
+        var request = TransportRequest(url: configuration.endpoint("userinfo"), timeout: Self.timeout, operation: "auth0 userinfo")
         request.headers["Accept"] = "application/json"
         let response = try await sendAuthorized(request, accessToken: accessToken, dpopBound: dpopBound)
         let now = clock.now
@@ -84,19 +84,24 @@ struct Auth0API: Sendable {
     /// one JWKS fetcher. A refused fetch is transient: the cache keeps its last good set
     /// and tries again later.
     func jwksCache() -> JWKSCache {
-        JWKSCache.fetchingOrRefusing(from: configuration.endpoint(".well-known/jwks.json"), transport: transport, clock: clock,
-                                     timeout: Self.timeout) { response in
+        JWKSCache.fetchingOrRefusing(
+            from: configuration.endpoint(".well-known/jwks.json"), transport: transport, clock: clock,
+            timeout: Self.timeout
+        ) { response in
             AuthError(.transient, "Auth0 answered HTTP \(response.status) for its signing keys", httpStatus: response.status)
         }
     }
 
     /// - Parameter call: for token and revocation calls, which DPoP proof they carry.
     /// - Parameter path: a fixed path (`oauth/token`): it names the operation in telemetry.
-    private func post(_ path: StaticString, _ fields: [(String, String)], signing call: Auth0ErrorResponse.Call? = nil) async throws -> HTTPResponse {
+    private func post(
+        _ path: StaticString, _ fields: [(String, String)], signing call: Auth0ErrorResponse.Call? = nil
+    ) async throws -> TransportResponse {
         let body = Data(FormBody.encode(fields).utf8)
-        let request = HTTPRequest(method: "POST", url: configuration.endpoint(path.description),
-                                  headers: ["Content-Type": "application/x-www-form-urlencoded", "Accept": "application/json"],
-                                  body: body, timeout: Self.timeout, operation: "auth0 \(path)")
+        let request = TransportRequest(
+            method: "POST", url: configuration.endpoint(path.description),
+            headers: ["Content-Type": "application/x-www-form-urlencoded", "Accept": "application/json"],
+            body: body, timeout: Self.timeout, operation: "auth0 \(path)")
         if let call { return try await sendSigned(request, call: call) }
         return try await transport.send(request)
     }

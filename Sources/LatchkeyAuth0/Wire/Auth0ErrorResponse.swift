@@ -1,8 +1,8 @@
 public import Foundation
 public import Latchkey
+internal import LatchkeyJSON
 internal import LatchkeyJWT
 
-internal import LatchkeyJSON
 /// An error answer of Auth0's Authentication API, in either of its shapes:
 /// `{"error", "error_description"}` or the legacy `{"code", "description"}`.
 public struct Auth0ErrorResponse: Error, Sendable, Hashable {
@@ -21,13 +21,13 @@ public struct Auth0ErrorResponse: Error, Sendable, Hashable {
     /// ``/Latchkey/AuthError/retryAfter``.
     public var rateLimitReset: Date?
     /// The wait the answer asked for (`Retry-After`, else `x-ratelimit-reset` against the
-    /// answer's own `Date`: ``/Latchkey/HTTPResponse/retryAfter``), to start at receipt.
+    /// answer's own `Date`: ``/Latchkey/TransportResponse/retryAfter``), to start at receipt.
     var retryAfter: Duration?
 
     /// Reads an error answer: its JSON body, else the `Bearer` challenge of its
     /// `WWW-Authenticate` header (Auth0's `/userinfo` answers a refused token with a
     /// plain-text body and the reason there). Neither: only the status.
-    init(_ response: HTTPResponse) {
+    init(_ response: TransportResponse) {
         status = response.status
         let object = JSONObject.parsing(response.body)
         // Each WWW-Authenticate field may hold other schemes' challenges (DPoP): the Bearer one counts.
@@ -81,14 +81,17 @@ public struct Auth0ErrorResponse: Error, Sendable, Hashable {
             return AuthError.rateLimited(retryAfter: retryAfter, text, providerCode: code, httpStatus: status)
         }
         if status >= 500 || code == nil {
-            return AuthError(.transient, status >= 500 ? text : "Auth0 answered HTTP \(status) to the \(call.rawValue) without an error body",
-                             providerCode: code, httpStatus: status)
+            return AuthError(
+                .transient, status >= 500 ? text : "Auth0 answered HTTP \(status) to the \(call.rawValue) without an error body",
+                providerCode: code, httpStatus: status)
         }
         if code == "mfa_required" {
-            let action = UserAction(kind: "mfa", continuationToken: mfaToken, requirements: mfaRequirements,
-                                    expiresAt: now.addingTimeInterval(Auth0Provider.mfaTokenLifetime))
-            return AuthError.needsUserAction(action, "Auth0 asks for multi-factor authentication: \(message ?? "mfa_required")",
-                                             providerCode: code, httpStatus: status)
+            let action = UserAction(
+                kind: "mfa", continuationToken: mfaToken, requirements: mfaRequirements,
+                expiresAt: now.addingTimeInterval(Auth0Provider.mfaTokenLifetime))
+            return AuthError.needsUserAction(
+                action, "Auth0 asks for multi-factor authentication: \(message ?? "mfa_required")",
+                providerCode: code, httpStatus: status)
         }
         switch call {
         case .userInfo:

@@ -1,22 +1,25 @@
 internal import Foundation
 internal import Latchkey
+internal import LatchkeyJSON
 internal import LatchkeyJWT
 
-internal import LatchkeyJSON
 extension Auth0Provider {
     /// The session a token answer establishes or renews. The ID token, when present, is
     /// validated first. The refresh token is `new ?? old` (an answer without one keeps
     /// the old); without a new ID token the old one and its user stay. The session's end
     /// (`session_expiry`) is the first login's.
-    func session(from response: TokenResponse, expectations: IDTokenValidator.Expectations = .init(), scope: String?,
-                 audience: String?, previous: AuthenticatedSession? = nil) async throws -> AuthenticatedSession {
+    func session(
+        from response: TokenResponse, expectations: IDTokenValidator.Expectations = .init(), scope: String?,
+        audience: String?, previous: AuthenticatedSession? = nil
+    ) async throws -> AuthenticatedSession {
         let now = clock.now
         var claims: JSONObject?
         if let idToken = response.idToken {
             claims = try await validator.validate(idToken, expectations)
         } else if expectations.requiresIDToken {
             // A nonce or an organization was sent: only the ID token can confirm them.
-            throw IDTokenValidator.rejection(Auth0IDTokenError(claim: "id_token", "missing from an answer to a request that sent a nonce or an organization"))
+            throw IDTokenValidator.rejection(
+                Auth0IDTokenError(claim: "id_token", "missing from an answer to a request that sent a nonce or an organization"))
         }
         var attributes: [String: String] = [:]
         attributes["scope"] = response.scope ?? scope
@@ -27,9 +30,10 @@ extension Auth0Provider {
             let local = Self.localSessionExpiry(expiry, issuedAt: claims?["iat"]?.numberValue, now: now)
             attributes["session_expiry"] = String(Int64(min(max(local, 0), 1e12)))
         }
-        var tokens = SessionTokens(accessToken: response.accessToken, refreshToken: response.refreshToken ?? previous?.tokens.refreshToken,
-                                   idToken: response.idToken ?? previous?.tokens.idToken, issuedAt: now,
-                                   expiresAt: response.expiresIn.map { now.addingTimeInterval($0) }, attributes: attributes)
+        var tokens = SessionTokens(
+            accessToken: response.accessToken, refreshToken: response.refreshToken ?? previous?.tokens.refreshToken,
+            idToken: response.idToken ?? previous?.tokens.idToken, issuedAt: now,
+            expiresAt: response.expiresIn.map { now.addingTimeInterval($0) }, attributes: attributes)
         if let pinned = previous?.tokens.attributes["session_expiry"] {
             // The session's end is fixed at the first login (as Auth0.swift pins it): a
             // refreshed ID token's later `session_expiry` never extends it past the
@@ -44,7 +48,8 @@ extension Auth0Provider {
     /// moment of receipt. Without a usable `iat` the stated time is all there is.
     static func localSessionExpiry(_ expiry: Double, issuedAt: Double?, now: Date) -> Double {
         guard let issuedAt, issuedAt.isFinite,
-              let left = ServerLifetime(from: Date(timeIntervalSince1970: issuedAt), to: Date(timeIntervalSince1970: expiry)) else { return expiry }
+            let left = ServerLifetime(from: Date(timeIntervalSince1970: issuedAt), to: Date(timeIntervalSince1970: expiry))
+        else { return expiry }
         return left.end(startingAt: now).timeIntervalSince1970
     }
 
@@ -60,8 +65,9 @@ extension Auth0Provider {
         if let expiry = tokens.attributes["session_expiry"].flatMap(Double.init) { raw["session_expiry"] = .number(expiry) }
         var startedAt = previous?.session?.startedAt
         if let authTime = claims?["auth_time"]?.numberValue, authTime.isFinite { startedAt = Date(timeIntervalSince1970: authTime) }
-        let session = Session(id: nil, userID: userID, startedAt: startedAt, lastAccessedAt: tokens.issuedAt,
-                              expiresAt: Self.sessionEnd(of: tokens), raw: raw)
+        let session = Session(
+            id: nil, userID: userID, startedAt: startedAt, lastAccessedAt: tokens.issuedAt,
+            expiresAt: Self.sessionEnd(of: tokens), raw: raw)
         return AuthenticatedSession(tokens: tokens, session: session, user: user)
     }
 

@@ -1,7 +1,7 @@
 internal import Foundation
+internal import LatchkeyJSON
 internal import LatchkeyJWT
 
-internal import LatchkeyJSON
 /// A success answer of `/oauth/token`: `{access_token, token_type (`Bearer` or `DPoP`), expires_in (a number
 /// or a numeric string), id_token?, refresh_token?, scope?, recovery_code?}`.
 struct TokenResponse: Sendable {
@@ -48,7 +48,8 @@ struct DeviceCodeResponse: Sendable {
 
     init?(_ object: JSONObject) {
         guard let deviceCode = object.nonEmptyString("device_code"), let userCode = object.nonEmptyString("user_code"),
-              let uri = object.nonEmptyString("verification_uri").flatMap(URL.init(string:)) else { return nil }
+            let uri = object.nonEmptyString("verification_uri").flatMap(URL.init(string:))
+        else { return nil }
         self.deviceCode = deviceCode
         self.userCode = userCode
         verificationURI = uri

@@ -39,8 +39,9 @@ actor UserInfoRateLimit {
         // A hair under one counts: waiting the 12 s a token takes must always be enough.
         guard bucket.tokens >= 1 - 1e-9 else {
             buckets[user] = bucket
-            throw Self.refusal(wait: (1 - bucket.tokens) / perSecond,
-                               "the session check is not sent: it would exceed Auth0's /userinfo limit (\(Self.perMinute) a minute per user)")
+            throw Self.refusal(
+                wait: (1 - bucket.tokens) / perSecond,
+                "the session check is not sent: it would exceed Auth0's /userinfo limit (\(Self.perMinute) a minute per user)")
         }
         bucket.tokens = max(0, bucket.tokens - 1)
         buckets[user] = bucket

@@ -35,8 +35,10 @@ struct BenchReport {
                 var cells = [target.label, mark]
                 for operation in operations {
                     let sample = samples[operation]
-                    cells += [sample.map { BenchSample.format(nanoseconds: $0.median) } ?? "—",
-                              sample.map { BenchSample.format(nanoseconds: $0.p99) } ?? "—"]
+                    cells += [
+                        sample.map { BenchSample.format(nanoseconds: $0.median) } ?? "—",
+                        sample.map { BenchSample.format(nanoseconds: $0.p99) } ?? "—",
+                    ]
                 }
                 cells.append(operations.map { samples[$0].map { String($0.count) } ?? "0" }.joined(separator: "/"))
                 body.append(cells)
@@ -65,12 +67,16 @@ struct BenchReport {
             return text
         }
         var out = "value size \(ByteSize.describe(plan.valueBytes)); "
-        out += plan.budget == nil
+        out +=
+            plan.budget == nil
             ? "\(plan.iterations) timed rounds per operation\n"
             : "up to \(plan.iterations) timed rounds per operation, each stopping after \(Self.seconds(plan.budget!)) s\n"
-        out += TerminalText.escape(files.onDataFilesystem
-            ? "files in a temporary directory in \(files.parent), beside your data directory"
-            : "files in a temporary directory in \(files.parent) (your data directory's parent is missing or not writable, so file rows may not show its disk)") + "\n\n"
+        out +=
+            TerminalText.escape(
+                files.onDataFilesystem
+                    ? "files in a temporary directory in \(files.parent), beside your data directory"
+                    : "files in a temporary directory in \(files.parent) (your data directory's parent is missing or not writable, so file rows may not show its disk)"
+            ) + "\n\n"
         out += Colour.bold(line(header, numeric: true)) + "\n"
         for row in body { out += TerminalText.escape(line(row, numeric: row.count == header.count)) + "\n" }
         out += "\n"

@@ -47,12 +47,13 @@ struct BenchSample: Sendable {
     /// "12.4 ms", "1.02 s".
     static func format(nanoseconds value: Double) -> String {
         guard value.isFinite, value >= 0 else { return "—" }
-        let (scaled, unit): (Double, String) = switch value {
-        case ..<1_000: (value, "ns")
-        case ..<1_000_000: (value / 1_000, "µs")
-        case ..<1_000_000_000: (value / 1_000_000, "ms")
-        default: (value / 1_000_000_000, "s")
-        }
+        let (scaled, unit): (Double, String) =
+            switch value {
+            case ..<1_000: (value, "ns")
+            case ..<1_000_000: (value / 1_000, "µs")
+            case ..<1_000_000_000: (value / 1_000_000, "ms")
+            default: (value / 1_000_000_000, "s")
+            }
         let digits = scaled >= 100 || unit == "ns" ? 0 : scaled >= 10 ? 1 : 2
         return String(format: "%.\(digits)f", scaled) + " " + unit
     }

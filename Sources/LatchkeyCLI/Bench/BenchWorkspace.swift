@@ -28,7 +28,8 @@ final class BenchWorkspace {
     init() throws {
         let dataParent = (SecretStoreConfiguration().dataDirectory as NSString).deletingLastPathComponent
         var isDirectory: ObjCBool = false
-        let useData = FileManager.default.fileExists(atPath: dataParent, isDirectory: &isDirectory) && isDirectory.boolValue
+        let useData =
+            FileManager.default.fileExists(atPath: dataParent, isDirectory: &isDirectory) && isDirectory.boolValue
             && access(dataParent, W_OK | X_OK) == 0
         let temporary = ProcessInfo.processInfo.environment["TMPDIR"].flatMap { $0.hasPrefix("/") ? $0 : nil } ?? "/tmp"
         var made: (path: String, base: String, onData: Bool)?

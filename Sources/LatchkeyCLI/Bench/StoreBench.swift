@@ -135,14 +135,17 @@ struct StoreBench {
         guard target.needsKeyring else { return nil }
         guard keyring.isAvailable else { return "the kernel keyring is not usable: \(keyring.reason)" }
         guard plan.valueBytes <= KeyringSecretStore.maxValueBytes else {
-            return "the value is \(ByteSize.grouped(plan.valueBytes)) bytes; a keyring entry holds at most \(ByteSize.grouped(KeyringSecretStore.maxValueBytes))"
+            return
+                "the value is \(ByteSize.grouped(plan.valueBytes)) bytes; a keyring entry holds at most \(ByteSize.grouped(KeyringSecretStore.maxValueBytes))"
         }
         return nil
     }
 
     /// Times the three operations on `target`, then empties its store.
-    private func measure(_ target: Target, value: [UInt8], progress: (Operation, Double) -> Void,
-                         finished: () -> Void) async throws -> Outcome {
+    private func measure(
+        _ target: Target, value: [UInt8], progress: (Operation, Double) -> Void,
+        finished: () -> Void
+    ) async throws -> Outcome {
         let store: any SecretStore
         var database: PostgresSecretDatabase?
         defer { database?.shutdown() }
@@ -192,10 +195,13 @@ struct StoreBench {
             }
             samples[.get] = try await time(.get, progress: progress, prepare: dropCopy) { _ = try await store.get(entry) }
             finished()
-            samples[.remove] = try await time(.remove, progress: progress, prepare: {
-                try await store.set(entry, value)
-                try await dropCopy()
-            }) { _ = try await store.remove(entry) }
+            samples[.remove] = try await time(
+                .remove, progress: progress,
+                prepare: {
+                    try await store.set(entry, value)
+                    try await dropCopy()
+                }
+            ) { _ = try await store.remove(entry) }
             finished()
             try await store.removeAll()
         } catch let error as InterruptSignal.Interrupted {
@@ -208,8 +214,10 @@ struct StoreBench {
     }
 
     /// One warm-up round, then timed rounds of `body`, each after an untimed `prepare`.
-    private func time(_ operation: Operation, progress: (Operation, Double) -> Void,
-                      prepare: () async throws -> Void, _ body: () async throws -> Void) async throws -> BenchSample {
+    private func time(
+        _ operation: Operation, progress: (Operation, Double) -> Void,
+        prepare: () async throws -> Void, _ body: () async throws -> Void
+    ) async throws -> BenchSample {
         let clock = ContinuousClock()
         try await prepare()
         try await body()

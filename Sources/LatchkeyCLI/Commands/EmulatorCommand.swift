@@ -11,12 +11,12 @@ extension LatchkeyCommand {
             commandName: "emulator",
             abstract: "Run local emulators of the Stytch, Auth0 and social.plus APIs until interrupted.",
             discussion: """
-            Each provider listens on 127.0.0.1 on its own port (ephemeral unless --port is given: then \
-            the providers take --port, --port+1, ... in the order of --providers) with the real service's \
-            paths. The control API answers under /__emulator/ on every port. Prints the base URLs, the \
-            seeded users and their credentials, and the public token / client ID / API keys to use; with \
-            --json, exactly one JSON line once every server is ready. SIGINT or SIGTERM stops it (exit 0).
-            """)
+                Each provider listens on 127.0.0.1 on its own port (ephemeral unless --port is given: then \
+                the providers take --port, --port+1, ... in the order of --providers) with the real service's \
+                paths. The control API answers under /__emulator/ on every port. Prints the base URLs, the \
+                seeded users and their credentials, and the public token / client ID / API keys to use; with \
+                --json, exactly one JSON line once every server is ready. SIGINT or SIGTERM stops it (exit 0).
+                """)
 
         @Option(help: ArgumentHelp("The providers to run, comma-separated.", valueName: "stytch,auth0,socialplus"))
         var providers: String = "stytch,auth0,socialplus"
@@ -24,16 +24,20 @@ extension LatchkeyCommand {
         @Option(help: ArgumentHelp("The first provider's port (0 or absent: ephemeral ports).", valueName: "port"))
         var port: Int?
 
-        @Option(help: ArgumentHelp("A seed file (JSON): users, credentials and settings; providers left out keep the standard seed.",
-                                   valueName: "file"))
+        @Option(
+            help: ArgumentHelp(
+                "A seed file (JSON): users, credentials and settings; providers left out keep the standard seed.",
+                valueName: "file"))
         var seed: String?
 
         @Flag(help: "Print one JSON line once ready, instead of text.")
         var json = false
 
-        @Option(name: .customLong("print-config"),
-                help: ArgumentHelp("Once ready, print a latchkey.json for this emulator and PROVIDER (stytch, stytch-b2b, auth0, "
-                                   + "socialplus) instead of the summary; with --format env, export lines.", valueName: "provider"))
+        @Option(
+            name: .customLong("print-config"),
+            help: ArgumentHelp(
+                "Once ready, print a latchkey.json for this emulator and PROVIDER (stytch, stytch-b2b, auth0, "
+                    + "socialplus) instead of the summary; with --format env, export lines.", valueName: "provider"))
         var printConfig: String?
 
         @Option(help: ArgumentHelp("What --print-config prints: json (one line) or env (export lines for a shell).", valueName: "json|env"))
@@ -101,24 +105,34 @@ extension LatchkeyCommand {
                     "jwksURL": .string(stytch.jwksURL.absoluteString), "b2bJWKSURL": .string(stytch.b2bJWKSURL.absoluteString),
                     "projectID": .string(stytch.projectID), "publicToken": .string(stytch.publicToken),
                     "appIdentifiers": .array(seed.authorizedAppIdentifiers.map { .string($0) }),
-                    "users": .array(seed.users.map { .object(["userID": .string($0.userID), "email": .string($0.email), "password": .string($0.password)]) }),
-                    "organizations": .array(seed.organizations.map { organization in
-                        .object(["organizationID": .string(organization.organizationID), "slug": .string(organization.slug),
-                                 "members": .array(organization.members.map {
-                                     .object(["memberID": .string($0.memberID), "email": .string($0.email), "password": .string($0.password),
-                                              "mfaRequired": .bool($0.mfaRequired ?? false)])
-                                 })])
-                    }),
+                    "users": .array(
+                        seed.users.map { .object(["userID": .string($0.userID), "email": .string($0.email), "password": .string($0.password)]) }),
+                    "organizations": .array(
+                        seed.organizations.map { organization in
+                            .object([
+                                "organizationID": .string(organization.organizationID), "slug": .string(organization.slug),
+                                "members": .array(
+                                    organization.members.map {
+                                        .object([
+                                            "memberID": .string($0.memberID), "email": .string($0.email), "password": .string($0.password),
+                                            "mfaRequired": .bool($0.mfaRequired ?? false),
+                                        ])
+                                    }),
+                            ])
+                        }),
                 ])
             }
             if let auth0 = emulator.auth0 {
                 providers["auth0"] = .object([
                     "baseURL": .string(auth0.baseURL.absoluteString), "domain": .string(auth0.domain), "issuer": .string(auth0.issuer),
                     "clientID": .string(auth0.clientID), "connection": .string(auth0.connection), "jwksURL": .string(auth0.jwksURL.absoluteString),
-                    "users": .array(emulator.seed.auth0.users.map {
-                        .object(["userID": .string($0.userID), "email": .string($0.email), "password": .string($0.password),
-                                 "mfaRequired": .bool($0.mfaRequired ?? false)])
-                    }),
+                    "users": .array(
+                        emulator.seed.auth0.users.map {
+                            .object([
+                                "userID": .string($0.userID), "email": .string($0.email), "password": .string($0.password),
+                                "mfaRequired": .bool($0.mfaRequired ?? false),
+                            ])
+                        }),
                 ])
             }
             if let socialPlus = emulator.socialPlus {
@@ -162,7 +176,8 @@ extension LatchkeyCommand {
             }
             if let socialPlus = emulator.socialPlus {
                 lines.append(Colour.bold("social.plus") + " \(socialPlus.baseURL.absoluteString)")
-                lines.append("  API key        \(socialPlus.apiKey)   server key \(socialPlus.serverKey)\(socialPlus.secureMode ? "   (secure mode)" : "")")
+                lines.append(
+                    "  API key        \(socialPlus.apiKey)   server key \(socialPlus.serverKey)\(socialPlus.secureMode ? "   (secure mode)" : "")")
                 lines.append("  users          \(emulator.seed.socialPlus.users.map(\.userID).joined(separator: ", ")) (others are created on login)")
             }
             if let first = emulator.providers.first.flatMap(emulator.baseURL(for:)) {

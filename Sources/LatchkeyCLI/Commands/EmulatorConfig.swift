@@ -22,7 +22,9 @@ enum EmulatorConfig {
         case .stytch:
             guard let stytch = emulator.stytch, let base = emulator.baseURL(for: .stytch) else { return [] }
             let authorized = emulator.seed.stytch.authorizedAppIdentifiers
-            let app = authorized.contains(StytchSeed.defaultAppIdentifier) ? StytchSeed.defaultAppIdentifier : authorized.first ?? StytchSeed.defaultAppIdentifier
+            let app =
+                authorized.contains(StytchSeed.defaultAppIdentifier)
+                ? StytchSeed.defaultAppIdentifier : authorized.first ?? StytchSeed.defaultAppIdentifier
             return [("public_token", stytch.publicToken), ("base_url", base.absoluteString), ("app_identifier", app)]
         case .auth0:
             guard let auth0 = emulator.auth0 else { return [] }
@@ -44,8 +46,10 @@ enum EmulatorConfig {
     static func json(_ provider: String, _ emulator: Emulator) -> JSONValue {
         var settings = JSONObject()
         for (name, value) in Self.settings(provider, emulator) { settings[name] = .string(value) }
-        return .object(["provider": .string(canonical(provider)), "settings": .object(settings),
-                        "store": .object(["backend": "file", "namespace": .string("latchkey-emulator-\(canonical(provider))")])])
+        return .object([
+            "provider": .string(canonical(provider)), "settings": .object(settings),
+            "store": .object(["backend": "file", "namespace": .string("latchkey-emulator-\(canonical(provider))")]),
+        ])
     }
 
     /// The same as `export` lines for a POSIX shell, values single-quoted.

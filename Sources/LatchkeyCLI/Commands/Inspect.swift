@@ -9,16 +9,16 @@ extension LatchkeyCommand {
         static let configuration = CommandConfiguration(
             abstract: "Decode a JWT or JWS without verifying it: header, claims, times and warnings.",
             discussion: """
-            Nothing is verified: use `latchkey verify` to trust a token. Times are shown in UTC \
-            with their age ("expires in 4m 12s", "expired 3h ago"). Warnings cover alg "none", \
-            a missing or past exp, a future nbf or iat, unknown crit names and header members \
-            that point at keys (jku, x5u, jwk, x5c), which Latchkey never fetches.
+                Nothing is verified: use `latchkey verify` to trust a token. Times are shown in UTC \
+                with their age ("expires in 4m 12s", "expired 3h ago"). Warnings cover alg "none", \
+                a missing or past exp, a future nbf or iat, unknown crit names and header members \
+                that point at keys (jku, x5u, jwk, x5c), which Latchkey never fetches.
 
-            With --json, one line: {"header":{...},"payload":...,"signature":"<base64url>","warnings":[...]}; \
-            the payload is the claims object, or the payload as text when it is not JSON.
+                With --json, one line: {"header":{...},"payload":...,"signature":"<base64url>","warnings":[...]}; \
+                the payload is the claims object, or the payload as text when it is not JSON.
 
-            Exit status: 0 when the token could be decoded (warnings or not), 1 when it is malformed.
-            """)
+                Exit status: 0 when the token could be decoded (warnings or not), 1 when it is malformed.
+                """)
 
         @OptionGroup var input: TokenInput
 
@@ -32,7 +32,8 @@ extension LatchkeyCommand {
             let now = Date()
             let payload = Self.payloadValue(jws.payload)
             let claims = payload.objectValue
-            let warnings = Self.warnings(header: jws.header, claims: claims, payloadProblem: claims == nil ? Self.payloadProblem(jws.payload) : nil, now: now)
+            let warnings = Self.warnings(
+                header: jws.header, claims: claims, payloadProblem: claims == nil ? Self.payloadProblem(jws.payload) : nil, now: now)
 
             if json {
                 let object: JSONObject = [

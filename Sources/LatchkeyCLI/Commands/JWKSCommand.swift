@@ -10,11 +10,11 @@ extension LatchkeyCommand {
             commandName: "jwks",
             abstract: "List the keys of a JWKS (or JWK) file: kid, kty, alg, use, size or curve.",
             discussion: """
-            Keys Latchkey cannot verify with (encryption-only curves such as X25519, unknown kty, \
-            RSA under 2048 bits, malformed members) are listed after the table as skipped, with the reason.
+                Keys Latchkey cannot verify with (encryption-only curves such as X25519, unknown kty, \
+                RSA under 2048 bits, malformed members) are listed after the table as skipped, with the reason.
 
-            Exit status: 0 listed; 2 the file is unreadable or not a JWKS or JWK.
-            """)
+                Exit status: 0 listed; 2 the file is unreadable or not a JWKS or JWK.
+                """)
 
         @Argument(help: ArgumentHelp("The JWKS file, or - for standard input.", valueName: "file"))
         var file: String
@@ -35,7 +35,9 @@ extension LatchkeyCommand {
                     let jwk = try JWK(object: object)
                     let key = try JWTKey(jwk: jwk)
                     rows.append([jwk.keyID ?? "-", jwk.keyType, jwk.algorithm ?? "-", Self.usage(jwk), Self.sizeOrCurve(key)])
-                    if jwk.isPrivate { notes.append("key #\(index)\(jwk.keyID.map { " (\($0))" } ?? ""): includes private material; publish only public keys") }
+                    if jwk.isPrivate {
+                        notes.append("key #\(index)\(jwk.keyID.map { " (\($0))" } ?? ""): includes private material; publish only public keys")
+                    }
                 } catch {
                     notes.append("skipped key #\(index): \(error)")
                 }

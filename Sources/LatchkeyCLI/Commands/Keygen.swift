@@ -8,25 +8,25 @@ extension LatchkeyCommand {
         static let configuration = CommandConfiguration(
             abstract: "Generate a key for development and tests.",
             discussion: """
-            RS*/PS*: RSA 2048. ES256/ES384/ES512: P-256/P-384/P-521. EdDSA/Ed25519: Ed25519. \
-            HS256/384/512: 32/48/64 random bytes, written as an oct JWK (the default and only \
-            format for secrets; use it with --key, which reads JWKs).
+                RS*/PS*: RSA 2048. ES256/ES384/ES512: P-256/P-384/P-521. EdDSA/Ed25519: Ed25519. \
+                HS256/384/512: 32/48/64 random bytes, written as an oct JWK (the default and only \
+                format for secrets; use it with --key, which reads JWKs).
 
-            PEM: the private key as PKCS#8, the public key as SubjectPublicKeyInfo. JWK: one JSON \
-            object per key, with kid, alg and use "sig".
+                PEM: the private key as PKCS#8, the public key as SubjectPublicKeyInfo. JWK: one JSON \
+                object per key, with kid, alg and use "sig".
 
-            --kid with PEM: a PEM file has no place for a kid, so with --out the public key is also \
-            written as a JWK carrying the kid, to FILE.pub.json (verify --key FILE.pub.json checks it; \
-            sign still needs --kid, or use --format jwk, whose private file keeps the kid). Without \
-            --out a note on standard error says the kid is not in the output.
+                --kid with PEM: a PEM file has no place for a kid, so with --out the public key is also \
+                written as a JWK carrying the kid, to FILE.pub.json (verify --key FILE.pub.json checks it; \
+                sign still needs --kid, or use --format jwk, whose private file keeps the kid). Without \
+                --out a note on standard error says the kid is not in the output.
 
-            With --out FILE: the private key (or secret) goes to FILE, created with mode 0600, and \
-            the public key to FILE.pub (PEM) or FILE.pub.json (JWK); existing files are never \
-            replaced unless --force. Without --out: the private key, then the public key, on \
-            standard output.
+                With --out FILE: the private key (or secret) goes to FILE, created with mode 0600, and \
+                the public key to FILE.pub (PEM) or FILE.pub.json (JWK); existing files are never \
+                replaced unless --force. Without --out: the private key, then the public key, on \
+                standard output.
 
-            Exit status: 0 written; 1 a file exists or cannot be written; 64 usage error.
-            """)
+                Exit status: 0 written; 1 a file exists or cannot be written; 64 usage error.
+                """)
 
         enum Format: String, ExpressibleByArgument, CaseIterable {
             case pem, jwk
@@ -35,7 +35,9 @@ extension LatchkeyCommand {
         @Option(help: ArgumentHelp("The algorithm the key is for.", valueName: "alg"))
         var alg: AlgorithmArgument
 
-        @Option(help: ArgumentHelp("The key's kid. Kept in JWK files; with PEM and --out, also written as FILE.pub.json (a PEM has no place for it).", valueName: "kid"))
+        @Option(
+            help: ArgumentHelp(
+                "The key's kid. Kept in JWK files; with PEM and --out, also written as FILE.pub.json (a PEM has no place for it).", valueName: "kid"))
         var kid: String?
 
         @Option(help: ArgumentHelp("Write the private key to FILE (mode 0600) and the public key beside it.", valueName: "file"))
@@ -79,7 +81,9 @@ extension LatchkeyCommand {
                 print(privateText, terminator: "")
                 if let publicText { print(publicText, terminator: "") }
                 if let kid, kidJWKText != nil {
-                    printError("note: the kid \"\(kid)\" is not in the PEM output (PEM has no place for it); with --out it is written to FILE.pub.json, or use --format jwk")
+                    printError(
+                        "note: the kid \"\(kid)\" is not in the PEM output (PEM has no place for it); with --out it is written to FILE.pub.json, or use --format jwk"
+                    )
                 }
                 return
             }
@@ -109,7 +113,9 @@ extension LatchkeyCommand {
             }
             switch (publicPath, kidJWKPath) {
             case (let publicPath?, let kidJWKPath?):
-                print("wrote \(out) (private key, mode 0600), \(publicPath) (public key) and \(kidJWKPath) (public JWK with kid \"\(TerminalText.escape(kid ?? ""))\", which PEM cannot hold)")
+                print(
+                    "wrote \(out) (private key, mode 0600), \(publicPath) (public key) and \(kidJWKPath) (public JWK with kid \"\(TerminalText.escape(kid ?? ""))\", which PEM cannot hold)"
+                )
             case (let publicPath?, nil):
                 print("wrote \(out) (private key, mode 0600) and \(publicPath) (public key)")
             default:

@@ -9,9 +9,9 @@ struct SecretsCommand: AsyncParsableCommand {
         commandName: "secrets",
         abstract: "Manage secrets in the kernel keyring, the encrypted file store and the desktop's Secret Service.",
         discussion: """
-        Exit status: 0 on success, 1 when the entry is not found or the store fails, 64 on a usage error.
-        Files live under $XDG_DATA_HOME/latchkey (the data) and $XDG_CONFIG_HOME/latchkey (the key).
-        """,
+            Exit status: 0 on success, 1 when the entry is not found or the store fails, 64 on a usage error.
+            Files live under $XDG_DATA_HOME/latchkey (the data) and $XDG_CONFIG_HOME/latchkey (the key).
+            """,
         subcommands: [List.self, Get.self, Set.self, Delete.self, Wipe.self, Doctor.self, Bench.self]
     )
 }

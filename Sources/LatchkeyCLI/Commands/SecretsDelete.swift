@@ -7,7 +7,9 @@ extension SecretsCommand {
     struct Delete: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Delete a stored secret.",
-            discussion: "Like set, it asks nothing and confirms on standard error what it did (the store and namespace), whether or not a terminal is attached; standard output stays empty.")
+            discussion:
+                "Like set, it asks nothing and confirms on standard error what it did (the store and namespace), whether or not a terminal is attached; standard output stays empty."
+        )
 
         @OptionGroup var options: StoreOptions
 

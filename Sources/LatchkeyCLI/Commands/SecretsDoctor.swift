@@ -34,14 +34,17 @@ extension SecretsCommand {
             print(TerminalText.escape("  why: \(desktop.reason)"))
             print("kernel keyring: \(probe.isAvailable ? "available" : "unavailable")")
             if !probe.isAvailable { print("  why: \(probe.reason)") }
-            let persistent = switch probe.hasPersistentKeyring {
-            case true?: "yes (entries survive logout; the kernel expires it after days without use)"
-            case false?: "no (entries live in the user keyring, until the user's last process exits)"
-            case nil: "unknown (the keyring could not be asked)"
-            }
+            let persistent =
+                switch probe.hasPersistentKeyring {
+                case true?: "yes (entries survive logout; the kernel expires it after days without use)"
+                case false?: "no (entries live in the user keyring, until the user's last process exits)"
+                case nil: "unknown (the keyring could not be asked)"
+                }
             print("persistent keyring: \(persistent)")
             if let quota = KeyringQuota.current() {
-                print("keyring quota: \(quota.keys)/\(quota.maxKeys) keys, \(quota.bytes)/\(quota.maxBytes) bytes (uid \(quota.uid), from /proc/key-users)")
+                print(
+                    "keyring quota: \(quota.keys)/\(quota.maxKeys) keys, \(quota.bytes)/\(quota.maxBytes) bytes (uid \(quota.uid), from /proc/key-users)"
+                )
             } else {
                 print("keyring quota: unknown (/proc/key-users has no entry for this user yet, or is unreadable)")
             }

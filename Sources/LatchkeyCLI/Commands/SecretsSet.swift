@@ -24,7 +24,8 @@ extension SecretsCommand {
             let limit = EncryptedFileSecretStore.maxFileBytes
             let input = try StandardInput.read(limit: limit)
             guard !input.exceedsLimit else {
-                SecretsCommand.printError("error: the value on standard input is larger than \(limit) bytes (64 MiB), more than any store holds; nothing was stored")
+                SecretsCommand.printError(
+                    "error: the value on standard input is larger than \(limit) bytes (64 MiB), more than any store holds; nothing was stored")
                 throw ExitCode(1)
             }
             let value = input.bytes
@@ -33,7 +34,8 @@ extension SecretsCommand {
                 try await store.set(name, value)
                 return store
             }
-            SecretsCommand.printError("stored \"\(name)\" (\(value.count) bytes) in the \(store.backendName) store, namespace \"\(options.namespace)\"")
+            SecretsCommand.printError(
+                "stored \"\(name)\" (\(value.count) bytes) in the \(store.backendName) store, namespace \"\(options.namespace)\"")
         }
     }
 }

@@ -9,20 +9,20 @@ extension LatchkeyCommand {
         static let configuration = CommandConfiguration(
             abstract: "Sign a JWT and print it.",
             discussion: """
-            The claims are the members of --payload-file's JSON object (if given), then iat (now, \
-            unless the payload has one), --sub, --iss, --aud, exp (now + --exp), then each --claim in \
-            order; each replaces an earlier member of its name, so --claim exp=1700000000 makes an \
-            expired token. --payload-file - reads the object from standard input (at most 64 KiB).
+                The claims are the members of --payload-file's JSON object (if given), then iat (now, \
+                unless the payload has one), --sub, --iss, --aud, exp (now + --exp), then each --claim in \
+                order; each replaces an earlier member of its name, so --claim exp=1700000000 makes an \
+                expired token. --payload-file - reads the object from standard input (at most 64 KiB).
 
-            The header is {"alg" (--alg), "kid" (--kid or the key's), "typ" (--typ, default JWT)}, \
-            then each --header member. alg, kid and typ are refused in --header (so none is \
-            replaced behind your back), as is b64 (unencoded payloads are not supported).
+                The header is {"alg" (--alg), "kid" (--kid or the key's), "typ" (--typ, default JWT)}, \
+                then each --header member. alg, kid and typ are refused in --header (so none is \
+                replaced behind your back), as is b64 (unencoded payloads are not supported).
 
-            Durations take a unit: 90s, 5m, 1h, 30d, 2w, 1h30m (a bare 5 is refused: seconds or days?).
+                Durations take a unit: 90s, 5m, 1h, 30d, 2w, 1h30m (a bare 5 is refused: seconds or days?).
 
-            Exit status: 0 printed; 1 the payload file is unreadable or not a JSON object; 2 the key is \
-            unreadable, public only, or not for --alg; 64 usage error.
-            """)
+                Exit status: 0 printed; 1 the payload file is unreadable or not a JSON object; 2 the key is \
+                unreadable, public only, or not for --alg; 64 usage error.
+                """)
 
         @Option(help: ArgumentHelp("The algorithm.", valueName: "alg"))
         var alg: AlgorithmArgument
@@ -35,19 +35,25 @@ extension LatchkeyCommand {
         @Option(help: ArgumentHelp("The typ header.", valueName: "type"))
         var typ = "JWT"
 
-        @Option(name: .customLong("payload-file"), help: ArgumentHelp(
-            "A JSON object to start the claims from: a file, or - for standard input.",
-            valueName: "path"))
+        @Option(
+            name: .customLong("payload-file"),
+            help: ArgumentHelp(
+                "A JSON object to start the claims from: a file, or - for standard input.",
+                valueName: "path"))
         var payloadFile: String?
 
-        @Option(name: .customLong("claim"), help: ArgumentHelp(
-            "A claim, NAME=VALUE. VALUE is used as JSON when it is JSON (42, true, [\"a\"], {\"k\":1}), else as a string. Repeatable.",
-            valueName: "name=value"))
+        @Option(
+            name: .customLong("claim"),
+            help: ArgumentHelp(
+                "A claim, NAME=VALUE. VALUE is used as JSON when it is JSON (42, true, [\"a\"], {\"k\":1}), else as a string. Repeatable.",
+                valueName: "name=value"))
         var claims: [String] = []
 
-        @Option(name: .customLong("header"), help: ArgumentHelp(
-            "An extra header member, NAME=VALUE, VALUE as for --claim. Repeatable. Not alg, kid or typ: use --alg, --kid and --typ.",
-            valueName: "name=value"))
+        @Option(
+            name: .customLong("header"),
+            help: ArgumentHelp(
+                "An extra header member, NAME=VALUE, VALUE as for --claim. Repeatable. Not alg, kid or typ: use --alg, --kid and --typ.",
+                valueName: "name=value"))
         var headers: [String] = []
 
         @Option(help: ArgumentHelp("Subject (sub).", valueName: "subject")) var sub: String?
@@ -91,8 +97,12 @@ extension LatchkeyCommand {
             }
             // crit must list members this header carries, or the token is malformed (RFC 7515, 4.1.11).
             if let crit = headers.compactMap(Self.member).first(where: { $0.0 == "crit" })?.1 {
-                guard case .array(let names) = crit, !names.isEmpty, names.allSatisfy({ $0.stringValue.map(seen.contains) == true && $0.stringValue != "crit" }) else {
-                    throw ValidationError("--header crit=…: crit must be a non-empty JSON array naming other --header members, such as --header 'crit=[\"exp\"]' --header exp=…")
+                guard case .array(let names) = crit, !names.isEmpty,
+                    names.allSatisfy({ $0.stringValue.map(seen.contains) == true && $0.stringValue != "crit" })
+                else {
+                    throw ValidationError(
+                        "--header crit=…: crit must be a non-empty JSON array naming other --header members, such as --header 'crit=[\"exp\"]' --header exp=…"
+                    )
                 }
             }
         }

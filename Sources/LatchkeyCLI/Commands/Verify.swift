@@ -9,22 +9,22 @@ extension LatchkeyCommand {
         static let configuration = CommandConfiguration(
             abstract: "Verify a JWT (signature and claims), or with --jws a JWS signature only.",
             discussion: """
-            The key decides which algorithms are accepted: a JWK's alg, --alg, or else those of \
-            the key's type and curve (RSA: RS*/PS*, P-256: ES256, Ed25519: EdDSA/Ed25519, secret: HS*). \
-            From a JWKS the key is picked by the token's kid; a token without kid only tries keys \
-            whose alg matches (--alg gives keys without one that alg). exp and nbf are checked \
-            with --leeway seconds of tolerance; iss and aud only when --iss and --aud are given.
+                The key decides which algorithms are accepted: a JWK's alg, --alg, or else those of \
+                the key's type and curve (RSA: RS*/PS*, P-256: ES256, Ed25519: EdDSA/Ed25519, secret: HS*). \
+                From a JWKS the key is picked by the token's kid; a token without kid only tries keys \
+                whose alg matches (--alg gives keys without one that alg). exp and nbf are checked \
+                with --leeway seconds of tolerance; iss and aud only when --iss and --aud are given.
 
-            --require exp,iss,... refuses a token that lacks any of the named claims (repeatable, \
-            comma-separated); --strict is --require exp,iss,aud, so a token that never expires or \
-            names no issuer or audience is refused. They check presence; --iss and --aud check values.
+                --require exp,iss,... refuses a token that lacks any of the named claims (repeatable, \
+                comma-separated); --strict is --require exp,iss,aud, so a token that never expires or \
+                names no issuer or audience is refused. They check presence; --iss and --aud check values.
 
-            With --json, one line on standard output: {"valid":true,"header":{...},"payload":...} \
-            or {"valid":false,"error":"<code>","message":"..."}.
+                With --json, one line on standard output: {"valid":true,"header":{...},"payload":...} \
+                or {"valid":false,"error":"<code>","message":"..."}.
 
-            Exit status: 0 valid; 1 invalid or malformed (the reason on standard error); \
-            2 the key file or secret is unreadable or not a usable key; 64 usage error.
-            """)
+                Exit status: 0 valid; 1 invalid or malformed (the reason on standard error); \
+                2 the key file or secret is unreadable or not a usable key; 64 usage error.
+                """)
 
         @OptionGroup var input: TokenInput
 
@@ -39,8 +39,10 @@ extension LatchkeyCommand {
         @Option(help: ArgumentHelp("Require this audience (aud must be it or contain it).", valueName: "audience"))
         var aud: String?
 
-        @Option(name: .customLong("require"), help: ArgumentHelp(
-            "Claims the token must have, comma-separated (exp,iss,sub). Repeatable.", valueName: "claims"))
+        @Option(
+            name: .customLong("require"),
+            help: ArgumentHelp(
+                "Claims the token must have, comma-separated (exp,iss,sub). Repeatable.", valueName: "claims"))
         var requireLists: [String] = []
 
         @Flag(help: "Require exp, iss and aud (as --require exp,iss,aud).")
@@ -91,8 +93,9 @@ extension LatchkeyCommand {
                     header = verified.header
                     payload = Inspect.payloadValue(verified.payload)
                 } else {
-                    let options = JWTValidationOptions(issuer: iss, audience: aud, requiredClaims: requiredClaims,
-                                                      leeway: TimeInterval(leeway), jws: jwsOptions)
+                    let options = JWTValidationOptions(
+                        issuer: iss, audience: aud, requiredClaims: requiredClaims,
+                        leeway: TimeInterval(leeway), jws: jwsOptions)
                     let jwt = try JWT.verify(token, keys: keys, options: options)
                     header = jwt.header
                     payload = .object(jwt.claims.object)

@@ -1,8 +1,8 @@
 import ArgumentParser
 import Foundation
 import Latchkey
-import LatchkeyBundledAdapters
 import LatchkeyAuth0
+import LatchkeyBundledAdapters
 import LatchkeyEmulator
 import LatchkeySecrets
 import LatchkeySocialPlus
@@ -43,7 +43,10 @@ struct Demo {
     let workspace: URL
     let namespace = "latchkey-demo-\(UInt32.random(in: 0 ... .max))"
 
-    static func say(_ text: String) { print(text); fflush(nil) }
+    static func say(_ text: String) {
+        print(text)
+        fflush(nil)
+    }
     static func step(_ text: String) { say("\n\(Colour.bold("== \(text)"))") }
 
     func expect(_ condition: Bool, _ what: String) throws {
@@ -53,13 +56,16 @@ struct Demo {
 
     /// The automatic store (keyring over the encrypted file) in a private namespace.
     func store() throws -> any SecretStore {
-        let configuration = SecretStoreConfiguration(dataDirectory: workspace.appendingPathComponent("data").path,
-                                                     configDirectory: workspace.appendingPathComponent("config").path)
+        let configuration = SecretStoreConfiguration(
+            dataDirectory: workspace.appendingPathComponent("data").path,
+            configDirectory: workspace.appendingPathComponent("config").path)
         return try SecretStoreSelection.automatic(namespace: namespace, configuration: configuration).store
     }
 
-    func client(_ configuration: LatchkeyConfiguration, clock: any SessionClock = SystemClock(),
-                dependencies: ProviderDependencies = ProviderDependencies()) throws -> AuthClient {
+    func client(
+        _ configuration: LatchkeyConfiguration, clock: any SessionClock = SystemClock(),
+        dependencies: ProviderDependencies = ProviderDependencies()
+    ) throws -> AuthClient {
         let registry = ProviderRegistry()
         for factory in BundledAdapters.factories { registry.register(factory) }
         return try registry.makeClient(configuration, store: try store(), dependencies: dependencies, clock: clock)

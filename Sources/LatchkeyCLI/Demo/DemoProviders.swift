@@ -13,8 +13,10 @@ extension Demo {
         let clock = ManualClock(now: Date())
         let configuration = LatchkeyConfiguration(
             provider: "stytch",
-            settings: ["public_token": emulator.seed.stytch.publicToken, "app_identifier": endpoint.appIdentifier,
-                       "base_url": endpoint.baseURL.absoluteString],
+            settings: [
+                "public_token": emulator.seed.stytch.publicToken, "app_identifier": endpoint.appIdentifier,
+                "base_url": endpoint.baseURL.absoluteString,
+            ],
             session: SessionOptions(heartbeatInterval: nil, renewsProactively: false))
         let first = try client(configuration, clock: clock)
         let watching = watch(first, "stytch")
@@ -27,8 +29,9 @@ extension Demo {
 
         let restarted = try client(configuration, clock: clock)
         try await restarted.start()
-        try expect(restarted.state == .established && restarted.currentUser?.email == user.email,
-                   "a new client restored the session from the \(restarted.store.backendName) store")
+        try expect(
+            restarted.state == .established && restarted.currentUser?.email == user.email,
+            "a new client restored the session from the \(restarted.store.backendName) store")
         let before = try await restarted.accessToken()
         clock.advance(by: .seconds(301))
         emulator.control.advanceClock(by: 301)
@@ -53,10 +56,11 @@ extension Demo {
         let watching = watch(client, "auth0")
         try await client.start()
         Demo.say("   (polling Auth0 every few seconds until the code is approved)")
-        try await client.login(Auth0Credentials.deviceCode { code in
-            Demo.say("   \(code.description)  — approving it as alice…")
-            Task { try? await control.approveDevice(userCode: code.userCode) }
-        })
+        try await client.login(
+            Auth0Credentials.deviceCode { code in
+                Demo.say("   \(code.description)  — approving it as alice…")
+                Task { try? await control.approveDevice(userCode: code.userCode) }
+            })
         try await Task.sleep(for: .milliseconds(50))
         try expect(client.state == .established, "the device login completed")
         let before = try await client.accessToken()
@@ -80,7 +84,7 @@ extension Demo {
         let watching = watch(client, "social.plus")
         try await client.start()
         try await client.login(SocialPlusLogin(userID: "alice", displayName: "Alice"))
-        let response = try await client.send(HTTPRequest(url: endpoint.baseURL.appending(path: "api/v3/users/alice")))
+        let response = try await client.send(TransportRequest(url: endpoint.baseURL.appending(path: "api/v3/users/alice")))
         try expect(response.status == 200, "client.send attached the access token (GET /api/v3/users/alice → \(response.status))")
         try await emulator.control.banUser("alice", provider: .socialPlus)
         _ = try? await client.renew()

@@ -10,15 +10,15 @@ struct SessionCommand: AsyncParsableCommand {
         commandName: "session",
         abstract: "Log in, inspect, renew and log out of a session with the configured provider.",
         discussion: """
-        The provider, its settings and the store come from latchkey.json (--config, $LATCHKEY_CONFIG, or ./latchkey.json) \
-        and LATCHKEY_* environment variables; --provider, --setting, --backend and --namespace override them (a provider \
-        other than the file's takes none of the file's settings). ./latchkey.json is used only when \
-        it is yours and writable by no one else; name a file with --config to pin it. A stored session is used only with \
-        the endpoint that made it (provider, base URL, public token / client ID / API key). Every subcommand takes --json: \
-        one JSON object on standard output, errors included ({"error": {...}, "exit_status": N}).
+            The provider, its settings and the store come from latchkey.json (--config, $LATCHKEY_CONFIG, or ./latchkey.json) \
+            and LATCHKEY_* environment variables; --provider, --setting, --backend and --namespace override them (a provider \
+            other than the file's takes none of the file's settings). ./latchkey.json is used only when \
+            it is yours and writable by no one else; name a file with --config to pin it. A stored session is used only with \
+            the endpoint that made it (provider, base URL, public token / client ID / API key). Every subcommand takes --json: \
+            one JSON object on standard output, errors included ({"error": {...}, "exit_status": N}).
 
-        \(SessionExitStatus.help)
-        """,
+            \(SessionExitStatus.help)
+            """,
         subcommands: [Login.self, Status.self, Token.self, Refresh.self, Logout.self]
     )
 }
@@ -26,7 +26,8 @@ struct SessionCommand: AsyncParsableCommand {
 extension SessionCommand {
     /// Options every session subcommand shares.
     struct ClientOptions: ParsableArguments {
-        @Option(name: .long, help: "The configuration file (default: $LATCHKEY_CONFIG, else ./latchkey.json if it is yours and not writable by others).")
+        @Option(
+            name: .long, help: "The configuration file (default: $LATCHKEY_CONFIG, else ./latchkey.json if it is yours and not writable by others).")
         var config: String?
 
         @Option(name: .long, help: "The provider identifier, overriding the file (stytch, stytch-b2b, auth0, socialplus).")
@@ -35,22 +36,32 @@ extension SessionCommand {
         @Option(name: .long, help: ArgumentHelp("A provider setting, overriding the file (repeatable).", valueName: "name=value"))
         var setting: [String] = []
 
-        @Option(name: .long, help: ArgumentHelp("The store backend, overriding the file (automatic, keyring, file, layered, memory, secret-service).", valueName: "backend"))
+        @Option(
+            name: .long,
+            help: ArgumentHelp(
+                "The store backend, overriding the file (automatic, keyring, file, layered, memory, secret-service).", valueName: "backend"))
         var backend: String?
 
-        @Option(name: .long, help: ArgumentHelp("The store namespace, overriding the file: one app's or one account's sessions.",
-                                                valueName: "namespace"))
+        @Option(
+            name: .long,
+            help: ArgumentHelp(
+                "The store namespace, overriding the file: one app's or one account's sessions.",
+                valueName: "namespace"))
         var namespace: String?
 
-        @Option(name: .long, help: ArgumentHelp("Record every HTTP exchange with the provider in FILE as HAR 1.2 (mode 600), every "
-                                                + "token, password, code and key replaced by a marker (default: $LATCHKEY_TRACE).",
-                                                valueName: "file"))
+        @Option(
+            name: .long,
+            help: ArgumentHelp(
+                "Record every HTTP exchange with the provider in FILE as HAR 1.2 (mode 600), every "
+                    + "token, password, code and key replaced by a marker (default: $LATCHKEY_TRACE).",
+                valueName: "file"))
         var trace: String?
 
         func validate() throws {
             if let backend, StoreSettings.Backend(rawValue: backend) == nil {
-                throw ValidationError("--backend takes one of \(StoreSettings.Backend.allCases.map(\.rawValue).joined(separator: ", ")); "
-                                      + "got \"\(TerminalText.escape(backend))\"")
+                throw ValidationError(
+                    "--backend takes one of \(StoreSettings.Backend.allCases.map(\.rawValue).joined(separator: ", ")); "
+                        + "got \"\(TerminalText.escape(backend))\"")
             }
             if namespace?.isEmpty == true { throw ValidationError("--namespace takes a name; got an empty one") }
             for item in setting where Self.splitSetting(item) == nil {
@@ -123,15 +134,17 @@ extension SessionCommand {
             var warnings: [String] = []
             if let file = configuration.file, let mode = configuration.fileMode, mode & 0o044 != 0 {
                 for name in configuration.settings.inlineKeys.sorted() where secrets.contains(name) {
-                    warnings.append("the configuration file \(file) holds the secret \"settings.\(name)\" and others can read it "
-                                    + "(mode \(String(mode, radix: 8))): chmod 600 it, or move the secret to \(ProviderSettings.environmentName(of: name))")
+                    warnings.append(
+                        "the configuration file \(file) holds the secret \"settings.\(name)\" and others can read it "
+                            + "(mode \(String(mode, radix: 8))): chmod 600 it, or move the secret to \(ProviderSettings.environmentName(of: name))")
                 }
             }
             for item in setting {
                 guard let (name, _) = Self.splitSetting(item), secrets.contains(name) else { continue }
-                warnings.append("--setting \(name)=… puts a secret on the command line, where other users can read it (/proc) "
-                                + "and the shell's history keeps it; set \(ProviderSettings.environmentName(of: name)) "
-                                + "or keep it in a configuration file only you can read (mode 600)")
+                warnings.append(
+                    "--setting \(name)=… puts a secret on the command line, where other users can read it (/proc) "
+                        + "and the shell's history keeps it; set \(ProviderSettings.environmentName(of: name)) "
+                        + "or keep it in a configuration file only you can read (mode 600)")
             }
             return warnings
         }

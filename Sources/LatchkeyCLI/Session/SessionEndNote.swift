@@ -45,7 +45,8 @@ struct SessionEndNote: Equatable {
     /// The note the store holds for this provider, if any (an unreadable one is ignored).
     static func load(_ client: AuthClient) async -> SessionEndNote? {
         guard let bytes = try? await store(of: client).get(entry), bytes.count <= 16_384,
-              let object = try? JSONValue.parse(bytes: bytes).objectValue else { return nil }
+            let object = try? JSONValue.parse(bytes: bytes).objectValue
+        else { return nil }
         return SessionEndNote(object: object).flatMap { $0.provider == client.provider.identifier ? $0 : nil }
     }
 
@@ -68,8 +69,9 @@ struct SessionEndNote: Equatable {
 
     private init?(object: JSONObject) {
         guard let provider = object["provider"]?.stringValue, let code = object["code"]?.stringValue,
-              let message = object["message"]?.stringValue, let ended = object["ended_at"]?.stringValue,
-              let endedAt = try? Date(ended, strategy: .iso8601) else { return nil }
+            let message = object["message"]?.stringValue, let ended = object["ended_at"]?.stringValue,
+            let endedAt = try? Date(ended, strategy: .iso8601)
+        else { return nil }
         self.provider = provider
         self.code = code
         self.message = message

@@ -24,17 +24,17 @@ enum SessionExitStatus {
 
     /// The table `--help` shows.
     static let help = """
-    Exit status:
-      0   success (status: somebody is logged in)
-      1   nobody is logged in, or the provider ended the session (status says why)
-      64  usage error
-      66  a secret or code could not be read (no terminal, nothing on the input)
-      70  internal error
-      74  the secret store could not be read or written
-      75  the provider is unreachable, failing or rate limiting: retry later
-      77  the provider refused the credentials, the code or the request
-      78  configuration error
-    """
+        Exit status:
+          0   success (status: somebody is logged in)
+          1   nobody is logged in, or the provider ended the session (status says why)
+          64  usage error
+          66  a secret or code could not be read (no terminal, nothing on the input)
+          70  internal error
+          74  the secret store could not be read or written
+          75  the provider is unreachable, failing or rate limiting: retry later
+          77  the provider refused the credentials, the code or the request
+          78  configuration error
+        """
 
     /// The exit status of a failure: the one mapping from ``AuthError`` codes. A verdict
     /// that ends a session is a refusal of the credentials while logging in, and an

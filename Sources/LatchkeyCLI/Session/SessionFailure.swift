@@ -48,8 +48,9 @@ struct SessionFailure: Error {
         case let error as ValidationError: self.init(status: SessionExitStatus.usage, code: "usage", message: error.message)
         case let exit as ExitCode:
             // Raised (and already explained on standard error) by a shared helper.
-            self.init(status: exit.rawValue == ExitStatus.failure ? SessionExitStatus.software : exit.rawValue, code: "failed",
-                      message: "see the message above")
+            self.init(
+                status: exit.rawValue == ExitStatus.failure ? SessionExitStatus.software : exit.rawValue, code: "failed",
+                message: "see the message above")
         default: self.init(status: SessionExitStatus.software, code: "failed", message: "\(error)")
         }
     }

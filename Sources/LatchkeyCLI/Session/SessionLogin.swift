@@ -15,26 +15,26 @@ extension SessionCommand {
         static let configuration = CommandConfiguration(
             abstract: "Log in and persist the session in the configured store.",
             discussion: """
-            Stytch: --email, and the password from the terminal (no echo) or --password-stdin; or a one-time passcode: \
-            --phone NUMBER (SMS, or --whatsapp) or --email with --otp sends it and reads it in the same run, --send-otp only \
-            sends and prints the method id for a later --otp-method-id; or --magic-link-token-stdin.
-            Stytch B2B: --organization-id and --email as well; a second factor is a TOTP code, an SMS code (--sms) or a \
-            recovery code (--recovery-code). Discovery, before choosing an organization: --discovery --email E \
-            --send-magic-link emails a link; --discovery --magic-link-token-stdin signs in with its token; then \
-            --organization ID|slug picks the organization, or a numbered list on the terminal does, or the command fails \
-            (exit 64) listing the choices and keeps the sign-in for 10 minutes, for --discovery --organization \
-            ID|slug (--list-organizations lists them).
-            Auth0: the device code by default (the code and the URL are printed; approve in any browser); --browser opens \
-            the system browser with a loopback redirect; --username with --password-stdin uses the password grant, and a \
-            second factor is a one-time code or a recovery code (--recovery-code).
-            social.plus: --user-id (and --display-name); in secure mode the auth token from --auth-token-stdin or \
-            --auth-token-command.
-            Codes come from --code-stdin, --code-fd N (such as 3<<<"$CODE") or the terminal. Secrets are read from \
-            standard input, a file descriptor or the terminal without echo, never from arguments.
-            A stored session is kept until the new login succeeds; it is then replaced and revoked at the provider.
+                Stytch: --email, and the password from the terminal (no echo) or --password-stdin; or a one-time passcode: \
+                --phone NUMBER (SMS, or --whatsapp) or --email with --otp sends it and reads it in the same run, --send-otp only \
+                sends and prints the method id for a later --otp-method-id; or --magic-link-token-stdin.
+                Stytch B2B: --organization-id and --email as well; a second factor is a TOTP code, an SMS code (--sms) or a \
+                recovery code (--recovery-code). Discovery, before choosing an organization: --discovery --email E \
+                --send-magic-link emails a link; --discovery --magic-link-token-stdin signs in with its token; then \
+                --organization ID|slug picks the organization, or a numbered list on the terminal does, or the command fails \
+                (exit 64) listing the choices and keeps the sign-in for 10 minutes, for --discovery --organization \
+                ID|slug (--list-organizations lists them).
+                Auth0: the device code by default (the code and the URL are printed; approve in any browser); --browser opens \
+                the system browser with a loopback redirect; --username with --password-stdin uses the password grant, and a \
+                second factor is a one-time code or a recovery code (--recovery-code).
+                social.plus: --user-id (and --display-name); in secure mode the auth token from --auth-token-stdin or \
+                --auth-token-command.
+                Codes come from --code-stdin, --code-fd N (such as 3<<<"$CODE") or the terminal. Secrets are read from \
+                standard input, a file descriptor or the terminal without echo, never from arguments.
+                A stored session is kept until the new login succeeds; it is then replaced and revoked at the provider.
 
-            \(SessionExitStatus.help)
-            """
+                \(SessionExitStatus.help)
+                """
         )
 
         @OptionGroup var client: ClientOptions
@@ -56,18 +56,24 @@ extension SessionCommand {
         @Flag(name: .customLong("password-stdin"), help: "Stytch, Auth0: read the password from standard input.")
         var passwordFromStandardInput = false
 
-        @Option(name: .customLong("otp-method-id"), help: "Stytch: log in with the one-time passcode sent for this method id (the code as for --code-stdin).")
+        @Option(
+            name: .customLong("otp-method-id"),
+            help: "Stytch: log in with the one-time passcode sent for this method id (the code as for --code-stdin).")
         var otpMethodID: String?
 
         @Flag(name: .customLong("magic-link-token-stdin"), help: "Stytch: log in with the magic link's token, read from standard input.")
         var magicLinkTokenFromStandardInput = false
 
-        @Flag(name: .customLong("send-magic-link"),
-              help: "Stytch: email a login magic link to --email and stop; log in with its token and --magic-link-token-stdin.")
+        @Flag(
+            name: .customLong("send-magic-link"),
+            help: "Stytch: email a login magic link to --email and stop; log in with its token and --magic-link-token-stdin.")
         var sendMagicLink = false
 
-        @Option(name: .long, help: ArgumentHelp("Stytch: send a one-time passcode to this phone number (E.164, +15555550123) by "
-                                                + "SMS and log in with it.", valueName: "number"))
+        @Option(
+            name: .long,
+            help: ArgumentHelp(
+                "Stytch: send a one-time passcode to this phone number (E.164, +15555550123) by "
+                    + "SMS and log in with it.", valueName: "number"))
         var phone: String?
 
         @Flag(name: .long, help: "Stytch: send the one-time passcode to --phone by WhatsApp instead of SMS.")
@@ -76,12 +82,16 @@ extension SessionCommand {
         @Flag(name: .long, help: "Stytch: send a one-time passcode to --email and log in with it instead of a password.")
         var otp = false
 
-        @Flag(name: .customLong("send-otp"),
-              help: "Stytch: send a one-time passcode to --phone or --email and stop, printing its method id for --otp-method-id.")
+        @Flag(
+            name: .customLong("send-otp"),
+            help: "Stytch: send a one-time passcode to --phone or --email and stop, printing its method id for --otp-method-id.")
         var sendOTP = false
 
-        @Option(name: .customLong("otp-expiration"), help: ArgumentHelp("Stytch: how long the sent code works, 1m to 10m (Stytch's "
-                                                                         + "default: 2m).", valueName: "duration"))
+        @Option(
+            name: .customLong("otp-expiration"),
+            help: ArgumentHelp(
+                "Stytch: how long the sent code works, 1m to 10m (Stytch's "
+                    + "default: 2m).", valueName: "duration"))
         var otpExpiration: String?
 
         @Flag(name: .long, help: "Stytch B2B: sign in before choosing an organization (a discovery magic link), then choose one.")
@@ -99,10 +109,13 @@ extension SessionCommand {
         @Flag(name: .customLong("recovery-code"), help: "Stytch B2B, Auth0: the second factor is a recovery code.")
         var recoveryCode = false
 
-        @Flag(name: .long, help: ArgumentHelp("Auth0: log in in the system browser (PKCE, loopback redirect) instead of with a device code. "
-                                              + "The redirect must be registered first: settings.redirect_uri (http://127.0.0.1:PORT/callback, "
-                                              + "a fixed port) listed exactly, port included, in the Auth0 application's Allowed Callback URLs "
-                                              + "(for Stytch OAuth: the project's Redirect URLs), or the provider refuses it."))
+        @Flag(
+            name: .long,
+            help: ArgumentHelp(
+                "Auth0: log in in the system browser (PKCE, loopback redirect) instead of with a device code. "
+                    + "The redirect must be registered first: settings.redirect_uri (http://127.0.0.1:PORT/callback, "
+                    + "a fixed port) listed exactly, port included, in the Auth0 application's Allowed Callback URLs "
+                    + "(for Stytch OAuth: the project's Redirect URLs), or the provider refuses it."))
         var browser = false
 
         @Option(name: .long, help: "Auth0: the username for the password grant (with --password-stdin or a terminal prompt).")
@@ -143,7 +156,8 @@ extension SessionCommand {
             try await run { client, configuration in
                 let duration = try sessionDuration.map { try SessionDuration.parse($0, option: "--session-duration") }
                 if duration != nil, client.provider.sessionDurationBounds == nil {
-                    throw SessionFailure.usage("--session-duration is for providers whose sessions have a length (Stytch), not \(configuration.provider)")
+                    throw SessionFailure.usage(
+                        "--session-duration is for providers whose sessions have a length (Stytch), not \(configuration.provider)")
                 }
                 try checkPasswordlessProvider(configuration.provider)
                 if sendMagicLink, let email {
@@ -182,8 +196,10 @@ extension SessionCommand {
             }
             try await stytch.sendMagicLink(email: email)
             var outcome = SessionOutcome()
-            outcome.lines = ["Sent a login magic link to \(TerminalText.escape(email)). Open it, then log in with its token: "
-                             + "latchkey session login --magic-link-token-stdin"]
+            outcome.lines = [
+                "Sent a login magic link to \(TerminalText.escape(email)). Open it, then log in with its token: "
+                    + "latchkey session login --magic-link-token-stdin"
+            ]
             outcome.object = ["sent": .bool(true), "email": .string(email), "logged_in": .bool(false)]
             return outcome
         }
@@ -191,10 +207,14 @@ extension SessionCommand {
         private func outcome(_ client: AuthClient, provider: String, replaced: Bool, recoveryCode: String?) async -> SessionOutcome {
             let summary = await SessionSummary(client)
             var outcome = SessionOutcome()
-            outcome.lines = ["Logged in as \(summary.person) (\(TerminalText.escape(provider))); the session is stored in the \(client.store.backendName) store."]
+            outcome.lines = [
+                "Logged in as \(summary.person) (\(TerminalText.escape(provider))); the session is stored in the \(client.store.backendName) store."
+            ]
             if replaced { outcome.lines.append("It replaced the previous session, which was revoked at the provider (best effort).") }
-            outcome.object = ["logged_in": .bool(true), "provider": .string(provider), "user": summary.userObject,
-                              "store": .string(client.store.backendName), "replaced": .bool(replaced)]
+            outcome.object = [
+                "logged_in": .bool(true), "provider": .string(provider), "user": summary.userObject,
+                "store": .string(client.store.backendName), "replaced": .bool(replaced),
+            ]
             summary.addTimes(to: &outcome.object)
             if let recoveryCode {
                 // The user's only copy: shown once, in the output they asked for.
@@ -235,7 +255,8 @@ final class LoginSteps: Sendable {
                     return StytchCredentials.otp(methodID: sent.methodID, code: try command.codes.read("one-time passcode"))
                 } catch var failure as SessionFailure {
                     // The code is on its way: say how to use it rather than send another.
-                    failure.hint = "the code was sent: log in with --otp-method-id \(TerminalText.escape(sent.methodID)) and --code-stdin or --code-fd N"
+                    failure.hint =
+                        "the code was sent: log in with --otp-method-id \(TerminalText.escape(sent.methodID)) and --code-stdin or --code-fd N"
                     failure.details["method_id"] = .string(sent.methodID)
                     throw failure
                 }
@@ -260,19 +281,24 @@ final class LoginSteps: Sendable {
             return StytchB2BCredentials.password(organizationID: organizationID, emailAddress: email, password: try password())
         case Auth0Provider.factory.identifier:
             if let username = command.username {
-                return Auth0Credentials.password(username: username, password: try password(), realm: command.realm, scope: command.scope,
-                                                 audience: command.audience)
+                return Auth0Credentials.password(
+                    username: username, password: try password(), realm: command.realm, scope: command.scope,
+                    audience: command.audience)
             }
             if command.browser {
-                return Auth0Credentials.browser(Auth0BrowserLogin(opener: .handOff { url in
-                    printError("Opening your browser; if it does not open, visit: \(url.absoluteString)")
-                    try? await BrowserOpener.system(url)
-                }), scope: command.scope, audience: command.audience)
+                return Auth0Credentials.browser(
+                    Auth0BrowserLogin(
+                        opener: .handOff { url in
+                            printError("Opening your browser; if it does not open, visit: \(url.absoluteString)")
+                            try? await BrowserOpener.system(url)
+                        }), scope: command.scope, audience: command.audience)
             }
             let json = run.json
             return Auth0Credentials.deviceCode(scope: command.scope, audience: command.audience) { code in
                 // The user needs these; the token is not in them.
-                SessionRun.say("To log in, visit \(TerminalText.escape(code.verificationURIComplete?.absoluteString ?? code.verificationURI.absoluteString))", json: json)
+                SessionRun.say(
+                    "To log in, visit \(TerminalText.escape(code.verificationURIComplete?.absoluteString ?? code.verificationURI.absoluteString))",
+                    json: json)
                 SessionRun.say("and confirm the code \(TerminalText.escape(code.userCode)). Waiting…", json: json)
             }
         case SocialPlusProvider.identifier:
@@ -291,15 +317,18 @@ final class LoginSteps: Sendable {
     /// A login that needs another factor: a code (TOTP, SMS, one-time password) or a recovery code.
     func finishSecondFactor(duration: Duration?) async throws {
         guard let action = client.pendingUserAction else {
-            throw SessionFailure(status: SessionExitStatus.refused, code: "needsUserAction",
-                                 message: "the provider asked for another step the CLI cannot take")
+            throw SessionFailure(
+                status: SessionExitStatus.refused, code: "needsUserAction",
+                message: "the provider asked for another step the CLI cannot take")
         }
         let codes = command.codes
         let credentials: any LoginCredentials
         switch client.provider.identifier {
         case Auth0Provider.factory.identifier:
             if command.recoveryCode {
-                credentials = Auth0Credentials.mfa(recoveryCode: try codes.read("recovery code")) { [self] new in recoveryCode.withLock { $0 = new.code } }
+                credentials = Auth0Credentials.mfa(recoveryCode: try codes.read("recovery code")) { [self] new in
+                    recoveryCode.withLock { $0 = new.code }
+                }
             } else {
                 credentials = Auth0Credentials.mfa(otp: try codes.read("one-time code"))
             }
@@ -313,8 +342,9 @@ final class LoginSteps: Sendable {
                 credentials = StytchB2BCredentials.totp(code: try codes.read("authenticator (TOTP) code"))
             }
         default:
-            throw SessionFailure(status: SessionExitStatus.refused, code: "needsUserAction",
-                                 message: "the provider asked for another step (\(action.kind)) the CLI cannot take")
+            throw SessionFailure(
+                status: SessionExitStatus.refused, code: "needsUserAction",
+                message: "the provider asked for another step (\(action.kind)) the CLI cannot take")
         }
         try await client.replaceSession(with: credentials, sessionDuration: duration)
     }

@@ -13,12 +13,13 @@ extension SessionCommand.Login {
     func validatePasswordless() throws {
         let sendsCode = phone != nil || otp || sendOTP
         if whatsapp, phone == nil { throw ValidationError("--whatsapp sends to --phone: give the number") }
-        if (otp || sendOTP), phone == nil, email == nil { throw ValidationError("\(otp ? "--otp" : "--send-otp") needs --phone or --email") }
+        if otp || sendOTP, phone == nil, email == nil { throw ValidationError("\(otp ? "--otp" : "--send-otp") needs --phone or --email") }
         if sendsCode {
             if phone != nil, email != nil, otp || sendOTP { throw ValidationError("the code goes to --phone or to --email, not both") }
             if passwordFromStandardInput || otpMethodID != nil || magicLinkTokenFromStandardInput || sendMagicLink || discovery {
-                throw ValidationError("--phone, --otp and --send-otp log in with a one-time passcode: leave out the password, "
-                                      + "--otp-method-id, magic link and discovery options")
+                throw ValidationError(
+                    "--phone, --otp and --send-otp log in with a one-time passcode: leave out the password, "
+                        + "--otp-method-id, magic link and discovery options")
             }
         }
         if sendOTP, codes.fromStandardInput || codes.descriptor != nil || sessionDuration != nil {
@@ -26,11 +27,13 @@ extension SessionCommand.Login {
         }
         if otpExpiration != nil, !sendsCode { throw ValidationError("--otp-expiration is for a code the command sends (--phone, --otp, --send-otp)") }
         _ = try otpExpirationMinutes()
-        if (organization != nil || listOrganizations), !discovery {
+        if organization != nil || listOrganizations, !discovery {
             throw ValidationError("--organization and --list-organizations choose after a discovery sign-in: add --discovery")
         }
         if discovery {
-            if organizationID != nil { throw ValidationError("--discovery chooses the organization with --organization ID|slug, not --organization-id") }
+            if organizationID != nil {
+                throw ValidationError("--discovery chooses the organization with --organization ID|slug, not --organization-id")
+            }
             if passwordFromStandardInput { throw ValidationError("--discovery signs in with a discovery magic link, not a password") }
             if listOrganizations, organization != nil { throw ValidationError("give --list-organizations or --organization, not both") }
             if sendMagicLink, organization != nil || listOrganizations {
@@ -84,11 +87,15 @@ extension SessionCommand.Login {
     func sendCode(_ client: AuthClient) async throws -> SessionOutcome {
         let (delivery, sent) = try await send(client)
         var outcome = SessionOutcome()
-        outcome.lines = ["Sent a one-time passcode by \(Self.channelName(delivery)) to \(TerminalText.escape(delivery.destination)). "
-                         + "Log in with it: latchkey session login --otp-method-id \(TerminalText.escape(sent.methodID)) "
-                         + "(the code on --code-stdin, --code-fd N or the terminal)"]
-        outcome.object = ["sent": .bool(true), "channel": .string(delivery.channel), "to": .string(delivery.destination),
-                          "method_id": .string(sent.methodID), "logged_in": .bool(false)]
+        outcome.lines = [
+            "Sent a one-time passcode by \(Self.channelName(delivery)) to \(TerminalText.escape(delivery.destination)). "
+                + "Log in with it: latchkey session login --otp-method-id \(TerminalText.escape(sent.methodID)) "
+                + "(the code on --code-stdin, --code-fd N or the terminal)"
+        ]
+        outcome.object = [
+            "sent": .bool(true), "channel": .string(delivery.channel), "to": .string(delivery.destination),
+            "method_id": .string(sent.methodID), "logged_in": .bool(false),
+        ]
         if let userID = sent.userID { outcome.object["user_id"] = .string(userID) }
         return outcome
     }
@@ -108,8 +115,10 @@ extension SessionCommand.Login {
         guard let b2b = client.stytchB2B else { throw SessionFailure.usage("--discovery is for Stytch B2B only") }
         try await b2b.sendDiscoveryMagicLink(emailAddress: email)
         var outcome = SessionOutcome()
-        outcome.lines = ["Sent a discovery magic link to \(TerminalText.escape(email)). Open it, then sign in with its token: "
-                         + "latchkey session login --discovery --magic-link-token-stdin [--organization ID|slug]"]
+        outcome.lines = [
+            "Sent a discovery magic link to \(TerminalText.escape(email)). Open it, then sign in with its token: "
+                + "latchkey session login --discovery --magic-link-token-stdin [--organization ID|slug]"
+        ]
         outcome.object = ["sent": .bool(true), "email": .string(email), "discovery": .bool(true), "logged_in": .bool(false)]
         return outcome
     }
@@ -130,17 +139,21 @@ struct DiscoverySignIn {
     func enter() async throws -> (StytchB2BCredentials, JSONObject) {
         let (token, organizations) = try await signIn()
         let chosen = try choose(organizations)
-        return (StytchB2BCredentials.discoveryExchange(organizationID: chosen.organization.id, intermediateSessionToken: token),
-                Self.object(chosen))
+        return (
+            StytchB2BCredentials.discoveryExchange(organizationID: chosen.organization.id, intermediateSessionToken: token),
+            Self.object(chosen)
+        )
     }
 
     /// `--list-organizations`: the organizations, and no login.
     func list() async throws -> SessionOutcome {
         let (_, organizations) = try await signIn()
         var outcome = SessionOutcome()
-        outcome.lines = organizations.isEmpty ? ["No organization: the address is a member of none this sign-in can enter."]
+        outcome.lines =
+            organizations.isEmpty
+            ? ["No organization: the address is a member of none this sign-in can enter."]
             : ["Organizations this sign-in can enter (for 10 minutes: latchkey session login --discovery --organization ID|slug):"]
-            + organizations.map { "  " + Self.line($0) }
+                + organizations.map { "  " + Self.line($0) }
         outcome.object = ["organizations": .array(organizations.map { .object(Self.object($0)) }), "logged_in": .bool(false)]
         return outcome
     }
@@ -161,8 +174,9 @@ struct DiscoverySignIn {
             return (discovery.intermediateSessionToken, discovery.organizations)
         }
         guard let token = await kept() else {
-            throw SessionFailure.usage("no discovery sign-in to continue (none, or older than 10 minutes): send a link with "
-                                       + "--discovery --email ADDRESS --send-magic-link, then sign in with --discovery --magic-link-token-stdin")
+            throw SessionFailure.usage(
+                "no discovery sign-in to continue (none, or older than 10 minutes): send a link with "
+                    + "--discovery --email ADDRESS --send-magic-link, then sign in with --discovery --magic-link-token-stdin")
         }
         do {
             return (token, try await b2b.discoveredOrganizations(intermediateSessionToken: token))
@@ -176,15 +190,18 @@ struct DiscoverySignIn {
     /// Keeps the intermediate session (a secret, in the store beside the session) until it
     /// expires locally. Best effort: a store that refuses costs only the later choice.
     private func keep(_ discovery: StytchDiscovery) async {
-        let object: JSONObject = ["intermediate_session_token": .string(discovery.intermediateSessionToken),
-                                  "expires_at": discovery.expiresAt.iso8601]
+        let object: JSONObject = [
+            "intermediate_session_token": .string(discovery.intermediateSessionToken),
+            "expires_at": discovery.expiresAt.iso8601,
+        ]
         try? await Self.store(of: client).set(Self.entry, Array(JSONValue.object(object).jsonText.utf8))
     }
 
     private func kept() async -> String? {
         guard let bytes = try? await Self.store(of: client).get(Self.entry), bytes.count <= 16_384,
-              let object = try? JSONValue.parse(bytes: bytes).objectValue, let token = object["intermediate_session_token"]?.stringValue,
-              let text = object["expires_at"]?.stringValue, let expires = try? Date(text, strategy: .iso8601) else { return nil }
+            let object = try? JSONValue.parse(bytes: bytes).objectValue, let token = object["intermediate_session_token"]?.stringValue,
+            let text = object["expires_at"]?.stringValue, let expires = try? Date(text, strategy: .iso8601)
+        else { return nil }
         guard expires > Date() else {
             await Self.forget(client)
             return nil
@@ -196,8 +213,9 @@ struct DiscoverySignIn {
     /// the choices: a script never waits on a prompt.
     private func choose(_ organizations: [StytchDiscoveredOrganization]) throws -> StytchDiscoveredOrganization {
         guard !organizations.isEmpty else {
-            throw SessionFailure(status: SessionExitStatus.refused, code: "no_organizations",
-                                 message: "the address is a member of no organization this sign-in can enter")
+            throw SessionFailure(
+                status: SessionExitStatus.refused, code: "no_organizations",
+                message: "the address is a member of no organization this sign-in can enter")
         }
         if let wanted = command.organization {
             if let found = organizations.first(where: { $0.organization.id == wanted || $0.organization.slug == wanted }) { return found }

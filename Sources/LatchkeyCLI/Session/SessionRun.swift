@@ -64,7 +64,8 @@ struct SessionRun {
         var text = ""
         for scalar in JSONValue.object(object).jsonText.unicodeScalars {
             if (0x7F...0x9F).contains(scalar.value) || (0x2028...0x2029).contains(scalar.value) || (0x202A...0x202E).contains(scalar.value)
-                || (0x2066...0x2069).contains(scalar.value) || scalar.value == 0x200E || scalar.value == 0x200F || scalar.value == 0x061C {
+                || (0x2066...0x2069).contains(scalar.value) || scalar.value == 0x200E || scalar.value == 0x200F || scalar.value == 0x061C
+            {
                 text += String(format: "\\u%04x", scalar.value)
             } else {
                 text.unicodeScalars.append(scalar)

@@ -10,11 +10,11 @@ extension SessionCommand {
         static let configuration = CommandConfiguration(
             abstract: "Restore and validate the stored session, then show it (exit status 1 when nobody is logged in).",
             discussion: """
-            When the provider ended the session (here or in an earlier command), status says why: the verdict's code, \
-            the endpoint that gave it and its message, until the next login.
+                When the provider ended the session (here or in an earlier command), status says why: the verdict's code, \
+                the endpoint that gave it and its message, until the next login.
 
-            \(SessionExitStatus.help)
-            """
+                \(SessionExitStatus.help)
+                """
         )
 
         @OptionGroup var client: ClientOptions
@@ -49,10 +49,14 @@ extension SessionCommand {
             }
             let restoreError = await client.restoreError
             var outcome = SessionOutcome()
-            outcome.status = signedIn ? SessionExitStatus.success
+            outcome.status =
+                signedIn
+                ? SessionExitStatus.success
                 : restoreError != nil ? SessionExitStatus.storage : SessionExitStatus.notLoggedIn
-            outcome.object = ["provider": .string(provider), "state": .string("\(state)"), "logged_in": .bool(signedIn),
-                              "revalidation_pending": .bool(pending)]
+            outcome.object = [
+                "provider": .string(provider), "state": .string("\(state)"), "logged_in": .bool(signedIn),
+                "revalidation_pending": .bool(pending),
+            ]
             outcome.object["user"] = signedIn ? summary.userObject : .null
             summary.addTimes(to: &outcome.object)
             outcome.object["end_reason"] = ended.map { .object($0.object) } ?? .null
@@ -68,7 +72,9 @@ extension SessionCommand {
                 }
             }
             if let ended {
-                outcome.lines.append("session ended:   \(RelativeTime.describe(ended.endedAt)), by \(TerminalText.escape(ended.provider)): \(TerminalText.escape(ended.sentence))")
+                outcome.lines.append(
+                    "session ended:   \(RelativeTime.describe(ended.endedAt)), by \(TerminalText.escape(ended.provider)): \(TerminalText.escape(ended.sentence))"
+                )
             }
             if let restoreError { outcome.lines.append("store:           \(TerminalText.escape(restoreError.message))") }
             return outcome

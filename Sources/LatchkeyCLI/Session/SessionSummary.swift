@@ -34,12 +34,13 @@ struct SessionSummary {
 
     /// `Alice Liddell <alice@example.com>`, the email, the name, or the id; escaped for a terminal.
     var person: String {
-        let text = switch (name, email) {
-        case (let name?, let email?) where name != email: "\(name) <\(email)>"
-        case (_, let email?): email
-        case (let name?, nil): userID.map { $0 == name ? name : "\(name) (\($0))" } ?? name
-        case (nil, nil): userID ?? "an unnamed user"
-        }
+        let text =
+            switch (name, email) {
+            case (let name?, let email?) where name != email: "\(name) <\(email)>"
+            case (_, let email?): email
+            case (let name?, nil): userID.map { $0 == name ? name : "\(name) (\($0))" } ?? name
+            case (nil, nil): userID ?? "an unnamed user"
+            }
         let organization = organizationName ?? organizationID
         return TerminalText.escape(text + (organization.map { " in \($0)" } ?? ""))
     }
@@ -66,7 +67,9 @@ struct SessionSummary {
     /// The expiries, as `status` lines.
     var timeLines: [String] {
         var lines: [String] = []
-        if let sessionExpiresAt { lines.append("session expires: \(RelativeTime.describe(sessionExpiresAt)) (\(sessionExpiresAt.formatted(.iso8601)))") }
+        if let sessionExpiresAt {
+            lines.append("session expires: \(RelativeTime.describe(sessionExpiresAt)) (\(sessionExpiresAt.formatted(.iso8601)))")
+        }
         if let accessTokenExpiresAt {
             lines.append("token expires:   \(RelativeTime.describe(accessTokenExpiresAt)) (\(accessTokenExpiresAt.formatted(.iso8601)))")
         }

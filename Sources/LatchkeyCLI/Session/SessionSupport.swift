@@ -77,8 +77,9 @@ enum SecretInput {
     static func prompt(_ label: String, what: String) throws -> String {
         let fd = open("/dev/tty", O_RDWR)
         guard fd >= 0 else {
-            throw SessionFailure.noInput("no terminal to ask for the \(what)",
-                                         hint: what.contains("password") ? "pass it with --password-stdin" : "pass it with --code-stdin or --code-fd N")
+            throw SessionFailure.noInput(
+                "no terminal to ask for the \(what)",
+                hint: what.contains("password") ? "pass it with --password-stdin" : "pass it with --code-stdin or --code-fd N")
         }
         defer { close(fd) }
         _ = label.withCString { write(fd, $0, strlen($0)) }
@@ -158,12 +159,13 @@ enum RelativeTime {
         let seconds = date.timeIntervalSince(now)
         // Dates come from the store: clamp, never trap on a conversion.
         let magnitude = min(abs(seconds.isFinite ? seconds : 0), 1e12)
-        let text: String = switch magnitude {
-        case ..<60: "\(Int(magnitude)) s"
-        case ..<3600: "\(Int(magnitude / 60)) min"
-        case ..<86_400: "\(Int(magnitude / 3600)) h \(Int(magnitude.truncatingRemainder(dividingBy: 3600) / 60)) min"
-        default: "\(Int(magnitude / 86_400)) days"
-        }
+        let text: String =
+            switch magnitude {
+            case ..<60: "\(Int(magnitude)) s"
+            case ..<3600: "\(Int(magnitude / 60)) min"
+            case ..<86_400: "\(Int(magnitude / 3600)) h \(Int(magnitude.truncatingRemainder(dividingBy: 3600) / 60)) min"
+            default: "\(Int(magnitude / 86_400)) days"
+            }
         return seconds >= 0 ? "in \(text)" : "\(text) ago"
     }
 }

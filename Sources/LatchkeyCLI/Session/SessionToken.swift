@@ -42,8 +42,9 @@ extension SessionCommand {
                 // which holds no control or bidirectional character (one stored by an
                 // older build was never checked).
                 guard BearerTokenSyntax.isValid(token) else {
-                    throw SessionFailure(status: SessionExitStatus.storage, code: "storage",
-                                         message: "the stored token is not a bearer token (RFC 6750 characters only); not printed")
+                    throw SessionFailure(
+                        status: SessionExitStatus.storage, code: "storage",
+                        message: "the stored token is not a bearer token (RFC 6750 characters only); not printed")
                 }
                 var outcome = SessionOutcome()
                 outcome.lines = [token]

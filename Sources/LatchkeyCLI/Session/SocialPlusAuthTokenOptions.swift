@@ -12,9 +12,11 @@ struct SocialPlusAuthTokenOptions: ParsableArguments {
     @Flag(name: .customLong("auth-token-stdin"), help: "social.plus: read the auth token from standard input (secure mode).")
     var fromStandardInput = false
 
-    @Option(name: .customLong("auth-token-command"),
-            help: ArgumentHelp("social.plus: run CMD (with /bin/sh; $LATCHKEY_USER_ID names the user) and use what it prints as the auth token.",
-                               valueName: "CMD"))
+    @Option(
+        name: .customLong("auth-token-command"),
+        help: ArgumentHelp(
+            "social.plus: run CMD (with /bin/sh; $LATCHKEY_USER_ID names the user) and use what it prints as the auth token.",
+            valueName: "CMD"))
     var command: String?
 
     func validate() throws {

@@ -8,8 +8,9 @@ struct AlgorithmArgument: ExpressibleByArgument, Sendable {
     let algorithm: JWSAlgorithm
 
     init?(argument: String) {
-        guard let match = JWSAlgorithm(rawValue: argument)
-            ?? JWSAlgorithm.signing.first(where: { $0.rawValue.lowercased() == argument.lowercased() }),
+        guard
+            let match = JWSAlgorithm(rawValue: argument)
+                ?? JWSAlgorithm.signing.first(where: { $0.rawValue.lowercased() == argument.lowercased() }),
             match != .none
         else { return nil }
         algorithm = match

@@ -29,8 +29,8 @@ enum ByteSize {
         let parts = number.split(separator: ".", maxSplits: 1, omittingEmptySubsequences: false)
         let whole = parts[0], fraction = parts.count > 1 ? parts[1] : ""
         guard !whole.isEmpty, whole.allSatisfy({ $0.isASCII && $0.isNumber }),
-              fraction.count <= 3, fraction.allSatisfy({ $0.isASCII && $0.isNumber }),
-              parts.count == 1 || !fraction.isEmpty
+            fraction.count <= 3, fraction.allSatisfy({ $0.isASCII && $0.isNumber }),
+            parts.count == 1 || !fraction.isEmpty
         else {
             throw ByteSizeError("\"\(text)\" is not a size; write a number and a unit: 512B, 2KB, 4KiB, 1MB or 1MiB")
         }

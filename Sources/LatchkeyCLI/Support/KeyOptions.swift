@@ -5,27 +5,31 @@ import LatchkeyJWT
 /// Where a command's key comes from: `--key FILE`, `--secret TEXT` or `--secret-file
 /// FILE`, exactly one. Shared by `verify` and `sign`.
 struct KeyOptions: ParsableArguments {
-    @Option(help: ArgumentHelp(
-        "A PEM, JWK or JWKS file (the format is detected from the content).",
-        valueName: "file"))
+    @Option(
+        help: ArgumentHelp(
+            "A PEM, JWK or JWKS file (the format is detected from the content).",
+            valueName: "file"))
     var key: String?
 
-    @Option(help: ArgumentHelp(
-        "An HMAC secret, as text (its UTF-8 bytes; write --secret=TEXT when it starts with -). Other users can see it in the process list: prefer --secret-file.",
-        valueName: "text"))
+    @Option(
+        help: ArgumentHelp(
+            "An HMAC secret, as text (its UTF-8 bytes; write --secret=TEXT when it starts with -). Other users can see it in the process list: prefer --secret-file.",
+            valueName: "text"))
     var secret: String?
 
-    @Option(help: ArgumentHelp(
-        "A file whose bytes, exactly (a trailing newline included), are the HMAC secret.",
-        valueName: "file"))
+    @Option(
+        help: ArgumentHelp(
+            "A file whose bytes, exactly (a trailing newline included), are the HMAC secret.",
+            valueName: "file"))
     var secretFile: String?
 
     func validate() throws {
         let given = [key.map { _ in "--key" }, secret.map { _ in "--secret" }, secretFile.map { _ in "--secret-file" }].compactMap { $0 }
         guard given.count == 1 else {
-            throw ValidationError(given.isEmpty
-                ? "give a key: --key FILE, --secret TEXT or --secret-file FILE"
-                : "give only one of \(given.joined(separator: ", "))")
+            throw ValidationError(
+                given.isEmpty
+                    ? "give a key: --key FILE, --secret TEXT or --secret-file FILE"
+                    : "give only one of \(given.joined(separator: ", "))")
         }
     }
 

@@ -5,10 +5,11 @@ import LatchkeyJWT
 /// The `[TOKEN|-]` argument shared by `inspect` and `verify`: the token itself, `-`
 /// for standard input, or nothing (standard input, unless it is a terminal).
 struct TokenInput: ParsableArguments {
-    @Argument(help: ArgumentHelp(
-        "The token, or - to read it from standard input (the default).",
-        discussion: "Surrounding whitespace and a `Bearer ` prefix are ignored, so an Authorization header value can be pasted as is.",
-        valueName: "token"))
+    @Argument(
+        help: ArgumentHelp(
+            "The token, or - to read it from standard input (the default).",
+            discussion: "Surrounding whitespace and a `Bearer ` prefix are ignored, so an Authorization header value can be pasted as is.",
+            valueName: "token"))
     var token: String?
 
     func validate() throws {
@@ -32,7 +33,8 @@ struct TokenInput: ParsableArguments {
             // plus room for a `Bearer ` prefix and surrounding whitespace.
             let input = try StandardInput.read(limit: Self.maxInputBytes)
             guard !input.exceedsLimit else {
-                throw fail("standard input holds more than \(Self.maxInputBytes) bytes; a token is at most \(JWSOptions().maxTokenSize) bytes (64 KiB)")
+                throw fail(
+                    "standard input holds more than \(Self.maxInputBytes) bytes; a token is at most \(JWSOptions().maxTokenSize) bytes (64 KiB)")
             }
             raw = String(decoding: input.bytes, as: UTF8.self)
         }

@@ -21,7 +21,9 @@ package enum AESGCM {
 
     /// Encrypts `plaintext` under `key`, binding `associatedData`; a fresh random nonce
     /// is drawn unless one is given.
-    package static func seal(_ plaintext: some Sequence<UInt8>, key: [UInt8], nonce: [UInt8]? = nil, associatedData: some Sequence<UInt8> = [UInt8]()) throws -> SealedBox {
+    package static func seal(
+        _ plaintext: some Sequence<UInt8>, key: [UInt8], nonce: [UInt8]? = nil, associatedData: some Sequence<UInt8> = [UInt8]()
+    ) throws -> SealedBox {
         let operation = "AES-256-GCM seal"
         guard key.count == keyByteCount else { throw CryptoError.invalidInput(operation, "the key must be 32 bytes") }
         let nonce = try nonce ?? SecureRandom.bytes(nonceByteCount)
@@ -37,7 +39,7 @@ package enum AESGCM {
                 if input.count > 0 {
                     var written: Int32 = 0
                     guard EVP_EncryptUpdate(ctx, &out, &written, input.baseAddress?.assumingMemoryBound(to: UInt8.self), Int32(input.count)) == 1,
-                          Int(written) == input.count
+                        Int(written) == input.count
                     else { throw CryptoError.openSSL(operation) }
                 }
                 return out
@@ -45,7 +47,7 @@ package enum AESGCM {
             var finalLength: Int32 = 0
             var scratch = [UInt8](repeating: 0, count: 16)
             guard EVP_EncryptFinal_ex(ctx, &scratch, &finalLength) == 1,
-                  EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_AEAD_GET_TAG, Int32(tagByteCount), &tag) == 1
+                EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_AEAD_GET_TAG, Int32(tagByteCount), &tag) == 1
             else { throw CryptoError.openSSL(operation) }
             return out
         }
@@ -56,8 +58,9 @@ package enum AESGCM {
     /// tag, ciphertext or associated data differ from what was sealed. (One message
     /// under a key; to open many, keep an ``AESGCMOpeningKey``, which this uses.)
     package static func open(_ box: SealedBox, key: [UInt8], associatedData: some Sequence<UInt8> = [UInt8]()) throws -> [UInt8] {
-        try AESGCMOpeningKey(key).open(nonce: box.nonce[...], associatedData: ArraySlice(associatedData),
-                                       ciphertext: box.ciphertext[...], tag: box.tag[...])
+        try AESGCMOpeningKey(key).open(
+            nonce: box.nonce[...], associatedData: ArraySlice(associatedData),
+            ciphertext: box.ciphertext[...], tag: box.tag[...])
     }
 
     private static func absorbAssociatedData(_ ctx: OpaquePointer, _ data: some Sequence<UInt8>, operation: String) throws {

@@ -31,8 +31,10 @@ package final class AESGCMOpeningKey: Sendable {
     ///
     /// - Throws: `.authenticationFailed` when the nonce, tag, ciphertext or associated
     ///   data differ from what was sealed under this key.
-    package func open(nonce: ArraySlice<UInt8>, associatedData: ArraySlice<UInt8>, ciphertext: ArraySlice<UInt8>,
-                      tag: ArraySlice<UInt8>) throws(CryptoError) -> [UInt8] {
+    package func open(
+        nonce: ArraySlice<UInt8>, associatedData: ArraySlice<UInt8>, ciphertext: ArraySlice<UInt8>,
+        tag: ArraySlice<UInt8>
+    ) throws(CryptoError) -> [UInt8] {
         guard nonce.count == AESGCM.nonceByteCount, tag.count == AESGCM.tagByteCount else {
             throw CryptoError(.authenticationFailed, operation: Self.operation, reason: "malformed nonce or tag")
         }
@@ -57,8 +59,10 @@ package final class AESGCMOpeningKey: Sendable {
         return context
     }
 
-    private static func open(_ context: OpenSSLObject, nonce: ArraySlice<UInt8>, associatedData: ArraySlice<UInt8>,
-                             ciphertext: ArraySlice<UInt8>, tag: ArraySlice<UInt8>) throws(CryptoError) -> [UInt8] {
+    private static func open(
+        _ context: OpenSSLObject, nonce: ArraySlice<UInt8>, associatedData: ArraySlice<UInt8>,
+        ciphertext: ArraySlice<UInt8>, tag: ArraySlice<UInt8>
+    ) throws(CryptoError) -> [UInt8] {
         var failure: CryptoError?
         let plaintext = context.withPointer { ctx in
             nonce.withUnsafeBufferPointer { nonce in
@@ -73,10 +77,11 @@ package final class AESGCMOpeningKey: Sendable {
                                 // The key is in place: only the nonce is set, which also
                                 // resets the GCM state left by the previous message.
                                 guard EVP_DecryptInit_ex2(ctx, nil, nil, nonce.baseAddress, nil) == 1,
-                                      aad.isEmpty || EVP_DecryptUpdate(ctx, nil, &written, aad.baseAddress, Int32(aad.count)) == 1,
-                                      input.isEmpty || EVP_DecryptUpdate(ctx, out.baseAddress, &written, input.baseAddress, Int32(input.count)) == 1,
-                                      input.isEmpty || Int(written) == input.count,
-                                      EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_AEAD_SET_TAG, Int32(tag.count), UnsafeMutableRawPointer(mutating: tag.baseAddress)) == 1
+                                    aad.isEmpty || EVP_DecryptUpdate(ctx, nil, &written, aad.baseAddress, Int32(aad.count)) == 1,
+                                    input.isEmpty || EVP_DecryptUpdate(ctx, out.baseAddress, &written, input.baseAddress, Int32(input.count)) == 1,
+                                    input.isEmpty || Int(written) == input.count,
+                                    EVP_CIPHER_CTX_ctrl(
+                                        ctx, EVP_CTRL_AEAD_SET_TAG, Int32(tag.count), UnsafeMutableRawPointer(mutating: tag.baseAddress)) == 1
                                 else {
                                     failure = CryptoError.openSSL(operation)
                                     return
@@ -84,8 +89,9 @@ package final class AESGCMOpeningKey: Sendable {
                                 var finalLength: Int32 = 0
                                 guard EVP_DecryptFinal_ex(ctx, out.baseAddress! + input.count, &finalLength) == 1 else {
                                     ERR_clear_error()
-                                    failure = CryptoError(.authenticationFailed, operation: operation,
-                                                          reason: "authentication failed (wrong key, or the data was altered)")
+                                    failure = CryptoError(
+                                        .authenticationFailed, operation: operation,
+                                        reason: "authentication failed (wrong key, or the data was altered)")
                                     // Unauthenticated plaintext never leaves this function.
                                     out.baseAddress!.initialize(repeating: 0, count: input.count)
                                     return

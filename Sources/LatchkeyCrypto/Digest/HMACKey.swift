@@ -17,11 +17,12 @@ package struct HMACKey: Sendable {
     /// JWT layer enforces RFC 7518's minimum.
     package init(algorithm: HashAlgorithm, key: some Sequence<UInt8>) throws {
         self.algorithm = algorithm
-        let bits: Int32 = switch algorithm {
-        case .sha256: 256
-        case .sha384: 384
-        case .sha512: 512
-        }
+        let bits: Int32 =
+            switch algorithm {
+            case .sha256: 256
+            case .sha384: 384
+            case .sha512: 512
+            }
         let prepared = withContiguousBytes(key) { key in
             latchkey_hmac_prepare(bits, key.baseAddress?.assumingMemoryBound(to: UInt8.self), key.count)
         }
@@ -44,8 +45,9 @@ package struct HMACKey: Sendable {
     package func isValidAuthenticationCode(_ code: UnsafeRawBufferPointer, for message: UnsafeRawBufferPointer) throws -> Bool {
         guard code.count == algorithm.byteCount else { return false }
         return pads.withPointer { pads in
-            latchkey_hmac_verify(pads, message.baseAddress?.assumingMemoryBound(to: UInt8.self), message.count,
-                                 code.baseAddress?.assumingMemoryBound(to: UInt8.self), code.count) == 1
+            latchkey_hmac_verify(
+                pads, message.baseAddress?.assumingMemoryBound(to: UInt8.self), message.count,
+                code.baseAddress?.assumingMemoryBound(to: UInt8.self), code.count) == 1
         }
     }
 

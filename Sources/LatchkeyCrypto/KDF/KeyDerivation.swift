@@ -4,9 +4,11 @@ internal import COpenSSL
 package enum KeyDerivation {
     /// HKDF extract-and-expand.
     package static func hkdf(_ hash: HashAlgorithm, inputKey: [UInt8], salt: [UInt8], info: [UInt8], outputByteCount: Int) throws -> [UInt8] {
-        try derive("HKDF", operation: "HKDF", outputByteCount: outputByteCount, parameters: [
-            .utf8("digest", hash.openSSLName), .octets("key", inputKey), .octets("salt", salt), .octets("info", info),
-        ])
+        try derive(
+            "HKDF", operation: "HKDF", outputByteCount: outputByteCount,
+            parameters: [
+                .utf8("digest", hash.openSSLName), .octets("key", inputKey), .octets("salt", salt), .octets("info", info),
+            ])
     }
 
     /// Limits on scrypt parameters read from untrusted input (a file header), so a
@@ -17,7 +19,9 @@ package enum KeyDerivation {
     }
 
     /// scrypt with cost `n` (a power of two above 1), block size `r` and parallelism `p`.
-    package static func scrypt(password: [UInt8], salt: [UInt8], n: UInt64, r: UInt32, p: UInt32, outputByteCount: Int, limits: ScryptLimits = ScryptLimits()) throws -> [UInt8] {
+    package static func scrypt(
+        password: [UInt8], salt: [UInt8], n: UInt64, r: UInt32, p: UInt32, outputByteCount: Int, limits: ScryptLimits = ScryptLimits()
+    ) throws -> [UInt8] {
         let operation = "scrypt"
         guard n > 1, n & (n - 1) == 0 else { throw CryptoError.invalidInput(operation, "N must be a power of two greater than 1") }
         guard r >= 1, p >= 1, UInt64(r) * UInt64(p) < 1 << 30 else { throw CryptoError.invalidInput(operation, "r and p out of range") }
@@ -25,10 +29,12 @@ package enum KeyDerivation {
         guard !overflow, memory <= limits.maxMemoryBytes else {
             throw CryptoError.invalidInput(operation, "parameters need more than \(limits.maxMemoryBytes >> 20) MiB")
         }
-        return try derive("SCRYPT", operation: operation, outputByteCount: outputByteCount, parameters: [
-            .octets("pass", password), .octets("salt", salt), .uint64("n", n), .uint32("r", r), .uint32("p", p),
-            .uint64("maxmem_bytes", memory + (1 << 20)),
-        ])
+        return try derive(
+            "SCRYPT", operation: operation, outputByteCount: outputByteCount,
+            parameters: [
+                .octets("pass", password), .octets("salt", salt), .uint64("n", n), .uint32("r", r), .uint32("p", p),
+                .uint64("maxmem_bytes", memory + (1 << 20)),
+            ])
     }
 
     private static func derive(_ name: String, operation: String, outputByteCount: Int, parameters: [KeyParameter]) throws -> [UInt8] {

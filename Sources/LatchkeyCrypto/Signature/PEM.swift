@@ -24,7 +24,8 @@ package struct PEMBlock: Sendable, Equatable {
                     label = nil
                     body = ""
                 } else if line.contains(":") {
-                    throw CryptoError(.unsupportedKey, operation: operation, reason: "encrypted PEM (\(current) with headers) is not supported; decrypt it first")
+                    throw CryptoError(
+                        .unsupportedKey, operation: operation, reason: "encrypted PEM (\(current) with headers) is not supported; decrypt it first")
                 } else {
                     body += line
                 }

@@ -59,12 +59,14 @@ package struct PrivateKey: Sendable, CustomStringConvertible {
     /// An RSA private key from its CRT components.
     package static func rsa(n: [UInt8], e: [UInt8], d: [UInt8], p: [UInt8], q: [UInt8], dp: [UInt8], dq: [UInt8], qi: [UInt8]) throws -> PrivateKey {
         let operation = "build RSA private key"
-        let pkey = try buildKey(algorithm: "RSA", selection: selectKeyPair, parameters: [
-            .bigNumber("n", n), .bigNumber("e", e), .bigNumber("d", d),
-            .bigNumber("rsa-factor1", p), .bigNumber("rsa-factor2", q),
-            .bigNumber("rsa-exponent1", dp), .bigNumber("rsa-exponent2", dq),
-            .bigNumber("rsa-coefficient1", qi),
-        ], operation: operation)
+        let pkey = try buildKey(
+            algorithm: "RSA", selection: selectKeyPair,
+            parameters: [
+                .bigNumber("n", n), .bigNumber("e", e), .bigNumber("d", d),
+                .bigNumber("rsa-factor1", p), .bigNumber("rsa-factor2", q),
+                .bigNumber("rsa-exponent1", dp), .bigNumber("rsa-exponent2", dq),
+                .bigNumber("rsa-coefficient1", qi),
+            ], operation: operation)
         let key = try PrivateKey(taking: pkey, operation: operation)
         try key.checkPairwise(operation: operation)
         return key
@@ -77,9 +79,11 @@ package struct PrivateKey: Sendable, CustomStringConvertible {
         guard x.count == size, y.count == size, d.count == size else {
             throw CryptoError.invalidKey(operation, "\(curve.rawValue) components must be \(size) bytes each")
         }
-        let pkey = try buildKey(algorithm: "EC", selection: selectKeyPair, parameters: [
-            .utf8("group", curve.openSSLGroupName), .octets("pub", [0x04] + x + y), .bigNumber("priv", d),
-        ], operation: operation)
+        let pkey = try buildKey(
+            algorithm: "EC", selection: selectKeyPair,
+            parameters: [
+                .utf8("group", curve.openSSLGroupName), .octets("pub", [0x04] + x + y), .bigNumber("priv", d),
+            ], operation: operation)
         let key = try PrivateKey(taking: pkey, operation: operation)
         try key.checkPairwise(operation: operation)
         return key
@@ -94,8 +98,10 @@ package struct PrivateKey: Sendable, CustomStringConvertible {
             defer { EVP_PKEY_CTX_free(ctx) }
             guard EVP_PKEY_pairwise_check(ctx) == 1 else {
                 ERR_clear_error()
-                let halves = if case .rsa = type { "the private exponent and factors do not match the modulus and public exponent" }
-                    else { "the private scalar does not match the public point" }
+                let halves =
+                    if case .rsa = type { "the private exponent and factors do not match the modulus and public exponent" } else {
+                        "the private scalar does not match the public point"
+                    }
                 throw CryptoError.invalidKey(operation, halves)
             }
         }
@@ -149,8 +155,9 @@ package struct PrivateKey: Sendable, CustomStringConvertible {
             switch type {
             case .rsa:
                 let get = { (name: String) in bigNumberParameter(pkey, name) ?? [] }
-                return .rsa(n: get("n"), e: get("e"), d: get("d"), p: get("rsa-factor1"), q: get("rsa-factor2"),
-                            dp: get("rsa-exponent1"), dq: get("rsa-exponent2"), qi: get("rsa-coefficient1"))
+                return .rsa(
+                    n: get("n"), e: get("e"), d: get("d"), p: get("rsa-factor1"), q: get("rsa-factor2"),
+                    dp: get("rsa-exponent1"), dq: get("rsa-exponent2"), qi: get("rsa-coefficient1"))
             case .ec(let curve):
                 guard case .ec(_, let x, let y) = publicKey.components else { return .ec(curve: curve, x: [], y: [], d: []) }
                 return .ec(curve: curve, x: x, y: y, d: bigNumberParameter(pkey, "priv", padTo: curve.coordinateByteCount) ?? [])

@@ -26,9 +26,11 @@ package struct PublicKey: Sendable {
     /// An RSA public key from its big-endian modulus and exponent.
     package static func rsa(modulus: [UInt8], exponent: [UInt8]) throws -> PublicKey {
         let operation = "build RSA public key"
-        let pkey = try buildKey(algorithm: "RSA", selection: selectPublicKey, parameters: [
-            .bigNumber("n", modulus), .bigNumber("e", exponent),
-        ], operation: operation)
+        let pkey = try buildKey(
+            algorithm: "RSA", selection: selectPublicKey,
+            parameters: [
+                .bigNumber("n", modulus), .bigNumber("e", exponent),
+            ], operation: operation)
         return try PublicKey(taking: pkey, operation: operation)
     }
 
@@ -38,9 +40,11 @@ package struct PublicKey: Sendable {
         guard x.count == curve.coordinateByteCount, y.count == curve.coordinateByteCount else {
             throw CryptoError.invalidKey(operation, "\(curve.rawValue) coordinates must be \(curve.coordinateByteCount) bytes each")
         }
-        let pkey = try buildKey(algorithm: "EC", selection: selectPublicKey, parameters: [
-            .utf8("group", curve.openSSLGroupName), .octets("pub", [0x04] + x + y),
-        ], operation: operation)
+        let pkey = try buildKey(
+            algorithm: "EC", selection: selectPublicKey,
+            parameters: [
+                .utf8("group", curve.openSSLGroupName), .octets("pub", [0x04] + x + y),
+            ], operation: operation)
         let key = try PublicKey(taking: pkey, operation: operation)
         try key.object.withPointer { try checkPublicKey($0, operation: operation) }
         return key
@@ -63,8 +67,10 @@ package struct PublicKey: Sendable {
         let operation = pkcs1RSA ? "parse PKCS#1 RSA public key" : "parse SubjectPublicKeyInfo"
         let pkey: OpaquePointer? = der.withUnsafeBufferPointer { buffer in
             var cursor: UnsafePointer<UInt8>? = buffer.baseAddress
-            let parsed = pkcs1RSA ? d2i_PublicKey(EVP_PKEY_RSA, nil, &cursor, buffer.count)
-                                  : d2i_PUBKEY(nil, &cursor, buffer.count)
+            let parsed =
+                pkcs1RSA
+                ? d2i_PublicKey(EVP_PKEY_RSA, nil, &cursor, buffer.count)
+                : d2i_PUBKEY(nil, &cursor, buffer.count)
             // Trailing garbage after the structure is refused.
             if let parsed, cursor != buffer.baseAddress.map({ $0 + buffer.count }) {
                 EVP_PKEY_free(parsed)

@@ -27,7 +27,7 @@ package struct SignatureVerifier: Sendable {
     package func verify(signature: UnsafeRawBufferPointer, message: UnsafeRawBufferPointer) throws -> Bool {
         if case .ecdsa = scheme {
             guard case .ec(let curve) = key.type,
-                  let der = ECDSASignature.der(fromRaw: signature, coordinateSize: curve.coordinateByteCount)
+                let der = ECDSASignature.der(fromRaw: signature, coordinateSize: curve.coordinateByteCount)
             else { return false }
             return try der.withUnsafeBytes { try verifyEncoded($0, message: message) }
         }
@@ -70,14 +70,15 @@ func prepareSignatureContext(pkey: OpaquePointer, scheme: SignatureScheme, signi
     var pctx: OpaquePointer?
     let digestName = scheme.digest?.openSSLName
     let ok: Int32 = withOptionalCString(digestName) { name in
-        signing ? EVP_DigestSignInit_ex(ctx, &pctx, name, nil, nil, pkey, nil)
-                : EVP_DigestVerifyInit_ex(ctx, &pctx, name, nil, nil, pkey, nil)
+        signing
+            ? EVP_DigestSignInit_ex(ctx, &pctx, name, nil, nil, pkey, nil)
+            : EVP_DigestVerifyInit_ex(ctx, &pctx, name, nil, nil, pkey, nil)
     }
     guard ok == 1, let pctx else { throw CryptoError.openSSL(operation) }
     if case .rsaPSS = scheme {
         // RFC 7518 §3.5: MGF1 with the same hash, salt as long as the hash output.
         guard EVP_PKEY_CTX_set_rsa_padding(pctx, RSA_PKCS1_PSS_PADDING) == 1,
-              EVP_PKEY_CTX_set_rsa_pss_saltlen(pctx, RSA_PSS_SALTLEN_DIGEST) == 1
+            EVP_PKEY_CTX_set_rsa_pss_saltlen(pctx, RSA_PSS_SALTLEN_DIGEST) == 1
         else { throw CryptoError.openSSL(operation) }
     } else if case .rsaPKCS1v15 = scheme {
         guard EVP_PKEY_CTX_set_rsa_padding(pctx, RSA_PKCS1_PADDING) == 1 else { throw CryptoError.openSSL(operation) }

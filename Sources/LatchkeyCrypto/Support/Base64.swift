@@ -44,19 +44,33 @@ package enum Base64 {
                 var o = 0, i = 0
                 while i + 3 <= input.count {
                     let v = UInt32(input[i]) << 16 | UInt32(input[i + 1]) << 8 | UInt32(input[i + 2])
-                    out[o] = chars[Int(v >> 18 & 63)]; out[o + 1] = chars[Int(v >> 12 & 63)]
-                    out[o + 2] = chars[Int(v >> 6 & 63)]; out[o + 3] = chars[Int(v & 63)]
-                    o += 4; i += 3
+                    out[o] = chars[Int(v >> 18 & 63)]
+                    out[o + 1] = chars[Int(v >> 12 & 63)]
+                    out[o + 2] = chars[Int(v >> 6 & 63)]
+                    out[o + 3] = chars[Int(v & 63)]
+                    o += 4
+                    i += 3
                 }
                 if rest == 1 {
                     let v = UInt32(input[i]) << 16
-                    out[o] = chars[Int(v >> 18 & 63)]; out[o + 1] = chars[Int(v >> 12 & 63)]; o += 2
-                    if pad { out[o] = UInt8(ascii: "="); out[o + 1] = UInt8(ascii: "="); o += 2 }
+                    out[o] = chars[Int(v >> 18 & 63)]
+                    out[o + 1] = chars[Int(v >> 12 & 63)]
+                    o += 2
+                    if pad {
+                        out[o] = UInt8(ascii: "=")
+                        out[o + 1] = UInt8(ascii: "=")
+                        o += 2
+                    }
                 } else if rest == 2 {
                     let v = UInt32(input[i]) << 16 | UInt32(input[i + 1]) << 8
-                    out[o] = chars[Int(v >> 18 & 63)]; out[o + 1] = chars[Int(v >> 12 & 63)]
-                    out[o + 2] = chars[Int(v >> 6 & 63)]; o += 3
-                    if pad { out[o] = UInt8(ascii: "="); o += 1 }
+                    out[o] = chars[Int(v >> 18 & 63)]
+                    out[o + 1] = chars[Int(v >> 12 & 63)]
+                    out[o + 2] = chars[Int(v >> 6 & 63)]
+                    o += 3
+                    if pad {
+                        out[o] = UInt8(ascii: "=")
+                        o += 1
+                    }
                 }
                 return o
             }
@@ -97,14 +111,19 @@ package enum Base64 {
         // Whole 32-character blocks with AVX2 (CLatchkeyBase64), the rest here.
         var consumed = 0, produced = 0
         if input.count >= 32, let base = input.baseAddress, let out = output.baseAddress {
-            guard latchkey_base64url_decode_blocks(base.assumingMemoryBound(to: UInt8.self), input.count,
-                                                   out.assumingMemoryBound(to: UInt8.self), output.count,
-                                                   &consumed, &produced) == 1 else { return nil }
+            guard
+                latchkey_base64url_decode_blocks(
+                    base.assumingMemoryBound(to: UInt8.self), input.count,
+                    out.assumingMemoryBound(to: UInt8.self), output.count,
+                    &consumed, &produced) == 1
+            else { return nil }
         }
         let rest = UnsafeRawBufferPointer(rebasing: input[consumed...])
-        guard let written = urlTables.entries.withUnsafeBufferPointer({
-            decode(rest, count: rest.count, tables: $0, into: UnsafeMutableRawBufferPointer(rebasing: output[produced...]))
-        }) else { return nil }
+        guard
+            let written = urlTables.entries.withUnsafeBufferPointer({
+                decode(rest, count: rest.count, tables: $0, into: UnsafeMutableRawBufferPointer(rebasing: output[produced...]))
+            })
+        else { return nil }
         return produced + written
     }
 
@@ -162,8 +181,10 @@ package enum Base64 {
     /// The shared loop: `count` characters of `input` (padding already removed) into
     /// `output`, which has room for them.
     @inline(__always)
-    private static func decode(_ input: UnsafeRawBufferPointer, count: Int, tables: UnsafeBufferPointer<UInt32>,
-                               into output: UnsafeMutableRawBufferPointer) -> Int? {
+    private static func decode(
+        _ input: UnsafeRawBufferPointer, count: Int, tables: UnsafeBufferPointer<UInt32>,
+        into output: UnsafeMutableRawBufferPointer
+    ) -> Int? {
         guard count > 0 else { return 0 }
         guard let base = input.baseAddress, let out = output.baseAddress, let t = tables.baseAddress else { return nil }
         var i = 0, o = 0
@@ -176,7 +197,8 @@ package enum Base64 {
             combined |= high | low
             let bits = (UInt64(high) << 40 | UInt64(low) << 16).bigEndian
             out.storeBytes(of: bits, toByteOffset: o, as: UInt64.self)
-            i += 8; o += 6
+            i += 8
+            o += 6
         }
         while i + 4 <= count {
             let v = quantum(base + i, tables: t)
@@ -184,7 +206,8 @@ package enum Base64 {
             out.storeBytes(of: UInt8(truncatingIfNeeded: v >> 16), toByteOffset: o, as: UInt8.self)
             out.storeBytes(of: UInt8(truncatingIfNeeded: v >> 8), toByteOffset: o + 1, as: UInt8.self)
             out.storeBytes(of: UInt8(truncatingIfNeeded: v), toByteOffset: o + 2, as: UInt8.self)
-            i += 4; o += 3
+            i += 4
+            o += 3
         }
         guard combined & invalid == 0, let last = tail(base + i, count - i, tables: t) else { return nil }
         for k in 0..<last.count {
@@ -213,7 +236,8 @@ package enum Base64 {
             guard v & invalid == 0, v & 0xFFFF == 0 else { return nil }
             return (v, 1)
         case 3:
-            let v = t[Int(p.load(as: UInt8.self))] | t[256 + Int(p.load(fromByteOffset: 1, as: UInt8.self))]
+            let v =
+                t[Int(p.load(as: UInt8.self))] | t[256 + Int(p.load(fromByteOffset: 1, as: UInt8.self))]
                 | t[512 + Int(p.load(fromByteOffset: 2, as: UInt8.self))]
             guard v & invalid == 0, v & 0xFF == 0 else { return nil }
             return (v, 2)

@@ -66,8 +66,10 @@ struct Auth0API: ProviderAPI {
     }
 
     func errorResponse(status: Int, error: String?, message: String?) -> EmulatorResponse {
-        Auth0Error(status: status, error: error ?? Auth0Error.defaultError(for: status), description: message ?? "Injected error.",
-                   headers: status == 429 ? Auth0Error.rateLimitHeaders(now: clock.now) : []).response(legacy: errorShape.isLegacy)
+        Auth0Error(
+            status: status, error: error ?? Auth0Error.defaultError(for: status), description: message ?? "Injected error.",
+            headers: status == 429 ? Auth0Error.rateLimitHeaders(now: clock.now) : []
+        ).response(legacy: errorShape.isLegacy)
     }
 
     func malformedResponse() -> EmulatorResponse {
@@ -115,13 +117,16 @@ struct Auth0API: ProviderAPI {
             await store.revoke(token)
             return EmulatorResponse(status: 200)
         case Self.deviceCode:
-            let device = try await store.startDevice(scope: fields.nonEmptyString("scope") ?? "openid profile email", audience: fields.nonEmptyString("audience"),
-                                                     organization: fields.nonEmptyString("organization"))
+            let device = try await store.startDevice(
+                scope: fields.nonEmptyString("scope") ?? "openid profile email", audience: fields.nonEmptyString("audience"),
+                organization: fields.nonEmptyString("organization"))
             let verification = root + "activate"
-            return EmulatorResponse.json(["device_code": .string(device.deviceCode), "user_code": .string(device.userCode),
-                                          "verification_uri": .string(verification),
-                                          "verification_uri_complete": .string(verification + "?user_code=" + device.userCode),
-                                          "expires_in": 900, "interval": .number(Double(device.interval))]).noStore()
+            return EmulatorResponse.json([
+                "device_code": .string(device.deviceCode), "user_code": .string(device.userCode),
+                "verification_uri": .string(verification),
+                "verification_uri_complete": .string(verification + "?user_code=" + device.userCode),
+                "expires_in": 900, "interval": .number(Double(device.interval)),
+            ]).noStore()
         default:
             return try await token(fields, request: request)
         }
@@ -161,7 +166,8 @@ struct Auth0API: ProviderAPI {
             issued = try await store.refresh(refreshToken, scope: fields.nonEmptyString("scope"), audience: fields.nonEmptyString("audience"))
         case GrantType.authorizationCode:
             guard let code = fields.nonEmptyString("code") else { throw Auth0Error.missing("code") }
-            let grant = try await store.redeemCode(code, verifier: fields.nonEmptyString("code_verifier"), redirectURI: fields.nonEmptyString("redirect_uri"))
+            let grant = try await store.redeemCode(
+                code, verifier: fields.nonEmptyString("code_verifier"), redirectURI: fields.nonEmptyString("redirect_uri"))
             issued = try await store.issue(grant)
         case GrantType.deviceCode:
             guard let deviceCode = fields.nonEmptyString("device_code") else { throw Auth0Error.missing("device_code") }
@@ -214,27 +220,36 @@ struct Auth0API: ProviderAPI {
             claims["session_expiry"] = .number(Timestamp.seconds(from) + Double(lifetime))
         }
         if let organization = issued.grant.organization {
-            if organization.hasPrefix("org_") { claims["org_id"] = .string(organization) } else { claims["org_name"] = .string(organization.lowercased()) }
+            if organization.hasPrefix("org_") {
+                claims["org_id"] = .string(organization)
+            } else {
+                claims["org_name"] = .string(organization.lowercased())
+            }
         }
         return claims
     }
 
     private func accessTokenClaims(_ issued: Auth0Store.Issued, audience: String) -> JSONObject {
         let now = Timestamp.seconds(clock.now)
-        return ["iss": .string(issuer), "sub": .string(issued.user.userID), "aud": [.string(audience), .string(issuer + "userinfo")],
-                "iat": .number(now), "exp": .number(now + Double(seed.accessTokenLifetime ?? 86_400)), "scope": .string(issued.grant.scope),
-                "azp": .string(seed.clientID)]
+        return [
+            "iss": .string(issuer), "sub": .string(issued.user.userID), "aud": [.string(audience), .string(issuer + "userinfo")],
+            "iat": .number(now), "exp": .number(now + Double(seed.accessTokenLifetime ?? 86_400)), "scope": .string(issued.grant.scope),
+            "azp": .string(seed.clientID),
+        ]
     }
 
     private func userInfo(_ request: EmulatorRequest) async throws -> EmulatorResponse {
         let header = request.header("authorization") ?? ""
         let parts = header.split(separator: " ", maxSplits: 1)
-        guard parts.count == 2, ["bearer", "dpop"].contains(parts[0].lowercased()), let (user, scope) = await store.userInfo(accessToken: String(parts[1])) else {
+        guard parts.count == 2, ["bearer", "dpop"].contains(parts[0].lowercased()),
+            let (user, scope) = await store.userInfo(accessToken: String(parts[1]))
+        else {
             // Auth0's refusal is plain text; the reason is only in the challenge.
             let domain = Auth0Endpoint.domain(seed: seed, root: URL(string: root) ?? URL(fileURLWithPath: "/"))
             let challenge = #"Bearer realm="\#(domain)", error="invalid_token", error_description="The access token is missing, invalid or expired.""#
-            return EmulatorResponse(status: 401, headers: [("Content-Type", "text/plain; charset=utf-8"), ("WWW-Authenticate", challenge)],
-                                    body: Array("Unauthorized".utf8))
+            return EmulatorResponse(
+                status: 401, headers: [("Content-Type", "text/plain; charset=utf-8"), ("WWW-Authenticate", challenge)],
+                body: Array("Unauthorized".utf8))
         }
         try await dpop.checkResource(request, url: requestURL(request), scheme: String(parts[0]), accessToken: String(parts[1]))
         // Auth0 limits /userinfo per user ID (burst 10, 5 a minute): past it, 429
@@ -320,7 +335,8 @@ struct Auth0API: ProviderAPI {
         var response: EmulatorResponse
         if let returnTo = request.query["returnTo"] {
             guard request.query["client_id"] == seed.clientID, (seed.logoutURLs ?? []).contains(returnTo) else {
-                return Auth0Pages.error("The \"returnTo\" querystring parameter \"\(returnTo)\" is not defined as a valid URL in \"Allowed Logout URLs\".")
+                return Auth0Pages.error(
+                    "The \"returnTo\" querystring parameter \"\(returnTo)\" is not defined as a valid URL in \"Allowed Logout URLs\".")
             }
             response = .redirect(returnTo)
         } else {
@@ -348,7 +364,8 @@ struct Auth0API: ProviderAPI {
             throw Auth0Error.missing("redirect_uri")
         }
         guard query["response_type"] == "code" else {
-            throw Auth0Error(status: 400, error: "unsupported_response_type", description: "Unsupported response type: \(query["response_type"] ?? "")")
+            throw Auth0Error(
+                status: 400, error: "unsupported_response_type", description: "Unsupported response type: \(query["response_type"] ?? "")")
         }
         let challenge = query["code_challenge"]
         if challenge != nil || query["code_challenge_method"] != nil {
@@ -364,8 +381,9 @@ struct Auth0API: ProviderAPI {
 
     private func redirectWithCode(_ user: Auth0Store.User, _ query: [String: String], authTime: Date? = nil) async throws -> EmulatorResponse {
         let redirectURI = try checkAuthorization(query)
-        let grant = Auth0Store.Grant(userID: user.userID, scope: query["scope"] ?? "openid", audience: query["audience"], authTime: authTime ?? clock.now,
-                                     nonce: query["nonce"], organization: query["organization"])
+        let grant = Auth0Store.Grant(
+            userID: user.userID, scope: query["scope"] ?? "openid", audience: query["audience"], authTime: authTime ?? clock.now,
+            nonce: query["nonce"], organization: query["organization"])
         let code = try await store.createCode(grant: grant, redirectURI: redirectURI, challenge: query["code_challenge"])
         var pairs = [("code", code)]
         if let state = query["state"] { pairs.append(("state", state)) }
@@ -385,7 +403,9 @@ struct Auth0API: ProviderAPI {
             }
             return Auth0Pages.done("Device access denied", "You denied the device. You can close this window.")
         }
-        guard let user = await store.checkPassword(username: fields.nonEmptyString("username") ?? "", password: fields.nonEmptyString("password") ?? "") else {
+        guard
+            let user = await store.checkPassword(username: fields.nonEmptyString("username") ?? "", password: fields.nonEmptyString("password") ?? "")
+        else {
             return Auth0Pages.activate(userCode: userCode, message: "Wrong email or password.")
         }
         guard await store.decideDevice(userCode: userCode, approveAs: user.userID) else {
@@ -396,16 +416,20 @@ struct Auth0API: ProviderAPI {
 
     private func discoveryDocument() -> JSONObject {
         // The issuer is the domain's; the endpoints are where this emulator answers.
-        ["issuer": .string(issuer), "authorization_endpoint": .string(root + "authorize"), "token_endpoint": .string(root + "oauth/token"),
-         "device_authorization_endpoint": .string(root + "oauth/device/code"), "userinfo_endpoint": .string(root + "userinfo"),
-         "jwks_uri": .string(root + ".well-known/jwks.json"), "revocation_endpoint": .string(root + "oauth/revoke"),
-         "scopes_supported": ["openid", "profile", "offline_access", "name", "nickname", "picture", "email", "email_verified"],
-         "response_types_supported": ["code"], "code_challenge_methods_supported": ["S256"],
-         "response_modes_supported": ["query"], "subject_types_supported": ["public"],
-         "id_token_signing_alg_values_supported": ["RS256"],
-         "token_endpoint_auth_methods_supported": ["client_secret_basic", "client_secret_post", "none"],
-         "claims_supported": ["aud", "auth_time", "created_at", "email", "email_verified", "exp", "family_name", "given_name", "iat",
-                              "identities", "iss", "name", "nickname", "phone_number", "picture", "sub"],
-         "request_uri_parameter_supported": false]
+        [
+            "issuer": .string(issuer), "authorization_endpoint": .string(root + "authorize"), "token_endpoint": .string(root + "oauth/token"),
+            "device_authorization_endpoint": .string(root + "oauth/device/code"), "userinfo_endpoint": .string(root + "userinfo"),
+            "jwks_uri": .string(root + ".well-known/jwks.json"), "revocation_endpoint": .string(root + "oauth/revoke"),
+            "scopes_supported": ["openid", "profile", "offline_access", "name", "nickname", "picture", "email", "email_verified"],
+            "response_types_supported": ["code"], "code_challenge_methods_supported": ["S256"],
+            "response_modes_supported": ["query"], "subject_types_supported": ["public"],
+            "id_token_signing_alg_values_supported": ["RS256"],
+            "token_endpoint_auth_methods_supported": ["client_secret_basic", "client_secret_post", "none"],
+            "claims_supported": [
+                "aud", "auth_time", "created_at", "email", "email_verified", "exp", "family_name", "given_name", "iat",
+                "identities", "iss", "name", "nickname", "phone_number", "picture", "sub",
+            ],
+            "request_uri_parameter_supported": false,
+        ]
     }
 }

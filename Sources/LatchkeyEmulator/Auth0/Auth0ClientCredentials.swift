@@ -29,15 +29,18 @@ extension Auth0API {
             throw Auth0Error(status: 401, error: "access_denied", description: "Unauthorized")
         }
         guard let audience = fields.nonEmptyString("audience"), !audience.isEmpty else {
-            throw Auth0Error(status: 403, error: "access_denied",
-                             description: "No audience parameter was provided, and no default audience has been configured")
+            throw Auth0Error(
+                status: 403, error: "access_denied",
+                description: "No audience parameter was provided, and no default audience has been configured")
         }
         guard let api = (seed.apis ?? [Auth0Seed.standardAPI]).first(where: { $0.identifier == audience }) else {
             throw Auth0Error(status: 403, error: "access_denied", description: "Service not enabled within domain: \(audience)")
         }
         guard let grant = client.grants.first(where: { $0.audience == audience }) else {
-            throw Auth0Error(status: 403, error: "access_denied", description: "Client is not authorized to access \"\(audience)\". "
-                             + "You need to create a \"client-grant\" associated to this API.")
+            throw Auth0Error(
+                status: 403, error: "access_denied",
+                description: "Client is not authorized to access \"\(audience)\". "
+                    + "You need to create a \"client-grant\" associated to this API.")
         }
         let granted = grant.scopes.filter(api.scopes.contains)
         var scopes = granted
@@ -45,7 +48,8 @@ extension Auth0API {
             let asked = requested.split(separator: " ").map(String.init)
             let refused = asked.filter { !granted.contains($0) }
             guard refused.isEmpty else {
-                throw Auth0Error(status: 403, error: "access_denied", description: "Client has not been granted scopes: \(refused.joined(separator: ", "))")
+                throw Auth0Error(
+                    status: 403, error: "access_denied", description: "Client has not been granted scopes: \(refused.joined(separator: ", "))")
             }
             scopes = granted.filter(asked.contains)
         }
@@ -57,7 +61,9 @@ extension Auth0API {
             "azp": .string(clientID), "permissions": .array(scopes.map { .string($0) }),
         ]
         let token = try JWT.sign(claims, key: await keys.signingKey)
-        return EmulatorResponse.json(["access_token": .string(token), "scope": .string(scopes.joined(separator: " ")),
-                                      "expires_in": .number(Double(lifetime)), "token_type": "Bearer"]).noStore()
+        return EmulatorResponse.json([
+            "access_token": .string(token), "scope": .string(scopes.joined(separator: " ")),
+            "expires_in": .number(Double(lifetime)), "token_type": "Bearer",
+        ]).noStore()
     }
 }

@@ -54,8 +54,9 @@ actor Auth0DPoP {
             return nil
         }
         do throws(Refusal) { return try verify(header, method: request.method, url: url, accessToken: nil) } catch .nonceRequired {
-            throw Auth0Error(status: 400, error: "use_dpop_nonce", description: "Authorization server requires nonce in DPoP proof",
-                             headers: nonceHeaders())
+            throw Auth0Error(
+                status: 400, error: "use_dpop_nonce", description: "Authorization server requires nonce in DPoP proof",
+                headers: nonceHeaders())
         } catch .invalid(let reason) {
             throw Self.tokenError(reason)
         }
@@ -141,7 +142,8 @@ actor Auth0DPoP {
             throw .invalid("the proof's htu is not the request's URL")
         }
         guard let issuedAt = claims.issuedAt, issuedAt.timeIntervalSince(now) <= Self.maximumSkew,
-              now.timeIntervalSince(issuedAt) <= Self.maximumAge else {
+            now.timeIntervalSince(issuedAt) <= Self.maximumAge
+        else {
             throw .invalid("the proof's iat is outside the accepted window")
         }
         if let accessToken {
@@ -185,7 +187,9 @@ actor Auth0DPoP {
         var answer = Auth0Error(status: 401, error: error, description: description)
         // A quoted-string of printable ASCII: a reason quoting the proof never breaks the header.
         let quoted = String(description.unicodeScalars.map { $0.value >= 0x20 && $0.value < 0x7F && $0 != "\"" && $0 != "\\" ? Character($0) : "'" })
-        answer.headers = [("WWW-Authenticate", #"DPoP algs="ES256 ES384 ES512 RS256 PS256 EdDSA", error="\#(error)", error_description="\#(quoted)""#)]
+        answer.headers = [
+            ("WWW-Authenticate", #"DPoP algs="ES256 ES384 ES512 RS256 PS256 EdDSA", error="\#(error)", error_description="\#(quoted)""#)
+        ]
         if error == "use_dpop_nonce" { answer.headers += nonceHeaders() }
         return answer
     }

@@ -32,8 +32,9 @@ struct Auth0Error: Error, Sendable {
     static let deniedByAction = Auth0Error(status: 403, error: "access_denied", description: "Access denied by a post-login Action.")
 
     static func mfaRequired(token: String) -> Auth0Error {
-        Auth0Error(status: 403, error: "mfa_required", description: "Multifactor authentication required",
-                   extra: ["mfa_token": .string(token), "mfa_requirements": .object(["challenge": [.object(["type": "otp"])]])])
+        Auth0Error(
+            status: 403, error: "mfa_required", description: "Multifactor authentication required",
+            extra: ["mfa_token": .string(token), "mfa_requirements": .object(["challenge": [.object(["type": "otp"])]])])
     }
 
     /// The usual `error` for a status (used by injected faults).
@@ -50,13 +51,17 @@ struct Auth0Error: Error, Sendable {
 
     /// Headers a 429 carries.
     static func rateLimitHeaders(now: Date) -> [(name: String, value: String)] {
-        [("x-ratelimit-limit", "10"), ("x-ratelimit-remaining", "0"),
-         ("x-ratelimit-reset", String(Timestamp.wholeSeconds(now.addingTimeInterval(60))))]
+        [
+            ("x-ratelimit-limit", "10"), ("x-ratelimit-remaining", "0"),
+            ("x-ratelimit-reset", String(Timestamp.wholeSeconds(now.addingTimeInterval(60)))),
+        ]
     }
 
     /// The answer; `legacy` uses the older `{"code", "description"}` shape.
     func response(legacy: Bool = false) -> EmulatorResponse {
-        var body: JSONObject = legacy ? ["code": .string(error), "description": .string(description)]
+        var body: JSONObject =
+            legacy
+            ? ["code": .string(error), "description": .string(description)]
             : ["error": .string(error), "error_description": .string(description)]
         for member in extra { body[member.name] = member.value }
         return EmulatorResponse.json(body, status: status, headers: headers).noStore()

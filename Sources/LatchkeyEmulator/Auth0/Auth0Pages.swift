@@ -8,7 +8,9 @@ enum Auth0Pages {
         let hidden = parameters.keys.sorted().map { name in
             #"<input type="hidden" name="\#(escape(name))" value="\#(escape(parameters[name] ?? ""))">"#
         }.joined(separator: "\n")
-        return page("Log in", """
+        return page(
+            "Log in",
+            """
             <h1>Log in</h1>\(errorLine(message))
             <form method="post" action="/authorize">
             \(hidden)
@@ -21,7 +23,9 @@ enum Auth0Pages {
 
     /// The device verification form.
     static func activate(userCode: String, message: String?) -> EmulatorResponse {
-        page("Activate your device", """
+        page(
+            "Activate your device",
+            """
             <h1>Device activation</h1>\(errorLine(message))
             <form method="post" action="/activate">
             <label>Code <input id="user_code" name="user_code" value="\(escape(userCode))"></label>

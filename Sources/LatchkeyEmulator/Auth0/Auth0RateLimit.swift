@@ -43,8 +43,10 @@ struct Auth0RateLimit: Sendable {
         if allowed { bucket.sixtieths -= 60 }
         buckets[key] = bucket
         let full = Date(timeIntervalSince1970: (now.timeIntervalSince1970 + (capacity - bucket.sixtieths) / rate).rounded(.up))
-        let headers = [("x-ratelimit-limit", String(burst)), ("x-ratelimit-remaining", String(Int((bucket.sixtieths / 60).rounded(.down)))),
-                       ("x-ratelimit-reset", String(Timestamp.wholeSeconds(full)))]
+        let headers = [
+            ("x-ratelimit-limit", String(burst)), ("x-ratelimit-remaining", String(Int((bucket.sixtieths / 60).rounded(.down)))),
+            ("x-ratelimit-reset", String(Timestamp.wholeSeconds(full))),
+        ]
         return Decision(allowed: allowed, headers: headers)
     }
 }

@@ -20,8 +20,10 @@ public struct Auth0RefreshTokenStatus: Sendable, Equatable {
     public var revocation: Auth0FamilyRevocation?
 
     /// A status; an unknown token has every other field empty.
-    public init(known: Bool, familyID: String? = nil, newest: Bool = false, spent: Bool = false,
-                familyRevoked: Bool = false, issuedInFamily: Int = 0, generation: Int = 0, revocation: Auth0FamilyRevocation? = nil) {
+    public init(
+        known: Bool, familyID: String? = nil, newest: Bool = false, spent: Bool = false,
+        familyRevoked: Bool = false, issuedInFamily: Int = 0, generation: Int = 0, revocation: Auth0FamilyRevocation? = nil
+    ) {
         self.known = known
         self.familyID = familyID
         self.newest = newest

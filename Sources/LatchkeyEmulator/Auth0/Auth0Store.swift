@@ -74,7 +74,11 @@ actor Auth0Store {
     }
 
     struct DeviceAuthorization: Sendable {
-        enum State: Sendable { case pending, approved(String), denied }
+        enum State: Sendable {
+            case pending
+            case approved(String)
+            case denied
+        }
         var deviceCode: String
         var userCode: String
         var scope: String
@@ -129,9 +133,10 @@ actor Auth0Store {
     }
 
     private static func user(_ seed: Auth0Seed.User, now: Date) -> User {
-        User(userID: seed.userID, email: seed.email.lowercased(), password: seed.password, name: seed.name ?? seed.email,
-             mfaRequired: seed.mfaRequired ?? false, mfaOTP: seed.mfaOTP ?? Auth0Seed.User.defaultOTP, recoveryCode: seed.recoveryCode,
-             updatedAt: now)
+        User(
+            userID: seed.userID, email: seed.email.lowercased(), password: seed.password, name: seed.name ?? seed.email,
+            mfaRequired: seed.mfaRequired ?? false, mfaOTP: seed.mfaOTP ?? Auth0Seed.User.defaultOTP, recoveryCode: seed.recoveryCode,
+            updatedAt: now)
     }
 
     // MARK: Signing in
@@ -166,7 +171,9 @@ actor Auth0Store {
         guard let user = users[pending.grant.userID], !user.blocked else { throw Auth0Error.blocked }
         var newRecoveryCode: String?
         if let otp {
-            guard constantTimeEquals(user.mfaOTP, otp) else { throw Auth0Error(status: 403, error: "invalid_grant", description: "Invalid otp_code.") }
+            guard constantTimeEquals(user.mfaOTP, otp) else {
+                throw Auth0Error(status: 403, error: "invalid_grant", description: "Invalid otp_code.")
+            }
         } else {
             guard let expected = user.recoveryCode, let recoveryCode, constantTimeEquals(expected, recoveryCode) else {
                 throw Auth0Error(status: 403, error: "invalid_grant", description: "MFA Authorization rejected.")
@@ -227,8 +234,10 @@ actor Auth0Store {
     func refresh(_ token: String, scope: String?, audience: String?) throws -> Issued {
         let presented = familyOfToken[token]
         func note(_ outcome: Auth0RefreshRecord.Outcome, issued: String? = nil) {
-            refreshLog.append(Auth0RefreshRecord(date: clock.now, family: presented?.family, generation: presented?.generation ?? 0,
-                                                 outcome: outcome, issuedGeneration: issued.flatMap { familyOfToken[$0]?.generation }))
+            refreshLog.append(
+                Auth0RefreshRecord(
+                    date: clock.now, family: presented?.family, generation: presented?.generation ?? 0,
+                    outcome: outcome, issuedGeneration: issued.flatMap { familyOfToken[$0]?.generation }))
             if refreshLog.count > 10_000 { refreshLog.removeFirst(refreshLog.count - 10_000) }
         }
         guard var record = refreshTokens[token], revokedFamilies[record.familyID] == nil, record.expiresAt > clock.now else {
@@ -320,10 +329,11 @@ actor Auth0Store {
     /// family was revoked.
     func status(ofRefreshToken token: String) -> Auth0RefreshTokenStatus {
         guard let issued = familyOfToken[token], let family = families[issued.family] else { return Auth0RefreshTokenStatus(known: false) }
-        return Auth0RefreshTokenStatus(known: true, familyID: issued.family, newest: family.newest == token,
-                                       spent: refreshTokens[token]?.used ?? (family.newest != token),
-                                       familyRevoked: revokedFamilies[issued.family] != nil, issuedInFamily: family.issued,
-                                       generation: issued.generation, revocation: revokedFamilies[issued.family])
+        return Auth0RefreshTokenStatus(
+            known: true, familyID: issued.family, newest: family.newest == token,
+            spent: refreshTokens[token]?.used ?? (family.newest != token),
+            familyRevoked: revokedFamilies[issued.family] != nil, issuedInFamily: family.issued,
+            generation: issued.generation, revocation: revokedFamilies[issued.family])
     }
 
     /// The refresh grants applied since the last call, oldest first; the log starts again.
@@ -369,7 +379,8 @@ actor Auth0Store {
     /// The user with this email and password, for the login page; `nil` when they do not match.
     func checkPassword(username: String, password: String) -> User? {
         guard let user = users.values.first(where: { $0.email == username.lowercased() }), constantTimeEquals(user.password, password),
-              !user.blocked else { return nil }
+            !user.blocked
+        else { return nil }
         return user
     }
 
@@ -413,8 +424,9 @@ actor Auth0Store {
     // MARK: Device flow
 
     func startDevice(scope: String, audience: String?, organization: String?) throws -> DeviceAuthorization {
-        let device = DeviceAuthorization(deviceCode: try OpaqueToken.make(), userCode: try OpaqueToken.userCode(), scope: scope,
-                                         audience: audience, organization: organization, expiresAt: clock.now.addingTimeInterval(900), interval: 5)
+        let device = DeviceAuthorization(
+            deviceCode: try OpaqueToken.make(), userCode: try OpaqueToken.userCode(), scope: scope,
+            audience: audience, organization: organization, expiresAt: clock.now.addingTimeInterval(900), interval: 5)
         devices[device.deviceCode] = device
         deviceCodeByUserCode[device.userCode] = device.deviceCode
         return device

@@ -69,8 +69,11 @@ struct ControlAPI: Sendable {
             let otp = try await control.issueStytchOTP(email: email)
             return .json(["method_id": .string(otp.methodID), "code": .string(otp.code)])
         case ("POST", ["stytch", "otps", "sent"]):
-            guard let destination = fields.nonEmptyString("to") else { throw Failure(status: 400, message: "to (a phone number or an email) is required") }
-            let sent = try await control.sentStytchOTP(to: destination, channel: fields.nonEmptyString("channel") ?? (destination.contains("@") ? "email" : "sms"))
+            guard let destination = fields.nonEmptyString("to") else {
+                throw Failure(status: 400, message: "to (a phone number or an email) is required")
+            }
+            let sent = try await control.sentStytchOTP(
+                to: destination, channel: fields.nonEmptyString("channel") ?? (destination.contains("@") ? "email" : "sms"))
             return .json(["method_id": .string(sent.methodID), "code": .string(sent.code)])
         case ("POST", ["stytch", "magic-links", "sent"]):
             guard let email = fields.nonEmptyString("email") else { throw Failure(status: 400, message: "email is required") }
@@ -113,8 +116,10 @@ struct ControlAPI: Sendable {
         case ("POST", ["auth0", "refresh-tokens", "status"]):
             guard let token = fields.nonEmptyString("refresh_token") else { throw Failure(status: 400, message: "refresh_token is required") }
             let status = try await control.auth0RefreshTokenStatus(token)
-            var answer: JSONObject = ["known": .bool(status.known), "newest": .bool(status.newest), "spent": .bool(status.spent),
-                                      "family_revoked": .bool(status.familyRevoked), "issued_in_family": .number(Double(status.issuedInFamily))]
+            var answer: JSONObject = [
+                "known": .bool(status.known), "newest": .bool(status.newest), "spent": .bool(status.spent),
+                "family_revoked": .bool(status.familyRevoked), "issued_in_family": .number(Double(status.issuedInFamily)),
+            ]
             answer["family_id"] = status.familyID.map(JSONValue.string) ?? .null
             answer["generation"] = .number(Double(status.generation))
             answer["revoked_by"] = status.revocation.map { .string($0.name) } ?? .null
@@ -139,8 +144,10 @@ struct ControlAPI: Sendable {
         throw Failure(status: 404, message: "unknown control route: \(request.method) \(request.path)")
     }
 
-    private func providerCommand(_ provider: EmulatorProvider, method: String, path: [String], request: EmulatorRequest,
-                                 fields: JSONObject) async throws -> EmulatorResponse {
+    private func providerCommand(
+        _ provider: EmulatorProvider, method: String, path: [String], request: EmulatorRequest,
+        fields: JSONObject
+    ) async throws -> EmulatorResponse {
         if method == "POST", path == ["users"] {
             let body = Data(request.body)
             switch provider {
@@ -187,8 +194,9 @@ struct ControlAPI: Sendable {
         let encoder = JSONEncoder()
         encoder.dateEncodingStrategy = .iso8601
         encoder.outputFormatting = [.sortedKeys]
-        return EmulatorResponse(status: 200, headers: [("Content-Type", "application/json; charset=utf-8")],
-                                body: Array(try encoder.encode(value)))
+        return EmulatorResponse(
+            status: 200, headers: [("Content-Type", "application/json; charset=utf-8")],
+            body: Array(try encoder.encode(value)))
     }
 
     /// `{"provider","method","path","grant"?,"kind":"status|delay|drop|malformed|nonjson","status"?,

@@ -251,8 +251,9 @@ public struct EmulatorControl: Sendable {
     public func signSocialPlusAccessToken(userID: String, lifetime: TimeInterval = 3600) throws -> String {
         let api = try socialPlusAPI()
         let now = Timestamp.seconds(clock.now)
-        return try JWT.sign(["userId": .string(userID), "sub": .string(userID), "iat": .number(now), "exp": .number(now + lifetime)],
-                            key: api.accessTokenKey)
+        return try JWT.sign(
+            ["userId": .string(userID), "sub": .string(userID), "iat": .number(now), "exp": .number(now + lifetime)],
+            key: api.accessTokenKey)
     }
 
     // MARK: Faults

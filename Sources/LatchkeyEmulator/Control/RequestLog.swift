@@ -19,8 +19,10 @@ actor RequestLog {
 
     func append(date: Date, provider: EmulatorProvider, match: RouteMatch?, method: String, path: String, status: Int?, fault: String?) {
         sequence += 1
-        records.append(EmulatorRequestRecord(sequence: sequence, date: date, route: match?.route, provider: provider, method: method,
-                                             path: path, status: status, grant: match?.grant, fault: fault))
+        records.append(
+            EmulatorRequestRecord(
+                sequence: sequence, date: date, route: match?.route, provider: provider, method: method,
+                path: path, status: status, grant: match?.grant, fault: fault))
         if records.count > capacity { records.removeFirst(records.count - capacity) }
         counts[CountKey(route: match?.route, provider: provider, grant: match?.grant), default: 0] += 1
     }

@@ -47,8 +47,9 @@ public struct Auth0SeedMachineClient: Sendable, Codable, CustomStringConvertible
 
 extension Auth0Seed {
     /// The API the standard tenant registers.
-    public static let standardAPI = Auth0SeedAPI(identifier: "https://api.latchkey.example/",
-                                                 scopes: ["read:messages", "write:messages", "read:reports", "admin"])
+    public static let standardAPI = Auth0SeedAPI(
+        identifier: "https://api.latchkey.example/",
+        scopes: ["read:messages", "write:messages", "read:reports", "admin"])
     /// The standard tenant's machine client: `latchkey-emulator-m2m`, secret
     /// `m2m-secret-1`, granted `read:messages write:messages read:reports` on ``standardAPI``.
     public static let standardMachineClient = Auth0SeedMachineClient(

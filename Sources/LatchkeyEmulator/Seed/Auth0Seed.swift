@@ -18,8 +18,10 @@ public struct Auth0Seed: Sendable, Codable, CustomStringConvertible {
         /// The OTP accepted when a user's seed names none.
         public static let defaultOTP = "123456"
 
-        public init(userID: String, email: String, password: String, name: String? = nil, mfaRequired: Bool = false,
-                    mfaOTP: String? = nil, recoveryCode: String? = nil) {
+        public init(
+            userID: String, email: String, password: String, name: String? = nil, mfaRequired: Bool = false,
+            mfaOTP: String? = nil, recoveryCode: String? = nil
+        ) {
             self.userID = userID
             self.email = email
             self.password = password
@@ -92,11 +94,13 @@ public struct Auth0Seed: Sendable, Codable, CustomStringConvertible {
     /// The callback URL the standard tenant allows.
     public static let defaultCallbackURL = "http://127.0.0.1:53682/callback"
 
-    public init(clientID: String, connection: String = "Username-Password-Authentication", rotateRefreshTokens: Bool = true,
-                accessTokenLifetime: Int = 86_400, idTokenLifetime: Int = 36_000, refreshTokenLifetime: Int = 2_592_000,
-                deviceApprovalPolls: Int = 2, sessionLifetime: Int? = nil, refreshTokenReuseInterval: Int = 0,
-                userInfoBurst: Int = 10, userInfoPerMinute: Int = 5, domain: String? = nil,
-                callbackURLs: [String] = [Auth0Seed.defaultCallbackURL], logoutURLs: [String] = [], users: [User]) {
+    public init(
+        clientID: String, connection: String = "Username-Password-Authentication", rotateRefreshTokens: Bool = true,
+        accessTokenLifetime: Int = 86_400, idTokenLifetime: Int = 36_000, refreshTokenLifetime: Int = 2_592_000,
+        deviceApprovalPolls: Int = 2, sessionLifetime: Int? = nil, refreshTokenReuseInterval: Int = 0,
+        userInfoBurst: Int = 10, userInfoPerMinute: Int = 5, domain: String? = nil,
+        callbackURLs: [String] = [Auth0Seed.defaultCallbackURL], logoutURLs: [String] = [], users: [User]
+    ) {
         self.domain = domain
         self.clientID = clientID
         self.connection = connection
@@ -117,11 +121,14 @@ public struct Auth0Seed: Sendable, Codable, CustomStringConvertible {
     /// Client `latchkey-emulator-client`, connection `Username-Password-Authentication`;
     /// users alice@example.com (`auth0|alice`, password `alice-password-1`) and
     /// mfa@example.com (`auth0|mfa`, `mfa-password-1`, MFA required).
-    public static let standard = Auth0Seed(clientID: "latchkey-emulator-client", users: [
-        User(userID: "auth0|alice", email: "alice@example.com", password: "alice-password-1", name: "Alice Liddell"),
-        User(userID: "auth0|mfa", email: "mfa@example.com", password: "mfa-password-1", name: "Maude Factor", mfaRequired: true,
-             recoveryCode: "RECOVERY-CODE-1"),
-    ])
+    public static let standard = Auth0Seed(
+        clientID: "latchkey-emulator-client",
+        users: [
+            User(userID: "auth0|alice", email: "alice@example.com", password: "alice-password-1", name: "Alice Liddell"),
+            User(
+                userID: "auth0|mfa", email: "mfa@example.com", password: "mfa-password-1", name: "Maude Factor", mfaRequired: true,
+                recoveryCode: "RECOVERY-CODE-1"),
+        ])
 
     public var description: String { "Auth0Seed(client: \(clientID), \(users.count) users)" }
 }

@@ -24,7 +24,10 @@ public struct EmulatorSeed: Sendable, Codable, CustomStringConvertible {
         self = try JSONDecoder().decode(EmulatorSeed.self, from: json)
     }
 
-    private enum CodingKeys: String, CodingKey { case stytch, auth0, socialPlus = "socialplus" }
+    private enum CodingKeys: String, CodingKey {
+        case stytch, auth0
+        case socialPlus = "socialplus"
+    }
 
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)

@@ -34,8 +34,10 @@ public struct SocialPlusSeed: Sendable, Codable, CustomStringConvertible {
     /// social.plus does).
     public var users: [User]
 
-    public init(apiKey: String, serverKey: String, secureMode: Bool = false, accessTokenSecret: String,
-                accessTokenLifetime: Int = 2_592_000, authTokenLifetime: Int = 600, reportsFlagsAtLogin: Bool? = nil, users: [User]) {
+    public init(
+        apiKey: String, serverKey: String, secureMode: Bool = false, accessTokenSecret: String,
+        accessTokenLifetime: Int = 2_592_000, authTokenLifetime: Int = 600, reportsFlagsAtLogin: Bool? = nil, users: [User]
+    ) {
         self.apiKey = apiKey
         self.serverKey = serverKey
         self.secureMode = secureMode

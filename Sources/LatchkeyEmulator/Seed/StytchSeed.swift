@@ -51,8 +51,10 @@ public struct StytchSeed: Sendable, Codable, CustomStringConvertible {
         /// HMAC-SHA-256) and ten recovery codes.
         public var totpSecret: String?
 
-        public init(memberID: String, email: String, password: String, name: String? = nil, mfaRequired: Bool = false,
-                    mfaPhoneNumber: String? = nil, totpSecret: String? = nil) {
+        public init(
+            memberID: String, email: String, password: String, name: String? = nil, mfaRequired: Bool = false,
+            mfaPhoneNumber: String? = nil, totpSecret: String? = nil
+        ) {
             self.memberID = memberID
             self.email = email
             self.password = password
@@ -90,9 +92,11 @@ public struct StytchSeed: Sendable, Codable, CustomStringConvertible {
     /// The redirect URL the standard project allows.
     public static let defaultRedirectURL = "http://127.0.0.1:53682/callback"
 
-    public init(projectID: String, publicToken: String, authorizedAppIdentifiers: [String] = [defaultAppIdentifier], users: [User],
-                organizations: [Organization] = [], redirectURLs: [String] = [StytchSeed.defaultRedirectURL],
-                oauthProviders: [String] = ["google", "github", "microsoft"]) {
+    public init(
+        projectID: String, publicToken: String, authorizedAppIdentifiers: [String] = [defaultAppIdentifier], users: [User],
+        organizations: [Organization] = [], redirectURLs: [String] = [StytchSeed.defaultRedirectURL],
+        oauthProviders: [String] = ["google", "github", "microsoft"]
+    ) {
         self.projectID = projectID
         self.publicToken = publicToken
         self.authorizedAppIdentifiers = authorizedAppIdentifiers
@@ -113,20 +117,28 @@ public struct StytchSeed: Sendable, Codable, CustomStringConvertible {
         projectID: "project-test-00000000-0000-4000-8000-000000000000",
         publicToken: "public-token-test-00000000-0000-4000-8000-000000000000",
         users: [
-            User(userID: "user-test-00000000-0000-4000-8000-00000000a11c", email: "alice@example.com", password: "alice-password-1",
-                 firstName: "Alice", lastName: "Liddell"),
+            User(
+                userID: "user-test-00000000-0000-4000-8000-00000000a11c", email: "alice@example.com", password: "alice-password-1",
+                firstName: "Alice", lastName: "Liddell")
         ],
         organizations: [
-            Organization(organizationID: "organization-test-00000000-0000-4000-8000-00000000ac3e", slug: "acme", name: "Acme", members: [
-                Member(memberID: "member-test-00000000-0000-4000-8000-000000000b0b", email: "bob@acme.example", password: "bob-password-1",
-                       name: "Bob Builder"),
-                Member(memberID: "member-test-00000000-0000-4000-8000-00000000ca01", email: "carol@acme.example", password: "carol-password-1",
-                       name: "Carol Danvers", mfaRequired: true, mfaPhoneNumber: "+15555550123", totpSecret: "carol-totp-secret"),
-            ]),
-            Organization(organizationID: "organization-test-00000000-0000-4000-8000-0000000091be", slug: "globex", name: "Globex", members: [
-                Member(memberID: "member-test-00000000-0000-4000-8000-00000000ca02", email: "carol@acme.example", password: "carol-password-2",
-                       name: "Carol Danvers"),
-            ]),
+            Organization(
+                organizationID: "organization-test-00000000-0000-4000-8000-00000000ac3e", slug: "acme", name: "Acme",
+                members: [
+                    Member(
+                        memberID: "member-test-00000000-0000-4000-8000-000000000b0b", email: "bob@acme.example", password: "bob-password-1",
+                        name: "Bob Builder"),
+                    Member(
+                        memberID: "member-test-00000000-0000-4000-8000-00000000ca01", email: "carol@acme.example", password: "carol-password-1",
+                        name: "Carol Danvers", mfaRequired: true, mfaPhoneNumber: "+15555550123", totpSecret: "carol-totp-secret"),
+                ]),
+            Organization(
+                organizationID: "organization-test-00000000-0000-4000-8000-0000000091be", slug: "globex", name: "Globex",
+                members: [
+                    Member(
+                        memberID: "member-test-00000000-0000-4000-8000-00000000ca02", email: "carol@acme.example", password: "carol-password-2",
+                        name: "Carol Danvers")
+                ]),
         ]
     )
 
@@ -134,7 +146,9 @@ public struct StytchSeed: Sendable, Codable, CustomStringConvertible {
         "StytchSeed(project: \(projectID), \(users.count) users, \(organizations.count) organizations)"
     }
 
-    private enum CodingKeys: String, CodingKey { case projectID, publicToken, authorizedAppIdentifiers, users, organizations, redirectURLs, oauthProviders }
+    private enum CodingKeys: String, CodingKey {
+        case projectID, publicToken, authorizedAppIdentifiers, users, organizations, redirectURLs, oauthProviders
+    }
 
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)

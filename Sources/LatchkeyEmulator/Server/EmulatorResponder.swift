@@ -35,15 +35,18 @@ struct EmulatorResponder: HTTPResponder {
             return Self.hummingbird(api.errorResponse(status: 413, error: nil, message: "The request body is larger than 1 MiB."))
         }
         let query = Dictionary(FormEncoding.decode(request.uri.query ?? ""), uniquingKeysWith: { _, last in last })
-        let emulated = EmulatorRequest(method: request.method.rawValue, path: request.uri.path, query: query, headers: headers,
-                                       body: Array(body.readableBytesView))
+        let emulated = EmulatorRequest(
+            method: request.method.rawValue, path: request.uri.path, query: query, headers: headers,
+            body: Array(body.readableBytesView))
         if emulated.path == "/__emulator" || emulated.path.hasPrefix("/__emulator/") {
             return Self.hummingbird(await control.respond(to: emulated))
         }
         let response = try await answer(emulated, dropConnection: context.dropConnection)
-        observer?(EmulatorExchange(method: emulated.method, path: emulated.path, query: emulated.query, requestHeaders: emulated.headers,
-                                   requestBody: emulated.body, status: response.status,
-                                   responseHeaders: response.headers.map { ($0.name, $0.value) }, responseBody: response.body))
+        observer?(
+            EmulatorExchange(
+                method: emulated.method, path: emulated.path, query: emulated.query, requestHeaders: emulated.headers,
+                requestBody: emulated.body, status: response.status,
+                responseHeaders: response.headers.map { ($0.name, $0.value) }, responseBody: response.body))
         return Self.hummingbird(response)
     }
 
@@ -51,16 +54,18 @@ struct EmulatorResponder: HTTPResponder {
         let arrived = clock.now
         guard let match = api.match(request) else {
             let response = api.notFound(request)
-            await log.append(date: arrived, provider: api.provider, match: nil, method: request.method, path: request.path,
-                             status: response.status, fault: nil)
+            await log.append(
+                date: arrived, provider: api.provider, match: nil, method: request.method, path: request.path,
+                status: response.status, fault: nil)
             return response
         }
         let fault = await faults.take(for: match)
         let response: EmulatorResponse
         switch fault?.kind {
         case .dropConnection:
-            await log.append(date: arrived, provider: api.provider, match: match, method: request.method, path: request.path,
-                             status: nil, fault: fault?.kindName)
+            await log.append(
+                date: arrived, provider: api.provider, match: match, method: request.method, path: request.path,
+                status: nil, fault: fault?.kindName)
             dropConnection()
             throw DroppedConnection()
         case .malformedBody:
@@ -75,8 +80,9 @@ struct EmulatorResponder: HTTPResponder {
         case nil:
             response = await api.respond(to: request, route: match.route)
         }
-        await log.append(date: arrived, provider: api.provider, match: match, method: request.method, path: request.path,
-                         status: response.status, fault: fault?.kindName)
+        await log.append(
+            date: arrived, provider: api.provider, match: match, method: request.method, path: request.path,
+            status: response.status, fault: fault?.kindName)
         return response
     }
 
@@ -85,7 +91,8 @@ struct EmulatorResponder: HTTPResponder {
         for header in response.headers {
             if let name = HTTPField.Name(header.name) { fields.append(HTTPField(name: name, value: header.value)) }
         }
-        return Response(status: HTTPResponse.Status(code: response.status), headers: fields,
-                        body: ResponseBody(byteBuffer: ByteBuffer(bytes: response.body)))
+        return Response(
+            status: HTTPResponse.Status(code: response.status), headers: fields,
+            body: ResponseBody(byteBuffer: ByteBuffer(bytes: response.body)))
     }
 }

@@ -22,7 +22,8 @@ extension ProviderAPI {
 
     /// An error status whose body is an HTML page, as a proxy or a captcha wall answers.
     func nonJSONResponse(status: Int) -> EmulatorResponse {
-        EmulatorResponse(status: status, headers: [("Content-Type", "text/html; charset=utf-8")],
-                         body: Array("<html><body><h1>\(status)</h1><p>Captcha required</p></body></html>".utf8))
+        EmulatorResponse(
+            status: status, headers: [("Content-Type", "text/html; charset=utf-8")],
+            body: Array("<html><body><h1>\(status)</h1><p>Captcha required</p></body></html>".utf8))
     }
 }

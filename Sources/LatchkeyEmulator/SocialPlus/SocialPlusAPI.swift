@@ -59,8 +59,10 @@ struct SocialPlusAPI: ProviderAPI {
     }
 
     func errorResponse(status: Int, error: String?, message: String?) -> EmulatorResponse {
-        SocialPlusError(status: status, code: error.flatMap { Int($0) } ?? SocialPlusError.defaultCode(for: status),
-                        message: message ?? "Injected error.").response()
+        SocialPlusError(
+            status: status, code: error.flatMap { Int($0) } ?? SocialPlusError.defaultCode(for: status),
+            message: message ?? "Injected error."
+        ).response()
     }
 
     func malformedResponse() -> EmulatorResponse {
@@ -80,7 +82,9 @@ struct SocialPlusAPI: ProviderAPI {
             guard let serverKey = request.header("x-server-key"), constantTimeEquals(serverKey, seed.serverKey) else {
                 throw SocialPlusError.unauthorized("Invalid server key.")
             }
-            let userID = route == Self.authenticationTokenV3 ? request.query["userId"].flatMap { $0.isEmpty ? nil : $0 }
+            let userID =
+                route == Self.authenticationTokenV3
+                ? request.query["userId"].flatMap { $0.isEmpty ? nil : $0 }
                 : try fields(request).nonEmptyString("userId")
             guard let userID else { throw SocialPlusError.badRequest("userId is required.") }
             return .text(try await store.mintAuthToken(userID: userID))
@@ -111,7 +115,8 @@ struct SocialPlusAPI: ProviderAPI {
         }
         let clock = self.clock
         guard let jwt = try? JWT.verify(token, keys: accessTokenKey, options: JWTValidationOptions(leeway: 0, now: { clock.now })),
-              let userID = jwt.claims["userId"]?.stringValue, !userID.isEmpty else {
+            let userID = jwt.claims["userId"]?.stringValue, !userID.isEmpty
+        else {
             throw .unauthorized()
         }
         _ = try await store.caller(jwt: token, userID: userID)
@@ -153,15 +158,19 @@ struct SocialPlusAPI: ProviderAPI {
             throw SocialPlusError.unauthorized("An auth token is required: the network runs in secure mode.")
         }
         let (session, user) = try await store.login(userID: userID, displayName: fields.nonEmptyString("displayName"))
-        return .json(["accessToken": .string(session.accessToken), "issuedAt": .string(Timestamp.iso8601Milliseconds(session.issuedAt)),
-                      "expiresAt": .string(Timestamp.iso8601Milliseconds(session.expiresAt)), "users": [.object(userJSON(user))],
-                      "files": []])
+        return .json([
+            "accessToken": .string(session.accessToken), "issuedAt": .string(Timestamp.iso8601Milliseconds(session.issuedAt)),
+            "expiresAt": .string(Timestamp.iso8601Milliseconds(session.expiresAt)), "users": [.object(userJSON(user))],
+            "files": [],
+        ])
     }
 
     private func userJSON(_ user: SocialPlusStore.User) -> JSONObject {
-        ["userId": .string(user.userID), "displayName": .string(user.displayName), "isDeleted": .bool(user.isDeleted),
-         "isGlobalBanned": .bool(user.isGlobalBanned), "roles": [], "permissions": [], "metadata": .object([:]), "flagCount": 0,
-         "hashFlag": .null, "createdAt": .string(Timestamp.iso8601Milliseconds(user.createdAt)),
-         "updatedAt": .string(Timestamp.iso8601Milliseconds(user.updatedAt))]
+        [
+            "userId": .string(user.userID), "displayName": .string(user.displayName), "isDeleted": .bool(user.isDeleted),
+            "isGlobalBanned": .bool(user.isGlobalBanned), "roles": [], "permissions": [], "metadata": .object([:]), "flagCount": 0,
+            "hashFlag": .null, "createdAt": .string(Timestamp.iso8601Milliseconds(user.createdAt)),
+            "updatedAt": .string(Timestamp.iso8601Milliseconds(user.updatedAt)),
+        ]
     }
 }

@@ -73,8 +73,9 @@ actor SocialPlusStore {
             user.updatedAt = now
         }
         users[userID] = user
-        let session = Session(accessToken: try OpaqueToken.make(bytes: 48), userID: userID, issuedAt: now,
-                              expiresAt: now.addingTimeInterval(accessLifetime))
+        let session = Session(
+            accessToken: try OpaqueToken.make(bytes: 48), userID: userID, issuedAt: now,
+            expiresAt: now.addingTimeInterval(accessLifetime))
         sessions[session.accessToken] = session
         return (session, user)
     }

@@ -30,7 +30,7 @@ extension StytchAPI {
         let claims = jwt.claims.object
         let organization = claims["https://stytch.com/organization"]?.objectValue
         guard let subject = claims["sub"]?.stringValue, let sessionID = claims["https://stytch.com/session"]?.objectValue?["id"]?.stringValue,
-              (organization != nil) == b2b, await store.isLive(sessionID: sessionID, b2b: b2b)
+            (organization != nil) == b2b, await store.isLive(sessionID: sessionID, b2b: b2b)
         else { throw StytchError.unauthorized("The session could not be found.") }
         return .json(["sub": .string(subject), "session_id": .string(sessionID), "request_id": .string(requestID), "status_code": 200])
     }

@@ -51,7 +51,9 @@ extension StytchAPI {
 
     /// `{member_options: {mfa_phone_number, totp_registration_id} | null, secondary_auth_initiated: null}`.
     func mfaRequiredJSON(_ member: StytchStore.Member) -> JSONObject {
-        let options: JSONValue = member.mfaPhoneNumber == nil && member.totpRegistrationID == nil ? .null
+        let options: JSONValue =
+            member.mfaPhoneNumber == nil && member.totpRegistrationID == nil
+            ? .null
             : .object(["mfa_phone_number": .string(member.mfaPhoneNumber ?? ""), "totp_registration_id": .string(member.totpRegistrationID ?? "")])
         return ["member_options": options, "secondary_auth_initiated": .null]
     }
@@ -61,14 +63,17 @@ extension StytchAPI {
     private func time(_ date: Date) -> JSONValue { .string(Timestamp.rfc3339(date)) }
 
     private func factorsJSON(_ factors: [StytchStore.Factor]) -> JSONValue {
-        .array(factors.map { factor in
-            var object: JSONObject = ["type": .string(factor.type), "delivery_method": .string(factor.deliveryMethod),
-                                      "last_authenticated_at": time(factor.lastAuthenticatedAt)]
-            if let emailID = factor.emailID, let email = factor.email {
-                object["email_factor"] = .object(["email_id": .string(emailID), "email_address": .string(email)])
-            }
-            return .object(object)
-        })
+        .array(
+            factors.map { factor in
+                var object: JSONObject = [
+                    "type": .string(factor.type), "delivery_method": .string(factor.deliveryMethod),
+                    "last_authenticated_at": time(factor.lastAuthenticatedAt),
+                ]
+                if let emailID = factor.emailID, let email = factor.email {
+                    object["email_factor"] = .object(["email_id": .string(emailID), "email_address": .string(email)])
+                }
+                return .object(object)
+            })
     }
 
     private func attributesJSON(_ session: StytchStore.Session) -> JSONValue {
@@ -76,41 +81,58 @@ extension StytchAPI {
     }
 
     func sessionJSON(_ session: StytchStore.Session) -> JSONObject {
-        ["session_id": .string(session.sessionID), "user_id": .string(session.subjectID), "started_at": time(session.startedAt),
-         "last_accessed_at": time(session.lastAccessedAt), "expires_at": time(session.expiresAt), "attributes": attributesJSON(session),
-         "authentication_factors": factorsJSON(session.factors), "custom_claims": .object([:]), "roles": ["stytch_user"]]
+        [
+            "session_id": .string(session.sessionID), "user_id": .string(session.subjectID), "started_at": time(session.startedAt),
+            "last_accessed_at": time(session.lastAccessedAt), "expires_at": time(session.expiresAt), "attributes": attributesJSON(session),
+            "authentication_factors": factorsJSON(session.factors), "custom_claims": .object([:]), "roles": ["stytch_user"],
+        ]
     }
 
     func memberSessionJSON(_ session: StytchStore.Session) -> JSONObject {
         let slug = session.organizationID.flatMap { _ in seed.organizations.first { $0.organizationID == session.organizationID }?.slug }
-        return ["member_session_id": .string(session.sessionID), "member_id": .string(session.subjectID),
-                "organization_id": .string(session.organizationID ?? ""), "organization_slug": .string(slug ?? ""),
-                "started_at": time(session.startedAt), "last_accessed_at": time(session.lastAccessedAt), "expires_at": time(session.expiresAt),
-                "authentication_factors": factorsJSON(session.factors), "custom_claims": .object([:]), "roles": ["stytch_member"]]
+        return [
+            "member_session_id": .string(session.sessionID), "member_id": .string(session.subjectID),
+            "organization_id": .string(session.organizationID ?? ""), "organization_slug": .string(slug ?? ""),
+            "started_at": time(session.startedAt), "last_accessed_at": time(session.lastAccessedAt), "expires_at": time(session.expiresAt),
+            "authentication_factors": factorsJSON(session.factors), "custom_claims": .object([:]), "roles": ["stytch_member"],
+        ]
     }
 
     func userJSON(_ user: StytchStore.User) -> JSONObject {
-        ["user_id": .string(user.userID), "created_at": time(user.createdAt), "status": "active",
-         "name": .object(["first_name": .string(user.firstName), "middle_name": "", "last_name": .string(user.lastName)]),
-         "emails": user.email.isEmpty ? [] : [.object(["email_id": .string(user.emailID), "email": .string(user.email), "verified": true])],
-         "phone_numbers": .array(user.phoneNumber.map { [.object(["phone_id": .string(user.phoneID ?? ""), "phone_number": .string($0),
-                                                                  "verified": true])] } ?? []),
-         "providers": [], "webauthn_registrations": [], "totps": [], "crypto_wallets": [],
-         "password": .object(["password_id": .string("password-test-" + user.userID), "requires_reset": false]),
-         "trusted_metadata": .object([:]), "untrusted_metadata": .object([:]), "roles": ["stytch_user"]]
+        [
+            "user_id": .string(user.userID), "created_at": time(user.createdAt), "status": "active",
+            "name": .object(["first_name": .string(user.firstName), "middle_name": "", "last_name": .string(user.lastName)]),
+            "emails": user.email.isEmpty ? [] : [.object(["email_id": .string(user.emailID), "email": .string(user.email), "verified": true])],
+            "phone_numbers": .array(
+                user.phoneNumber.map {
+                    [
+                        .object([
+                            "phone_id": .string(user.phoneID ?? ""), "phone_number": .string($0),
+                            "verified": true,
+                        ])
+                    ]
+                } ?? []),
+            "providers": [], "webauthn_registrations": [], "totps": [], "crypto_wallets": [],
+            "password": .object(["password_id": .string("password-test-" + user.userID), "requires_reset": false]),
+            "trusted_metadata": .object([:]), "untrusted_metadata": .object([:]), "roles": ["stytch_user"],
+        ]
     }
 
     func memberJSON(_ member: StytchStore.Member) -> JSONObject {
-        ["member_id": .string(member.memberID), "organization_id": .string(member.organizationID), "email_address": .string(member.email),
-         "email_address_verified": true, "status": "active", "name": .string(member.name), "mfa_enrolled": .bool(member.mfaRequired),
-         "mfa_phone_number": .string(member.mfaPhoneNumber ?? ""), "is_breakglass": false, "roles": [], "trusted_metadata": .object([:]),
-         "untrusted_metadata": .object([:]), "created_at": time(member.createdAt)]
+        [
+            "member_id": .string(member.memberID), "organization_id": .string(member.organizationID), "email_address": .string(member.email),
+            "email_address_verified": true, "status": "active", "name": .string(member.name), "mfa_enrolled": .bool(member.mfaRequired),
+            "mfa_phone_number": .string(member.mfaPhoneNumber ?? ""), "is_breakglass": false, "roles": [], "trusted_metadata": .object([:]),
+            "untrusted_metadata": .object([:]), "created_at": time(member.createdAt),
+        ]
     }
 
     func organizationJSON(_ organization: StytchStore.Organization) -> JSONObject {
-        ["organization_id": .string(organization.organizationID), "organization_name": .string(organization.name),
-         "organization_slug": .string(organization.slug), "organization_logo_url": "", "trusted_metadata": .object([:]),
-         "created_at": time(organization.createdAt)]
+        [
+            "organization_id": .string(organization.organizationID), "organization_name": .string(organization.name),
+            "organization_slug": .string(organization.slug), "organization_logo_url": "", "trusted_metadata": .object([:]),
+            "created_at": time(organization.createdAt),
+        ]
     }
 
     // MARK: Session JWT
@@ -121,16 +143,22 @@ extension StytchAPI {
     func sessionJWT(_ authenticated: StytchStore.Authenticated) async throws -> String {
         let session = authenticated.session
         let now = Timestamp.seconds(clock.now)
-        var sessionClaim: JSONObject = ["id": .string(session.sessionID), "started_at": time(session.startedAt),
-                                        "last_accessed_at": time(session.lastAccessedAt), "expires_at": time(session.expiresAt),
-                                        "attributes": attributesJSON(session), "authentication_factors": factorsJSON(session.factors)]
+        var sessionClaim: JSONObject = [
+            "id": .string(session.sessionID), "started_at": time(session.startedAt),
+            "last_accessed_at": time(session.lastAccessedAt), "expires_at": time(session.expiresAt),
+            "attributes": attributesJSON(session), "authentication_factors": factorsJSON(session.factors),
+        ]
         sessionClaim["roles"] = authenticated.member == nil ? ["stytch_user"] : ["stytch_member"]
-        var claims: JSONObject = ["sub": .string(session.subjectID), "iss": .string("stytch.com/\(seed.projectID)"),
-                                  "aud": [.string(seed.projectID)], "exp": .number(now + Self.jwtLifetime), "iat": .number(now),
-                                  "nbf": .number(now), "https://stytch.com/session": .object(sessionClaim)]
+        var claims: JSONObject = [
+            "sub": .string(session.subjectID), "iss": .string("stytch.com/\(seed.projectID)"),
+            "aud": [.string(seed.projectID)], "exp": .number(now + Self.jwtLifetime), "iat": .number(now),
+            "nbf": .number(now), "https://stytch.com/session": .object(sessionClaim),
+        ]
         if let organization = authenticated.organization {
-            claims["https://stytch.com/organization"] = .object(["organization_id": .string(organization.organizationID),
-                                                                  "slug": .string(organization.slug)])
+            claims["https://stytch.com/organization"] = .object([
+                "organization_id": .string(organization.organizationID),
+                "slug": .string(organization.slug),
+            ])
         }
         return try JWT.sign(claims, key: await keys.signingKey)
     }

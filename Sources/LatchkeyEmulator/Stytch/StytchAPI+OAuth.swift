@@ -41,14 +41,16 @@ extension StytchAPI {
         }
         let provider = request.segments[b2b ? 4 : 3]
         guard (seed.oauthProviders ?? ["google", "github", "microsoft"]).contains(provider) else {
-            throw StytchError(status: 400, type: "oauth_provider_not_configured", message: "OAuth provider \(provider) is not configured for this project.")
+            throw StytchError(
+                status: 400, type: "oauth_provider_not_configured", message: "OAuth provider \(provider) is not configured for this project.")
         }
         let allowed = seed.redirectURLs ?? [StytchSeed.defaultRedirectURL]
         let login = query["login_redirect_url"] ?? allowed.first ?? ""
         let signup = query["signup_redirect_url"] ?? allowed.first ?? ""
         for (name, url) in [("login", login), ("signup", signup)] where !Self.matches(url, allowed) {
-            throw StytchError(status: 400, type: "no_match_for_provided_\(name)_redirect_url",
-                              message: "The \(name) redirect URL \(url) does not match any Redirect URL of the project.")
+            throw StytchError(
+                status: 400, type: "no_match_for_provided_\(name)_redirect_url",
+                message: "The \(name) redirect URL \(url) does not match any Redirect URL of the project.")
         }
         let challenge = query[b2b ? "pkce_code_challenge" : "code_challenge"]
         if let challenge, Base64URL.decode(challenge)?.count != 32 {
@@ -60,9 +62,10 @@ extension StytchAPI {
             guard let organization else { throw StytchError.organizationNotFound }
             organizationID = organization.organizationID
         }
-        let attempt = StytchStore.OAuthAttempt(provider: provider, organizationID: organizationID, loginRedirectURL: login,
-                                               signupRedirectURL: signup, challenge: challenge,
-                                               expiresAt: clock.now.addingTimeInterval(StytchStore.oauthLifetime))
+        let attempt = StytchStore.OAuthAttempt(
+            provider: provider, organizationID: organizationID, loginRedirectURL: login,
+            signupRedirectURL: signup, challenge: challenge,
+            expiresAt: clock.now.addingTimeInterval(StytchStore.oauthLifetime))
         return Self.consentPage(provider: provider, attemptID: try await store.startOAuth(attempt), message: nil)
     }
 
@@ -81,25 +84,30 @@ extension StytchAPI {
     /// `oauth/authenticate {token, session_duration_minutes, code_verifier}` and
     /// `b2b/oauth/authenticate {oauth_token, session_duration_minutes, pkce_code_verifier,
     /// intermediate_session_token?}`.
-    func authenticateOAuth(_ fields: JSONObject, b2b: Bool, sessionToken: String?, userAgent: String, requestID: String) async throws -> EmulatorResponse {
+    func authenticateOAuth(
+        _ fields: JSONObject, b2b: Bool, sessionToken: String?, userAgent: String, requestID: String
+    ) async throws -> EmulatorResponse {
         let tokenField = b2b ? "oauth_token" : "token"
         guard let token = fields.nonEmptyString(tokenField) else { throw StytchError.missing(tokenField) }
         let minutes = try duration(fields, default: 5) ?? 5
         let record = try await store.redeemOAuth(token, b2b: b2b, verifier: fields.nonEmptyString(b2b ? "pkce_code_verifier" : "code_verifier"))
         if b2b {
             guard let member = await store.members[record.subjectID], !member.banned else { throw StytchError.oauthTokenNotFound }
-            let factor = StytchStore.Factor(type: "oauth", deliveryMethod: "oauth_" + record.provider, lastAuthenticatedAt: clock.now,
-                                            emailID: member.emailID, email: member.email)
+            let factor = StytchStore.Factor(
+                type: "oauth", deliveryMethod: "oauth_" + record.provider, lastAuthenticatedAt: clock.now,
+                emailID: member.emailID, email: member.email)
             switch try await store.startMemberSession(member: member, factor: factor, minutes: minutes, existingToken: nil, userAgent: userAgent) {
             case .session(let authenticated): return try await success(authenticated, requestID: requestID)
             case .mfaRequired(let intermediate): return intermediateResponse(intermediate, requestID: requestID)
             }
         }
         guard let user = await store.user(id: record.subjectID) else { throw StytchError.oauthTokenNotFound }
-        let factor = StytchStore.Factor(type: "oauth", deliveryMethod: "oauth_" + record.provider, lastAuthenticatedAt: clock.now,
-                                        emailID: user.emailID, email: user.email)
-        return try await success(store.startSession(user: user, factor: factor, minutes: minutes, existingToken: sessionToken, userAgent: userAgent),
-                                 requestID: requestID)
+        let factor = StytchStore.Factor(
+            type: "oauth", deliveryMethod: "oauth_" + record.provider, lastAuthenticatedAt: clock.now,
+            emailID: user.emailID, email: user.email)
+        return try await success(
+            store.startSession(user: user, factor: factor, minutes: minutes, existingToken: sessionToken, userAgent: userAgent),
+            requestID: requestID)
     }
 
     /// Whether `url` is one of `allowed`, compared on scheme, host, port and path (its
@@ -116,7 +124,9 @@ extension StytchAPI {
     static func consentPage(provider: String, attemptID: String, message: String?) -> EmulatorResponse {
         let name = HTML.escape(provider.prefix(1).uppercased() + provider.dropFirst())
         let error = message.map { #"<p id="error" role="alert">\#(HTML.escape($0))</p>"# } ?? ""
-        return HTML.page("Sign in with \(name)", """
+        return HTML.page(
+            "Sign in with \(name)",
+            """
             <h1 id="consent">Sign in with \(name)</h1>\(error)
             <p>The app would like to sign you in with your \(name) account.</p>
             <form method="post" action="/__oauth_provider/consent">

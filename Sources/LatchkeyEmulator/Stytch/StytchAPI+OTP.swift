@@ -20,8 +20,9 @@ extension StytchAPI {
             channel = route == Self.otpsSMSLoginOrCreate ? "sms" : "whatsapp"
             guard let number = fields.nonEmptyString("phone_number") else { throw StytchError.missing("phone_number") }
             guard Self.isE164(number) else {
-                throw StytchError(status: 400, type: "invalid_phone_number",
-                                  message: "The phone number is not valid: use E.164 format (+1XXXXXXXXXX).")
+                throw StytchError(
+                    status: 400, type: "invalid_phone_number",
+                    message: "The phone number is not valid: use E.164 format (+1XXXXXXXXXX).")
             }
             destination = number
         case Self.otpsEmailLoginOrCreate:
@@ -36,16 +37,21 @@ extension StytchAPI {
         if let value = fields["expiration_minutes"], value != .null {
             guard let given = fields.integerOrNumericString("expiration_minutes"), Self.otpExpirationRange.contains(given) else {
                 // The error type is the plausible form (unconfirmed).
-                throw StytchError(status: 400, type: "invalid_expiration_minutes", message: "expiration_minutes must be between 1 and 10.",
-                                  details: ["field": "expiration_minutes", "minimum": 1, "maximum": 10])
+                throw StytchError(
+                    status: 400, type: "invalid_expiration_minutes", message: "expiration_minutes must be between 1 and 10.",
+                    details: ["field": "expiration_minutes", "minimum": 1, "maximum": 10])
             }
             minutes = given
         }
         let sent = try await store.sendOTP(channel: channel, destination: destination, lifetime: TimeInterval(minutes) * 60)
         // `method_id` is what the SDKs read; `user_id` and `user_created` are the backend
         // API's members, assumed on the SDK route too (unconfirmed).
-        return .json(["data": .object(["request_id": .string(requestID), "status_code": 200, "method_id": .string(sent.methodID),
-                                       "user_id": .string(sent.user.userID), "user_created": .bool(sent.created)])])
+        return .json([
+            "data": .object([
+                "request_id": .string(requestID), "status_code": 200, "method_id": .string(sent.methodID),
+                "user_id": .string(sent.user.userID), "user_created": .bool(sent.created),
+            ])
+        ])
     }
 
     /// `+` then 2 to 15 digits, the first not 0.

@@ -41,12 +41,15 @@ struct StytchAPI: ProviderAPI {
     static let b2bAppSession = EmulatorRoute(.stytch, "GET", "/__app/b2b/session")
 
     /// Every route, for documentation and the control API.
-    static let routes = [sessionsAuthenticate, sessionsRevoke, passwordsAuthenticate, otpsAuthenticate, magicLinksAuthenticate,
-                         magicLinksEmailLoginOrCreate, b2bMagicLinksEmailLoginOrSignup, otpsSMSLoginOrCreate, otpsWhatsAppLoginOrCreate,
-                         otpsEmailLoginOrCreate, b2bMagicLinksDiscoverySend, b2bMagicLinksDiscoveryAuthenticate,
-                         b2bSessionsAuthenticate, b2bSessionsRevoke, b2bPasswordsAuthenticate, b2bMagicLinksAuthenticate, b2bSMSSend,
-                         b2bSMSAuthenticate, b2bTOTPAuthenticate, b2bRecoveryCodesRecover, b2bDiscoveryOrganizations, b2bDiscoveryExchange,
-                         bootstrap, jwks, b2bJWKS, appSession, b2bAppSession] + oauthRoutes
+    static let routes =
+        [
+            sessionsAuthenticate, sessionsRevoke, passwordsAuthenticate, otpsAuthenticate, magicLinksAuthenticate,
+            magicLinksEmailLoginOrCreate, b2bMagicLinksEmailLoginOrSignup, otpsSMSLoginOrCreate, otpsWhatsAppLoginOrCreate,
+            otpsEmailLoginOrCreate, b2bMagicLinksDiscoverySend, b2bMagicLinksDiscoveryAuthenticate,
+            b2bSessionsAuthenticate, b2bSessionsRevoke, b2bPasswordsAuthenticate, b2bMagicLinksAuthenticate, b2bSMSSend,
+            b2bSMSAuthenticate, b2bTOTPAuthenticate, b2bRecoveryCodesRecover, b2bDiscoveryOrganizations, b2bDiscoveryExchange,
+            bootstrap, jwks, b2bJWKS, appSession, b2bAppSession,
+        ] + oauthRoutes
 
     /// Session durations Stytch accepts, in minutes (5 minutes to 366 days).
     static let durationRange = 5...527_040
@@ -106,8 +109,9 @@ struct StytchAPI: ProviderAPI {
     }
 
     func malformedResponse() -> EmulatorResponse {
-        EmulatorResponse(status: 200, headers: [("Content-Type", "application/json; charset=utf-8")],
-                         body: Array(#"{"data":{"status_code":200,"request_id":"request-id-test-"#.utf8))
+        EmulatorResponse(
+            status: 200, headers: [("Content-Type", "application/json; charset=utf-8")],
+            body: Array(#"{"data":{"status_code":200,"request_id":"request-id-test-"#.utf8))
     }
 
     // MARK: Handlers
@@ -128,9 +132,13 @@ struct StytchAPI: ProviderAPI {
             guard request.segments.last == seed.publicToken else {
                 throw StytchError.unauthorized("The public token is not valid for this project.")
             }
-            return .json(["data": .object(["request_id": .string(requestID), "status_code": 200, "project_id": .string(seed.projectID),
-                                           "cname_domain": .null, "email_domains": .array([]), "captcha_settings": .object(["enabled": false]),
-                                           "password_config": .object(["luds_complexity": 3, "luds_minimum_count": 8])])])
+            return .json([
+                "data": .object([
+                    "request_id": .string(requestID), "status_code": 200, "project_id": .string(seed.projectID),
+                    "cname_domain": .null, "email_domains": .array([]), "captcha_settings": .object(["enabled": false]),
+                    "password_config": .object(["luds_complexity": 3, "luds_minimum_count": 8]),
+                ])
+            ])
         case Self.appSession, Self.b2bAppSession:
             return try await appSession(request, b2b: route == Self.b2bAppSession, requestID: requestID)
         case Self.oauthStart, Self.b2bOAuthStart:
@@ -162,21 +170,24 @@ struct StytchAPI: ProviderAPI {
             guard let password = fields.nonEmptyString("password") else { throw StytchError.missing("password") }
             let minutes = try duration(fields, default: 5)
             let user = try await store.passwordUser(email: email, password: password)
-            return try await signIn(user, factor: ("password", "knowledge"), minutes: minutes, sessionToken: sessionToken, userAgent: userAgent,
-                                    requestID: requestID)
+            return try await signIn(
+                user, factor: ("password", "knowledge"), minutes: minutes, sessionToken: sessionToken, userAgent: userAgent,
+                requestID: requestID)
         case Self.otpsAuthenticate:
             guard let code = fields.nonEmptyString("token") else { throw StytchError.missing("token") }
             guard let methodID = fields.nonEmptyString("method_id") else { throw StytchError.missing("method_id") }
             let minutes = try duration(fields, default: 5)
             let (user, delivery) = try await store.redeemOTP(methodID: methodID, code: code)
-            return try await signIn(user, factor: ("otp", delivery), minutes: minutes, sessionToken: sessionToken, userAgent: userAgent,
-                                    requestID: requestID)
+            return try await signIn(
+                user, factor: ("otp", delivery), minutes: minutes, sessionToken: sessionToken, userAgent: userAgent,
+                requestID: requestID)
         case Self.magicLinksAuthenticate:
             guard let token = fields.nonEmptyString("token") else { throw StytchError.missing("token") }
             let minutes = try duration(fields, default: 5)
             let user = try await store.redeemMagicLink(token, codeVerifier: fields.nonEmptyString("code_verifier"))
-            return try await signIn(user, factor: ("magic_link", "email"), minutes: minutes, sessionToken: sessionToken, userAgent: userAgent,
-                                    requestID: requestID)
+            return try await signIn(
+                user, factor: ("magic_link", "email"), minutes: minutes, sessionToken: sessionToken, userAgent: userAgent,
+                requestID: requestID)
         case Self.magicLinksEmailLoginOrCreate:
             guard let email = fields.nonEmptyString("email") else { throw StytchError.missing("email") }
             let challenge = fields.nonEmptyString("code_challenge")
@@ -184,26 +195,35 @@ struct StytchAPI: ProviderAPI {
                 throw StytchError.badRequest("code_challenge_method must be S256.")
             }
             let minutes = fields.integerOrNumericString("login_expiration_minutes") ?? 60
-            let (user, created) = try await store.sendMagicLink(email: email, lifetime: TimeInterval(min(max(minutes, 5), 10_080)) * 60,
-                                                                codeChallenge: challenge)
-            return .json(["data": .object(["request_id": .string(requestID), "status_code": 200, "user_id": .string(user.userID),
-                                           "email_id": .string(user.emailID), "user_created": .bool(created)])])
+            let (user, created) = try await store.sendMagicLink(
+                email: email, lifetime: TimeInterval(min(max(minutes, 5), 10_080)) * 60,
+                codeChallenge: challenge)
+            return .json([
+                "data": .object([
+                    "request_id": .string(requestID), "status_code": 200, "user_id": .string(user.userID),
+                    "email_id": .string(user.emailID), "user_created": .bool(created),
+                ])
+            ])
         case Self.b2bPasswordsAuthenticate:
             guard let organizationID = fields.nonEmptyString("organization_id") else { throw StytchError.missing("organization_id") }
             guard let email = fields.nonEmptyString("email_address") else { throw StytchError.missing("email_address") }
             guard let password = fields.nonEmptyString("password") else { throw StytchError.missing("password") }
             let minutes = try duration(fields, default: 5)
             let member = try await store.passwordMember(organizationID: organizationID, email: email, password: password)
-            let factor = StytchStore.Factor(type: "password", deliveryMethod: "knowledge", lastAuthenticatedAt: clock.now,
-                                            emailID: member.emailID, email: member.email)
-            switch try await store.startMemberSession(member: member, factor: factor, minutes: minutes ?? 5, existingToken: sessionToken,
-                                                      userAgent: userAgent) {
+            let factor = StytchStore.Factor(
+                type: "password", deliveryMethod: "knowledge", lastAuthenticatedAt: clock.now,
+                emailID: member.emailID, email: member.email)
+            switch try await store.startMemberSession(
+                member: member, factor: factor, minutes: minutes ?? 5, existingToken: sessionToken,
+                userAgent: userAgent)
+            {
             case .session(let authenticated): return try await success(authenticated, requestID: requestID)
             case .mfaRequired(let intermediate): return intermediateResponse(intermediate, requestID: requestID)
             }
         case Self.oauthAuthenticate, Self.b2bOAuthAuthenticate:
-            return try await authenticateOAuth(fields, b2b: route == Self.b2bOAuthAuthenticate, sessionToken: sessionToken, userAgent: userAgent,
-                                               requestID: requestID)
+            return try await authenticateOAuth(
+                fields, b2b: route == Self.b2bOAuthAuthenticate, sessionToken: sessionToken, userAgent: userAgent,
+                requestID: requestID)
         default:
             if let response = try await handleOTPSend(route, fields: fields, requestID: requestID) { return response }
             return try await handleB2B(route, fields: fields, userAgent: userAgent, requestID: requestID) ?? notFound(request)
@@ -212,12 +232,17 @@ struct StytchAPI: ProviderAPI {
 
     /// Signs a consumer user in with one factor (type, delivery method): a new session, or
     /// the caller's current one with the factor added.
-    private func signIn(_ user: StytchStore.User, factor: (type: String, delivery: String), minutes: Int?, sessionToken: String?,
-                        userAgent: String, requestID: String) async throws -> EmulatorResponse {
-        let factor = StytchStore.Factor(type: factor.type, deliveryMethod: factor.delivery, lastAuthenticatedAt: clock.now,
-                                        emailID: user.emailID, email: user.email)
-        return try await success(store.startSession(user: user, factor: factor, minutes: minutes ?? 5, existingToken: sessionToken,
-                                                    userAgent: userAgent), requestID: requestID)
+    private func signIn(
+        _ user: StytchStore.User, factor: (type: String, delivery: String), minutes: Int?, sessionToken: String?,
+        userAgent: String, requestID: String
+    ) async throws -> EmulatorResponse {
+        let factor = StytchStore.Factor(
+            type: factor.type, deliveryMethod: factor.delivery, lastAuthenticatedAt: clock.now,
+            emailID: user.emailID, email: user.email)
+        return try await success(
+            store.startSession(
+                user: user, factor: factor, minutes: minutes ?? 5, existingToken: sessionToken,
+                userAgent: userAgent), requestID: requestID)
     }
 
     /// The session token from `Authorization: Basic base64(public_token:session_token)`:
@@ -227,7 +252,7 @@ struct StytchAPI: ProviderAPI {
         guard let header = request.header("authorization") else { throw .unauthorized("The Authorization header is missing.") }
         let parts = header.split(separator: " ", maxSplits: 1)
         guard parts.count == 2, parts[0].lowercased() == "basic", let data = Data(base64Encoded: String(parts[1])),
-              let credentials = String(data: data, encoding: .utf8), let colon = credentials.firstIndex(of: ":")
+            let credentials = String(data: data, encoding: .utf8), let colon = credentials.firstIndex(of: ":")
         else { throw .unauthorized("The Authorization header is not valid Basic authentication.") }
         let publicToken = String(credentials[..<colon]), secret = String(credentials[credentials.index(after: colon)...])
         guard constantTimeEquals(publicToken, seed.publicToken) else {
@@ -243,7 +268,7 @@ struct StytchAPI: ProviderAPI {
     private func checkAppIdentifier(_ request: EmulatorRequest) throws(StytchError) {
         guard let header = request.header("x-sdk-client") else { return }
         guard let data = Data(base64Encoded: header), let value = try? JSONValue.parse(bytes: Array(data)),
-              let identifier = value["app"]?["identifier"]?.stringValue, seed.authorizedAppIdentifiers.contains(identifier)
+            let identifier = value["app"]?["identifier"]?.stringValue, seed.authorizedAppIdentifiers.contains(identifier)
         else { throw .invalidMobileIdentifier }
     }
 
@@ -251,7 +276,9 @@ struct StytchAPI: ProviderAPI {
     /// integer is `invalid_session_duration`.
     func duration(_ fields: JSONObject, default defaultMinutes: Int?) throws(StytchError) -> Int? {
         guard let value = fields["session_duration_minutes"], value != .null else { return defaultMinutes }
-        guard let minutes = fields.integerOrNumericString("session_duration_minutes"), Self.durationRange.contains(minutes) else { throw .invalidDuration }
+        guard let minutes = fields.integerOrNumericString("session_duration_minutes"), Self.durationRange.contains(minutes) else {
+            throw .invalidDuration
+        }
         return minutes
     }
 }

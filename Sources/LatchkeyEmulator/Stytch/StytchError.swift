@@ -27,8 +27,9 @@ struct StytchError: Error, Sendable {
 
     /// A magic link sent with a PKCE challenge, authenticated without the verifier that
     /// hashes to it. (The error type is the plausible form; unconfirmed.)
-    static let pkceMismatch = StytchError(status: 400, type: "pkce_mismatch",
-                                          message: "The PKCE code verifier does not match the code challenge the link or OAuth start was sent with.")
+    static let pkceMismatch = StytchError(
+        status: 400, type: "pkce_mismatch",
+        message: "The PKCE code verifier does not match the code challenge the link or OAuth start was sent with.")
 
     static func badRequest(_ message: String) -> StytchError {
         StytchError(status: 400, type: "bad_request", message: message)
@@ -38,20 +39,25 @@ struct StytchError: Error, Sendable {
         StytchError(status: 400, type: "bad_request", message: "\(field) is a required field.", details: ["field": .string(field)])
     }
 
-    static let invalidDuration = StytchError(status: 400, type: "invalid_session_duration",
-                                             message: "session_duration_minutes must be between 5 and 527040 (366 days).",
-                                             details: ["field": "session_duration_minutes", "minimum": 5, "maximum": 527_040])
+    static let invalidDuration = StytchError(
+        status: 400, type: "invalid_session_duration",
+        message: "session_duration_minutes must be between 5 and 527040 (366 days).",
+        details: ["field": "session_duration_minutes", "minimum": 5, "maximum": 527_040])
     static let otpNotFound = StytchError(status: 404, type: "otp_code_not_found", message: "The OTP code is invalid, expired or already used.")
-    static let magicLinkNotFound = StytchError(status: 401, type: "unable_to_auth_magic_link",
-                                               message: "The magic link could not be authenticated: it is invalid, expired or already used.")
-    static let intermediateSessionNotFound = StytchError(status: 404, type: "intermediate_session_not_found",
-                                                         message: "The intermediate session is invalid, expired or already used.")
+    static let magicLinkNotFound = StytchError(
+        status: 401, type: "unable_to_auth_magic_link",
+        message: "The magic link could not be authenticated: it is invalid, expired or already used.")
+    static let intermediateSessionNotFound = StytchError(
+        status: 404, type: "intermediate_session_not_found",
+        message: "The intermediate session is invalid, expired or already used.")
     static let totpNotFound = StytchError(status: 404, type: "totp_not_found", message: "The member has no TOTP registration.")
-    static let totpCodeInvalid = StytchError(status: 401, type: "totp_code_already_authenticated_or_invalid",
-                                             message: "The TOTP code is invalid or was already used.")
+    static let totpCodeInvalid = StytchError(
+        status: 401, type: "totp_code_already_authenticated_or_invalid",
+        message: "The TOTP code is invalid or was already used.")
     static let recoveryCodeInvalid = StytchError(status: 401, type: "recovery_code_invalid", message: "The recovery code is invalid or already used.")
-    static let oauthTokenNotFound = StytchError(status: 404, type: "oauth_token_not_found",
-                                                message: "The OAuth token is invalid, expired or already used.")
+    static let oauthTokenNotFound = StytchError(
+        status: 404, type: "oauth_token_not_found",
+        message: "The OAuth token is invalid, expired or already used.")
     static let oauthAttemptNotFound = StytchError(status: 404, type: "oauth_attempt_not_found", message: "The OAuth attempt has expired.")
     static let organizationNotFound = StytchError(status: 404, type: "organization_not_found", message: "Organization could not be found.")
 
@@ -72,8 +78,10 @@ struct StytchError: Error, Sendable {
 
     /// The error body and status (`error_details` only when there are details).
     func response(requestID: String) -> EmulatorResponse {
-        var body: JSONObject = ["status_code": .number(Double(status)), "request_id": .string(requestID), "error_type": .string(type),
-                                "error_message": .string(message), "error_url": .string("https://stytch.com/docs/api/errors/\(status)")]
+        var body: JSONObject = [
+            "status_code": .number(Double(status)), "request_id": .string(requestID), "error_type": .string(type),
+            "error_message": .string(message), "error_url": .string("https://stytch.com/docs/api/errors/\(status)"),
+        ]
         if let details { body["error_details"] = .object(details) }
         return .json(body, status: status)
     }

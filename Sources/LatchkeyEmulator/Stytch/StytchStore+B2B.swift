@@ -51,7 +51,7 @@ extension StytchStore {
     private func mfaMember(token: String, organizationID: String, memberID: String) throws(StytchError) -> Member {
         let session = try intermediate(token)
         guard let member = members[memberID], member.organizationID == organizationID, !member.banned,
-              session.memberID == memberID || (session.memberID == nil && session.email == member.email)
+            session.memberID == memberID || (session.memberID == nil && session.email == member.email)
         else { throw .intermediateSessionNotFound }
         return member
     }
@@ -71,8 +71,10 @@ extension StytchStore {
 
     /// Finishes an MFA-pending sign-in with a second factor: a member session with the
     /// primary factors and this one; the intermediate session is used up.
-    func completeMFA(token: String, organizationID: String, memberID: String, factor second: SecondFactor, minutes: Int,
-                     userAgent: String) throws -> MFASignIn {
+    func completeMFA(
+        token: String, organizationID: String, memberID: String, factor second: SecondFactor, minutes: Int,
+        userAgent: String
+    ) throws -> MFASignIn {
         var member = try mfaMember(token: token, organizationID: organizationID, memberID: memberID)
         let now = clock.now
         let factor: Factor
@@ -101,8 +103,9 @@ extension StytchStore {
 
     private func openMemberSession(_ member: Member, factors: [Factor], minutes: Int, userAgent: String) throws -> Authenticated {
         guard let organization = organizations[member.organizationID], let last = factors.last else { throw StytchError.organizationNotFound }
-        var session = try open(subjectID: member.memberID, organizationID: member.organizationID, factor: last, minutes: minutes,
-                               existingToken: nil, userAgent: userAgent)
+        var session = try open(
+            subjectID: member.memberID, organizationID: member.organizationID, factor: last, minutes: minutes,
+            existingToken: nil, userAgent: userAgent)
         session.factors = factors
         sessions[session.sessionID] = session
         return Authenticated(session: session, member: member, organization: organization)
@@ -122,7 +125,8 @@ extension StytchStore {
     func sendB2BMagicLink(organizationID: String, email: String, codeChallenge: String?) throws -> (Member, Organization) {
         guard let organization = organizations[organizationID] else { throw StytchError.organizationNotFound }
         guard let token = try issueB2BMagicLink(email: email, organizationID: organizationID),
-              let member = members.values.first(where: { $0.organizationID == organizationID && $0.email == email.lowercased() }) else {
+            let member = members.values.first(where: { $0.organizationID == organizationID && $0.email == email.lowercased() })
+        else {
             throw StytchError(status: 404, type: "member_not_found", message: "Member could not be found.")
         }
         if let codeChallenge { b2bMagicLinkChallenges[token] = codeChallenge }
@@ -149,10 +153,14 @@ extension StytchStore {
     func issueDiscoverySession(email: String) throws -> String? {
         guard members.values.contains(where: { $0.email == email.lowercased() }) else { return nil }
         let token = try OpaqueToken.make()
-        intermediates[token] = IntermediateSession(email: email.lowercased(), memberID: nil, organizationID: nil,
-                                                   factors: [Factor(type: "magic_link", deliveryMethod: "email", lastAuthenticatedAt: clock.now,
-                                                                    email: email.lowercased())],
-                                                   expiresAt: clock.now.addingTimeInterval(Self.intermediateLifetime))
+        intermediates[token] = IntermediateSession(
+            email: email.lowercased(), memberID: nil, organizationID: nil,
+            factors: [
+                Factor(
+                    type: "magic_link", deliveryMethod: "email", lastAuthenticatedAt: clock.now,
+                    email: email.lowercased())
+            ],
+            expiresAt: clock.now.addingTimeInterval(Self.intermediateLifetime))
         return token
     }
 
@@ -199,7 +207,8 @@ extension StytchStore {
         let message = (0..<8).reversed().map { UInt8(truncatingIfNeeded: counter >> (UInt64($0) * 8)) }
         let mac = try HMACKey(algorithm: .sha256, key: secret).authenticationCode(for: message)
         let offset = Int(mac[mac.count - 1] & 0x0F)
-        let value = (UInt32(mac[offset] & 0x7F) << 24 | UInt32(mac[offset + 1]) << 16 | UInt32(mac[offset + 2]) << 8 | UInt32(mac[offset + 3]))
+        let value =
+            (UInt32(mac[offset] & 0x7F) << 24 | UInt32(mac[offset + 1]) << 16 | UInt32(mac[offset + 2]) << 8 | UInt32(mac[offset + 3]))
             % 1_000_000
         let text = String(value)
         return String(repeating: "0", count: 6 - text.count) + text

@@ -57,8 +57,9 @@ extension StytchStore {
         }
         oauthAttempts[attemptID] = nil
         let token = try OpaqueToken.make()
-        oauthTokens[token] = OAuthToken(subjectID: subjectID, organizationID: attempt.organizationID, provider: attempt.provider,
-                                        challenge: attempt.challenge, expiresAt: clock.now.addingTimeInterval(Self.oauthLifetime))
+        oauthTokens[token] = OAuthToken(
+            subjectID: subjectID, organizationID: attempt.organizationID, provider: attempt.provider,
+            challenge: attempt.challenge, expiresAt: clock.now.addingTimeInterval(Self.oauthLifetime))
         let separator = URLComponents(string: attempt.loginRedirectURL)?.query == nil ? "?" : "&"
         return attempt.loginRedirectURL + separator + FormEncoding.encode([("stytch_token_type", "oauth"), ("token", token)])
     }

@@ -29,7 +29,8 @@ extension StytchStore {
         let now = clock.now
         var times = (otpSendTimes[channel + " " + key] ?? []).filter { now.timeIntervalSince($0) < Self.otpSendWindow }
         guard times.count < Self.otpSendLimit else {
-            throw StytchError(status: 429, type: "too_many_requests", message: "Too many one-time passcodes were sent to this destination; try again later.")
+            throw StytchError(
+                status: 429, type: "too_many_requests", message: "Too many one-time passcodes were sent to this destination; try again later.")
         }
         times.append(now)
         otpSendTimes[channel + " " + key] = times
@@ -39,9 +40,10 @@ extension StytchStore {
         if let found = users.values.first(where: { byPhone ? $0.phoneNumber == key : $0.email == key }) {
             user = found
         } else {
-            user = User(userID: "user-test-" + (try OpaqueToken.uuid()), emailID: "email-test-" + (try OpaqueToken.uuid()),
-                        email: byPhone ? "" : key, password: try OpaqueToken.make(), firstName: "", lastName: "", createdAt: now,
-                        phoneNumber: byPhone ? key : nil)
+            user = User(
+                userID: "user-test-" + (try OpaqueToken.uuid()), emailID: "email-test-" + (try OpaqueToken.uuid()),
+                email: byPhone ? "" : key, password: try OpaqueToken.make(), firstName: "", lastName: "", createdAt: now,
+                phoneNumber: byPhone ? key : nil)
             created = true
         }
         guard !user.banned else { throw StytchError.unauthorized("The user is not active.") }
@@ -66,8 +68,9 @@ extension StytchStore {
     /// no membership gets one too: discovery is also how a member signs up.
     func sendDiscoveryMagicLink(email: String, codeChallenge: String?, lifetime: TimeInterval = 3600) throws {
         let token = try OpaqueToken.make()
-        discoveryLinks[token] = DiscoveryLink(email: email.lowercased(), expiresAt: clock.now.addingTimeInterval(lifetime),
-                                              codeChallenge: codeChallenge)
+        discoveryLinks[token] = DiscoveryLink(
+            email: email.lowercased(), expiresAt: clock.now.addingTimeInterval(lifetime),
+            codeChallenge: codeChallenge)
         sentMagicLinks["discovery " + email.lowercased()] = token
     }
 
@@ -80,10 +83,14 @@ extension StytchStore {
         }
         guard let link = discoveryLinks.removeValue(forKey: token), link.expiresAt > clock.now else { throw StytchError.magicLinkNotFound }
         let intermediate = try OpaqueToken.make()
-        intermediates[intermediate] = IntermediateSession(email: link.email, memberID: nil, organizationID: nil,
-                                                          factors: [Factor(type: "magic_link", deliveryMethod: "email", lastAuthenticatedAt: clock.now,
-                                                                           email: link.email)],
-                                                          expiresAt: clock.now.addingTimeInterval(Self.intermediateLifetime))
+        intermediates[intermediate] = IntermediateSession(
+            email: link.email, memberID: nil, organizationID: nil,
+            factors: [
+                Factor(
+                    type: "magic_link", deliveryMethod: "email", lastAuthenticatedAt: clock.now,
+                    email: link.email)
+            ],
+            expiresAt: clock.now.addingTimeInterval(Self.intermediateLifetime))
         return intermediate
     }
 }

@@ -137,17 +137,20 @@ actor StytchStore {
         self.clock = clock
         let now = clock.now
         for user in seed.users {
-            users[user.userID] = User(userID: user.userID, emailID: "email-test-" + (try OpaqueToken.uuid()), email: user.email.lowercased(),
-                                      password: user.password, firstName: user.firstName ?? "", lastName: user.lastName ?? "", createdAt: now)
+            users[user.userID] = User(
+                userID: user.userID, emailID: "email-test-" + (try OpaqueToken.uuid()), email: user.email.lowercased(),
+                password: user.password, firstName: user.firstName ?? "", lastName: user.lastName ?? "", createdAt: now)
         }
         for organization in seed.organizations {
-            organizations[organization.organizationID] = Organization(organizationID: organization.organizationID, slug: organization.slug,
-                                                                      name: organization.name, createdAt: now)
+            organizations[organization.organizationID] = Organization(
+                organizationID: organization.organizationID, slug: organization.slug,
+                name: organization.name, createdAt: now)
             for member in organization.members {
-                var stored = Member(memberID: member.memberID, organizationID: organization.organizationID,
-                                    emailID: "email-test-" + (try OpaqueToken.uuid()), email: member.email.lowercased(),
-                                    password: member.password, name: member.name ?? "", mfaRequired: member.mfaRequired ?? false,
-                                    createdAt: now)
+                var stored = Member(
+                    memberID: member.memberID, organizationID: organization.organizationID,
+                    emailID: "email-test-" + (try OpaqueToken.uuid()), email: member.email.lowercased(),
+                    password: member.password, name: member.name ?? "", mfaRequired: member.mfaRequired ?? false,
+                    createdAt: now)
                 try Self.enrollMFA(&stored, seed: member)
                 members[member.memberID] = stored
             }
@@ -158,7 +161,7 @@ actor StytchStore {
 
     func passwordUser(email: String, password: String) throws(StytchError) -> User {
         guard let user = users.values.first(where: { $0.email == email.lowercased() }), !user.banned,
-              constantTimeEquals(user.password, password)
+            constantTimeEquals(user.password, password)
         else { throw .unauthorized("The email or password is incorrect.") }
         return user
     }
@@ -166,7 +169,7 @@ actor StytchStore {
     func passwordMember(organizationID: String, email: String, password: String) throws(StytchError) -> Member {
         guard organizations[organizationID] != nil else { throw .organizationNotFound }
         guard let member = members.values.first(where: { $0.organizationID == organizationID && $0.email == email.lowercased() }),
-              !member.banned, constantTimeEquals(member.password, password)
+            !member.banned, constantTimeEquals(member.password, password)
         else { throw .unauthorized("The email or password is incorrect.") }
         return member
     }
@@ -211,31 +214,39 @@ actor StytchStore {
     /// Starts a session for a consumer user with `factor`, or adds the factor to the
     /// caller's current session when `existingToken` names a live one of the same user.
     func startSession(user: User, factor: Factor, minutes: Int, existingToken: String?, userAgent: String) throws -> Authenticated {
-        let session = try open(subjectID: user.userID, organizationID: nil, factor: factor, minutes: minutes, existingToken: existingToken,
-                               userAgent: userAgent)
+        let session = try open(
+            subjectID: user.userID, organizationID: nil, factor: factor, minutes: minutes, existingToken: existingToken,
+            userAgent: userAgent)
         return Authenticated(session: session, user: user)
     }
 
     /// Starts a member session, or, when the member needs MFA, an intermediate session.
-    func startMemberSession(member: Member, factor: Factor, minutes: Int, existingToken: String?,
-                            userAgent: String) throws -> MemberSignIn {
+    func startMemberSession(
+        member: Member, factor: Factor, minutes: Int, existingToken: String?,
+        userAgent: String
+    ) throws -> MemberSignIn {
         guard let organization = organizations[member.organizationID] else { throw StytchError.organizationNotFound }
         if member.mfaRequired {
             let token = try OpaqueToken.make()
-            intermediates[token] = IntermediateSession(email: member.email, memberID: member.memberID, organizationID: organization.organizationID,
-                                                       factors: [factor], expiresAt: clock.now.addingTimeInterval(Self.intermediateLifetime))
+            intermediates[token] = IntermediateSession(
+                email: member.email, memberID: member.memberID, organizationID: organization.organizationID,
+                factors: [factor], expiresAt: clock.now.addingTimeInterval(Self.intermediateLifetime))
             return .mfaRequired(Intermediate(token: token, member: member, organization: organization))
         }
-        let session = try open(subjectID: member.memberID, organizationID: member.organizationID, factor: factor, minutes: minutes,
-                               existingToken: existingToken, userAgent: userAgent)
+        let session = try open(
+            subjectID: member.memberID, organizationID: member.organizationID, factor: factor, minutes: minutes,
+            existingToken: existingToken, userAgent: userAgent)
         return .session(Authenticated(session: session, member: member, organization: organization))
     }
 
-    func open(subjectID: String, organizationID: String?, factor: Factor, minutes: Int, existingToken: String?,
-                      userAgent: String) throws -> Session {
+    func open(
+        subjectID: String, organizationID: String?, factor: Factor, minutes: Int, existingToken: String?,
+        userAgent: String
+    ) throws -> Session {
         let now = clock.now
         if let existingToken, let id = sessionIDByToken[existingToken], var session = sessions[id],
-           session.subjectID == subjectID, session.expiresAt > now {
+            session.subjectID == subjectID, session.expiresAt > now
+        {
             session.factors.removeAll { $0.type == factor.type && $0.deliveryMethod == factor.deliveryMethod }
             session.factors.append(factor)
             session.lastAccessedAt = now
@@ -243,10 +254,11 @@ actor StytchStore {
             sessions[id] = session
             return session
         }
-        let session = Session(sessionID: (organizationID == nil ? "session-test-" : "member-session-test-") + (try OpaqueToken.uuid()),
-                              token: try OpaqueToken.make(), subjectID: subjectID, organizationID: organizationID, startedAt: now,
-                              lastAccessedAt: now, expiresAt: now.addingTimeInterval(Double(minutes) * 60), factors: [factor],
-                              userAgent: userAgent)
+        let session = Session(
+            sessionID: (organizationID == nil ? "session-test-" : "member-session-test-") + (try OpaqueToken.uuid()),
+            token: try OpaqueToken.make(), subjectID: subjectID, organizationID: organizationID, startedAt: now,
+            lastAccessedAt: now, expiresAt: now.addingTimeInterval(Double(minutes) * 60), factors: [factor],
+            userAgent: userAgent)
         sessions[session.sessionID] = session
         sessionIDByToken[session.token] = session.sessionID
         return session
@@ -288,7 +300,7 @@ actor StytchStore {
     func revoke(token: String, b2b: Bool) throws(StytchError) {
         if endedByProject.contains(token) { throw .sessionNotFound }
         guard let id = sessionIDByToken[token], let session = sessions[id], (session.organizationID != nil) == b2b,
-              session.expiresAt > clock.now
+            session.expiresAt > clock.now
         else { throw .unauthorized("The session could not be found.") }
         remove(sessionID: id)
     }
@@ -333,14 +345,16 @@ actor StytchStore {
             created = true
         }
         guard let token = try issueMagicLink(email: email, lifetime: lifetime, codeChallenge: codeChallenge),
-              let user = users.values.first(where: { $0.email == email.lowercased() }) else { throw StytchError.badRequest("email is not valid.") }
+            let user = users.values.first(where: { $0.email == email.lowercased() })
+        else { throw StytchError.badRequest("email is not valid.") }
         sentMagicLinks[email.lowercased()] = token
         return (user, created)
     }
 
     func createUser(_ seed: StytchSeed.User) throws {
-        users[seed.userID] = User(userID: seed.userID, emailID: "email-test-" + (try OpaqueToken.uuid()), email: seed.email.lowercased(),
-                                  password: seed.password, firstName: seed.firstName ?? "", lastName: seed.lastName ?? "", createdAt: clock.now)
+        users[seed.userID] = User(
+            userID: seed.userID, emailID: "email-test-" + (try OpaqueToken.uuid()), email: seed.email.lowercased(),
+            password: seed.password, firstName: seed.firstName ?? "", lastName: seed.lastName ?? "", createdAt: clock.now)
     }
 
     /// Bans (or unbans) a user or member: a banned one cannot sign in, and their sessions end.

@@ -22,7 +22,8 @@ enum HTML {
             <!doctype html><html lang="en"><head><meta charset="utf-8"><title>\(escape(title))</title></head>
             <body>\(body)</body></html>
             """
-        return EmulatorResponse(status: 200, headers: [("Content-Type", "text/html; charset=utf-8"), ("Cache-Control", "no-store")],
-                                body: Array(html.utf8))
+        return EmulatorResponse(
+            status: 200, headers: [("Content-Type", "text/html; charset=utf-8"), ("Cache-Control", "no-store")],
+            body: Array(html.utf8))
     }
 }

@@ -59,8 +59,9 @@ public struct BearerAuthenticator<Context: AuthRequestContext>: AuthenticatorMid
             var headers = HTTPFields()
             if let challenge = error.challenge(realm: realm) { headers[.wwwAuthenticate] = challenge }
             // The error code alone: what failed stays in the server's log.
-            throw HTTPError(HTTPResponse.Status(code: error.status), headers: headers,
-                            message: error.errorCode ?? (error.code == .missingToken ? "missing_token" : "temporarily_unavailable"))
+            throw HTTPError(
+                HTTPResponse.Status(code: error.status), headers: headers,
+                message: error.errorCode ?? (error.code == .missingToken ? "missing_token" : "temporarily_unavailable"))
         }
     }
 

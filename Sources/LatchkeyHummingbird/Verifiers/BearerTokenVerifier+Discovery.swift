@@ -1,7 +1,7 @@
 public import Foundation
 public import Latchkey
-public import LatchkeyJWT
 import LatchkeyJSON
+public import LatchkeyJWT
 
 extension BearerTokenVerifier {
     /// Verifies the access tokens of any OpenID Connect issuer, found from its discovery
@@ -18,25 +18,28 @@ extension BearerTokenVerifier {
     /// - Throws: ``AuthError/Code/configuration`` for a URL that is not https (or http to
     ///   loopback), a document that names another issuer or no usable `jwks_uri`;
     ///   ``AuthError/Code/transient`` when the document cannot be fetched (try again).
-    public static func discovering(issuer: String, audience: String, discoveryURL: URL? = nil, algorithms: Set<JWSAlgorithm>? = nil,
-                                   leeway: TimeInterval = 60, transport: any HTTPTransport = RetryingTransport(URLSessionTransport()),
-                                   clock: any SessionClock = SystemClock(),
-                                   cacheOptions: JWKSCache.Options = JWKSCache.Options()) async throws(AuthError) -> BearerTokenVerifier {
+    public static func discovering(
+        issuer: String, audience: String, discoveryURL: URL? = nil, algorithms: Set<JWSAlgorithm>? = nil,
+        leeway: TimeInterval = 60, transport: any HTTPTransport = RetryingTransport(URLSessionTransport()),
+        clock: any SessionClock = SystemClock(),
+        cacheOptions: JWKSCache.Options = JWKSCache.Options()
+    ) async throws(AuthError) -> BearerTokenVerifier {
         guard !audience.isEmpty else { throw AuthError(.configuration, "an OIDC verifier needs the audience its tokens are made for") }
         let base = issuer.hasSuffix("/") ? String(issuer.dropLast()) : issuer
         guard let url = discoveryURL ?? URL(string: base + "/.well-known/openid-configuration") else {
             throw AuthError(.configuration, "the issuer does not form a discovery URL")
         }
         try SecureURL.check(url, what: "the OpenID discovery URL")
-        let response: HTTPResponse
+        let response: TransportResponse
         do {
-            response = try await transport.send(HTTPRequest(url: url, headers: ["Accept": "application/json"], maximumResponseSize: 1 << 20))
+            response = try await transport.send(TransportRequest(url: url, headers: ["Accept": "application/json"], maximumResponseSize: 1 << 20))
         } catch {
             throw AuthError(.transient, "the OpenID discovery document at \(SecureURL.redacted(url)) could not be fetched", underlying: error)
         }
         guard response.status == 200 else {
-            throw AuthError(response.status == 429 ? .rateLimited : .transient,
-                            "the OpenID discovery document at \(SecureURL.redacted(url)) answered HTTP \(response.status)", httpStatus: response.status)
+            throw AuthError(
+                response.status == 429 ? .rateLimited : .transient,
+                "the OpenID discovery document at \(SecureURL.redacted(url)) answered HTTP \(response.status)", httpStatus: response.status)
         }
         guard let document = (try? JSONValue.parse(bytes: Array(response.body)))?.objectValue else {
             throw AuthError(.transient, "the OpenID discovery document at \(SecureURL.redacted(url)) is not a JSON object")
@@ -48,8 +51,9 @@ extension BearerTokenVerifier {
             throw AuthError(.configuration, "the OpenID discovery document at \(SecureURL.redacted(url)) has no jwks_uri")
         }
         let keys = try JWKSCache.fetching(from: jwks, transport: transport, clock: clock, options: cacheOptions)
-        let options = JWTValidationOptions(issuer: issuer, audience: audience, requiredClaims: ["exp"], leeway: leeway,
-                                           jws: JWSOptions(allowedAlgorithms: algorithms), now: { clock.now })
+        let options = JWTValidationOptions(
+            issuer: issuer, audience: audience, requiredClaims: ["exp"], leeway: leeway,
+            jws: JWSOptions(allowedAlgorithms: algorithms), now: { clock.now })
         return BearerTokenVerifier(keys: keys, options: options)
     }
 }

@@ -20,17 +20,20 @@ extension BearerTokenVerifier {
     ///   - clock: the claims' and the key cache's time.
     /// - Throws: ``AuthError/Code/configuration`` for an empty project ID or a base URL
     ///   that is not https (or http to loopback).
-    public static func stytch(projectID: String, b2b: Bool = false, organizationID: String? = nil, customDomain: String? = nil,
-                              baseURL: URL? = nil, leeway: TimeInterval = 60,
-                              transport: any HTTPTransport = RetryingTransport(URLSessionTransport()), clock: any SessionClock = SystemClock(),
-                              cacheOptions: JWKSCache.Options = JWKSCache.Options()) throws(AuthError) -> BearerTokenVerifier {
+    public static func stytch(
+        projectID: String, b2b: Bool = false, organizationID: String? = nil, customDomain: String? = nil,
+        baseURL: URL? = nil, leeway: TimeInterval = 60,
+        transport: any HTTPTransport = RetryingTransport(URLSessionTransport()), clock: any SessionClock = SystemClock(),
+        cacheOptions: JWKSCache.Options = JWKSCache.Options()
+    ) throws(AuthError) -> BearerTokenVerifier {
         guard !projectID.isEmpty, projectID.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F && $0 != UInt8(ascii: "/") }) else {
             throw AuthError(.configuration, "a Stytch verifier needs the project ID (project-test-… or project-live-…)")
         }
         let defaultRoot = projectID.hasPrefix("project-test-") ? "https://test.stytch.com/" : "https://api.stytch.com/"
         guard let root = baseURL ?? URL(string: defaultRoot) else { throw AuthError(.configuration, "the Stytch base URL is not a URL") }
-        let keys = try JWKSCache.fetching(from: root.appending(path: (b2b ? "v1/b2b/sessions/jwks/" : "v1/sessions/jwks/") + projectID),
-                                          transport: transport, clock: clock, options: cacheOptions)
+        let keys = try JWKSCache.fetching(
+            from: root.appending(path: (b2b ? "v1/b2b/sessions/jwks/" : "v1/sessions/jwks/") + projectID),
+            transport: transport, clock: clock, options: cacheOptions)
         // Stytch writes the custom domain's base URL without a trailing slash.
         var issuers: Set<String> = ["stytch.com/\(projectID)"]
         if let customDomain, !customDomain.isEmpty { issuers.insert(customDomain.hasSuffix("/") ? String(customDomain.dropLast()) : customDomain) }

@@ -61,8 +61,10 @@ public final class JWKSCache: Sendable {
     public var fetchCount: Int { state.withLock { $0.fetchCount } }
 
     /// A cache over `fetcher` (for example an HTTP GET of `/.well-known/jwks.json`).
-    public init(options: Options = Options(), now: @escaping @Sendable () -> Date = { Date() },
-                fetcher: @escaping @Sendable () async throws -> Response) {
+    public init(
+        options: Options = Options(), now: @escaping @Sendable () -> Date = { Date() },
+        fetcher: @escaping @Sendable () async throws -> Response
+    ) {
         self.fetcher = fetcher
         self.options = options
         self.now = now

@@ -62,8 +62,10 @@ public struct CompactJWS: Sendable {
         secondDot = parsed.secondDot
     }
 
-    private static func parse(_ bytes: UnsafeRawBufferPointer, options: JWSOptions, decodingPayload: Bool,
-                              payload: inout ClaimsPayload?) throws(JWTError) -> (header: JWSHeader.Storage, firstDot: Int, secondDot: Int) {
+    private static func parse(
+        _ bytes: UnsafeRawBufferPointer, options: JWSOptions, decodingPayload: Bool,
+        payload: inout ClaimsPayload?
+    ) throws(JWTError) -> (header: JWSHeader.Storage, firstDot: Int, secondDot: Int) {
         guard bytes.count <= options.maxTokenSize else {
             throw JWTError(.tooLarge, "token of \(bytes.count) bytes exceeds the \(options.maxTokenSize)-byte limit")
         }
@@ -101,7 +103,7 @@ public struct CompactJWS: Sendable {
     @inline(__always)
     private static func dot(in bytes: UnsafeRawBufferPointer, from start: Int) -> Int {
         guard start < bytes.count, let base = bytes.baseAddress,
-              let found = memchr(base + start, Int32(UInt8(ascii: ".")), bytes.count - start)
+            let found = memchr(base + start, Int32(UInt8(ascii: ".")), bytes.count - start)
         else { return -1 }
         return base.distance(to: UnsafeRawPointer(found))
     }
@@ -135,7 +137,9 @@ public struct CompactJWS: Sendable {
     private func algorithm(allowedBy options: JWSOptions) throws(JWTError) -> JWSAlgorithm? {
         let unknownCritical = header.critical.filter { name in !options.understoodCriticalHeaders.contains { sameCodeUnits($0, name) } }
         guard unknownCritical.isEmpty else {
-            throw JWTError(.unsupportedCritical, "the header marks \(unknownCritical.map { "\"\($0)\"" }.joined(separator: ", ")) as critical, which is not understood")
+            throw JWTError(
+                .unsupportedCritical,
+                "the header marks \(unknownCritical.map { "\"\($0)\"" }.joined(separator: ", ")) as critical, which is not understood")
         }
         guard let algorithm = header.algorithm else {
             throw JWTError(.unsupportedAlgorithm, "unsupported algorithm \"\(header.algorithmName)\"")
@@ -159,8 +163,14 @@ public struct CompactJWS: Sendable {
 
         /// Whether `key` verifies `jws`; notes why not.
         mutating func verify(_ jws: CompactJWS, with key: JWTKey, _ algorithm: JWSAlgorithm) throws -> Bool {
-            guard key.accepts(algorithm) else { sawMismatch = true; return false }
-            guard key.canVerify else { sawUsage = true; return false }
+            guard key.accepts(algorithm) else {
+                sawMismatch = true
+                return false
+            }
+            guard key.canVerify else {
+                sawUsage = true
+                return false
+            }
             let valid = try jws.signatureSegment.withDecoded { signature in
                 try jws.withSigningInput { input in try key.verify(algorithm, signature: signature, signingInput: input) }
             }
@@ -173,7 +183,8 @@ public struct CompactJWS: Sendable {
             if sawUsage { return JWTError(.keyUsageNotAllowed, "the key's use/key_ops do not allow verification") }
             if sawMismatch {
                 let accepted = Set(candidates.flatMap(\.allowedAlgorithms)).map(\.rawValue).sorted()
-                return JWTError(.algorithmMismatch, "the token's alg \(algorithm.rawValue) does not match the key (accepts \(accepted.joined(separator: ", ")))")
+                return JWTError(
+                    .algorithmMismatch, "the token's alg \(algorithm.rawValue) does not match the key (accepts \(accepted.joined(separator: ", ")))")
             }
             return JWTError(.keyNotFound, "no key for alg \(algorithm.rawValue)\(header.keyID.map { " and kid \"\($0)\"" } ?? "")")
         }

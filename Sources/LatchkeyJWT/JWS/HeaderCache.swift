@@ -33,8 +33,10 @@ enum HeaderCache {
     /// The header whose base64url text is `segment`: this thread's last one when it was
     /// read from the same bytes, else `read()`, kept when it succeeds.
     @inline(__always)
-    static func storage(for segment: UnsafeRawBufferPointer,
-                        read: () throws(JWTError) -> JWSHeader.Members) throws(JWTError) -> JWSHeader.Storage {
+    static func storage(
+        for segment: UnsafeRawBufferPointer,
+        read: () throws(JWTError) -> JWSHeader.Members
+    ) throws(JWTError) -> JWSHeader.Storage {
         guard !segment.isEmpty, segment.count <= maxSegmentSize, let key else {
             return JWSHeader.Storage(segment: Array(segment), members: try read())
         }

@@ -3,10 +3,18 @@ import LatchkeyJSON
 
 /// The JWS `alg` values Latchkey implements (RFC 7518, RFC 8037, RFC 9864).
 public enum JWSAlgorithm: String, Sendable, Hashable, CaseIterable, Codable {
-    case hs256 = "HS256", hs384 = "HS384", hs512 = "HS512"
-    case rs256 = "RS256", rs384 = "RS384", rs512 = "RS512"
-    case ps256 = "PS256", ps384 = "PS384", ps512 = "PS512"
-    case es256 = "ES256", es384 = "ES384", es512 = "ES512"
+    case hs256 = "HS256"
+    case hs384 = "HS384"
+    case hs512 = "HS512"
+    case rs256 = "RS256"
+    case rs384 = "RS384"
+    case rs512 = "RS512"
+    case ps256 = "PS256"
+    case ps384 = "PS384"
+    case ps512 = "PS512"
+    case es256 = "ES256"
+    case es384 = "ES384"
+    case es512 = "ES512"
     /// Ed25519 under the polymorphic, deprecated identifier (RFC 8037).
     case edDSA = "EdDSA"
     /// Ed25519 under its fully specified identifier (RFC 9864).

@@ -58,7 +58,8 @@ public struct JWSHeader: Sendable, Hashable {
     /// parser otherwise (and always for `crit`, which is checked against the others).
     static func read(_ decoded: UnsafeRawBufferPointer) throws(JWTError) -> Members {
         if let slots = JSONScanner.scanObject(decoded, wanted: InternedNames.HeaderMember.wanted),
-           slots.packed[InternedNames.HeaderMember.crit.rawValue] == 0 {
+            slots.packed[InternedNames.HeaderMember.crit.rawValue] == 0
+        {
             // A plain `alg` naming an algorithm Latchkey implements (nearly every header)
             // needs no `String` made: the algorithm's own name is the same bytes.
             if let text = plainText(.alg, slots, decoded), let algorithm = JWSAlgorithm(joseBytes: text) {
@@ -88,8 +89,10 @@ public struct JWSHeader: Sendable, Hashable {
 
     /// A member the scanner found, as a string; nil when absent.
     @inline(__always)
-    private static func scannedString(_ member: InternedNames.HeaderMember, _ slots: JSONScanner.Slots,
-                                      _ decoded: UnsafeRawBufferPointer) throws(JWTError) -> String? {
+    private static func scannedString(
+        _ member: InternedNames.HeaderMember, _ slots: JSONScanner.Slots,
+        _ decoded: UnsafeRawBufferPointer
+    ) throws(JWTError) -> String? {
         guard let found = ScannedMember(slots.packed[member.rawValue]) else { return nil }
         if found.isPlainString { return String(decoding: UnsafeRawBufferPointer(rebasing: decoded[found.text]), as: UTF8.self) }
         guard decoded[found.start] == UInt8(ascii: "\"") else { throw JWTError.malformed(segment: 1, "\"\(member)\" must be a string") }
@@ -102,16 +105,20 @@ public struct JWSHeader: Sendable, Hashable {
     /// The text of a member the scanner found as a string without escapes (between the
     /// quotes); nil when it is absent or not such a string.
     @inline(__always)
-    private static func plainText(_ member: InternedNames.HeaderMember, _ slots: JSONScanner.Slots,
-                                  _ decoded: UnsafeRawBufferPointer) -> UnsafeRawBufferPointer? {
+    private static func plainText(
+        _ member: InternedNames.HeaderMember, _ slots: JSONScanner.Slots,
+        _ decoded: UnsafeRawBufferPointer
+    ) -> UnsafeRawBufferPointer? {
         guard let found = ScannedMember(slots.packed[member.rawValue]), found.isPlainString else { return nil }
         return UnsafeRawBufferPointer(rebasing: decoded[found.text])
     }
 
     /// Throws unless a member the scanner found, if present, is a string.
     @inline(__always)
-    private static func checkScannedString(_ member: InternedNames.HeaderMember, _ slots: JSONScanner.Slots,
-                                           _ decoded: UnsafeRawBufferPointer) throws(JWTError) {
+    private static func checkScannedString(
+        _ member: InternedNames.HeaderMember, _ slots: JSONScanner.Slots,
+        _ decoded: UnsafeRawBufferPointer
+    ) throws(JWTError) {
         if let found = ScannedMember(slots.packed[member.rawValue]), decoded[found.start] != UInt8(ascii: "\"") {
             throw JWTError.malformed(segment: 1, "\"\(member)\" must be a string")
         }
@@ -140,7 +147,9 @@ public struct JWSHeader: Sendable, Hashable {
                 throw JWTError.malformed(segment: 1, "\"crit\" must be a non-empty array of strings")
             }
             for case .string(let name) in names where Self.isRegistered(name) || object[name] == nil {
-                throw JWTError.malformed(segment: 1, "\"crit\" lists \"\(name)\", which is \(Self.isRegistered(name) ? "a registered header name" : "absent from the header")")
+                throw JWTError.malformed(
+                    segment: 1,
+                    "\"crit\" lists \"\(name)\", which is \(Self.isRegistered(name) ? "a registered header name" : "absent from the header")")
             }
             critical = names.compactMap(\.stringValue)
         }

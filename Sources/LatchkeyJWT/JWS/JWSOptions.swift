@@ -13,7 +13,10 @@ public struct JWSOptions: Sendable {
     public init() {}
 
     /// Options with the given fields changed.
-    public init(maxTokenSize: Int = 65_536, allowsUnsecured: Bool = false, understoodCriticalHeaders: Set<String> = [], allowedAlgorithms: Set<JWSAlgorithm>? = nil) {
+    public init(
+        maxTokenSize: Int = 65_536, allowsUnsecured: Bool = false, understoodCriticalHeaders: Set<String> = [],
+        allowedAlgorithms: Set<JWSAlgorithm>? = nil
+    ) {
         self.maxTokenSize = maxTokenSize
         self.allowsUnsecured = allowsUnsecured
         self.understoodCriticalHeaders = understoodCriticalHeaders

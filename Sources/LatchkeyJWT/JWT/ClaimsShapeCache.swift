@@ -1,7 +1,8 @@
+import LatchkeyJSON
+
 #if canImport(Glibc)
 import Glibc
 #endif
-import LatchkeyJSON
 
 /// Each thread's ``JSONShape`` for the registered claims: the member names of the last
 /// payload the thread read, against which the next one is scanned (one issuer's tokens

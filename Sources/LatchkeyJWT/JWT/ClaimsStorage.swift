@@ -1,8 +1,9 @@
+import LatchkeyJSON
+import Synchronization
+
 #if canImport(Glibc)
 import Glibc
 #endif
-import LatchkeyJSON
-import Synchronization
 
 /// A token's decoded payload, its registered claims, and the whole claims object once
 /// somebody reads it: verifying a token parses only what validation needs.
@@ -93,11 +94,12 @@ final class ClaimsStorage: Sendable {
     private static func readScanning(_ bytes: UnsafeRawBufferPointer) -> RegisteredClaims? {
         withUnsafeTemporaryAllocation(of: UInt64.self, capacity: 8) { slots -> RegisteredClaims? in
             guard let words = slots.baseAddress else { return nil }
-            let accepted = if let shape = ClaimsShapeCache.shape() {
-                JSONScanner.scanObject(bytes, wanted: RegisteredClaims.wanted, into: words, shape: shape)
-            } else {
-                JSONScanner.scanObject(bytes, wanted: RegisteredClaims.wanted, into: words)
-            }
+            let accepted =
+                if let shape = ClaimsShapeCache.shape() {
+                    JSONScanner.scanObject(bytes, wanted: RegisteredClaims.wanted, into: words, shape: shape)
+                } else {
+                    JSONScanner.scanObject(bytes, wanted: RegisteredClaims.wanted, into: words)
+                }
             guard accepted else { return nil }
             return RegisteredClaims(scanned: words, in: bytes)
         }

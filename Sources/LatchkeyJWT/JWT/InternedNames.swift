@@ -40,20 +40,24 @@ enum InternedNames {
     /// The hook for claims sets (and keys): registered claims carry their slot.
     /// (Slots by name index: `Registered.rawValue`, -1 for none; `slotTablesMatch` in
     /// the tests checks them against the enums.)
-    static let claims = JSONNameInterning(names: names, slots: [
-        -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, 0, 1, 2, 3, 4,
-        5, 6, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
-        -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
-        -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
-    ])
+    static let claims = JSONNameInterning(
+        names: names,
+        slots: [
+            -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, 0, 1, 2, 3, 4,
+            5, 6, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+            -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+            -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+        ])
 
     /// The hook for protected headers: `alg`, `kid`, `typ`, `cty` and `crit` carry their slot.
-    static let header = JSONNameInterning(names: names, slots: [
-        0, 1, 2, 3, -1, -1, -1, -1, -1, 4, -1, -1, -1, -1, -1, -1,
-        -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
-        -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
-        -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
-    ])
+    static let header = JSONNameInterning(
+        names: names,
+        slots: [
+            0, 1, 2, 3, -1, -1, -1, -1, -1, 4, -1, -1, -1, -1, -1, -1,
+            -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+            -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+            -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+        ])
 }
 
 extension InternedNames.Registered {

@@ -49,7 +49,9 @@ public struct JWT: Sendable {
     }
 
     /// Verifies a token given as any string, as the `String` overload does.
-    public static func verify(_ token: some StringProtocol, keys: some JWTKeySource, options: JWTValidationOptions = JWTValidationOptions()) throws -> JWT {
+    public static func verify(
+        _ token: some StringProtocol, keys: some JWTKeySource, options: JWTValidationOptions = JWTValidationOptions()
+    ) throws -> JWT {
         try verify(String(token), keys: keys, options: options)
     }
 
@@ -68,7 +70,9 @@ public struct JWT: Sendable {
 
     /// Verifies a parsed token's signature, then its claims: the path every JWT
     /// verification through a key source (direct or through a `JWKSCache`) takes.
-    static func verified(_ jws: consuming CompactJWS, payload: consuming ClaimsPayload, keys: some JWTKeySource, options: JWTValidationOptions) throws -> JWT {
+    static func verified(
+        _ jws: consuming CompactJWS, payload: consuming ClaimsPayload, keys: some JWTKeySource, options: JWTValidationOptions
+    ) throws -> JWT {
         try jws.verify(with: keys, options: options.jws)
         return try validated(jws, payload: payload, options: options)
     }
@@ -87,7 +91,9 @@ public struct JWT: Sendable {
     }
 
     /// Signs any `Encodable` claims set (dates as seconds since 1970).
-    public static func sign(encoding claims: some Encodable, key: JWTKey, algorithm: JWSAlgorithm? = nil, extraHeader: JSONObject = [:]) throws -> String {
+    public static func sign(
+        encoding claims: some Encodable, key: JWTKey, algorithm: JWSAlgorithm? = nil, extraHeader: JSONObject = [:]
+    ) throws -> String {
         let encoder = JSONEncoder()
         encoder.dateEncodingStrategy = .secondsSince1970
         let payload = try encoder.encode(claims)

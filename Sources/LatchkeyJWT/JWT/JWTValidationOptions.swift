@@ -37,9 +37,11 @@ public struct JWTValidationOptions: Sendable {
     public init() {}
 
     /// Options with the given fields set.
-    public init(issuer: String? = nil, issuers: Set<String> = [], audience: String? = nil, audiences: Set<String> = [], requiredClaims: Set<String> = [],
-                leeway: TimeInterval = 60, futureLeeway: TimeInterval? = nil, maxAge: TimeInterval? = nil,
-                jws: JWSOptions = JWSOptions(), now: @escaping @Sendable () -> Date = { Date() }) {
+    public init(
+        issuer: String? = nil, issuers: Set<String> = [], audience: String? = nil, audiences: Set<String> = [], requiredClaims: Set<String> = [],
+        leeway: TimeInterval = 60, futureLeeway: TimeInterval? = nil, maxAge: TimeInterval? = nil,
+        jws: JWSOptions = JWSOptions(), now: @escaping @Sendable () -> Date = { Date() }
+    ) {
         self.issuer = issuer
         self.issuers = issuers
         self.audience = audience
@@ -109,7 +111,9 @@ extension JWTClaims {
         if let maxAge = options.maxAge {
             guard let issuedAt else { throw JWTError(.missingClaim, "required claim \"iat\" is missing (a maximum age is set)", claim: "iat") }
             if now - issuedAt > maxAge + leeway {
-                throw JWTError(.issuedAtInvalid, "issued at \(Date(timeIntervalSince1970: issuedAt).utcText), older than the maximum age of \(Int(maxAge)) s", claim: "iat")
+                throw JWTError(
+                    .issuedAtInvalid, "issued at \(Date(timeIntervalSince1970: issuedAt).utcText), older than the maximum age of \(Int(maxAge)) s",
+                    claim: "iat")
             }
         }
         if options.issuer != nil || !options.issuers.isEmpty {
@@ -120,9 +124,10 @@ extension JWTClaims {
                 let range = registered.textRange(.iss)
                 matches = options.issuer.map { text(range, is: $0) } == true || options.issuers.contains { text(range, is: $0) }
             default:
-                matches = self.issuer.map { value in
-                    options.issuer.map { sameCodeUnits($0, value) } == true || options.issuers.contains { sameCodeUnits($0, value) }
-                } ?? false
+                matches =
+                    self.issuer.map { value in
+                        options.issuer.map { sameCodeUnits($0, value) } == true || options.issuers.contains { sameCodeUnits($0, value) }
+                    } ?? false
             }
             guard matches else {
                 var expected = options.issuers.sorted()

@@ -1,7 +1,8 @@
+import LatchkeyJSON
+
 #if canImport(Glibc)
 import Glibc
 #endif
-import LatchkeyJSON
 
 /// The registered claims validation reads (RFC 7519 §4.1), read when the token is:
 /// numbers as numbers, strings without escapes as where they are in the payload (no
@@ -119,7 +120,8 @@ struct RegisteredClaims: Sendable {
                 continue
             }
             guard let claim = InternedNames.Registered(rawValue: index),
-                  let value = JSONScannedValue.read(UnsafeRawBufferPointer(rebasing: payload[found.range])) else { return nil }
+                let value = JSONScannedValue.read(UnsafeRawBufferPointer(rebasing: payload[found.range]))
+            else { return nil }
             if case .number(let number) = value { others.append((claim, .number(number))) } else { others.append((claim, .parsed(value))) }
         }
         bits = values

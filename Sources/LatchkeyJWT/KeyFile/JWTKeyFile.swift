@@ -63,7 +63,7 @@ public struct JWTKeyFile: Sendable {
             return
         }
         guard let value = try? JSONValue.parse(text.trimmingCharacters(in: .whitespacesAndNewlines)),
-              case .object(let object) = value
+            case .object(let object) = value
         else {
             throw JWTError.invalidKey("not a PEM, JWK or JWKS file")
         }
@@ -139,10 +139,12 @@ public struct JWTKeyFile: Sendable {
             key = try Self.signingKey(jwk: object, algorithm: algorithm, keyID: keyID)
         case .jwks(let entries):
             let privateEntries = entries.compactMap(\.objectValue).filter { $0["d"] != nil || $0["k"] != nil }
-            let chosen = keyID.map { keyID in privateEntries.filter { $0["kid"]?.stringValue.map { sameCodeUnits($0, keyID) } == true } }
+            let chosen =
+                keyID.map { keyID in privateEntries.filter { $0["kid"]?.stringValue.map { sameCodeUnits($0, keyID) } == true } }
                 ?? privateEntries
             guard chosen.count == 1, let object = chosen.first else {
-                let problem = chosen.isEmpty
+                let problem =
+                    chosen.isEmpty
                     ? "no private key\(keyID.map { " with kid \"\($0)\"" } ?? "")"
                     : "\(chosen.count) private keys; choose one by kid"
                 throw JWTError.invalidKey("the JWKS has \(problem)")
@@ -168,7 +170,8 @@ public struct JWTKeyFile: Sendable {
             guard let set = try verificationKeys(algorithm: algorithm) as? JWKSet else { throw JWTError.invalidKey("the JWKS has no usable key") }
             let matching = keyID.map { set.keys(withID: $0) } ?? set.keys
             guard matching.count == 1, let key = matching.first else {
-                let problem = matching.isEmpty ? "no usable key\(keyID.map { " with kid \"\($0)\"" } ?? "")" : "\(matching.count) keys; choose one by kid"
+                let problem =
+                    matching.isEmpty ? "no usable key\(keyID.map { " with kid \"\($0)\"" } ?? "")" : "\(matching.count) keys; choose one by kid"
                 throw JWTError.invalidKey("the JWKS has \(problem)")
             }
             return key

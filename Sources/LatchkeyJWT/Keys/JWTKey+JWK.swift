@@ -22,20 +22,22 @@ extension JWTKey {
             switch keyType {
             case "oct"?:
                 let key = try JWTKey.hmac(try jwk.requiredBytes("k"), algorithm: algorithm, keyID: jwk.keyID)
-                self.init(keyID: key.keyID, algorithm: key.algorithm, material: key.material, allowed: key.allowedAlgorithms,
-                          canVerify: canVerify, canSign: canSign)
+                self.init(
+                    keyID: key.keyID, algorithm: key.algorithm, material: key.material, allowed: key.allowedAlgorithms,
+                    canVerify: canVerify, canSign: canSign)
                 return
             case "RSA"?:
                 let n = try jwk.requiredBytes("n"), e = try jwk.requiredBytes("e")
                 var privateKey: PrivateKey?
                 if let d = try jwk.bytes("d") {
                     guard let p = try jwk.bytes("p"), let q = try jwk.bytes("q"), let dp = try jwk.bytes("dp"),
-                          let dq = try jwk.bytes("dq"), let qi = try jwk.bytes("qi")
+                        let dq = try jwk.bytes("dq"), let qi = try jwk.bytes("qi")
                     else { throw JWTError.invalidKey("RSA private JWKs need p, q, dp, dq and qi as well as d") }
                     privateKey = try PrivateKey.rsa(n: n, e: e, d: d, p: p, q: q, dp: dp, dq: dq, qi: qi)
                 }
                 let publicKey = try privateKey?.publicKey ?? PublicKey.rsa(modulus: n, exponent: e)
-                try self.init(publicKey: publicKey, privateKey: privateKey, algorithm: algorithm, keyID: jwk.keyID, canVerify: canVerify, canSign: canSign)
+                try self.init(
+                    publicKey: publicKey, privateKey: privateKey, algorithm: algorithm, keyID: jwk.keyID, canVerify: canVerify, canSign: canSign)
             case "EC"?:
                 guard let name = jwk.curve, let curve = EllipticCurve(rawValue: name), sameCodeUnits(curve.rawValue, name) else {
                     throw JWTError.invalidKey("unsupported EC curve \"\(jwk.curve ?? "(none)")\" (P-256, P-384, P-521)")
@@ -43,7 +45,8 @@ extension JWTKey {
                 let x = try jwk.requiredBytes("x"), y = try jwk.requiredBytes("y")
                 let privateKey = try jwk.bytes("d").map { try PrivateKey.ec(curve: curve, x: x, y: y, d: $0) }
                 let publicKey = try privateKey?.publicKey ?? PublicKey.ec(curve: curve, x: x, y: y)
-                try self.init(publicKey: publicKey, privateKey: privateKey, algorithm: algorithm, keyID: jwk.keyID, canVerify: canVerify, canSign: canSign)
+                try self.init(
+                    publicKey: publicKey, privateKey: privateKey, algorithm: algorithm, keyID: jwk.keyID, canVerify: canVerify, canSign: canSign)
             case "OKP"?:
                 guard let curve = jwk.curve, sameCodeUnits(curve, "Ed25519") else {
                     throw JWTError.invalidKey("unsupported OKP curve \"\(jwk.curve ?? "(none)")\" (only Ed25519 signs)")
@@ -54,7 +57,8 @@ extension JWTKey {
                     throw JWTError.invalidKey("the OKP private key does not match its \"x\"")
                 }
                 let publicKey = try privateKey?.publicKey ?? PublicKey.ed25519(x)
-                try self.init(publicKey: publicKey, privateKey: privateKey, algorithm: algorithm, keyID: jwk.keyID, canVerify: canVerify, canSign: canSign)
+                try self.init(
+                    publicKey: publicKey, privateKey: privateKey, algorithm: algorithm, keyID: jwk.keyID, canVerify: canVerify, canSign: canSign)
             default:
                 throw JWTError.invalidKey("unsupported kty \"\(jwk.keyType)\" (RSA, EC, OKP, oct)")
             }

@@ -49,8 +49,9 @@ public struct JWTKey: Sendable, CustomStringConvertible {
     private let storage: Storage
 
     init(keyID: String?, algorithm: JWSAlgorithm?, material: Material, allowed: [JWSAlgorithm], canVerify: Bool, canSign: Bool) {
-        storage = Storage(keyID: keyID, algorithm: algorithm, allowedAlgorithms: allowed, canVerify: canVerify, canSign: canSign,
-                          material: material)
+        storage = Storage(
+            keyID: keyID, algorithm: algorithm, allowedAlgorithms: allowed, canVerify: canVerify, canSign: canSign,
+            material: material)
     }
 
     public var description: String {
@@ -78,12 +79,14 @@ public struct JWTKey: Sendable, CustomStringConvertible {
         let usable = candidates.filter { secret.count >= $0.hash!.byteCount }
         guard !usable.isEmpty else {
             let need = candidates.map { $0.hash!.byteCount }.min()!
-            throw JWTError.invalidKey("the secret is \(secret.count) bytes; \(candidates.map(\.rawValue).joined(separator: "/")) needs at least \(need) (RFC 7518 §3.2)")
+            throw JWTError.invalidKey(
+                "the secret is \(secret.count) bytes; \(candidates.map(\.rawValue).joined(separator: "/")) needs at least \(need) (RFC 7518 §3.2)")
         }
         do {
             let macs = try usable.map { try HMACKey(algorithm: $0.hash!, key: secret) }
-            return JWTKey(keyID: keyID, algorithm: algorithm, material: .secret(secret, macs: macs),
-                          allowed: usable, canVerify: true, canSign: true)
+            return JWTKey(
+                keyID: keyID, algorithm: algorithm, material: .secret(secret, macs: macs),
+                allowed: usable, canVerify: true, canSign: true)
         } catch {
             throw JWTError.invalidKey(causedBy: error)
         }
@@ -91,7 +94,8 @@ public struct JWTKey: Sendable, CustomStringConvertible {
 
     // MARK: Asymmetric
 
-    init(publicKey: PublicKey, privateKey: PrivateKey?, algorithm: JWSAlgorithm?, keyID: String?, canVerify: Bool = true, canSign: Bool = true) throws {
+    init(publicKey: PublicKey, privateKey: PrivateKey?, algorithm: JWSAlgorithm?, keyID: String?, canVerify: Bool = true, canSign: Bool = true) throws
+    {
         if case .rsa(let bits) = publicKey.type, bits < 2048 {
             throw JWTError.invalidKey("RSA keys under 2048 bits are refused (this one has \(bits))")
         }
@@ -107,8 +111,9 @@ public struct JWTKey: Sendable, CustomStringConvertible {
         }
         do {
             let verifiers = try allowed.map { try SignatureVerifier(key: publicKey, scheme: $0.signatureScheme!) }
-            self.init(keyID: keyID, algorithm: algorithm, material: .asymmetric(publicKey, privateKey, verifiers: verifiers),
-                      allowed: allowed, canVerify: canVerify, canSign: canSign && privateKey != nil)
+            self.init(
+                keyID: keyID, algorithm: algorithm, material: .asymmetric(publicKey, privateKey, verifiers: verifiers),
+                allowed: allowed, canVerify: canVerify, canSign: canSign && privateKey != nil)
         } catch {
             throw JWTError.invalidKey(causedBy: error)
         }
@@ -158,8 +163,9 @@ public struct JWTKey: Sendable, CustomStringConvertible {
     /// The public half of this key (a secret key stays a secret key).
     public var publicKey: JWTKey {
         guard case .asymmetric(let key, .some, let verifiers) = material else { return self }
-        return JWTKey(keyID: keyID, algorithm: algorithm, material: .asymmetric(key, nil, verifiers: verifiers),
-                      allowed: allowedAlgorithms, canVerify: canVerify, canSign: false)
+        return JWTKey(
+            keyID: keyID, algorithm: algorithm, material: .asymmetric(key, nil, verifiers: verifiers),
+            allowed: allowedAlgorithms, canVerify: canVerify, canSign: false)
     }
 
     /// Whether this is a shared secret (HMAC) key.
@@ -197,7 +203,8 @@ public struct JWTKey: Sendable, CustomStringConvertible {
     func sign(_ alg: JWSAlgorithm, signingInput: [UInt8]) throws -> [UInt8] {
         guard canSign else { throw JWTError(.keyUsageNotAllowed, "this key cannot sign (no private material, or its use/key_ops forbid it)") }
         guard let index = allowedAlgorithms.firstIndex(of: alg) else {
-            throw JWTError(.algorithmMismatch, "this key cannot sign \(alg.rawValue); it accepts \(allowedAlgorithms.map(\.rawValue).joined(separator: ", "))")
+            throw JWTError(
+                .algorithmMismatch, "this key cannot sign \(alg.rawValue); it accepts \(allowedAlgorithms.map(\.rawValue).joined(separator: ", "))")
         }
         do {
             switch material {

@@ -107,8 +107,9 @@ public final class EncryptedFileSecretStore: SecretStore {
 
     private func tooLarge(_ name: String, _ valueBytes: Int, fileBytes: Int?) -> SecretStoreError {
         let file = fileBytes.map { "the namespace's file would be \($0) bytes" } ?? "the value alone is \(valueBytes) bytes"
-        return SecretStoreError(.valueTooLarge, store: storeLabel, entry: name,
-                                reason: "\(file), over the \(Self.maxFileBytes)-byte (64 MiB) limit on a secret file; the value was not stored")
+        return SecretStoreError(
+            .valueTooLarge, store: storeLabel, entry: name,
+            reason: "\(file), over the \(Self.maxFileBytes)-byte (64 MiB) limit on a secret file; the value was not stored")
     }
 
     /// A tag that changes on every write of the file — its nonce, fresh and random per
@@ -241,12 +242,16 @@ public final class EncryptedFileSecretStore: SecretStore {
                 throw corrupted(reason)
             case .unsupportedVersion(let version):
                 let relation = version < SecretFileFormat.currentVersion ? "older than" : "newer than"
-                throw SecretStoreError(.unsupportedVersion, store: storeLabel,
-                                       reason: "the file has format version \(version), \(relation) the version this library reads (\(SecretFileFormat.currentVersion)); it is refused and left untouched")
+                throw SecretStoreError(
+                    .unsupportedVersion, store: storeLabel,
+                    reason:
+                        "the file has format version \(version), \(relation) the version this library reads (\(SecretFileFormat.currentVersion)); it is refused and left untouched"
+                )
             }
         }
         guard parsed.namespace.elementsEqual(namespaceBytes) else {
-            throw corrupted("the file belongs to namespace \"\(String(decoding: parsed.namespace, as: UTF8.self))\", not this one; it was copied or renamed")
+            throw corrupted(
+                "the file belongs to namespace \"\(String(decoding: parsed.namespace, as: UTF8.self))\", not this one; it was copied or renamed")
         }
         return parsed
     }
@@ -254,9 +259,11 @@ public final class EncryptedFileSecretStore: SecretStore {
     private func decrypt(_ bytes: [UInt8], _ parsed: SecretFileFormat.Parsed) throws -> [UInt8] {
         let key = try keys.keyForReading(parsed, store: storeLabel)
         let intact = { SecretFileFormat.headerIsIntact(bytes, headerLength: parsed.headerLength) }
-        guard key.check.withUnsafeBytes({ mine in
-            parsed.keyCheck.withUnsafeBytes { theirs in constantTimeEquals(mine, theirs) }
-        }) else {
+        guard
+            key.check.withUnsafeBytes({ mine in
+                parsed.keyCheck.withUnsafeBytes { theirs in constantTimeEquals(mine, theirs) }
+            })
+        else {
             guard intact() else { throw corrupted("the header is damaged (its checksum does not match)") }
             let what = parsed.kdf == .scrypt ? "a different passphrase" : "a different key than the key file \(keys.keyFilePath ?? "")"
             throw SecretStoreError(.wrongKey, store: storeLabel, reason: "the file was encrypted with \(what)")
@@ -305,7 +312,7 @@ public final class EncryptedFileSecretStore: SecretStore {
             do throws(Errno) {
                 try systemCallVoid { unlink(path) }
                 try POSIXFile.sync(directoryFD)
-            } catch where error.rawValue == ENOENT {
+            } catch  where error.rawValue == ENOENT {
             } catch {
                 throw ioError("delete the file", error)
             }
@@ -318,9 +325,10 @@ public final class EncryptedFileSecretStore: SecretStore {
             let grown = sorted.first { before[$0.name] != $0.value }
             throw tooLarge(grown.map { String(decoding: $0.name, as: UTF8.self) } ?? "", grown?.value.count ?? 0, fileBytes: encodedSize)
         }
-        let bytes = try SecretFileFormat.encode(namespace: namespaceBytes, entries: sorted, kdf: writing.kdf,
-                                                scrypt: writing.scrypt, salt: writing.salt, keyCheck: writing.key.check,
-                                                key: writing.key.bytes)
+        let bytes = try SecretFileFormat.encode(
+            namespace: namespaceBytes, entries: sorted, kdf: writing.kdf,
+            scrypt: writing.scrypt, salt: writing.salt, keyCheck: writing.key.check,
+            key: writing.key.bytes)
         try writeAtomically(bytes, directoryFD: directoryFD)
         return result
     }
@@ -397,17 +405,19 @@ public final class EncryptedFileSecretStore: SecretStore {
     // MARK: Errors
 
     private func corrupted(_ reason: String, underlying: CryptoError? = nil) -> SecretStoreError {
-        SecretStoreError(.corrupted, store: storeLabel,
-                         reason: reason + "; the file is left untouched (writes are refused too) until the store is reset, which moves it aside",
-                         underlying: underlying)
+        SecretStoreError(
+            .corrupted, store: storeLabel,
+            reason: reason + "; the file is left untouched (writes are refused too) until the store is reset, which moves it aside",
+            underlying: underlying)
     }
 
     private func ioError(_ operation: String, _ error: Errno) -> SecretStoreError {
-        let code: SecretStoreError.Code = switch error.rawValue {
-        case EACCES, EPERM, EROFS: .permissionDenied
-        case EFBIG: .corrupted
-        default: .ioFailure
-        }
+        let code: SecretStoreError.Code =
+            switch error.rawValue {
+            case EACCES, EPERM, EROFS: .permissionDenied
+            case EFBIG: .corrupted
+            default: .ioFailure
+            }
         return SecretStoreError(code, store: storeLabel, reason: "could not \(operation): \(error)", errno: error.rawValue, underlying: error)
     }
 }

@@ -51,8 +51,9 @@ package final class FileKeyMaterial: Sendable {
     /// passphrase has no home for its salt there, so it is refused.
     package func keyFileKey(store: String) throws -> Key {
         guard case .keyFile = source else {
-            throw SecretStoreError(.wrongKey, store: store,
-                                   reason: "this store needs a key file (FileKeySource.keyFile); a passphrase has nowhere to keep its salt here")
+            throw SecretStoreError(
+                .wrongKey, store: store,
+                reason: "this store needs a key file (FileKeySource.keyFile); a passphrase has nowhere to keep its salt here")
         }
         guard let key = try loadKeyFile(create: true, store: store) else {
             throw SecretStoreError(.ioFailure, store: store, reason: "the key file \(keyFilePath ?? "") could not be created")
@@ -66,18 +67,23 @@ package final class FileKeyMaterial: Sendable {
         switch (source, parsed.kdf) {
         case (.keyFile, .keyFile):
             guard let key = try loadKeyFile(create: false, store: store) else {
-                throw SecretStoreError(.wrongKey, store: store,
-                                       reason: "the key file \(keyFilePath ?? "") is missing, so the data cannot be decrypted; restore the key file from a backup, or reset the store to start afresh")
+                throw SecretStoreError(
+                    .wrongKey, store: store,
+                    reason:
+                        "the key file \(keyFilePath ?? "") is missing, so the data cannot be decrypted; restore the key file from a backup, or reset the store to start afresh"
+                )
             }
             return key
         case (.passphrase(let passphrase), .scrypt):
             return try derive(passphrase, parameters: parsed.scrypt, salt: Array(parsed.salt), store: store)
         case (.keyFile, .scrypt):
-            throw SecretStoreError(.wrongKey, store: store,
-                                   reason: "the file is protected by a passphrase, but the store is configured with a key file")
+            throw SecretStoreError(
+                .wrongKey, store: store,
+                reason: "the file is protected by a passphrase, but the store is configured with a key file")
         case (.passphrase, .keyFile):
-            throw SecretStoreError(.wrongKey, store: store,
-                                   reason: "the file is encrypted with a key file, but the store is configured with a passphrase")
+            throw SecretStoreError(
+                .wrongKey, store: store,
+                reason: "the file is encrypted with a key file, but the store is configured with a passphrase")
         }
     }
 
@@ -104,9 +110,10 @@ package final class FileKeyMaterial: Sendable {
         if let problem = parameters.boundsProblem {
             throw SecretStoreError(.corrupted, store: store, reason: "the scrypt parameters are out of bounds: \(problem)")
         }
-        let bytes = try KeyDerivation.scrypt(password: passphrase, salt: salt, n: parameters.n, r: parameters.r, p: parameters.p,
-                                             outputByteCount: AESGCM.keyByteCount,
-                                             limits: .init(maxMemoryBytes: ScryptParameters.maxMemoryBytes))
+        let bytes = try KeyDerivation.scrypt(
+            password: passphrase, salt: salt, n: parameters.n, r: parameters.r, p: parameters.p,
+            outputByteCount: AESGCM.keyByteCount,
+            limits: .init(maxMemoryBytes: ScryptParameters.maxMemoryBytes))
         let key = try Key(bytes)
         derived.withLock { $0[id] = key }
         return key
@@ -121,8 +128,9 @@ package final class FileKeyMaterial: Sendable {
             do throws(Errno) {
                 fd = try POSIXFile.openIfExists(path, flags: O_RDONLY | O_NOFOLLOW)
             } catch {
-                throw SecretStoreError(error.rawValue == EACCES ? .permissionDenied : .ioFailure, store: store,
-                                       reason: "cannot open the key file \(path): \(error)", errno: error.rawValue, underlying: error)
+                throw SecretStoreError(
+                    error.rawValue == EACCES ? .permissionDenied : .ioFailure, store: store,
+                    reason: "cannot open the key file \(path): \(error)", errno: error.rawValue, underlying: error)
             }
             guard let fd else {
                 guard create else { return nil }
@@ -132,14 +140,16 @@ package final class FileKeyMaterial: Sendable {
             defer { POSIXFile.close(fd) }
             let info = try SecureDirectory.check(fd, path: path, kind: .file, store: store)
             guard info.st_size == AESGCM.keyByteCount else {
-                throw SecretStoreError(.corrupted, store: store,
-                                       reason: "the key file \(path) is \(info.st_size) bytes, not \(AESGCM.keyByteCount); it is damaged or not a Latchkey key file")
+                throw SecretStoreError(
+                    .corrupted, store: store,
+                    reason: "the key file \(path) is \(info.st_size) bytes, not \(AESGCM.keyByteCount); it is damaged or not a Latchkey key file")
             }
             let bytes: [UInt8]
             do throws(Errno) {
                 bytes = try POSIXFile.readAll(fd, sizeHint: AESGCM.keyByteCount)
             } catch {
-                throw SecretStoreError(.ioFailure, store: store, reason: "cannot read the key file \(path): \(error)", errno: error.rawValue, underlying: error)
+                throw SecretStoreError(
+                    .ioFailure, store: store, reason: "cannot read the key file \(path): \(error)", errno: error.rawValue, underlying: error)
             }
             guard bytes.count == AESGCM.keyByteCount else {
                 throw SecretStoreError(.corrupted, store: store, reason: "the key file \(path) changed size while being read")
@@ -170,15 +180,17 @@ package final class FileKeyMaterial: Sendable {
             try POSIXFile.sync(fd)
         } catch {
             _ = unlink(temporary)
-            throw SecretStoreError(.ioFailure, store: store, reason: "cannot write a new key file next to \(path): \(error)", errno: error.rawValue, underlying: error)
+            throw SecretStoreError(
+                .ioFailure, store: store, reason: "cannot write a new key file next to \(path): \(error)", errno: error.rawValue, underlying: error)
         }
         defer { _ = unlink(temporary) }
         do throws(Errno) {
             try systemCallVoid { link(temporary, path) }
-        } catch where error.rawValue == EEXIST {
+        } catch  where error.rawValue == EEXIST {
             // Another process created the key first; the caller reads theirs.
         } catch {
-            throw SecretStoreError(.ioFailure, store: store, reason: "cannot create the key file \(path): \(error)", errno: error.rawValue, underlying: error)
+            throw SecretStoreError(
+                .ioFailure, store: store, reason: "cannot create the key file \(path): \(error)", errno: error.rawValue, underlying: error)
         }
         _ = try? POSIXFile.sync(directoryFD)
     }

@@ -92,7 +92,8 @@ enum SecretFileFormat {
     /// tells one write of a file from another (every write draws a fresh nonce).
     static func nonce(inPrefix bytes: [UInt8]) -> [UInt8]? {
         guard bytes.count > 24, bytes[0..<8].elementsEqual(magic),
-              bytes[8] == UInt8(currentVersion >> 8), bytes[9] == UInt8(truncatingIfNeeded: currentVersion) else { return nil }
+            bytes[8] == UInt8(currentVersion >> 8), bytes[9] == UInt8(truncatingIfNeeded: currentVersion)
+        else { return nil }
         let start = 25 + Int(bytes[24]) + keyCheckLength
         guard start + AESGCM.nonceByteCount <= bytes.count else { return nil }
         return Array(bytes[start..<start + AESGCM.nonceByteCount])
@@ -122,10 +123,10 @@ enum SecretFileFormat {
         }
         reader.end = headerLength
         guard let kdfByte = reader.uint8(), let log2N = reader.uint8(), let r = reader.uint32(), let p = reader.uint32(),
-              let saltLength = reader.uint8(), let salt = reader.bytes(Int(saltLength)),
-              let keyCheck = reader.bytes(keyCheckLength), let nonce = reader.bytes(AESGCM.nonceByteCount),
-              let namespaceLength = reader.uint16(), let namespace = reader.bytes(Int(namespaceLength)),
-              let count = reader.uint32()
+            let saltLength = reader.uint8(), let salt = reader.bytes(Int(saltLength)),
+            let keyCheck = reader.bytes(keyCheckLength), let nonce = reader.bytes(AESGCM.nonceByteCount),
+            let namespaceLength = reader.uint16(), let namespace = reader.bytes(Int(namespaceLength)),
+            let count = reader.uint32()
         else { throw damaged("the header is malformed") }
         guard let kdf = KDF(rawValue: kdfByte) else { throw damaged("unknown key derivation \(kdfByte)") }
         let scrypt = ScryptParameters(unchecked: log2N, r: r, p: p)
@@ -151,18 +152,22 @@ enum SecretFileFormat {
         guard reader.position == headerLength else { throw damaged("the header has unexpected trailing bytes") }
         let ciphertextStart = headerLength + checksumLength
         guard ciphertextStart + plaintextLength + AESGCM.tagByteCount == bytes.count else {
-            throw damaged("the file is \(bytes.count) bytes but its header describes \(ciphertextStart + plaintextLength + AESGCM.tagByteCount) (truncated or extended)")
+            throw damaged(
+                "the file is \(bytes.count) bytes but its header describes \(ciphertextStart + plaintextLength + AESGCM.tagByteCount) (truncated or extended)"
+            )
         }
-        return Parsed(version: version, kdf: kdf, scrypt: scrypt, salt: salt, keyCheck: keyCheck, nonce: nonce,
-                      namespace: namespace, entries: entries, headerLength: headerLength,
-                      ciphertext: ciphertextStart..<ciphertextStart + plaintextLength,
-                      tag: ciphertextStart + plaintextLength..<bytes.count)
+        return Parsed(
+            version: version, kdf: kdf, scrypt: scrypt, salt: salt, keyCheck: keyCheck, nonce: nonce,
+            namespace: namespace, entries: entries, headerLength: headerLength,
+            ciphertext: ciphertextStart..<ciphertextStart + plaintextLength,
+            tag: ciphertextStart + plaintextLength..<bytes.count)
     }
 
     /// Decrypts a parsed file; throws the crypto layer's authentication failure.
     static func decrypt(_ bytes: [UInt8], _ parsed: Parsed, key: AESGCMOpeningKey) throws(CryptoError) -> [UInt8] {
-        try key.open(nonce: parsed.nonce, associatedData: bytes[0..<parsed.associatedDataLength],
-                     ciphertext: bytes[parsed.ciphertext], tag: bytes[parsed.tag])
+        try key.open(
+            nonce: parsed.nonce, associatedData: bytes[0..<parsed.associatedDataLength],
+            ciphertext: bytes[parsed.ciphertext], tag: bytes[parsed.tag])
     }
 
     /// The size of the file ``encode(namespace:entries:kdf:scrypt:salt:keyCheck:key:)``
@@ -174,8 +179,10 @@ enum SecretFileFormat {
     }
 
     /// Encodes and encrypts `entries` (sorted by name bytes) under `key`, with a fresh nonce.
-    static func encode(namespace: [UInt8], entries: [(name: [UInt8], value: [UInt8])], kdf: KDF,
-                       scrypt: ScryptParameters?, salt: [UInt8], keyCheck: [UInt8], key: [UInt8]) throws -> [UInt8] {
+    static func encode(
+        namespace: [UInt8], entries: [(name: [UInt8], value: [UInt8])], kdf: KDF,
+        scrypt: ScryptParameters?, salt: [UInt8], keyCheck: [UInt8], key: [UInt8]
+    ) throws -> [UInt8] {
         let nonce = try SecureRandom.bytes(AESGCM.nonceByteCount)
         var header: [UInt8] = magic
         header.reserveCapacity(128 + entries.reduce(0) { $0 + $1.name.count + 6 })
@@ -201,8 +208,12 @@ enum SecretFileFormat {
             plaintext += entry.value
         }
         let headerLength = UInt32(header.count)
-        header.replaceSubrange(10..<14, with: [UInt8(headerLength >> 24), UInt8(truncatingIfNeeded: headerLength >> 16),
-                                               UInt8(truncatingIfNeeded: headerLength >> 8), UInt8(truncatingIfNeeded: headerLength)])
+        header.replaceSubrange(
+            10..<14,
+            with: [
+                UInt8(headerLength >> 24), UInt8(truncatingIfNeeded: headerLength >> 16),
+                UInt8(truncatingIfNeeded: headerLength >> 8), UInt8(truncatingIfNeeded: headerLength),
+            ])
         header += HashAlgorithm.sha256.hash(header).prefix(checksumLength)
         let box = try AESGCM.seal(plaintext, key: key, nonce: nonce, associatedData: header)
         return header + box.ciphertext + box.tag

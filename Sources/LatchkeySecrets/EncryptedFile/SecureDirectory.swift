@@ -14,15 +14,17 @@ enum SecureDirectory {
         do throws(Errno) {
             created = try makeDirectory(path)
         } catch {
-            throw SecretStoreError(error.rawValue == EACCES || error.rawValue == EPERM ? .permissionDenied : .ioFailure,
-                                   store: store, reason: "cannot create the directory \(path): \(error)", errno: error.rawValue, underlying: error)
+            throw SecretStoreError(
+                error.rawValue == EACCES || error.rawValue == EPERM ? .permissionDenied : .ioFailure,
+                store: store, reason: "cannot create the directory \(path): \(error)", errno: error.rawValue, underlying: error)
         }
         let fd: Int32
         do throws(Errno) {
             fd = try systemCall { Glibc.open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC) }
         } catch {
-            throw SecretStoreError(error.rawValue == EACCES ? .permissionDenied : .ioFailure,
-                                   store: store, reason: "cannot open the directory \(path): \(error)", errno: error.rawValue, underlying: error)
+            throw SecretStoreError(
+                error.rawValue == EACCES ? .permissionDenied : .ioFailure,
+                store: store, reason: "cannot open the directory \(path): \(error)", errno: error.rawValue, underlying: error)
         }
         do throws(SecretStoreError) {
             if created {
@@ -46,8 +48,9 @@ enum SecureDirectory {
         do throws(Errno) {
             fd = try POSIXFile.openIfExists(path, flags: O_RDONLY | O_DIRECTORY)
         } catch {
-            throw SecretStoreError(error.rawValue == EACCES ? .permissionDenied : .ioFailure,
-                                   store: store, reason: "cannot open the directory \(path): \(error)", errno: error.rawValue, underlying: error)
+            throw SecretStoreError(
+                error.rawValue == EACCES ? .permissionDenied : .ioFailure,
+                store: store, reason: "cannot open the directory \(path): \(error)", errno: error.rawValue, underlying: error)
         }
         guard let fd else { return false }
         defer { POSIXFile.close(fd) }
@@ -78,12 +81,18 @@ enum SecureDirectory {
         }
         let me = geteuid()
         guard info.st_uid == me else {
-            throw SecretStoreError(.permissionDenied, store: store,
-                                   reason: "the \(kind.noun) \(path) is owned by uid \(info.st_uid), not by this user (uid \(me)); refusing to use it. Fix: `chown \(me) '\(path)'` as its owner or root, or move it away")
+            throw SecretStoreError(
+                .permissionDenied, store: store,
+                reason:
+                    "the \(kind.noun) \(path) is owned by uid \(info.st_uid), not by this user (uid \(me)); refusing to use it. Fix: `chown \(me) '\(path)'` as its owner or root, or move it away"
+            )
         }
         guard info.st_mode & 0o077 == 0 else {
-            throw SecretStoreError(.permissionDenied, store: store,
-                                   reason: "the \(kind.noun) \(path) has mode \(POSIXFile.octal(info.st_mode)), so other users can access it; refusing to use it. Fix: `chmod \(kind.expectedMode) '\(path)'`")
+            throw SecretStoreError(
+                .permissionDenied, store: store,
+                reason:
+                    "the \(kind.noun) \(path) has mode \(POSIXFile.octal(info.st_mode)), so other users can access it; refusing to use it. Fix: `chmod \(kind.expectedMode) '\(path)'`"
+            )
         }
         return info
     }
@@ -93,16 +102,16 @@ enum SecureDirectory {
         do throws(Errno) {
             try systemCallVoid { mkdir(path, 0o700) }
             return true
-        } catch where error.rawValue == EEXIST {
+        } catch  where error.rawValue == EEXIST {
             return false
-        } catch where error.rawValue == ENOENT {
+        } catch  where error.rawValue == ENOENT {
             // A parent is missing: create it, then retry.
             guard let slash = path.dropLast().lastIndex(of: "/"), slash != path.startIndex else { throw error }
             _ = try makeDirectory(String(path[..<slash]))
             do throws(Errno) {
                 try systemCallVoid { mkdir(path, 0o700) }
                 return true
-            } catch where error.rawValue == EEXIST {
+            } catch  where error.rawValue == EEXIST {
                 return false
             }
         }

@@ -41,12 +41,14 @@ public struct KeyringQuota: Sendable, Equatable, CustomStringConvertible {
         for line in text.split(separator: "\n") {
             let fields = line.split(separator: " ", omittingEmptySubsequences: true)
             guard fields.count >= 5, fields[0].hasSuffix(":"),
-                  UInt32(fields[0].dropLast()) == uid else { continue }
+                UInt32(fields[0].dropLast()) == uid
+            else { continue }
             let keys = fields[3].split(separator: "/")
             let bytes = fields[4].split(separator: "/")
             guard keys.count == 2, bytes.count == 2,
-                  let usedKeys = Int(keys[0]), let maxKeys = Int(keys[1]),
-                  let usedBytes = Int(bytes[0]), let maxBytes = Int(bytes[1]) else { return nil }
+                let usedKeys = Int(keys[0]), let maxKeys = Int(keys[1]),
+                let usedBytes = Int(bytes[0]), let maxBytes = Int(bytes[1])
+            else { return nil }
             return KeyringQuota(uid: uid, keys: usedKeys, maxKeys: maxKeys, bytes: usedBytes, maxBytes: maxBytes)
         }
         return nil

@@ -8,10 +8,11 @@ extension KeyringSecretStore {
 
         /// The type's name from a NUL-terminated static string: no allocation per call.
         var cString: UnsafePointer<CChar> {
-            let name: StaticString = switch self {
-            case .user: "user"
-            case .keyring: "keyring"
-            }
+            let name: StaticString =
+                switch self {
+                case .user: "user"
+                case .keyring: "keyring"
+                }
             return UnsafeRawPointer(name.utf8Start).assumingMemoryBound(to: CChar.self)
         }
 
@@ -45,7 +46,8 @@ extension KeyringSecretStore {
         let wanted = UnsafeRawBufferPointer(start: description, count: strlen(description))
         for id in links {
             guard let child = try child(id), child.type == type.name,
-                  child.description.elementsEqual(wanted) else { continue }
+                child.description.elementsEqual(wanted)
+            else { continue }
             return id
         }
         return nil
@@ -173,20 +175,26 @@ extension KeyringSecretStore {
         switch KeyringErrno.classify(code) {
         case .quotaExceeded:
             let usage = KeyringQuota.current().map { "\($0) (from /proc/key-users)" } ?? "/proc/key-users is unreadable"
-            return SecretStoreError(.quotaExceeded, store: storeLabel, entry: entry,
-                                    reason: "could not \(operation): the kernel keyring quota is used up: \(usage); remove unused keys (keyctl show @u) or raise /proc/sys/kernel/keys/maxkeys and maxbytes",
-                                    errno: code, underlying: error)
+            return SecretStoreError(
+                .quotaExceeded, store: storeLabel, entry: entry,
+                reason:
+                    "could not \(operation): the kernel keyring quota is used up: \(usage); remove unused keys (keyctl show @u) or raise /proc/sys/kernel/keys/maxkeys and maxbytes",
+                errno: code, underlying: error)
         case .unavailable:
-            return SecretStoreError(.unavailable, store: storeLabel, entry: entry,
-                                    reason: "could not \(operation): \(error); the keyring system calls are blocked here (as by the seccomp profile of a default Docker or Podman container); use the encrypted file store",
-                                    errno: code, underlying: error)
+            return SecretStoreError(
+                .unavailable, store: storeLabel, entry: entry,
+                reason:
+                    "could not \(operation): \(error); the keyring system calls are blocked here (as by the seccomp profile of a default Docker or Podman container); use the encrypted file store",
+                errno: code, underlying: error)
         case .permissionDenied:
-            return SecretStoreError(.permissionDenied, store: storeLabel, entry: entry,
-                                    reason: "could not \(operation): \(error); the key or keyring belongs to another user or does not grant this user access",
-                                    errno: code, underlying: error)
+            return SecretStoreError(
+                .permissionDenied, store: storeLabel, entry: entry,
+                reason: "could not \(operation): \(error); the key or keyring belongs to another user or does not grant this user access",
+                errno: code, underlying: error)
         case .notFound, .failure:
-            return SecretStoreError(.ioFailure, store: storeLabel, entry: entry,
-                                    reason: "could not \(operation): \(error)", errno: code, underlying: error)
+            return SecretStoreError(
+                .ioFailure, store: storeLabel, entry: entry,
+                reason: "could not \(operation): \(error)", errno: code, underlying: error)
         }
     }
 }

@@ -12,7 +12,7 @@ extension KeyringSecretStore {
             let id = try systemCall { system.getPersistent(KeyringSystem.processKeyring) }
             persistentState.withLock { $0 = 1 }
             return Int32(truncatingIfNeeded: id)
-        } catch where error.rawValue == EOPNOTSUPP {
+        } catch  where error.rawValue == EOPNOTSUPP {
             do throws(Errno) {
                 let id = try systemCall { system.userKeyring() }
                 persistentState.withLock { $0 = 0 }
@@ -50,7 +50,7 @@ extension KeyringSecretStore {
         }
         do throws(Errno) {
             try systemCallVoid { system.moveExclusive(staged, KeyringSystem.processKeyring, parent) }
-        } catch where error.rawValue == EEXIST {
+        } catch  where error.rawValue == EEXIST {
             // Another process won the race, or an invalidated keyring awaits garbage
             // collection: use the winner's, or displace the dead one.
             if let winner = try namespaceKeyring(create: false) {
@@ -64,7 +64,7 @@ extension KeyringSecretStore {
                 _ = try? systemCall { system.invalidate(staged) }
                 throw failure(error, "link the namespace keyring", entry: nil)
             }
-        } catch where error.rawValue == EOPNOTSUPP || error.rawValue == EINVAL {
+        } catch  where error.rawValue == EOPNOTSUPP || error.rawValue == EINVAL {
             // Kernels before 5.1 have no KEYCTL_MOVE: link, accepting a tiny race.
             do throws(Errno) {
                 try systemCallVoid { system.link(staged, parent) }

@@ -75,12 +75,15 @@ public final class KeyringSecretStore: SecretStore {
     /// Creating the store makes no system call; the first operation finds or creates
     /// the namespace keyring.
     /// - Throws: `.invalidName` if the namespace is not usable.
-    public convenience init(namespace: String, logger: Logger = Logger(label: "latchkey.secrets", factory: { _ in SwiftLogNoOpLogHandler() })) throws {
+    public convenience init(namespace: String, logger: Logger = Logger(label: "latchkey.secrets", factory: { _ in SwiftLogNoOpLogHandler() })) throws
+    {
         try self.init(namespace: namespace, system: .live, logger: logger)
     }
 
     /// A store over an injected ``KeyringSystem``, for tests.
-    package init(namespace: String, system: KeyringSystem, logger: Logger = Logger(label: "latchkey.secrets", factory: { _ in SwiftLogNoOpLogHandler() })) throws {
+    package init(
+        namespace: String, system: KeyringSystem, logger: Logger = Logger(label: "latchkey.secrets", factory: { _ in SwiftLogNoOpLogHandler() })
+    ) throws {
         try SecretNames.validateNamespace(namespace, store: "kernel keyring store")
         self.namespace = namespace
         self.system = system
@@ -198,10 +201,13 @@ public final class KeyringSecretStore: SecretStore {
             keyring = found
         }
         for attempt in 0..<2 {
-            if let value = try withDescription(keyPrefix, name, { description -> [UInt8]? in
-                guard let id = try directChild(of: keyring, .user, description, entry: name) else { return nil }
-                return try readPayload(id, entry: name)
-            }) {
+            if let value = try withDescription(
+                keyPrefix, name,
+                { description -> [UInt8]? in
+                    guard let id = try directChild(of: keyring, .user, description, entry: name) else { return nil }
+                    return try readPayload(id, entry: name)
+                })
+            {
                 return value
             }
             if try withDescription(emptyPrefix, name, { try directChild(of: keyring, .user, $0, entry: name) }) != nil {
@@ -247,8 +253,9 @@ public final class KeyringSecretStore: SecretStore {
     func write(_ name: String, _ value: [UInt8]) throws {
         try SecretNames.validateEntryName(name, store: storeLabel)
         guard value.count <= Self.maxValueBytes else {
-            throw SecretStoreError(.valueTooLarge, store: storeLabel, entry: name,
-                                   reason: "the value is \(value.count) bytes; the kernel keyring's user keys hold at most \(Self.maxValueBytes) bytes")
+            throw SecretStoreError(
+                .valueTooLarge, store: storeLabel, entry: name,
+                reason: "the value is \(value.count) bytes; the kernel keyring's user keys hold at most \(Self.maxValueBytes) bytes")
         }
         try withDescription(keyPrefix, name) { valueDescription in
             try withDescription(emptyPrefix, name) { emptyDescription in
@@ -270,7 +277,9 @@ public final class KeyringSecretStore: SecretStore {
 
     /// Adds (or updates) the key, then removes the other representation, so a reader
     /// sees the old value or the new one, never none.
-    private func store(_ value: [UInt8], valueDescription: UnsafePointer<CChar>, emptyDescription: UnsafePointer<CChar>, in keyring: Int32, entry: String) throws {
+    private func store(
+        _ value: [UInt8], valueDescription: UnsafePointer<CChar>, emptyDescription: UnsafePointer<CChar>, in keyring: Int32, entry: String
+    ) throws {
         // A `user` payload must be 1…32,767 bytes: an empty value is a one-byte marker
         // under its own description.
         let payload: [UInt8] = value.isEmpty ? [0] : value

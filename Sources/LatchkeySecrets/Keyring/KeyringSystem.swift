@@ -8,7 +8,9 @@ internal import Glibc
 /// function follows the C convention: -1 with `errno` set on failure.
 package struct KeyringSystem: Sendable {
     /// `add_key(type, description, payload, length, keyring)`.
-    package var addKey: @Sendable (_ type: UnsafePointer<CChar>, _ description: UnsafePointer<CChar>, _ payload: UnsafeRawPointer?, _ length: Int, _ keyring: Int32) -> Int32
+    package var addKey:
+        @Sendable (_ type: UnsafePointer<CChar>, _ description: UnsafePointer<CChar>, _ payload: UnsafeRawPointer?, _ length: Int, _ keyring: Int32)
+            -> Int32
     /// `keyctl_search(keyring, type, description, destination)`.
     package var search: @Sendable (_ keyring: Int32, _ type: UnsafePointer<CChar>, _ description: UnsafePointer<CChar>, _ destination: Int32) -> Int
     /// `keyctl_read(key, buffer, capacity)`: returns the payload's full size.

@@ -45,16 +45,18 @@ public final class LayeredSecretStore: SecretStore {
     /// A layered store for `namespace`, using `configuration` for the file layer.
     /// - Throws: `.invalidName` if the namespace is not usable.
     public convenience init(namespace: String, configuration: SecretStoreConfiguration = SecretStoreConfiguration()) throws {
-        try self.init(keyring: KeyringSecretStore(namespace: namespace, system: configuration.keyringSystem, logger: configuration.logger),
-                      file: EncryptedFileSecretStore(namespace: namespace, configuration: configuration))
+        try self.init(
+            keyring: KeyringSecretStore(namespace: namespace, system: configuration.keyringSystem, logger: configuration.logger),
+            file: EncryptedFileSecretStore(namespace: namespace, configuration: configuration))
     }
 
     /// A layered store over two existing stores of the same namespace.
     /// - Throws: `.invalidName` if their namespaces differ.
     public init(keyring: KeyringSecretStore, file: EncryptedFileSecretStore) throws {
         guard keyring.namespace == file.namespace else {
-            throw SecretStoreError(.invalidName, store: "layered store",
-                                   reason: "the keyring's namespace \"\(keyring.namespace)\" differs from the file's \"\(file.namespace)\"")
+            throw SecretStoreError(
+                .invalidName, store: "layered store",
+                reason: "the keyring's namespace \"\(keyring.namespace)\" differs from the file's \"\(file.namespace)\"")
         }
         self.namespace = file.namespace
         self.keyring = keyring
@@ -73,12 +75,14 @@ public final class LayeredSecretStore: SecretStore {
         do {
             // The order matters: a copy read after a matching record belongs to it.
             if let recorded = try keyring.layerGeneration(), let value = try keyring.read(name),
-               let current = try? file.generation(), current == recorded {
+                let current = try? file.generation(), current == recorded
+            {
                 return value
             }
         } catch {
-            logger.warning("keyring read failed; reading the file",
-                           metadata: ["namespace": "\(namespace)", "entry": "\(name)", "error": "\(error)"])
+            logger.warning(
+                "keyring read failed; reading the file",
+                metadata: ["namespace": "\(namespace)", "entry": "\(name)", "error": "\(error)"])
             return try await file.get(name)
         }
         // Copy under the file's lock, so a concurrent writer's newer value is never
@@ -94,8 +98,11 @@ public final class LayeredSecretStore: SecretStore {
     public nonisolated(nonsending) func set(_ name: String, _ value: [UInt8]) async throws {
         try SecretNames.validateEntryName(name, store: storeLabel)
         guard value.count <= KeyringSecretStore.maxValueBytes else {
-            throw SecretStoreError(.valueTooLarge, store: storeLabel, entry: name,
-                                   reason: "the value is \(value.count) bytes; the layered store keeps every value in the kernel keyring too, whose user keys hold at most \(KeyringSecretStore.maxValueBytes) bytes")
+            throw SecretStoreError(
+                .valueTooLarge, store: storeLabel, entry: name,
+                reason:
+                    "the value is \(value.count) bytes; the layered store keeps every value in the kernel keyring too, whose user keys hold at most \(KeyringSecretStore.maxValueBytes) bytes"
+            )
         }
         try await file.withExclusiveLock {
             let before = self.copiesAreCurrent()
@@ -142,8 +149,9 @@ public final class LayeredSecretStore: SecretStore {
             }
             try keyring.setLayerGeneration(current)
         } catch {
-            logger.warning("could not update the keyring copy of a secret; it is in the file, and reads fall back to it",
-                           metadata: ["namespace": "\(namespace)", "entry": "\(name)", "error": "\(error)"])
+            logger.warning(
+                "could not update the keyring copy of a secret; it is in the file, and reads fall back to it",
+                metadata: ["namespace": "\(namespace)", "entry": "\(name)", "error": "\(error)"])
             _ = try? keyring.removeLayerGeneration()
         }
     }

@@ -30,9 +30,10 @@ public struct SecretServiceProbe: Sendable, CustomStringConvertible {
             let mapped = SecretServiceSecretStore.error(error, store: store, entry: nil)
             return SecretServiceProbe(isAvailable: false, reason: mapped.reason, error: mapped)
         }
-        return SecretServiceProbe(isAvailable: true,
-                                  reason: "a Secret Service (GNOME Keyring, KDE Wallet, …) answers on the session bus: a search through libsecret worked",
-                                  error: nil)
+        return SecretServiceProbe(
+            isAvailable: true,
+            reason: "a Secret Service (GNOME Keyring, KDE Wallet, …) answers on the session bus: a search through libsecret worked",
+            error: nil)
     }
 
     /// The reason.

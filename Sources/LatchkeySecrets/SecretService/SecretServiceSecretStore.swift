@@ -57,8 +57,9 @@ public final class SecretServiceSecretStore: SecretStore {
             return nil
         }
         guard let data = Data(base64Encoded: text) else {
-            throw SecretStoreError(.corrupted, store: storeLabel, entry: name,
-                                   reason: "the item's secret is not the base64 text this store writes; another program may have changed it")
+            throw SecretStoreError(
+                .corrupted, store: storeLabel, entry: name,
+                reason: "the item's secret is not the base64 text this store writes; another program may have changed it")
         }
         return [UInt8](data)
     }
@@ -120,20 +121,27 @@ public final class SecretServiceSecretStore: SecretStore {
     static func error(_ failure: SecretServiceFailure, store: String, entry: String?) -> SecretStoreError {
         let said = failure.message
         if failure.isTimeout {
-            return SecretStoreError(.unavailable, store: store, entry: entry, reason:
-                "the Secret Service did not answer within \(SecretServiceSystem.callTimeout.components.seconds) s (a locked collection whose unlock prompt nobody answered, or a service that hangs)",
+            return SecretStoreError(
+                .unavailable, store: store, entry: entry,
+                reason:
+                    "the Secret Service did not answer within \(SecretServiceSystem.callTimeout.components.seconds) s (a locked collection whose unlock prompt nobody answered, or a service that hangs)",
                 underlying: failure)
         }
         // libsecret's SECRET_ERROR_IS_LOCKED, the service's own IsLocked error, or the
         // shim's finding that a read or removal came back empty over locked items.
-        if failure.domain == "latchkey-locked" || (failure.domain == "secret-error" && failure.code == 2) || said.contains("IsLocked") || said.localizedCaseInsensitiveContains("locked") {
-            return SecretStoreError(.permissionDenied, store: store, entry: entry, reason:
-                "the collection is locked and was not unlocked (the unlock prompt was dismissed or could not be shown); unlock the keyring in the desktop's password manager and retry. The service said: \(said)",
+        if failure.domain == "latchkey-locked" || (failure.domain == "secret-error" && failure.code == 2) || said.contains("IsLocked")
+            || said.localizedCaseInsensitiveContains("locked")
+        {
+            return SecretStoreError(
+                .permissionDenied, store: store, entry: entry,
+                reason:
+                    "the collection is locked and was not unlocked (the unlock prompt was dismissed or could not be shown); unlock the keyring in the desktop's password manager and retry. The service said: \(said)",
                 underlying: failure)
         }
         if failure.domain == "latchkey" || failure.domain == "g-dbus-error-quark" || failure.domain == "g-io-error-quark" {
-            return SecretStoreError(.unavailable, store: store, entry: entry,
-                                    reason: "no Secret Service answers on the session bus: \(said)", underlying: failure)
+            return SecretStoreError(
+                .unavailable, store: store, entry: entry,
+                reason: "no Secret Service answers on the session bus: \(said)", underlying: failure)
         }
         return SecretStoreError(.ioFailure, store: store, entry: entry, reason: "the Secret Service failed: \(said)", underlying: failure)
     }

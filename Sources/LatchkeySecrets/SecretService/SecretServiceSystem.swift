@@ -108,9 +108,10 @@ package struct SecretServiceSystem: Sendable {
         timer.cancel()
         cancellable.free()
         guard status >= 0 else {
-            throw SecretServiceFailure(domain: error.domain.map { String(cString: $0) } ?? "",
-                                       code: error.code,
-                                       message: error.message.map { String(cString: $0) } ?? "the Secret Service call failed")
+            throw SecretServiceFailure(
+                domain: error.domain.map { String(cString: $0) } ?? "",
+                code: error.code,
+                message: error.message.map { String(cString: $0) } ?? "the Secret Service call failed")
         }
         return status
     }

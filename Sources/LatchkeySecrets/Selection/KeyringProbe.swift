@@ -27,25 +27,29 @@ public struct KeyringProbe: Sendable, CustomStringConvertible {
         var persistent: Bool?
         func failed(_ step: String, _ error: Errno) -> KeyringProbe {
             let kind = KeyringErrno.classify(error.rawValue)
-            let code: SecretStoreError.Code = switch kind {
-            case .unavailable: .unavailable
-            case .quotaExceeded: .quotaExceeded
-            case .permissionDenied: .permissionDenied
-            case .notFound, .failure: .ioFailure
-            }
-            let why = switch kind {
-            case .unavailable: "keyring system calls fail with \(error) at \(step), as under the seccomp profile of a default Docker or Podman container"
-            case .quotaExceeded: "the user's keyring quota is full at \(step)" + (KeyringQuota.current().map { ": \($0)" } ?? "")
-            default: "\(step) failed: \(error)"
-            }
-            return KeyringProbe(isAvailable: false, hasPersistentKeyring: persistent, reason: why,
-                                error: SecretStoreError(code, store: store, reason: why, errno: error.rawValue, underlying: error))
+            let code: SecretStoreError.Code =
+                switch kind {
+                case .unavailable: .unavailable
+                case .quotaExceeded: .quotaExceeded
+                case .permissionDenied: .permissionDenied
+                case .notFound, .failure: .ioFailure
+                }
+            let why =
+                switch kind {
+                case .unavailable:
+                    "keyring system calls fail with \(error) at \(step), as under the seccomp profile of a default Docker or Podman container"
+                case .quotaExceeded: "the user's keyring quota is full at \(step)" + (KeyringQuota.current().map { ": \($0)" } ?? "")
+                default: "\(step) failed: \(error)"
+                }
+            return KeyringProbe(
+                isAvailable: false, hasPersistentKeyring: persistent, reason: why,
+                error: SecretStoreError(code, store: store, reason: why, errno: error.rawValue, underlying: error))
         }
         let parent: Int32
         do throws(Errno) {
             parent = Int32(truncatingIfNeeded: try systemCall { system.getPersistent(KeyringSystem.processKeyring) })
             persistent = true
-        } catch where error.rawValue == EOPNOTSUPP {
+        } catch  where error.rawValue == EOPNOTSUPP {
             persistent = false
             do throws(Errno) {
                 parent = Int32(truncatingIfNeeded: try systemCall { system.userKeyring() })
@@ -75,8 +79,9 @@ public struct KeyringProbe: Sendable, CustomStringConvertible {
             }
             guard size == payload.count, readBack.prefix(size).elementsEqual(payload) else {
                 let why = "the probe key read back differently than written"
-                return KeyringProbe(isAvailable: false, hasPersistentKeyring: persistent, reason: why,
-                                    error: SecretStoreError(.ioFailure, store: store, reason: why))
+                return KeyringProbe(
+                    isAvailable: false, hasPersistentKeyring: persistent, reason: why,
+                    error: SecretStoreError(.ioFailure, store: store, reason: why))
             }
         } catch {
             return failed("reading the probe key", error)
@@ -86,9 +91,12 @@ public struct KeyringProbe: Sendable, CustomStringConvertible {
         } catch {
             return failed("invalidating the probe key", error)
         }
-        let where_ = persistent == true ? "the persistent keyring (survives logout, not reboot)" : "the user keyring (survives process exit, not logout or reboot)"
-        return KeyringProbe(isAvailable: true, hasPersistentKeyring: persistent,
-                            reason: "the kernel keyring works: a probe key was added, read back and invalidated in \(where_)", error: nil)
+        let where_ =
+            persistent == true
+            ? "the persistent keyring (survives logout, not reboot)" : "the user keyring (survives process exit, not logout or reboot)"
+        return KeyringProbe(
+            isAvailable: true, hasPersistentKeyring: persistent,
+            reason: "the kernel keyring works: a probe key was added, read back and invalidated in \(where_)", error: nil)
     }
 
     /// The reason.

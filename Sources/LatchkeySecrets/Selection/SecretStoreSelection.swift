@@ -58,7 +58,9 @@ public struct SecretStoreSelection: Sendable, CustomStringConvertible {
 
     /// Picks the store for this machine.
     /// - Throws: `.invalidName` if the namespace is not usable.
-    public static func automatic(namespace: String, configuration: SecretStoreConfiguration = SecretStoreConfiguration()) throws -> SecretStoreSelection {
+    public static func automatic(
+        namespace: String, configuration: SecretStoreConfiguration = SecretStoreConfiguration()
+    ) throws -> SecretStoreSelection {
         let desktop = SecretServiceProbe.cached(system: configuration.secretServiceSystem)
         let selection: SecretStoreSelection
         // A namespace whose secrets an earlier version kept in the encrypted file stays
@@ -75,19 +77,22 @@ public struct SecretStoreSelection: Sendable, CustomStringConvertible {
             configuration.logger.info("secret store selected", metadata: ["backend": "\(selection.backend)", "reason": "\(selection.reason)"])
             return selection
         }
-        let noDesktop = desktop.isAvailable
+        let noDesktop =
+            desktop.isAvailable
             ? "\(desktop.reason), but this namespace's secrets are already in \(dataFile): kept there (they are not moved)"
             : "no Secret Service: \(desktop.reason)"
         let probe = KeyringProbe.cached(system: configuration.keyringSystem)
         if probe.isAvailable {
             selection = SecretStoreSelection(
                 backend: .layered,
-                reason: "\(noDesktop); \(probe.reason); using the keyring in front of the encrypted file \(configuration.dataFilePath(namespace: namespace))",
+                reason:
+                    "\(noDesktop); \(probe.reason); using the keyring in front of the encrypted file \(configuration.dataFilePath(namespace: namespace))",
                 store: try LayeredSecretStore(namespace: namespace, configuration: configuration), probe: probe, secretServiceProbe: desktop)
         } else {
             selection = SecretStoreSelection(
                 backend: .file,
-                reason: "\(noDesktop); the kernel keyring is not usable: \(probe.reason); using the encrypted file \(configuration.dataFilePath(namespace: namespace)) alone",
+                reason:
+                    "\(noDesktop); the kernel keyring is not usable: \(probe.reason); using the encrypted file \(configuration.dataFilePath(namespace: namespace)) alone",
                 store: try EncryptedFileSecretStore(namespace: namespace, configuration: configuration), probe: probe, secretServiceProbe: desktop)
         }
         configuration.logger.info("secret store selected", metadata: ["backend": "\(selection.backend)", "reason": "\(selection.reason)"])
@@ -99,24 +104,29 @@ public struct SecretStoreSelection: Sendable, CustomStringConvertible {
     /// is an error, never silently replaced by another store.
     /// - Throws: `.invalidName` if the namespace is not usable; `.unavailable` for
     ///   ``Backend/secretService`` when no Secret Service answers, saying why.
-    public static func named(_ backend: Backend, namespace: String, configuration: SecretStoreConfiguration = SecretStoreConfiguration()) throws -> SecretStoreSelection {
+    public static func named(
+        _ backend: Backend, namespace: String, configuration: SecretStoreConfiguration = SecretStoreConfiguration()
+    ) throws -> SecretStoreSelection {
         if backend == .secretService {
             // Not the cached probe: a service started since the last one counts.
             let probe = SecretServiceProbe.run(system: configuration.secretServiceSystem)
             guard probe.isAvailable else {
-                throw SecretStoreError(.unavailable, store: "Secret Service store \"\(namespace)\"", reason:
-                    "the secret-service backend was chosen, but no Secret Service answers: \(probe.reason). "
+                throw SecretStoreError(
+                    .unavailable, store: "Secret Service store \"\(namespace)\"",
+                    reason:
+                        "the secret-service backend was chosen, but no Secret Service answers: \(probe.reason). "
                         + "Run it inside a desktop session whose keyring (GNOME Keyring, KDE Wallet, KeePassXC) is running, "
                         + "or choose another backend (automatic picks one that works here)", underlying: probe.error)
             }
         }
-        let store: any SecretStore = switch backend {
-        case .keyring: try KeyringSecretStore(namespace: namespace, system: configuration.keyringSystem, logger: configuration.logger)
-        case .file: try EncryptedFileSecretStore(namespace: namespace, configuration: configuration)
-        case .layered: try LayeredSecretStore(namespace: namespace, configuration: configuration)
-        case .memory: try MemorySecretStore(namespace: namespace)
-        case .secretService: try SecretServiceSecretStore(namespace: namespace, system: configuration.secretServiceSystem)
-        }
+        let store: any SecretStore =
+            switch backend {
+            case .keyring: try KeyringSecretStore(namespace: namespace, system: configuration.keyringSystem, logger: configuration.logger)
+            case .file: try EncryptedFileSecretStore(namespace: namespace, configuration: configuration)
+            case .layered: try LayeredSecretStore(namespace: namespace, configuration: configuration)
+            case .memory: try MemorySecretStore(namespace: namespace)
+            case .secretService: try SecretServiceSecretStore(namespace: namespace, system: configuration.secretServiceSystem)
+            }
         return SecretStoreSelection(backend: backend, reason: "the \(backend) backend was requested", store: store, probe: nil)
     }
 

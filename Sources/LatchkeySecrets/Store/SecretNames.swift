@@ -30,7 +30,8 @@ public enum SecretNames {
         let utf8 = name.utf8
         let count = utf8.count
         guard count > 0, count <= maxEntryNameBytes, !utf8.contains(0) else {
-            let why = count == 0 ? "is empty" : count > maxEntryNameBytes ? "is longer than \(maxEntryNameBytes) UTF-8 bytes" : "contains a NUL character"
+            let why =
+                count == 0 ? "is empty" : count > maxEntryNameBytes ? "is longer than \(maxEntryNameBytes) UTF-8 bytes" : "contains a NUL character"
             throw SecretStoreError(.invalidName, store: store(), entry: name, reason: "the entry name \(why)")
         }
     }

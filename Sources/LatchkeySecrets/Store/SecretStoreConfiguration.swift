@@ -71,7 +71,8 @@ public struct SecretStoreConfiguration: Sendable {
         var result: UnsafeMutablePointer<passwd>?
         var buffer = [CChar](repeating: 0, count: 4096)
         guard getpwuid_r(geteuid(), &entry, &buffer, buffer.count, &result) == 0, result != nil,
-              let directory = entry.pw_dir else { return nil }
+            let directory = entry.pw_dir
+        else { return nil }
         return String(cString: directory)
     }
 }

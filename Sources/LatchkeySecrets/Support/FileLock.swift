@@ -20,7 +20,7 @@ struct FileLock: Sendable {
         do throws(Errno) {
             try systemCallVoid { flock(fd, LOCK_EX | LOCK_NB) }
             return FileLock(fd: fd)
-        } catch where error.rawValue == EWOULDBLOCK {
+        } catch  where error.rawValue == EWOULDBLOCK {
             // Fall through to the blocking wait below.
         } catch {
             POSIXFile.close(fd)

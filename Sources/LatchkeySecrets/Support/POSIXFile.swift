@@ -11,7 +11,7 @@ enum POSIXFile {
     static func openIfExists(_ path: String, flags: Int32) throws(Errno) -> Int32? {
         do throws(Errno) {
             return try systemCall { open(path, flags | O_CLOEXEC) }
-        } catch where error.rawValue == ENOENT {
+        } catch  where error.rawValue == ENOENT {
             return nil
         }
     }
@@ -43,9 +43,15 @@ enum POSIXFile {
                 while filled < capacity {
                     do throws(Errno) {
                         let n = try systemCall { read(fd, buffer.baseAddress! + filled, capacity - filled) }
-                        if n == 0 { complete = true; break }
+                        if n == 0 {
+                            complete = true
+                            break
+                        }
                         filled += n
-                        if filled == expected && filled < capacity { complete = true; break }
+                        if filled == expected && filled < capacity {
+                            complete = true
+                            break
+                        }
                     } catch {
                         failure = error
                         break

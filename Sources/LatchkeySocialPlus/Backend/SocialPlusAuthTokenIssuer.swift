@@ -31,8 +31,10 @@ public struct SocialPlusAuthTokenIssuer: Sendable, CustomStringConvertible {
     private let clock: any SessionClock
 
     /// An issuer for `region`, or for `baseURL` when given, calling the endpoint `form` names.
-    public init(serverKey: String, region: SocialPlusRegion = .sg, baseURL: URL? = nil, form: Form = .v3Get,
-                transport: any HTTPTransport = URLSessionTransport(), clock: any SessionClock = SystemClock()) {
+    public init(
+        serverKey: String, region: SocialPlusRegion = .sg, baseURL: URL? = nil, form: Form = .v3Get,
+        transport: any HTTPTransport = URLSessionTransport(), clock: any SessionClock = SystemClock()
+    ) {
         self.baseURL = baseURL ?? region.baseURL
         self.form = form
         self.serverKey = serverKey
@@ -53,7 +55,7 @@ public struct SocialPlusAuthTokenIssuer: Sendable, CustomStringConvertible {
         try SocialPlusLimits.checkUserID(userID)
         var base = baseURL.absoluteString
         while base.hasSuffix("/") { base.removeLast() }
-        let request: HTTPRequest
+        let request: TransportRequest
         switch form {
         case .v3Get:
             guard var components = URLComponents(string: base + "/api/v3/authentication/token") else {
@@ -66,23 +68,26 @@ public struct SocialPlusAuthTokenIssuer: Sendable, CustomStringConvertible {
             guard let url = components.url else {
                 throw AuthError(.configuration, "cannot form the token URL from \(baseURL.absoluteString)")
             }
-            request = HTTPRequest(method: "GET", url: url, headers: ["Accept": "text/plain", "x-server-key": serverKey],
-                                  operation: "social.plus api/v3/authentication/token")
+            request = TransportRequest(
+                method: "GET", url: url, headers: ["Accept": "text/plain", "x-server-key": serverKey],
+                operation: "social.plus api/v3/authentication/token")
         case .v4Post:
             guard let url = URL(string: base + "/api/v4/authentication/token") else {
                 throw AuthError(.configuration, "cannot form the token URL from \(baseURL.absoluteString)")
             }
-            request = HTTPRequest(method: "POST", url: url,
-                                  headers: ["Content-Type": "application/json", "Accept": "text/plain", "x-server-key": serverKey],
-                                  body: SocialPlusJSON.body(["userId": .string(userID)]), operation: "social.plus api/v4/authentication/token")
+            request = TransportRequest(
+                method: "POST", url: url,
+                headers: ["Content-Type": "application/json", "Accept": "text/plain", "x-server-key": serverKey],
+                body: SocialPlusJSON.body(["userId": .string(userID)]), operation: "social.plus api/v4/authentication/token")
         }
-        let response: HTTPResponse
+        let response: TransportResponse
         do { response = try await transport.send(request) } catch {
             throw AuthError.classifying(error)
         }
         guard (200..<300).contains(response.status) else {
-            throw SocialPlusErrorMapping.error(status: response.status, headers: response.headers, body: response.body,
-                                               endpoint: .authTokenMinting, now: clock.now)
+            throw SocialPlusErrorMapping.error(
+                status: response.status, headers: response.headers, body: response.body,
+                endpoint: .authTokenMinting, now: clock.now)
         }
         let token = String(decoding: response.body, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
         guard !token.isEmpty else {

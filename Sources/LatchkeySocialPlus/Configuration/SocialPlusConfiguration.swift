@@ -35,7 +35,10 @@ public struct SocialPlusConfiguration: Sendable, Hashable, CustomStringConvertib
         var region = SocialPlusRegion.sg
         if let text = settings["region"] {
             guard let parsed = SocialPlusRegion(rawValue: text.trimmingCharacters(in: .whitespaces).lowercased()) else {
-                throw AuthError(.configuration, "setting \"settings.region\" for provider \"\(SocialPlusProvider.identifier)\" must be one of \(SocialPlusRegion.allCases.map(\.rawValue).joined(separator: ", ")); got \"\(text)\"")
+                throw AuthError(
+                    .configuration,
+                    "setting \"settings.region\" for provider \"\(SocialPlusProvider.identifier)\" must be one of \(SocialPlusRegion.allCases.map(\.rawValue).joined(separator: ", ")); got \"\(text)\""
+                )
             }
             region = parsed
         }

@@ -48,8 +48,9 @@ public final class SocialPlusAccessTokenRenewal: Sendable, CustomStringConvertib
             }
         }
         guard accepted else {
-            logger.warning("a social.plus renewal was answered again, or after it stopped waiting; the answer is ignored",
-                           metadata: ["answer": "\(answer)", "user": "\(userID)"])
+            logger.warning(
+                "a social.plus renewal was answered again, or after it stopped waiting; the answer is ignored",
+                metadata: ["answer": "\(answer)", "user": "\(userID)"])
             return
         }
         waiter?.resume(returning: answer)
@@ -107,9 +108,11 @@ public struct SocialPlusCallbackSessionHandler: SocialPlusSessionHandler {
     ///   - answerTimeout: how long a renewal waits for the app's answer.
     ///   - logger: receives the line about an ignored second answer.
     ///   - body: called with each renewal, which the app answers once.
-    public init(answerTimeout: Duration = .seconds(60),
-                logger: Logger = Logger(label: "latchkey.socialplus", factory: { _ in SwiftLogNoOpLogHandler() }),
-                _ body: @escaping @Sendable (SocialPlusAccessTokenRenewal) -> Void) {
+    public init(
+        answerTimeout: Duration = .seconds(60),
+        logger: Logger = Logger(label: "latchkey.socialplus", factory: { _ in SwiftLogNoOpLogHandler() }),
+        _ body: @escaping @Sendable (SocialPlusAccessTokenRenewal) -> Void
+    ) {
         self.answerTimeout = answerTimeout
         self.logger = logger
         self.body = body

@@ -1,8 +1,8 @@
 internal import Foundation
 internal import Latchkey
+internal import LatchkeyJSON
 internal import LatchkeyJWT
 
-internal import LatchkeyJSON
 /// The social.plus calls the adapter makes, and how their answers become sessions.
 struct SocialPlusAPI: Sendable {
     let configuration: SocialPlusConfiguration
@@ -47,9 +47,10 @@ struct SocialPlusAPI: Sendable {
         if let model = request.deviceInfo.model { deviceInfo["model"] = .string(model) }
         deviceInfo["sdkVersion"] = .string(request.deviceInfo.sdkVersion)
         body["deviceInfo"] = .object(deviceInfo)
-        let http = HTTPRequest(method: "POST", url: url("api/v5/sessions"),
-                               headers: ["Content-Type": "application/json", "Accept": "application/json", "X-API-Key": configuration.apiKey],
-                               body: SocialPlusJSON.body(body), operation: "social.plus api/v5/sessions")
+        let http = TransportRequest(
+            method: "POST", url: url("api/v5/sessions"),
+            headers: ["Content-Type": "application/json", "Accept": "application/json", "X-API-Key": configuration.apiKey],
+            body: SocialPlusJSON.body(body), operation: "social.plus api/v5/sessions")
         let (status, object) = try await exchange(http, endpoint: .sessionCreation)
         return try Self.session(from: object, status: status, request: request, receivedAt: clock.now)
     }
@@ -58,9 +59,10 @@ struct SocialPlusAPI: Sendable {
     /// `endpoint` says what the check is for: a session's check, or an access-token
     /// login or renewal, whose refusals mean other things.
     func user(_ userID: String, accessToken: String, endpoint: SocialPlusErrorMapping.Endpoint = .sessionCheck) async throws -> User {
-        let http = HTTPRequest(method: "GET", url: url("api/v3/users/\(try Self.pathSegment(userID))"),
-                               headers: ["Accept": "application/json", "Authorization": "Bearer \(accessToken)"],
-                               operation: "social.plus api/v3/users/{userId}")
+        let http = TransportRequest(
+            method: "GET", url: url("api/v3/users/\(try Self.pathSegment(userID))"),
+            headers: ["Accept": "application/json", "Authorization": "Bearer \(accessToken)"],
+            operation: "social.plus api/v3/users/{userId}")
         let (status, object) = try await exchange(http, endpoint: endpoint)
         guard let entry = Self.userEntry(in: object, userID: userID) else {
             throw SocialPlusErrorMapping.unreadable(endpoint, status: status, "no user \"\(userID)\" in \"users\"")
@@ -77,8 +79,9 @@ struct SocialPlusAPI: Sendable {
         let user = try await user(userID, accessToken: jwt, endpoint: endpoint)
         let now = clock.now
         let expiresAt = Self.lifetime(ofAccessToken: jwt).map { now.addingTimeInterval($0) }
-        let tokens = SessionTokens(accessToken: jwt, issuedAt: now, expiresAt: expiresAt,
-                                   attributes: [Attribute.userID: userID, Attribute.login: LoginKind.accessToken.rawValue])
+        let tokens = SessionTokens(
+            accessToken: jwt, issuedAt: now, expiresAt: expiresAt,
+            attributes: [Attribute.userID: userID, Attribute.login: LoginKind.accessToken.rawValue])
         let session = Session(id: nil, userID: userID, startedAt: now, expiresAt: expiresAt, raw: JSONObject())
         return AuthenticatedSession(tokens: tokens, session: session, user: user)
     }
@@ -89,7 +92,8 @@ struct SocialPlusAPI: Sendable {
     /// when social.plus refuses the token.
     static func lifetime(ofAccessToken jwt: String) -> TimeInterval? {
         guard let claims = try? JWT.decode(jwt).claims,
-              case .number(let issuedAt)? = claims["iat"], case .number(let expiresAt)? = claims["exp"] else { return nil }
+            case .number(let issuedAt)? = claims["iat"], case .number(let expiresAt)? = claims["exp"]
+        else { return nil }
         let lifetime = expiresAt - issuedAt
         guard lifetime.isFinite, lifetime > 0 else { return nil }
         return lifetime
@@ -98,14 +102,16 @@ struct SocialPlusAPI: Sendable {
     /// Ends the session at social.plus (`DELETE /api/v4/sessions`). A 401 means the
     /// token is already gone, which is what was asked.
     func deleteSession(accessToken: String) async throws {
-        let http = HTTPRequest(method: "DELETE", url: url("api/v4/sessions"),
-                               headers: ["Accept": "application/json", "Authorization": "Bearer \(accessToken)"],
-                               operation: "social.plus api/v4/sessions (delete)")
+        let http = TransportRequest(
+            method: "DELETE", url: url("api/v4/sessions"),
+            headers: ["Accept": "application/json", "Authorization": "Bearer \(accessToken)"],
+            operation: "social.plus api/v4/sessions (delete)")
         let response = try await transport.send(http)
         if response.status == 401 { return }
         guard (200..<300).contains(response.status) else {
-            throw SocialPlusErrorMapping.error(status: response.status, headers: response.headers, body: response.body,
-                                               endpoint: .sessionRevocation, now: clock.now)
+            throw SocialPlusErrorMapping.error(
+                status: response.status, headers: response.headers, body: response.body,
+                endpoint: .sessionRevocation, now: clock.now)
         }
         guard JSONObject.parsing(response.body)?["success"]?.boolValue == true else {
             throw SocialPlusErrorMapping.unreadable(.sessionRevocation, status: response.status, "no \"success\": true")
@@ -114,11 +120,12 @@ struct SocialPlusAPI: Sendable {
 
     // MARK: Answers
 
-    private func exchange(_ request: HTTPRequest, endpoint: SocialPlusErrorMapping.Endpoint) async throws -> (Int, JSONObject) {
+    private func exchange(_ request: TransportRequest, endpoint: SocialPlusErrorMapping.Endpoint) async throws -> (Int, JSONObject) {
         let response = try await transport.send(request)
         guard (200..<300).contains(response.status) else {
-            throw SocialPlusErrorMapping.error(status: response.status, headers: response.headers, body: response.body,
-                                               endpoint: endpoint, now: clock.now)
+            throw SocialPlusErrorMapping.error(
+                status: response.status, headers: response.headers, body: response.body,
+                endpoint: endpoint, now: clock.now)
         }
         guard let object = JSONObject.parsing(response.body) else {
             throw SocialPlusErrorMapping.unreadable(endpoint, status: response.status, "not a JSON object")
@@ -134,7 +141,8 @@ struct SocialPlusAPI: Sendable {
             throw SocialPlusErrorMapping.unreadable(.sessionCreation, status: status, "no \"accessToken\"")
         }
         guard BearerTokenSyntax.isValid(accessToken) else {
-            throw SocialPlusErrorMapping.unreadable(.sessionCreation, status: status, "the \"accessToken\" is not a bearer token (RFC 6750 characters only)")
+            throw SocialPlusErrorMapping.unreadable(
+                .sessionCreation, status: status, "the \"accessToken\" is not a bearer token (RFC 6750 characters only)")
         }
         let issuedAt = object.isoDate("issuedAt")
         guard let expiresAt = object.isoDate("expiresAt") else {
@@ -145,8 +153,9 @@ struct SocialPlusAPI: Sendable {
         }
         if let ended = SocialPlusErrorMapping.termination(for: entry, status: status) { throw ended }
         let times = ServerLifetime.localTimes(receivedAt: receivedAt, issuedAt: issuedAt, expiresAt: expiresAt)
-        let tokens = SessionTokens(accessToken: accessToken, issuedAt: times.issuedAt, expiresAt: times.expiresAt,
-                                   attributes: [Attribute.userID: request.userID, Attribute.login: request.login.rawValue])
+        let tokens = SessionTokens(
+            accessToken: accessToken, issuedAt: times.issuedAt, expiresAt: times.expiresAt,
+            attributes: [Attribute.userID: request.userID, Attribute.login: request.login.rawValue])
         var raw = JSONObject()
         if let issued = object["issuedAt"] { raw["issuedAt"] = issued }
         raw["expiresAt"] = object["expiresAt"]

@@ -37,19 +37,20 @@ enum SocialPlusErrorMapping {
     static let globalBanCode = "400312"
 
     /// The error a non-2xx answer means, naming the endpoint that answered.
-    static func error(status: Int, headers: HTTPHeaders, body: Data, endpoint: Endpoint, now: Date) -> AuthError {
+    static func error(status: Int, headers: TransportHeaders, body: Data, endpoint: Endpoint, now: Date) -> AuthError {
         var error = classification(status: status, headers: headers, body: body, endpoint: endpoint, now: now)
         error.endpoint = endpoint.rawValue
         return error
     }
 
-    private static func classification(status: Int, headers: HTTPHeaders, body: Data, endpoint: Endpoint, now: Date) -> AuthError {
+    private static func classification(status: Int, headers: TransportHeaders, body: Data, endpoint: Endpoint, now: Date) -> AuthError {
         let object = JSONObject.parsing(body)
         let code = object?.stringOrInteger("code")
         let message = object?.string("message").map { "social.plus: \($0)" } ?? "social.plus answered HTTP \(status) to \(endpoint.rawValue)"
         if status == 429 {
-            return AuthError.rateLimited(retryAfter: HTTPResponse(status: status, headers: headers).retryAfter, message,
-                                         providerCode: code, httpStatus: status)
+            return AuthError.rateLimited(
+                retryAfter: TransportResponse(status: status, headers: headers).retryAfter, message,
+                providerCode: code, httpStatus: status)
         }
         if status >= 500 { return AuthError(.transient, message, providerCode: code, httpStatus: status) }
         switch endpoint {
@@ -83,8 +84,9 @@ enum SocialPlusErrorMapping {
             // The handler's new JWT refused: the session (with its current token) is kept
             // and the handler asked again later, as when it fails.
             if status == 401 {
-                var error = AuthError(.transient, message + " (the access-token handler's token was refused); asking again in 10 minutes",
-                                      providerCode: code, httpStatus: status)
+                var error = AuthError(
+                    .transient, message + " (the access-token handler's token was refused); asking again in 10 minutes",
+                    providerCode: code, httpStatus: status)
                 error.retryAfter = unableRetry
                 return error
             }

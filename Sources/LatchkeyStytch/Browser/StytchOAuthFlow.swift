@@ -23,7 +23,10 @@ struct StytchOAuthFlow {
     /// The OAuth token and the PKCE verifier it is bound to.
     func run() async throws -> (token: String, verifier: String) {
         guard let redirect = settings.redirectURI else {
-            throw AuthError(.configuration, "Stytch OAuth needs a fixed loopback redirect: set redirect_uri (e.g. http://127.0.0.1:53682/callback) and add it to the project's Redirect URLs (Login and Sign-up)")
+            throw AuthError(
+                .configuration,
+                "Stytch OAuth needs a fixed loopback redirect: set redirect_uri (e.g. http://127.0.0.1:53682/callback) and add it to the project's Redirect URLs (Login and Sign-up)"
+            )
         }
         guard !options.provider.isEmpty, options.provider.utf8.allSatisfy({ (UInt8(ascii: "a")...UInt8(ascii: "z")).contains($0) }) else {
             throw AuthError(.invalidArgument, "the Stytch OAuth provider must be a name such as google or github (lowercase letters only)")
@@ -33,10 +36,12 @@ struct StytchOAuthFlow {
         let listener = try LoopbackListener(redirect: redirect)
         defer { listener.close() }
         let url = startURL(redirect: redirect.absoluteString + "?" + FormBody.encode([("state", state)]), challenge: pkce.challenge)
-        let query = try await listener.run(opening: url, with: options.opener, state: state, timeout: options.timeout, clock: clock,
-                                           page: Self.page(for:))
+        let query = try await listener.run(
+            opening: url, with: options.opener, state: state, timeout: options.timeout, clock: clock,
+            page: Self.page(for:))
         guard query["stytch_token_type"] == "oauth", let token = query["token"], !token.isEmpty else {
-            throw AuthError(.unrecoverable, "Stytch's OAuth redirect came back without an OAuth token", providerCode: query["error"] ?? "invalid_redirect")
+            throw AuthError(
+                .unrecoverable, "Stytch's OAuth redirect came back without an OAuth token", providerCode: query["error"] ?? "invalid_redirect")
         }
         return (token, pkce.verifier)
     }
@@ -57,7 +62,8 @@ struct StytchOAuthFlow {
     @Sendable static func page(for query: [String: String]) -> String {
         let ok = query["stytch_token_type"] == "oauth" && query["token"] != nil
         let title = ok ? "You are signed in" : "Sign-in failed"
-        let text = ok ? "You can close this tab and return to the app." : "The sign-in did not complete. You can close this tab and try again from the app."
+        let text =
+            ok ? "You can close this tab and return to the app." : "The sign-in did not complete. You can close this tab and try again from the app."
         return """
             <!doctype html><html lang="en"><head><meta charset="utf-8"><title>\(title)</title></head>
             <body><h1 id="result">\(title)</h1><p>\(text)</p></body></html>

@@ -1,7 +1,7 @@
 internal import Foundation
 internal import Latchkey
-internal import Logging
 internal import LatchkeySecrets
+internal import Logging
 
 /// What the consumer and the B2B adapters are made of, built in one place: the settings,
 /// the session calls (under `b2b/` for B2B), the session-JWT verifier against the right
@@ -16,12 +16,15 @@ struct StytchAdapterParts: Sendable {
     ///
     /// - Throws: ``/Latchkey/AuthError/Code/configuration`` for a malformed setting.
     init(_ context: ProviderContext, b2b: Bool) throws(AuthError) {
-        self.init(settings: try StytchConfiguration(settings: context.settings), b2b: b2b, transport: context.transport, clock: context.clock,
-                  logger: context.logger, options: context.options, store: context.store)
+        self.init(
+            settings: try StytchConfiguration(settings: context.settings), b2b: b2b, transport: context.transport, clock: context.clock,
+            logger: context.logger, options: context.options, store: context.store)
     }
 
-    init(settings: StytchConfiguration, b2b: Bool, transport: any HTTPTransport, clock: any SessionClock, logger: Logger,
-         options: SessionOptions, store: (any SecretStore)?) {
+    init(
+        settings: StytchConfiguration, b2b: Bool, transport: any HTTPTransport, clock: any SessionClock, logger: Logger,
+        options: SessionOptions, store: (any SecretStore)?
+    ) {
         self.settings = settings
         pkce = StytchMagicLinkPKCE(store: store)
         let api = StytchAPIClient(settings: settings, transport: transport, clock: clock, logger: logger)

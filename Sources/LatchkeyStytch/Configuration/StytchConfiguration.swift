@@ -34,7 +34,8 @@ public struct StytchConfiguration: Sendable, Hashable {
     public var redirectURI: LoopbackRedirect?
 
     /// Where an app identifier is registered, for error messages.
-    static let appIdentifierHelp = "register the app's bundle ID / package name under Authorized environments in the Stytch dashboard (SDK configuration) and set it as \"settings.app_identifier\""
+    static let appIdentifierHelp =
+        "register the app's bundle ID / package name under Authorized environments in the Stytch dashboard (SDK configuration) and set it as \"settings.app_identifier\""
 
     /// The settings the Stytch adapters take.
     public static let schema = ProviderSettingsSchema([
@@ -43,9 +44,12 @@ public struct StytchConfiguration: Sendable, Hashable {
         .init("project_id", .string, summary: "the project ID, for local session-JWT checks"),
         .init("custom_domain", .string, summary: "the project's custom-domain base URL, accepted as the session JWT's issuer"),
         .init("auto_extend", .boolean, summary: "renewals extend the session by the session duration (default false)"),
-        .init("app_identifier", .string, required: true,
-              summary: "the app's bundle ID / package name (X-SDK-Client), registered under Authorized environments in the Stytch dashboard"),
-        .init("redirect_uri", .string, summary: "OAuth's loopback redirect on a fixed port, e.g. http://127.0.0.1:53682/callback; add it to the project's Redirect URLs"),
+        .init(
+            "app_identifier", .string, required: true,
+            summary: "the app's bundle ID / package name (X-SDK-Client), registered under Authorized environments in the Stytch dashboard"),
+        .init(
+            "redirect_uri", .string,
+            summary: "OAuth's loopback redirect on a fixed port, e.g. http://127.0.0.1:53682/callback; add it to the project's Redirect URLs"),
     ])
 
     /// Creates settings in code. There is no default app identifier: Stytch accepts only
@@ -54,12 +58,16 @@ public struct StytchConfiguration: Sendable, Hashable {
     /// - Throws: ``/Latchkey/AuthError/Code/configuration`` when the public token is not
     ///   `public-token-test-…` or `public-token-live-…`, the app identifier is empty, or
     ///   `baseURL` is neither https nor http to a loopback address (``/Latchkey/SecureURL``).
-    public init(publicToken: String, appIdentifier: String, baseURL: URL? = nil, projectID: String? = nil, customDomain: String? = nil,
-                autoExtend: Bool = false, redirectURI: LoopbackRedirect? = nil) throws(AuthError) {
+    public init(
+        publicToken: String, appIdentifier: String, baseURL: URL? = nil, projectID: String? = nil, customDomain: String? = nil,
+        autoExtend: Bool = false, redirectURI: LoopbackRedirect? = nil
+    ) throws(AuthError) {
         let isTest = publicToken.hasPrefix(Self.testPrefix) && publicToken.count > Self.testPrefix.count
         let isLive = publicToken.hasPrefix(Self.livePrefix) && publicToken.count > Self.livePrefix.count
         guard isTest || isLive else {
-            throw AuthError(.configuration, "setting \"settings.public_token\" is not a Stytch public token (expected public-token-test-… or public-token-live-…)")
+            throw AuthError(
+                .configuration, "setting \"settings.public_token\" is not a Stytch public token (expected public-token-test-… or public-token-live-…)"
+            )
         }
         let appIdentifier = appIdentifier.trimmingCharacters(in: .whitespacesAndNewlines)
         guard !appIdentifier.isEmpty else {
@@ -85,9 +93,10 @@ public struct StytchConfiguration: Sendable, Hashable {
                 throw AuthError(.configuration, "setting \"settings.redirect_uri\" for provider \"stytch\": \(error.message)")
             }
         }
-        try self.init(publicToken: try settings.required("public_token"), appIdentifier: settings["app_identifier"] ?? "",
-                      baseURL: try settings.url("base_url"), projectID: settings["project_id"], customDomain: settings["custom_domain"],
-                      autoExtend: try settings.boolean("auto_extend") ?? false, redirectURI: redirectURI)
+        try self.init(
+            publicToken: try settings.required("public_token"), appIdentifier: settings["app_identifier"] ?? "",
+            baseURL: try settings.url("base_url"), projectID: settings["project_id"], customDomain: settings["custom_domain"],
+            autoExtend: try settings.boolean("auto_extend") ?? false, redirectURI: redirectURI)
     }
 
     /// Whether the public token is a test project's.

@@ -33,16 +33,18 @@ public struct StytchB2BCredentials: LoginCredentials, CustomStringConvertible, C
 
     /// `b2b/passwords/authenticate`. A pending intermediate session, if any, is sent along.
     public static func password(organizationID: String, emailAddress: String, password: String, locale: String? = nil) -> StytchB2BCredentials {
-        StytchB2BCredentials(kind: .password(emailAddress: emailAddress, password: password, locale: locale), organizationID: organizationID,
-                             memberID: nil, intermediateSessionToken: nil)
+        StytchB2BCredentials(
+            kind: .password(emailAddress: emailAddress, password: password, locale: locale), organizationID: organizationID,
+            memberID: nil, intermediateSessionToken: nil)
     }
 
     /// `b2b/magic_links/authenticate` with the email magic link's token, and the PKCE
     /// verifier of the link's challenge: by default the one the adapter kept when it sent
     /// the link (``StytchB2BProvider/sendMagicLink(organizationID:emailAddress:loginRedirectURL:signupRedirectURL:)``).
     public static func magicLink(token: String, pkceCodeVerifier: String? = nil) -> StytchB2BCredentials {
-        StytchB2BCredentials(kind: .magicLink(token: token, pkceCodeVerifier: pkceCodeVerifier), organizationID: nil, memberID: nil,
-                             intermediateSessionToken: nil)
+        StytchB2BCredentials(
+            kind: .magicLink(token: token, pkceCodeVerifier: pkceCodeVerifier), organizationID: nil, memberID: nil,
+            intermediateSessionToken: nil)
     }
 
     /// `b2b/otps/sms/authenticate`: the code of an SMS sent with ``StytchB2BProvider/sendSMSOTP(for:mfaPhoneNumber:)``.
@@ -53,33 +55,45 @@ public struct StytchB2BCredentials: LoginCredentials, CustomStringConvertible, C
     ///   - memberID: the member; by default the pending action's.
     ///   - intermediateSessionToken: the intermediate session; by default the pending action's.
     ///   - setMFAEnrollment: `enroll` or `unenroll`, when the member changes enrollment.
-    public static func smsOTP(code: String, organizationID: String? = nil, memberID: String? = nil, intermediateSessionToken: String? = nil,
-                              setMFAEnrollment: String? = nil) -> StytchB2BCredentials {
-        StytchB2BCredentials(kind: .smsOTP(code: code, setMFAEnrollment: setMFAEnrollment), organizationID: organizationID, memberID: memberID,
-                             intermediateSessionToken: intermediateSessionToken)
+    public static func smsOTP(
+        code: String, organizationID: String? = nil, memberID: String? = nil, intermediateSessionToken: String? = nil,
+        setMFAEnrollment: String? = nil
+    ) -> StytchB2BCredentials {
+        StytchB2BCredentials(
+            kind: .smsOTP(code: code, setMFAEnrollment: setMFAEnrollment), organizationID: organizationID, memberID: memberID,
+            intermediateSessionToken: intermediateSessionToken)
     }
 
     /// `b2b/totp/authenticate` with the authenticator app's code.
-    public static func totp(code: String, organizationID: String? = nil, memberID: String? = nil, intermediateSessionToken: String? = nil,
-                            setDefaultMFA: Bool? = nil) -> StytchB2BCredentials {
-        StytchB2BCredentials(kind: .totp(code: code, setDefaultMFA: setDefaultMFA), organizationID: organizationID, memberID: memberID,
-                             intermediateSessionToken: intermediateSessionToken)
+    public static func totp(
+        code: String, organizationID: String? = nil, memberID: String? = nil, intermediateSessionToken: String? = nil,
+        setDefaultMFA: Bool? = nil
+    ) -> StytchB2BCredentials {
+        StytchB2BCredentials(
+            kind: .totp(code: code, setDefaultMFA: setDefaultMFA), organizationID: organizationID, memberID: memberID,
+            intermediateSessionToken: intermediateSessionToken)
     }
 
     /// `b2b/recovery_codes/recover` with one of the member's recovery codes (used up).
-    public static func recoveryCode(_ code: String, organizationID: String? = nil, memberID: String? = nil,
-                                    intermediateSessionToken: String? = nil) -> StytchB2BCredentials {
-        StytchB2BCredentials(kind: .recoveryCode(code), organizationID: organizationID, memberID: memberID,
-                             intermediateSessionToken: intermediateSessionToken)
+    public static func recoveryCode(
+        _ code: String, organizationID: String? = nil, memberID: String? = nil,
+        intermediateSessionToken: String? = nil
+    ) -> StytchB2BCredentials {
+        StytchB2BCredentials(
+            kind: .recoveryCode(code), organizationID: organizationID, memberID: memberID,
+            intermediateSessionToken: intermediateSessionToken)
     }
 
     /// `b2b/discovery/intermediate_sessions/exchange`: the intermediate session (the
     /// pending action's, or one obtained elsewhere) for a member session in `organizationID`
     /// (see ``StytchB2BProvider/discoveredOrganizations(intermediateSessionToken:)``).
-    public static func discoveryExchange(organizationID: String, intermediateSessionToken: String? = nil,
-                                         locale: String? = nil) -> StytchB2BCredentials {
-        StytchB2BCredentials(kind: .discoveryExchange(locale: locale), organizationID: organizationID, memberID: nil,
-                             intermediateSessionToken: intermediateSessionToken)
+    public static func discoveryExchange(
+        organizationID: String, intermediateSessionToken: String? = nil,
+        locale: String? = nil
+    ) -> StytchB2BCredentials {
+        StytchB2BCredentials(
+            kind: .discoveryExchange(locale: locale), organizationID: organizationID, memberID: nil,
+            intermediateSessionToken: intermediateSessionToken)
     }
 
     /// OAuth through Stytch in the browser into `organizationID` (see ``StytchOAuthLogin``):
@@ -91,15 +105,16 @@ public struct StytchB2BCredentials: LoginCredentials, CustomStringConvertible, C
     }
 
     public var description: String {
-        let name = switch kind {
-        case .password(let email, _, _): "password(\(email), password: <redacted>)"
-        case .magicLink: "magicLink(token: <redacted>)"
-        case .smsOTP: "smsOTP(code: <redacted>)"
-        case .totp: "totp(code: <redacted>)"
-        case .recoveryCode: "recoveryCode(<redacted>)"
-        case .discoveryExchange: "discoveryExchange(\(organizationID ?? "?"))"
-        case .oauth(let options): "oauth(\(options.provider), \(organizationID ?? "?"))"
-        }
+        let name =
+            switch kind {
+            case .password(let email, _, _): "password(\(email), password: <redacted>)"
+            case .magicLink: "magicLink(token: <redacted>)"
+            case .smsOTP: "smsOTP(code: <redacted>)"
+            case .totp: "totp(code: <redacted>)"
+            case .recoveryCode: "recoveryCode(<redacted>)"
+            case .discoveryExchange: "discoveryExchange(\(organizationID ?? "?"))"
+            case .oauth(let options): "oauth(\(options.provider), \(organizationID ?? "?"))"
+            }
         return "StytchB2BCredentials." + name
     }
 

@@ -47,8 +47,10 @@ extension StytchB2BProvider {
     ///   - locale: the email's language (`en`, `es`, `pt-br`, …).
     /// - Throws: ``/Latchkey/AuthError``: `storage` when the verifier cannot be kept;
     ///   Stytch's refusal (`invalidArgument`, `unrecoverable`, `rateLimited`, `transient`).
-    public func sendDiscoveryMagicLink(emailAddress: String, discoveryRedirectURL: URL? = nil, loginTemplateID: String? = nil,
-                                       locale: String? = nil) async throws {
+    public func sendDiscoveryMagicLink(
+        emailAddress: String, discoveryRedirectURL: URL? = nil, loginTemplateID: String? = nil,
+        locale: String? = nil
+    ) async throws {
         var body: JSONObject = ["email_address": .string(emailAddress)]
         if let discoveryRedirectURL { body["discovery_redirect_url"] = .string(discoveryRedirectURL.absoluteString) }
         if let loginTemplateID { body["login_template_id"] = .string(loginTemplateID) }
@@ -75,8 +77,9 @@ extension StytchB2BProvider {
         guard let intermediate = data.nonEmptyString("intermediate_session_token"), !intermediate.isEmpty else {
             throw StytchAPIClient.malformed(path, "the answer has no intermediate_session_token")
         }
-        return StytchDiscovery(intermediateSessionToken: intermediate, emailAddress: data.nonEmptyString("email_address"),
-                               organizations: try Self.organizations(in: data, path: path),
-                               expiresAt: calls.api.clock.now.addingTimeInterval(Self.intermediateSessionLifetime))
+        return StytchDiscovery(
+            intermediateSessionToken: intermediate, emailAddress: data.nonEmptyString("email_address"),
+            organizations: try Self.organizations(in: data, path: path),
+            expiresAt: calls.api.clock.now.addingTimeInterval(Self.intermediateSessionLifetime))
     }
 }

@@ -1,7 +1,7 @@
 public import Latchkey
+public import LatchkeyJSON
 internal import LatchkeyJWT
 
-public import LatchkeyJSON
 /// One organization `b2b/discovery/organizations` offers for an intermediate session:
 /// the organization, the member's membership in it, and whether the factors so far
 /// suffice there.
@@ -21,8 +21,10 @@ public struct StytchDiscoveredOrganization: Sendable, Hashable {
     public var raw: JSONObject
 
     /// Creates one.
-    public init(organization: Organization, membershipType: String?, member: Member?, memberAuthenticated: Bool, requirements: JSONValue,
-                raw: JSONObject) {
+    public init(
+        organization: Organization, membershipType: String?, member: Member?, memberAuthenticated: Bool, requirements: JSONValue,
+        raw: JSONObject
+    ) {
         self.organization = organization
         self.membershipType = membershipType
         self.member = member

@@ -65,8 +65,10 @@ extension StytchProvider {
     ///   or a template with a phone channel, before any request; Stytch's refusal
     ///   (`invalidArgument` for a malformed phone number or address, `rateLimited`,
     ///   `transient`); `transient` for an answer without a `method_id`.
-    public func sendOTP(_ delivery: StytchOTPDelivery, expirationMinutes: Int? = nil, loginTemplateID: String? = nil,
-                        signupTemplateID: String? = nil, locale: String? = nil) async throws -> StytchSentOTP {
+    public func sendOTP(
+        _ delivery: StytchOTPDelivery, expirationMinutes: Int? = nil, loginTemplateID: String? = nil,
+        signupTemplateID: String? = nil, locale: String? = nil
+    ) async throws -> StytchSentOTP {
         let path: StytchPath
         var body: JSONObject
         switch delivery {
@@ -84,8 +86,10 @@ extension StytchProvider {
         }
         if let expirationMinutes {
             guard Self.otpExpirationBounds.contains(expirationMinutes) else {
-                throw AuthError(.invalidArgument, "a one-time passcode lives \(Self.otpExpirationBounds.lowerBound) to "
-                                + "\(Self.otpExpirationBounds.upperBound) minutes; got \(expirationMinutes)")
+                throw AuthError(
+                    .invalidArgument,
+                    "a one-time passcode lives \(Self.otpExpirationBounds.lowerBound) to "
+                        + "\(Self.otpExpirationBounds.upperBound) minutes; got \(expirationMinutes)")
             }
             body["expiration_minutes"] = .number(Double(expirationMinutes))
         }

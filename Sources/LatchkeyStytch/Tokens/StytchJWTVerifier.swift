@@ -39,8 +39,11 @@ struct StytchJWTVerifier: Sendable {
         }
         let verified: JWT
         do {
-            verified = try await cache.verify(jwt, options: JWTValidationOptions(audience: projectID, requiredClaims: ["exp", "sub", "iss"],
-                                                                               leeway: leeway, now: { [clock] in clock.now }))
+            verified = try await cache.verify(
+                jwt,
+                options: JWTValidationOptions(
+                    audience: projectID, requiredClaims: ["exp", "sub", "iss"],
+                    leeway: leeway, now: { [clock] in clock.now }))
         } catch let error as JWTError {
             throw AuthError(.renewAndRecheck, "the session JWT failed the local check: \(error)", providerCode: "\(error.code)", underlying: error)
         } catch let error as AuthError {
@@ -52,16 +55,18 @@ struct StytchJWTVerifier: Sendable {
         // JOSE strings compare by their code units (RFC 7519), never by canonical equivalence.
         func same(_ a: String, _ b: String?) -> Bool { b.map { a.utf8.elementsEqual($0.utf8) } ?? false }
         guard let issuer = claims.issuer, same(issuer, "stytch.com/\(projectID)") || same(issuer, customDomain) else {
-            throw AuthError(.renewAndRecheck, "the session JWT's issuer \"\(claims.issuer ?? "")\" is neither stytch.com/\(projectID) nor the custom domain",
-                            providerCode: "wrongIssuer")
+            throw AuthError(
+                .renewAndRecheck, "the session JWT's issuer \"\(claims.issuer ?? "")\" is neither stytch.com/\(projectID) nor the custom domain",
+                providerCode: "wrongIssuer")
         }
         guard let subject = claims.subject, let session = claims[Self.sessionClaim]?.objectValue else {
             throw AuthError(.renewAndRecheck, "the session JWT has no \(Self.sessionClaim) claim", providerCode: "missingClaim")
         }
         let organization = claims[Self.organizationClaim]?.objectValue
-        return StytchSessionClaims(subject: subject, sessionID: session.nonEmptyString("id"), organizationID: organization?.nonEmptyString("organization_id"),
-                                   organizationSlug: organization?.nonEmptyString("slug"), issuer: issuer, issuedAt: claims.issuedAt,
-                                   expiresAt: claims.expiresAt, sessionExpiresAt: session.timestamp("expires_at"), session: session,
-                                   claims: claims.object)
+        return StytchSessionClaims(
+            subject: subject, sessionID: session.nonEmptyString("id"), organizationID: organization?.nonEmptyString("organization_id"),
+            organizationSlug: organization?.nonEmptyString("slug"), issuer: issuer, issuedAt: claims.issuedAt,
+            expiresAt: claims.expiresAt, sessionExpiresAt: session.timestamp("expires_at"), session: session,
+            claims: claims.object)
     }
 }

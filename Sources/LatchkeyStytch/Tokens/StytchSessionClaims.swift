@@ -1,7 +1,7 @@
 public import Foundation
+public import LatchkeyJSON
 internal import LatchkeyJWT
 
-public import LatchkeyJSON
 /// What a locally verified session JWT says: whose session, which session, and until when.
 public struct StytchSessionClaims: Sendable, Hashable {
     /// `sub`: the user ID (B2B: the member ID).
@@ -27,8 +27,10 @@ public struct StytchSessionClaims: Sendable, Hashable {
     public var claims: JSONObject
 
     /// Creates claims.
-    public init(subject: String, sessionID: String?, organizationID: String?, organizationSlug: String?, issuer: String, issuedAt: Date?,
-                expiresAt: Date?, sessionExpiresAt: Date?, session: JSONObject, claims: JSONObject) {
+    public init(
+        subject: String, sessionID: String?, organizationID: String?, organizationSlug: String?, issuer: String, issuedAt: Date?,
+        expiresAt: Date?, sessionExpiresAt: Date?, session: JSONObject, claims: JSONObject
+    ) {
         self.subject = subject
         self.sessionID = sessionID
         self.organizationID = organizationID

@@ -1,7 +1,7 @@
 internal import Foundation
 internal import Latchkey
-internal import LatchkeyJWT
 internal import LatchkeyJSON
+internal import LatchkeyJWT
 internal import Logging
 
 /// Sends the SDK API's requests exactly as providers.md says — `POST <root>sdk/v1/<path>`,
@@ -25,21 +25,24 @@ struct StytchAPIClient: Sendable {
 
     /// The unrecoverable `error_type`s: with a 401 from a session endpoint, the session is
     /// gone; so it is with `session_not_found` as a 404, the status Stytch documents for it.
-    static let unrecoverableTypes: Set<String> = ["unauthorized_credentials", "user_unauthenticated", "invalid_secret_authentication",
-                                                  "session_not_found"]
+    static let unrecoverableTypes: Set<String> = [
+        "unauthorized_credentials", "user_unauthenticated", "invalid_secret_authentication",
+        "session_not_found",
+    ]
 
     /// Posts `body` to `path` and returns the `data` object of the answer.
     ///
     /// - Throws: ``/Latchkey/AuthError`` only: see ``classify(status:body:path:retryAfter:)``.
     func post(_ path: StytchPath, _ body: JSONObject, sessionToken: String?) async throws(AuthError) -> JSONObject {
-        var request = HTTPRequest(method: "POST", url: settings.sdkBaseURL.appending(path: path.rawValue), body: body.bodyData,
-                                  operation: "stytch \(path.rawValue)")
+        var request = TransportRequest(
+            method: "POST", url: settings.sdkBaseURL.appending(path: path.rawValue), body: body.bodyData,
+            operation: "stytch \(path.rawValue)")
         request.headers["Content-Type"] = "application/json"
         request.headers["Accept"] = "application/json"
         let secret = sessionToken.flatMap { $0.isEmpty ? nil : $0 } ?? settings.publicToken
         request.headers["Authorization"] = "Basic " + Data("\(settings.publicToken):\(secret)".utf8).base64EncodedString()
         request.headers["X-SDK-Client"] = sdkClientHeader
-        let response: HTTPResponse
+        let response: TransportResponse
         do {
             response = try await transport.send(request)
         } catch is CancellationError {
@@ -73,14 +76,18 @@ struct StytchAPIClient: Sendable {
     ///   4xx (wrong password, used code) ``/Latchkey/AuthError/Code/unrecoverable`` for the login.
     static func classify(status: Int, body: Data, path: StytchPath, retryAfter: Duration?) -> AuthError {
         let decoded = decodeError(status: status, body: body, path: path)
-        let message = decoded.errorMessage ?? (decoded.isStytchError ? "Stytch refused \(path.rawValue)"
-            : "Stytch answered \(path.rawValue) with HTTP \(status) and a body that is not JSON")
+        let message =
+            decoded.errorMessage
+            ?? (decoded.isStytchError
+                ? "Stytch refused \(path.rawValue)"
+                : "Stytch answered \(path.rawValue) with HTTP \(status) and a body that is not JSON")
         var error: AuthError
         if decoded.errorType == "invalid_mobile_identifier" {
             // Refused for every request until the dashboard or the setting changes: never
             // a verdict on a session, and no retry helps.
-            error = AuthError(.configuration, "\(message) (the app identifier is not authorized for this Stytch project: \(StytchConfiguration.appIdentifierHelp))",
-                              providerCode: decoded.errorType, httpStatus: status)
+            error = AuthError(
+                .configuration, "\(message) (the app identifier is not authorized for this Stytch project: \(StytchConfiguration.appIdentifierHelp))",
+                providerCode: decoded.errorType, httpStatus: status)
         } else if status == 429 {
             error = AuthError.rateLimited(retryAfter: retryAfter, message, providerCode: decoded.errorType, httpStatus: status)
         } else if status >= 500 || !decoded.isStytchError {
@@ -111,9 +118,10 @@ struct StytchAPIClient: Sendable {
             return StytchAPIError(httpStatus: status, endpoint: path.rawValue)
         }
         let details = object["error_details"].flatMap { $0 == .null ? nil : $0 }
-        return StytchAPIError(httpStatus: status, statusCode: object.integer("status_code"), requestID: object.nonEmptyString("request_id"),
-                              errorType: type, errorMessage: object.nonEmptyString("error_message"), errorURL: object.nonEmptyString("error_url"),
-                              errorDetails: details, endpoint: path.rawValue)
+        return StytchAPIError(
+            httpStatus: status, statusCode: object.integer("status_code"), requestID: object.nonEmptyString("request_id"),
+            errorType: type, errorMessage: object.nonEmptyString("error_message"), errorURL: object.nonEmptyString("error_url"),
+            errorDetails: details, endpoint: path.rawValue)
     }
 
     /// An answer that is not what Stytch sends: transient (never a reason to sign out).

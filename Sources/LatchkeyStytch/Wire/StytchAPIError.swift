@@ -1,6 +1,6 @@
+public import LatchkeyJSON
 internal import LatchkeyJWT
 
-public import LatchkeyJSON
 /// Stytch's error body, kept as ``/Latchkey/AuthError/underlying`` of the ``/Latchkey/AuthError``
 /// an adapter throws: `status_code`, `request_id`, `error_type`, `error_message`,
 /// `error_url` and `error_details` — or, for a body that is not JSON (a proxy's page,
@@ -26,8 +26,10 @@ public struct StytchAPIError: Error, Sendable, Hashable, CustomStringConvertible
     public var endpoint: String
 
     /// Creates an error.
-    public init(httpStatus: Int, statusCode: Int? = nil, requestID: String? = nil, errorType: String? = nil, errorMessage: String? = nil,
-                errorURL: String? = nil, errorDetails: JSONValue? = nil, endpoint: String) {
+    public init(
+        httpStatus: Int, statusCode: Int? = nil, requestID: String? = nil, errorType: String? = nil, errorMessage: String? = nil,
+        errorURL: String? = nil, errorDetails: JSONValue? = nil, endpoint: String
+    ) {
         self.httpStatus = httpStatus
         self.statusCode = statusCode
         self.requestID = requestID

@@ -1,8 +1,8 @@
 internal import Foundation
 internal import Latchkey
+internal import LatchkeyJSON
 internal import LatchkeyJWT
 
-internal import LatchkeyJSON
 /// Reads Stytch's `data` objects into the core's models, keeping each raw object.
 enum StytchObjects {
     /// A session JWT lives 5 minutes, whatever the session's length.
@@ -42,16 +42,18 @@ enum StytchObjects {
         guard let object = data.object("member_session"), let memberSession = memberSession(object) else {
             throw StytchAPIClient.malformed(path, "the answer has no member_session")
         }
-        return AuthenticatedSession(tokens: tokens, memberSession: memberSession, member: data.object("member").flatMap(member),
-                                    organization: data.object("organization").flatMap(organization))
+        return AuthenticatedSession(
+            tokens: tokens, memberSession: memberSession, member: data.object("member").flatMap(member),
+            organization: data.object("organization").flatMap(organization))
     }
 
     static func session(_ object: JSONObject) -> Session? {
         guard let userID = object.nonEmptyString("user_id") else { return nil }
-        return Session(id: object.nonEmptyString("session_id"), userID: userID, startedAt: object.timestamp("started_at"),
-                       lastAccessedAt: object.timestamp("last_accessed_at"), expiresAt: object.timestamp("expires_at"),
-                       authenticationFactors: object.array("authentication_factors") ?? [],
-                       roles: (object.array("roles") ?? []).compactMap(\.stringValue), raw: object)
+        return Session(
+            id: object.nonEmptyString("session_id"), userID: userID, startedAt: object.timestamp("started_at"),
+            lastAccessedAt: object.timestamp("last_accessed_at"), expiresAt: object.timestamp("expires_at"),
+            authenticationFactors: object.array("authentication_factors") ?? [],
+            roles: (object.array("roles") ?? []).compactMap(\.stringValue), raw: object)
     }
 
     static func user(_ object: JSONObject) -> User? {
@@ -59,23 +61,27 @@ enum StytchObjects {
         let email = (object.array("emails") ?? []).lazy.compactMap { $0.objectValue?.nonEmptyString("email") }.first
         let nameObject = object.object("name")
         let parts = ["first_name", "middle_name", "last_name"].compactMap { nameObject?.nonEmptyString($0) }
-        return User(id: id, email: email, name: parts.isEmpty ? nil : parts.joined(separator: " "), status: object.nonEmptyString("status"),
-                    raw: object)
+        return User(
+            id: id, email: email, name: parts.isEmpty ? nil : parts.joined(separator: " "), status: object.nonEmptyString("status"),
+            raw: object)
     }
 
     static func memberSession(_ object: JSONObject) -> MemberSession? {
         guard let id = object.nonEmptyString("member_session_id"), let memberID = object.nonEmptyString("member_id"),
-              let organizationID = object.nonEmptyString("organization_id") else { return nil }
-        return MemberSession(id: id, memberID: memberID, organizationID: organizationID, organizationSlug: object.nonEmptyString("organization_slug"),
-                             startedAt: object.timestamp("started_at"), lastAccessedAt: object.timestamp("last_accessed_at"),
-                             expiresAt: object.timestamp("expires_at"), authenticationFactors: object.array("authentication_factors") ?? [],
-                             roles: (object.array("roles") ?? []).compactMap(\.stringValue), raw: object)
+            let organizationID = object.nonEmptyString("organization_id")
+        else { return nil }
+        return MemberSession(
+            id: id, memberID: memberID, organizationID: organizationID, organizationSlug: object.nonEmptyString("organization_slug"),
+            startedAt: object.timestamp("started_at"), lastAccessedAt: object.timestamp("last_accessed_at"),
+            expiresAt: object.timestamp("expires_at"), authenticationFactors: object.array("authentication_factors") ?? [],
+            roles: (object.array("roles") ?? []).compactMap(\.stringValue), raw: object)
     }
 
     static func member(_ object: JSONObject) -> Member? {
         guard let id = object.nonEmptyString("member_id"), let organizationID = object.nonEmptyString("organization_id") else { return nil }
-        return Member(id: id, organizationID: organizationID, email: object.nonEmptyString("email_address"), name: object.nonEmptyString("name"),
-                      status: object.nonEmptyString("status"), raw: object)
+        return Member(
+            id: id, organizationID: organizationID, email: object.nonEmptyString("email_address"), name: object.nonEmptyString("name"),
+            status: object.nonEmptyString("status"), raw: object)
     }
 
     static func organization(_ object: JSONObject) -> Organization? {

@@ -1,7 +1,7 @@
 internal import Foundation
+internal import LatchkeyJSON
 internal import LatchkeyJWT
 
-internal import LatchkeyJSON
 /// The `X-SDK-Client` header: base64 of
 /// `{"app":{"identifier"},"sdk":{"identifier","version"},"os":{"identifier","version"},"device":{"model","screen_size"}}`.
 enum StytchSDKClientHeader {

@@ -1,8 +1,8 @@
 internal import Foundation
 internal import Latchkey
+internal import LatchkeyJSON
 internal import LatchkeyJWT
 
-internal import LatchkeyJSON
 /// The session calls both adapters share — `sessions/authenticate` (check or extend) and
 /// `sessions/revoke`, under `b2b/` for B2B — and the rules they share: durations in
 /// minutes within Stytch's bounds, and the 5-minute JWT's renewal plan.
@@ -60,7 +60,8 @@ struct StytchSessionCalls: Sendable {
     static func checkTokens(_ tokens: SessionTokens) throws(AuthError) {
         guard !tokens.accessToken.isEmpty else { throw AuthError(.invalidArgument, "the Stytch session JWT (accessToken) is empty") }
         guard let token = tokens.sessionToken, !token.isEmpty else {
-            throw AuthError(.invalidArgument, "the Stytch session token (sessionToken) is missing: both the session token and the session JWT are required")
+            throw AuthError(
+                .invalidArgument, "the Stytch session token (sessionToken) is missing: both the session token and the session JWT are required")
         }
     }
 

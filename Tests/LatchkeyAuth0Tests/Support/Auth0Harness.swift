@@ -3,11 +3,11 @@ import Foundation
 import LatchkeyAuth0
 import LatchkeyEmulator
 import LatchkeySecrets
+// Every file of the suite uses the shared support (logs, settle, errors).
+@_exported import LatchkeyTestSupport
 import LatchkeyTransportTestSupport
 import Logging
 import Synchronization
-// Every file of the suite uses the shared support (logs, settle, errors).
-@_exported import LatchkeyTestSupport
 import Testing
 
 /// The emulator's Auth0 tenant, a client on a manual clock in step with the emulator's
@@ -28,8 +28,10 @@ struct Auth0Harness {
     let redirect: LoopbackRedirect
 
     /// - Parameter clockSkew: how far the client's clock is ahead of the emulator's (negative: behind).
-    init(seed: Auth0Seed = .standard, options: SessionOptions = SessionOptions(heartbeatInterval: nil), organization: String? = nil,
-         redirect: LoopbackRedirect? = nil, clockSkew: TimeInterval = 0) async throws {
+    init(
+        seed: Auth0Seed = .standard, options: SessionOptions = SessionOptions(heartbeatInterval: nil), organization: String? = nil,
+        redirect: LoopbackRedirect? = nil, clockSkew: TimeInterval = 0
+    ) async throws {
         let redirect = try redirect ?? LoopbackRedirect(port: RawHTTP.freePort())
         self.redirect = redirect
         var seed = seed
@@ -42,8 +44,9 @@ struct Auth0Harness {
         store = try MemorySecretStore(namespace: "auth0-test")
         logs = LogCapture()
         self.options = options
-        let configuration = try Auth0Configuration(domain: auth0.domain, clientID: auth0.clientID, baseURL: auth0.baseURL,
-                                                   organization: organization, redirectURI: redirect)
+        let configuration = try Auth0Configuration(
+            domain: auth0.domain, clientID: auth0.clientID, baseURL: auth0.baseURL,
+            organization: organization, redirectURI: redirect)
         provider = Auth0Provider(configuration: configuration, transport: TestTransport.make(), clock: clock, logger: logs.logger)
         client = AuthClient(provider: provider, store: store, options: options, transport: TestTransport.make(), clock: clock, logger: logs.logger)
     }

@@ -29,9 +29,11 @@ struct Auth0ProcessSetup: Sendable {
     }
 
     init?(environment: [String: String]) {
-        guard let domain = environment["LATCHKEY_AUTH0_DOMAIN"], let base = environment["LATCHKEY_AUTH0_BASE_URL"].flatMap(URL.init(string:)), let clientID = environment["LATCHKEY_AUTH0_CLIENT_ID"],
-              let data = environment["LATCHKEY_DATA_DIR"], let config = environment["LATCHKEY_CONFIG_DIR"],
-              let namespace = environment["LATCHKEY_NAMESPACE"] else { return nil }
+        guard let domain = environment["LATCHKEY_AUTH0_DOMAIN"], let base = environment["LATCHKEY_AUTH0_BASE_URL"].flatMap(URL.init(string:)),
+            let clientID = environment["LATCHKEY_AUTH0_CLIENT_ID"],
+            let data = environment["LATCHKEY_DATA_DIR"], let config = environment["LATCHKEY_CONFIG_DIR"],
+            let namespace = environment["LATCHKEY_NAMESPACE"]
+        else { return nil }
         self.domain = domain
         baseURL = base
         self.clientID = clientID
@@ -41,13 +43,17 @@ struct Auth0ProcessSetup: Sendable {
     }
 
     func environment(now: Date) -> [String: String] {
-        ["LATCHKEY_AUTH0_DOMAIN": domain, "LATCHKEY_AUTH0_BASE_URL": baseURL.absoluteString, "LATCHKEY_AUTH0_CLIENT_ID": clientID, "LATCHKEY_DATA_DIR": dataDirectory,
-         "LATCHKEY_CONFIG_DIR": configDirectory, "LATCHKEY_NAMESPACE": namespace, "LATCHKEY_NOW": String(now.timeIntervalSince1970)]
+        [
+            "LATCHKEY_AUTH0_DOMAIN": domain, "LATCHKEY_AUTH0_BASE_URL": baseURL.absoluteString, "LATCHKEY_AUTH0_CLIENT_ID": clientID,
+            "LATCHKEY_DATA_DIR": dataDirectory,
+            "LATCHKEY_CONFIG_DIR": configDirectory, "LATCHKEY_NAMESPACE": namespace, "LATCHKEY_NOW": String(now.timeIntervalSince1970),
+        ]
     }
 
     func store() throws -> EncryptedFileSecretStore {
-        try EncryptedFileSecretStore(namespace: namespace,
-                                     configuration: SecretStoreConfiguration(dataDirectory: dataDirectory, configDirectory: configDirectory))
+        try EncryptedFileSecretStore(
+            namespace: namespace,
+            configuration: SecretStoreConfiguration(dataDirectory: dataDirectory, configDirectory: configDirectory))
     }
 
     /// A client as an app builds it: the Auth0 adapter over real HTTP on the shared store,
@@ -55,10 +61,12 @@ struct Auth0ProcessSetup: Sendable {
     /// test asks).
     func client(now: Date) throws -> AuthClient {
         let clock = ManualClock(now: now)
-        let provider = Auth0Provider(configuration: try Auth0Configuration(domain: domain, clientID: clientID, baseURL: baseURL),
-                                     transport: URLSessionTransport(), clock: clock)
-        return AuthClient(provider: provider, store: try store(), options: SessionOptions(heartbeatInterval: nil, renewsProactively: false),
-                          transport: URLSessionTransport(), clock: clock)
+        let provider = Auth0Provider(
+            configuration: try Auth0Configuration(domain: domain, clientID: clientID, baseURL: baseURL),
+            transport: URLSessionTransport(), clock: clock)
+        return AuthClient(
+            provider: provider, store: try store(), options: SessionOptions(heartbeatInterval: nil, renewsProactively: false),
+            transport: URLSessionTransport(), clock: clock)
     }
 }
 
@@ -110,7 +118,8 @@ struct Auth0Processes: Sendable {
     /// and a second on: for a client on the emulator's time the stored access token has
     /// expired. Returns the store and the refresh token the login stored.
     func loggedInStore(_ namespace: String) async throws -> (Auth0ProcessSetup, refreshToken: String) {
-        let setup = Auth0ProcessSetup(domain: auth0.domain, baseURL: auth0.baseURL, clientID: auth0.clientID, directory: directory, namespace: namespace)
+        let setup = Auth0ProcessSetup(
+            domain: auth0.domain, baseURL: auth0.baseURL, clientID: auth0.clientID, directory: directory, namespace: namespace)
         let client = try setup.client(now: control.now)
         try await client.start()
         try await client.login(Auth0Credentials.password(username: "alice@example.com", password: "alice-password-1", realm: auth0.connection))
@@ -123,7 +132,8 @@ struct Auth0Processes: Sendable {
     /// A child process in `mode` on `setup`'s store, at the emulator's current time.
     func child(_ mode: String, setup: Auth0ProcessSetup, output: String, extra: [String: String] = [:]) -> Process {
         let process = Process()
-        process.executableURL = URL(fileURLWithPath: (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0])
+        process.executableURL = URL(
+            fileURLWithPath: (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0])
         process.arguments = ["--testing-library", "swift-testing", "--filter", "Auth0ChildEntry"]
         var environment = ProcessInfo.processInfo.environment
         environment["LATCHKEY_AUTH0_CHILD"] = mode

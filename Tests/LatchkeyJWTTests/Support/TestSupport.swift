@@ -32,13 +32,17 @@ struct InteropVector: Decodable, Sendable, CustomTestStringConvertible {
     var testDescription: String { name }
 }
 
-enum VectorError: Error { case noKey(String), missing(String) }
+enum VectorError: Error {
+    case noKey(String)
+    case missing(String)
+}
 
 /// Loads fixtures from the test bundle's `Vectors` folder.
 enum Vectors {
     static func url(_ name: String) throws -> URL {
-        guard let url = Bundle.module.url(forResource: "Vectors/\(name)", withExtension: nil)
-            ?? Bundle.module.url(forResource: name, withExtension: nil, subdirectory: "Vectors")
+        guard
+            let url = Bundle.module.url(forResource: "Vectors/\(name)", withExtension: nil)
+                ?? Bundle.module.url(forResource: name, withExtension: nil, subdirectory: "Vectors")
         else { throw VectorError.missing(name) }
         return url
     }
@@ -74,23 +78,29 @@ enum Vectors {
 
 /// Expects `body` to throw a `JWTError` with `code`; returns the error for further checks.
 @discardableResult
-func expectJWTError<R>(_ code: JWTError.Code, _ comment: Comment? = nil, sourceLocation: SourceLocation = #_sourceLocation,
-                       _ body: () throws -> R) -> JWTError? {
+func expectJWTError<R>(
+    _ code: JWTError.Code, _ comment: Comment? = nil, sourceLocation: SourceLocation = #_sourceLocation,
+    _ body: () throws -> R
+) -> JWTError? {
     checkJWTError(Result { try body() }, code, comment, sourceLocation)
 }
 
 /// Async variant of `expectJWTError`.
 @discardableResult
-func expectJWTError<R>(_ code: JWTError.Code, _ comment: Comment? = nil, sourceLocation: SourceLocation = #_sourceLocation,
-                       _ body: () async throws -> R) async -> JWTError? {
+func expectJWTError<R>(
+    _ code: JWTError.Code, _ comment: Comment? = nil, sourceLocation: SourceLocation = #_sourceLocation,
+    _ body: () async throws -> R
+) async -> JWTError? {
     let outcome: Result<R, any Error>
     do { outcome = .success(try await body()) } catch { outcome = .failure(error) }
     return checkJWTError(outcome, code, comment, sourceLocation)
 }
 
 /// The shared judgement of both `expectJWTError` variants.
-private func checkJWTError<R>(_ outcome: Result<R, any Error>, _ code: JWTError.Code, _ comment: Comment?,
-                              _ sourceLocation: SourceLocation) -> JWTError? {
+private func checkJWTError<R>(
+    _ outcome: Result<R, any Error>, _ code: JWTError.Code, _ comment: Comment?,
+    _ sourceLocation: SourceLocation
+) -> JWTError? {
     switch outcome {
     case .success:
         Issue.record("expected JWTError.\(code), but it succeeded\(comment.map { " — \($0)" } ?? "")", sourceLocation: sourceLocation)
@@ -105,8 +115,10 @@ private func checkJWTError<R>(_ outcome: Result<R, any Error>, _ code: JWTError.
 
 /// Expects `body` to throw a `JWTError` whose code is one of `codes`.
 @discardableResult
-func expectJWTError<R>(oneOf codes: Set<JWTError.Code>, _ comment: Comment? = nil, sourceLocation: SourceLocation = #_sourceLocation,
-                       _ body: () throws -> R) -> JWTError? {
+func expectJWTError<R>(
+    oneOf codes: Set<JWTError.Code>, _ comment: Comment? = nil, sourceLocation: SourceLocation = #_sourceLocation,
+    _ body: () throws -> R
+) -> JWTError? {
     do {
         _ = try body()
         Issue.record("expected one of \(codes), but it succeeded\(comment.map { " — \($0)" } ?? "")", sourceLocation: sourceLocation)

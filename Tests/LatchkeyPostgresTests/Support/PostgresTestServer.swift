@@ -1,11 +1,12 @@
 import Foundation
 import Glibc
-@testable import LatchkeyPostgres
 import LatchkeySecrets
 import Logging
 import PostgresNIO
 import Synchronization
 import Testing
+
+@testable import LatchkeyPostgres
 
 /// Every PostgreSQL test, one at a time: some restart the server or kill connections,
 /// which would fail whatever else ran on it meanwhile.
@@ -32,15 +33,17 @@ struct PostgresTestServer: Sendable {
             }
             return nil
         }
-        return PostgresTestServer(url: url, address: address, restartScript: environment["LATCHKEY_TEST_POSTGRES_RESTART"],
-                                  dataDirectory: environment["LATCHKEY_TEST_POSTGRES_DATA"])
+        return PostgresTestServer(
+            url: url, address: address, restartScript: environment["LATCHKEY_TEST_POSTGRES_RESTART"],
+            dataDirectory: environment["LATCHKEY_TEST_POSTGRES_DATA"])
     }
 
     /// Runs `sql` on a connection of its own and returns the first column of each row
     /// as text.
     func sql(_ sql: String) async throws -> [String?] {
-        let connection = try await PostgresConnection.connect(configuration: address.connectionConfiguration(connectTimeout: .seconds(30)),
-                                                              id: 99, logger: Logger(label: "test"))
+        let connection = try await PostgresConnection.connect(
+            configuration: address.connectionConfiguration(connectTimeout: .seconds(30)),
+            id: 99, logger: Logger(label: "test"))
         defer { Task { try? await connection.close() } }
         let rows = try await connection.query(PostgresQuery(unsafeSQL: sql), logger: Logger(label: "test")).collect()
         return rows.map { row in try? row.decode(String?.self) }.map { $0 ?? nil }
@@ -81,8 +84,10 @@ final class KeyDirectory: Sendable {
     }
 
     /// A database (a pool of its own: as another instance) sealing with this key.
-    func database(_ server: PostgresTestServer, lockTimeout: Duration = .seconds(60),
-                  operationTimeout: Duration = .seconds(30)) throws -> PostgresSecretDatabase {
+    func database(
+        _ server: PostgresTestServer, lockTimeout: Duration = .seconds(60),
+        operationTimeout: Duration = .seconds(30)
+    ) throws -> PostgresSecretDatabase {
         var options = PostgresSecretDatabase.Options()
         options.keyConfiguration = configuration
         options.lockTimeout = lockTimeout

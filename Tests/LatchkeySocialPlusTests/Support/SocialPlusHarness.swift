@@ -1,14 +1,14 @@
 import Foundation
 import Latchkey
 import LatchkeyEmulator
-import LatchkeyJWT
 import LatchkeyJSON
+import LatchkeyJWT
 import LatchkeySecrets
 import LatchkeySocialPlus
-import Logging
-import Synchronization
 // Every file of the suite uses the shared support (logs, settle, errors).
 @_exported import LatchkeyTestSupport
+import Logging
+import Synchronization
 import Testing
 
 /// An emulated social.plus network on loopback, and a client talking to it over real
@@ -50,18 +50,21 @@ struct SocialPlusHarness {
     static let slowAnswer = EmulatorFault.Kind.delay(milliseconds: 6_000)
 
     /// Runs `body` with a started emulator and a client (not started), and stops both.
-    static func run(secure: Bool = false, lifetime: Int = 3600, reportsFlags: Bool = false,
-                    options: SessionOptions = SessionOptions(heartbeatInterval: nil),
-                    dependencies: ProviderDependencies = ProviderDependencies(), timeout: Duration = .seconds(30),
-                    retries: RetryPolicy? = nil, _ body: (SocialPlusHarness) async throws -> Void) async throws {
+    static func run(
+        secure: Bool = false, lifetime: Int = 3600, reportsFlags: Bool = false,
+        options: SessionOptions = SessionOptions(heartbeatInterval: nil),
+        dependencies: ProviderDependencies = ProviderDependencies(), timeout: Duration = .seconds(30),
+        retries: RetryPolicy? = nil, _ body: (SocialPlusHarness) async throws -> Void
+    ) async throws {
         var seed = SocialPlusSeed.standard
         seed.secureMode = secure
         seed.accessTokenLifetime = lifetime
         seed.reportsFlagsAtLogin = reportsFlags
         let emulator = try await Emulator.start(EmulatorOptions(providers: [.socialPlus], seed: EmulatorSeed(socialPlus: seed), clockStart: start))
         do {
-            let harness = try SocialPlusHarness(emulator: emulator, options: options, dependencies: dependencies, timeout: timeout,
-                                                retries: retries)
+            let harness = try SocialPlusHarness(
+                emulator: emulator, options: options, dependencies: dependencies, timeout: timeout,
+                retries: retries)
             try await body(harness)
             await harness.client.shutdown()
         } catch {
@@ -71,8 +74,10 @@ struct SocialPlusHarness {
         await emulator.stop()
     }
 
-    private init(emulator: Emulator, options: SessionOptions, dependencies: ProviderDependencies, timeout: Duration,
-                 retries: RetryPolicy?) throws {
+    private init(
+        emulator: Emulator, options: SessionOptions, dependencies: ProviderDependencies, timeout: Duration,
+        retries: RetryPolicy?
+    ) throws {
         self.emulator = emulator
         endpoint = try #require(emulator.socialPlus)
         clock = ManualClock(now: Self.start)
@@ -81,27 +86,33 @@ struct SocialPlusHarness {
         transport = RecordingTransport(URLSessionTransport(defaultTimeout: timeout))
         self.options = options
         self.retries = retries
-        client = try Self.makeClient(endpoint: endpoint, store: store, transport: transport, retries: retries, clock: clock, logs: logs,
-                                     options: options, dependencies: dependencies)
+        client = try Self.makeClient(
+            endpoint: endpoint, store: store, transport: transport, retries: retries, clock: clock, logs: logs,
+            options: options, dependencies: dependencies)
     }
 
     /// Another client on the same store, as after a restart.
     func restarted(dependencies: ProviderDependencies = ProviderDependencies(), store: (any SecretStore)? = nil) throws -> AuthClient {
-        try Self.makeClient(endpoint: endpoint, store: store ?? self.store, transport: transport, retries: retries, clock: clock,
-                            logs: logs, options: options, dependencies: dependencies)
+        try Self.makeClient(
+            endpoint: endpoint, store: store ?? self.store, transport: transport, retries: retries, clock: clock,
+            logs: logs, options: options, dependencies: dependencies)
     }
 
-    private static func makeClient(endpoint: SocialPlusEndpoint, store: any SecretStore, transport: RecordingTransport, retries: RetryPolicy?,
-                                   clock: ManualClock, logs: LogCapture, options: SessionOptions,
-                                   dependencies: ProviderDependencies) throws -> AuthClient {
+    private static func makeClient(
+        endpoint: SocialPlusEndpoint, store: any SecretStore, transport: RecordingTransport, retries: RetryPolicy?,
+        clock: ManualClock, logs: LogCapture, options: SessionOptions,
+        dependencies: ProviderDependencies
+    ) throws -> AuthClient {
         let registry = ProviderRegistry()
         registry.register(SocialPlusProvider.factory)
-        let configuration = LatchkeyConfiguration(provider: "socialplus",
-                                                  settings: ["api_key": endpoint.apiKey, "base_url": endpoint.baseURL.absoluteString],
-                                                  session: options)
+        let configuration = LatchkeyConfiguration(
+            provider: "socialplus",
+            settings: ["api_key": endpoint.apiKey, "base_url": endpoint.baseURL.absoluteString],
+            session: options)
         let wire: any HTTPTransport = retries.map { RetryingTransport(transport, policy: $0, clock: clock) } ?? transport
-        return try registry.makeClient(configuration, store: store, dependencies: dependencies, transport: wire, clock: clock,
-                                       logger: logs.logger)
+        return try registry.makeClient(
+            configuration, store: store, dependencies: dependencies, transport: wire, clock: clock,
+            logger: logs.logger)
     }
 
     /// Moves both clocks forward (the emulator's first, so woken timers meet the new time).
@@ -122,13 +133,15 @@ struct SocialPlusHarness {
 
     /// A server-minted auth token, through the adapter's backend helper.
     func mintAuthToken(_ userID: String = "alice") async throws -> String {
-        try await SocialPlusAuthTokenIssuer(serverKey: endpoint.serverKey, baseURL: endpoint.baseURL,
-                                            transport: URLSessionTransport(defaultTimeout: .seconds(5))).authToken(for: userID)
+        try await SocialPlusAuthTokenIssuer(
+            serverKey: endpoint.serverKey, baseURL: endpoint.baseURL,
+            transport: URLSessionTransport(defaultTimeout: .seconds(5))
+        ).authToken(for: userID)
     }
 
     /// An app request to the social.plus API.
-    func userRequest(_ userID: String = "alice") -> HTTPRequest {
-        HTTPRequest(url: endpoint.baseURL.appending(path: "api/v3/users/\(userID)"))
+    func userRequest(_ userID: String = "alice") -> TransportRequest {
+        TransportRequest(url: endpoint.baseURL.appending(path: "api/v3/users/\(userID)"))
     }
 
     /// The JSON bodies of the logins sent so far.
@@ -141,13 +154,13 @@ struct SocialPlusHarness {
 /// Passes requests to another transport and remembers them (bodies included: tests only).
 final class RecordingTransport: HTTPTransport {
     let base: any HTTPTransport
-    private let log = Mutex<[HTTPRequest]>([])
+    private let log = Mutex<[TransportRequest]>([])
 
     init(_ base: any HTTPTransport) { self.base = base }
 
-    var requests: [HTTPRequest] { log.withLock { $0 } }
+    var requests: [TransportRequest] { log.withLock { $0 } }
 
-    func send(_ request: HTTPRequest) async throws -> HTTPResponse {
+    func send(_ request: TransportRequest) async throws -> TransportResponse {
         log.withLock { $0.append(request) }
         return try await base.send(request)
     }
@@ -191,8 +204,10 @@ final class ScriptedSessionHandler: SocialPlusSessionHandler {
     private let hook: (@Sendable (String) async throws -> Void)?
     let fallback: SocialPlusRenewalAnswer
 
-    init(_ answers: [SocialPlusRenewalAnswer] = [], fallback: SocialPlusRenewalAnswer = .renew,
-         hook: (@Sendable (String) async throws -> Void)? = nil) {
+    init(
+        _ answers: [SocialPlusRenewalAnswer] = [], fallback: SocialPlusRenewalAnswer = .renew,
+        hook: (@Sendable (String) async throws -> Void)? = nil
+    ) {
         state = Mutex((answers, 0))
         self.fallback = fallback
         self.hook = hook
@@ -222,5 +237,10 @@ struct ClosureSessionHandler: SocialPlusSessionHandler {
 final class Counter: Sendable {
     private let value = Mutex(0)
     var count: Int { value.withLock { $0 } }
-    @discardableResult func increment() -> Int { value.withLock { $0 += 1; return $0 } }
+    @discardableResult func increment() -> Int {
+        value.withLock {
+            $0 += 1
+            return $0
+        }
+    }
 }

@@ -1,14 +1,14 @@
 import Foundation
 import Latchkey
 import LatchkeyEmulator
-import LatchkeyJWT
 import LatchkeyJSON
+import LatchkeyJWT
 import LatchkeySecrets
 import LatchkeyStytch
-import Logging
-import Synchronization
 // Every file of the suite uses the shared support (logs, settle, errors).
 @_exported import LatchkeyTestSupport
+import Logging
+import Synchronization
 import Testing
 
 /// A Stytch emulator on loopback, a client built through the registry with the Stytch
@@ -26,9 +26,11 @@ struct StytchHarness {
     let configuration: LatchkeyConfiguration
     let client: AuthClient
 
-    static func make(b2b: Bool = false, options: SessionOptions = SessionOptions(renewsProactively: false),
-                     settings extra: [String: String] = [:], timeout: Duration = .seconds(5),
-                     redirect: LoopbackRedirect? = nil) async throws -> StytchHarness {
+    static func make(
+        b2b: Bool = false, options: SessionOptions = SessionOptions(renewsProactively: false),
+        settings extra: [String: String] = [:], timeout: Duration = .seconds(5),
+        redirect: LoopbackRedirect? = nil
+    ) async throws -> StytchHarness {
         // With a redirect: the client's OAuth redirect_uri, and the project's one Redirect URL.
         var emulatorOptions = EmulatorOptions(providers: [.stytch], clockStart: start)
         if let redirect { emulatorOptions.seed.stytch.redirectURLs = [redirect.absoluteString] }
@@ -37,16 +39,20 @@ struct StytchHarness {
         let clock = ManualClock(now: start)
         let logs = LogCapture()
         let transport = RecordingTransport(URLSessionTransport(defaultTimeout: timeout))
-        var settings: [String: String] = ["public_token": endpoint.publicToken, "base_url": endpoint.baseURL.absoluteString,
-                                          "project_id": endpoint.projectID, "app_identifier": endpoint.appIdentifier]
+        var settings: [String: String] = [
+            "public_token": endpoint.publicToken, "base_url": endpoint.baseURL.absoluteString,
+            "project_id": endpoint.projectID, "app_identifier": endpoint.appIdentifier,
+        ]
         if let redirect { settings["redirect_uri"] = redirect.absoluteString }
         settings.merge(extra) { _, new in new }
-        let configuration = LatchkeyConfiguration(provider: b2b ? StytchB2BProvider.identifier : StytchProvider.identifier,
-                                                  settings: ProviderSettings(settings), session: options)
+        let configuration = LatchkeyConfiguration(
+            provider: b2b ? StytchB2BProvider.identifier : StytchProvider.identifier,
+            settings: ProviderSettings(settings), session: options)
         let store = try MemorySecretStore(namespace: "stytch-test")
         let client = try registry.makeClient(configuration, store: store, transport: transport, clock: clock, logger: logs.logger)
-        return StytchHarness(emulator: emulator, endpoint: endpoint, clock: clock, store: store, logs: logs, transport: transport,
-                             configuration: configuration, client: client)
+        return StytchHarness(
+            emulator: emulator, endpoint: endpoint, clock: clock, store: store, logs: logs, transport: transport,
+            configuration: configuration, client: client)
     }
 
     /// A registry with both Stytch factories.
@@ -81,8 +87,9 @@ struct StytchHarness {
     }
 
     func loginAlice(minutes: Int = 60) async throws {
-        try await client.login(StytchCredentials.password(email: "alice@example.com", password: "alice-password-1"),
-                               sessionDuration: .seconds(minutes * 60))
+        try await client.login(
+            StytchCredentials.password(email: "alice@example.com", password: "alice-password-1"),
+            sessionDuration: .seconds(minutes * 60))
     }
 
     func storedRecord() async throws -> String? {
@@ -95,9 +102,11 @@ struct StytchHarness {
     }
 
     /// Runs `body` with a harness and stops it whatever happens.
-    static func with(b2b: Bool = false, options: SessionOptions = SessionOptions(renewsProactively: false),
-                     settings: [String: String] = [:], timeout: Duration = .seconds(5), redirect: LoopbackRedirect? = nil,
-                     _ body: (StytchHarness) async throws -> Void) async throws {
+    static func with(
+        b2b: Bool = false, options: SessionOptions = SessionOptions(renewsProactively: false),
+        settings: [String: String] = [:], timeout: Duration = .seconds(5), redirect: LoopbackRedirect? = nil,
+        _ body: (StytchHarness) async throws -> Void
+    ) async throws {
         let harness = try await make(b2b: b2b, options: options, settings: settings, timeout: timeout, redirect: redirect)
         do { try await body(harness) } catch {
             await harness.stop()
@@ -111,14 +120,14 @@ struct StytchHarness {
 final class RecordingTransport: HTTPTransport {
     struct Record: Sendable {
         var path: String
-        var headers: HTTPHeaders
+        var headers: TransportHeaders
         var body: JSONObject?
     }
 
     let base: any HTTPTransport
     private let records = Mutex<[Record]>([])
     /// Answers requests to `https://app.test/…`: the app's own API.
-    let app = Mutex<(@Sendable (HTTPRequest) -> HTTPResponse)?>(nil)
+    let app = Mutex<(@Sendable (TransportRequest) -> TransportResponse)?>(nil)
 
     init(_ base: any HTTPTransport) { self.base = base }
 
@@ -126,7 +135,7 @@ final class RecordingTransport: HTTPTransport {
 
     func last(_ suffix: String) -> Record? { all.last { $0.path.hasSuffix(suffix) } }
 
-    func send(_ request: HTTPRequest) async throws -> HTTPResponse {
+    func send(_ request: TransportRequest) async throws -> TransportResponse {
         if request.url.host == "app.test", let handler = app.withLock({ $0 }) { return handler(request) }
         let body = request.body.flatMap { try? JSONValue.parse(bytes: Array($0)).objectValue }
         records.withLock { $0.append(Record(path: request.url.path, headers: request.headers, body: body)) }
@@ -147,7 +156,7 @@ func authError(_ body: () async throws -> Void) async -> AuthError? {
 /// Raw Stytch calls (as another device or the app's web view would make them).
 enum StytchRaw {
     static func post(_ endpoint: StytchEndpoint, _ path: String, session: String? = nil, _ body: JSONObject) async throws -> JSONObject {
-        var request = HTTPRequest(method: "POST", url: endpoint.sdkBaseURL.appending(path: path), body: Data(JSONValue.object(body).jsonBytes))
+        var request = TransportRequest(method: "POST", url: endpoint.sdkBaseURL.appending(path: path), body: Data(JSONValue.object(body).jsonBytes))
         request.headers["Content-Type"] = "application/json"
         request.headers["Authorization"] = "Basic " + Data("\(endpoint.publicToken):\(session ?? endpoint.publicToken)".utf8).base64EncodedString()
         let response = try await URLSessionTransport().send(request)
@@ -157,10 +166,15 @@ enum StytchRaw {
 
     /// A fresh consumer session for alice: (session token, session JWT).
     static func aliceTokens(_ endpoint: StytchEndpoint) async throws -> SessionTokens {
-        let body = try await post(endpoint, "passwords/authenticate", ["email": "alice@example.com", "password": "alice-password-1",
-                                                                       "session_duration_minutes": 60])
+        let body = try await post(
+            endpoint, "passwords/authenticate",
+            [
+                "email": "alice@example.com", "password": "alice-password-1",
+                "session_duration_minutes": 60,
+            ])
         let data = try #require(body["data"]?.objectValue)
-        return SessionTokens(accessToken: try #require(data["session_jwt"]?.stringValue), sessionToken: try #require(data["session_token"]?.stringValue))
+        return SessionTokens(
+            accessToken: try #require(data["session_jwt"]?.stringValue), sessionToken: try #require(data["session_token"]?.stringValue))
     }
 }
 

@@ -57,8 +57,10 @@ final class ScriptedProvider: AuthProvider {
     let secret: String
     let state: Mutex<State>
 
-    init(identifier: String = "scripted", extendsSessions: Bool = false, lifetime: TimeInterval = 3600,
-         clock: any SessionClock, secret: String = "s3cr3t\(UInt32.random(in: .min ... .max))") {
+    init(
+        identifier: String = "scripted", extendsSessions: Bool = false, lifetime: TimeInterval = 3600,
+        clock: any SessionClock, secret: String = "s3cr3t\(UInt32.random(in: .min ... .max))"
+    ) {
         self.identifier = identifier
         self.extendsSessions = extendsSessions
         self.lifetime = lifetime
@@ -114,8 +116,9 @@ final class ScriptedProvider: AuthProvider {
         let now = clock.now
         return state.withLock { state in
             state.issued += 1
-            let tokens = SessionTokens(accessToken: "access-\(state.issued)-\(secret)", refreshToken: "refresh-\(state.issued)-\(secret)",
-                                       issuedAt: now, expiresAt: now.addingTimeInterval(lifetime))
+            let tokens = SessionTokens(
+                accessToken: "access-\(state.issued)-\(secret)", refreshToken: "refresh-\(state.issued)-\(secret)",
+                issuedAt: now, expiresAt: now.addingTimeInterval(lifetime))
             state.validAccessToken = tokens.accessToken
             state.validRefreshToken = tokens.refreshToken
             return tokens
@@ -124,9 +127,10 @@ final class ScriptedProvider: AuthProvider {
 
     func report(_ tokens: SessionTokens, user: String = "user-1") -> AuthenticatedSession {
         let expires = state.withLock { $0.sessionExpiresAt }
-        return AuthenticatedSession(tokens: tokens,
-                                    session: Session(id: "session-1", userID: user, startedAt: clock.now, expiresAt: expires),
-                                    user: User(id: user, email: "\(user)@example.com", name: "Test User"))
+        return AuthenticatedSession(
+            tokens: tokens,
+            session: Session(id: "session-1", userID: user, startedAt: clock.now, expiresAt: expires),
+            user: User(id: user, email: "\(user)@example.com", name: "Test User"))
     }
 
     private func next(_ keyPath: WritableKeyPath<State, [Behaviour]>, default fallback: KeyPath<State, Behaviour>) -> Behaviour {
@@ -209,7 +213,7 @@ final class ScriptedProvider: AuthProvider {
     }
 
     /// The app's server says "banned" with a 403 whose body is `banned`: the session ends.
-    func inspect(_ response: HTTPResponse, to request: HTTPRequest) -> AuthError? {
+    func inspect(_ response: TransportResponse, to request: TransportRequest) -> AuthError? {
         guard response.status == 403, response.body == Data("banned".utf8) else { return nil }
         return AuthError.terminated(.globalBan, "the user is banned", providerCode: "400312", httpStatus: 403)
     }
@@ -238,14 +242,14 @@ final class AppAPITransport: HTTPTransport {
         self.provider = provider
     }
 
-    func send(_ request: HTTPRequest) async throws -> HTTPResponse {
+    func send(_ request: TransportRequest) async throws -> TransportResponse {
         requests.add(1, ordering: .relaxed)
         await Task.yield()
         let valid = provider.validAccessToken
-        if alwaysUnauthorized.load(ordering: .relaxed) { return HTTPResponse(status: 401) }
+        if alwaysUnauthorized.load(ordering: .relaxed) { return TransportResponse(status: 401) }
         let forced = forcedStatus.load(ordering: .relaxed)
-        if forced != 0 { return HTTPResponse(status: forced, body: Data(forced == 403 ? "banned".utf8 : "nope".utf8)) }
-        guard let valid, request.headers["Authorization"] == "Bearer \(valid)" else { return HTTPResponse(status: 401) }
-        return HTTPResponse(status: 200, body: Data("ok".utf8))
+        if forced != 0 { return TransportResponse(status: forced, body: Data(forced == 403 ? "banned".utf8 : "nope".utf8)) }
+        guard let valid, request.headers["Authorization"] == "Bearer \(valid)" else { return TransportResponse(status: 401) }
+        return TransportResponse(status: 200, body: Data("ok".utf8))
     }
 }

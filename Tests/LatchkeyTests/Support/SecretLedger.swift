@@ -1,5 +1,5 @@
-import Foundation
 import CoreMetrics
+import Foundation
 import InMemoryTracing
 import Latchkey
 import MetricsTestKit
@@ -72,8 +72,10 @@ final class SecretLedger: Sendable {
     func inspect(error: any Error, _ what: String) {
         var dumped = ""
         dump(error, to: &dumped)
-        for (form, text) in [("description", "\(error)"), ("debug description", String(reflecting: error)),
-                             ("localizedDescription", error.localizedDescription), ("dump", dumped)] {
+        for (form, text) in [
+            ("description", "\(error)"), ("debug description", String(reflecting: error)),
+            ("localizedDescription", error.localizedDescription), ("dump", dumped),
+        ] {
             inspect("\(what) (\(form))", text)
         }
     }

@@ -80,13 +80,17 @@ struct SessionModel: Hashable {
         }
         for id in renewalAnswers.keys.sorted() { steps.append(.event(.renewalAnswered(id, renewalAnswers[id]!))) }
         for id in checks.sorted() {
-            steps += [Machine.CheckAnswer.valid, .failed(.transient), .failed(.ended(.unrecoverable)),
-                      .failed(.ended(.terminated(.globalBan))), .failed(.needsUserAction(Self.action))]
-                .map { .event(.checkAnswered(id, $0)) }
+            steps += [
+                Machine.CheckAnswer.valid, .failed(.transient), .failed(.ended(.unrecoverable)),
+                .failed(.ended(.terminated(.globalBan))), .failed(.needsUserAction(Self.action)),
+            ]
+            .map { .event(.checkAnswered(id, $0)) }
         }
         if let login {
-            steps += [Machine.LoginAnswer.saved(0), .failed(.transient), .failed(.needsUserAction(Self.action)),
-                      .failed(.ended(.terminated(.globalBan)))].map { .event(.loginAnswered(login, $0)) }
+            steps += [
+                Machine.LoginAnswer.saved(0), .failed(.transient), .failed(.needsUserAction(Self.action)),
+                .failed(.ended(.terminated(.globalBan))),
+            ].map { .event(.loginAnswered(login, $0)) }
         }
         // A kill loses what only memory holds; the soak counts such losses apart. Here the
         // machine's own handling is under test, so a process dies only when the store holds
@@ -177,14 +181,15 @@ struct SessionModel: Hashable {
 
     private mutating func apply(_ event: Machine.Event) -> [String] {
         var broken: [String] = []
-        let isAnswer: Bool = switch event {
-        case .renewalAnswered(let id, _):
-            renewalAnswers.removeValue(forKey: id) != nil
-        case .checkAnswered(let id, _):
-            checks.remove(id) != nil
-        case .loginAnswered: true
-        default: false
-        }
+        let isAnswer: Bool =
+            switch event {
+            case .renewalAnswered(let id, _):
+                renewalAnswers.removeValue(forKey: id) != nil
+            case .checkAnswered(let id, _):
+                checks.remove(id) != nil
+            case .loginAnswered: true
+            default: false
+            }
         let before = machine.state
         let (next, actions) = Machine.transition(machine, event)
         machine = next
@@ -199,7 +204,7 @@ struct SessionModel: Hashable {
             if state == .notLoggedIn || { if case .terminated = state { true } else { false } }() {
                 switch event {
                 case .logout, .checkAnswered(_, .failed(.ended)), .renewalAnswered(_, .failed(.ended)), .loginAnswered,
-                     .storeRead(nil), .actionExpired:
+                    .storeRead(nil), .actionExpired:
                     break
                 default:
                     broken.append("\(event) ended the session: only a logout or the provider's verdict may")
@@ -245,8 +250,10 @@ struct SessionModel: Hashable {
 
     private func checkDiagram() -> [String] {
         guard let shown = machine.published else { return [] }
-        let documented: Set<String> = ["restoring", "notLoggedIn", "establishing", "established", "tokenExpired",
-                                       "needsUserAction(mfa)", "terminated(globalBan)", "terminated(unauthorized)"]
+        let documented: Set<String> = [
+            "restoring", "notLoggedIn", "establishing", "established", "tokenExpired",
+            "needsUserAction(mfa)", "terminated(globalBan)", "terminated(unauthorized)",
+        ]
         return documented.contains("\(shown)") ? [] : ["\(shown) is not in the documented diagram"]
     }
 

@@ -1,10 +1,10 @@
 import Foundation
 import Latchkey
 import LatchkeySecrets
-import Logging
-import Synchronization
 // Every file of the suite uses the shared support (logs, settle, errors).
 @_exported import LatchkeyTestSupport
+import Logging
+import Synchronization
 import Testing
 
 /// Everything a client test needs: a manual clock, the scripted provider, a store, the
@@ -17,8 +17,10 @@ struct Harness {
     let logs: LogCapture
     let client: AuthClient
 
-    init(store: (any SecretStore)? = nil, extendsSessions: Bool = false, lifetime: TimeInterval = 3600,
-         options: SessionOptions = SessionOptions(), clock: ManualClock = ManualClock()) throws {
+    init(
+        store: (any SecretStore)? = nil, extendsSessions: Bool = false, lifetime: TimeInterval = 3600,
+        options: SessionOptions = SessionOptions(), clock: ManualClock = ManualClock()
+    ) throws {
         self.clock = clock
         provider = ScriptedProvider(extendsSessions: extendsSessions, lifetime: lifetime, clock: clock)
         self.store = try store ?? MemorySecretStore(namespace: "test")

@@ -22,25 +22,30 @@ struct TinyAuthAPI: Sendable {
         var user: UserAnswer
 
         func session(at now: Date) -> AuthenticatedSession {
-            AuthenticatedSession(tokens: SessionTokens(accessToken: access_token, refreshToken: refresh_token, issuedAt: now,
-                                                       expiresAt: now.addingTimeInterval(TimeInterval(expires_in))),
-                                 user: user.user)
+            AuthenticatedSession(
+                tokens: SessionTokens(
+                    accessToken: access_token, refreshToken: refresh_token, issuedAt: now,
+                    expiresAt: now.addingTimeInterval(TimeInterval(expires_in))),
+                user: user.user)
         }
     }
 
     struct ErrorAnswer: Decodable { var error: String }
 
     /// Sends one call and decodes its answer, or throws the failure classified for the core.
-    func call<Answer: Decodable>(_ method: String, _ path: String, body: [String: String]? = nil,
-                                         bearer: String? = nil) async throws -> Answer {
-        var request = HTTPRequest(method: method, url: configuration.baseURL.appending(path: path), headers: ["X-Client-ID": configuration.clientID])
+    func call<Answer: Decodable>(
+        _ method: String, _ path: String, body: [String: String]? = nil,
+        bearer: String? = nil
+    ) async throws -> Answer {
+        var request = TransportRequest(
+            method: method, url: configuration.baseURL.appending(path: path), headers: ["X-Client-ID": configuration.clientID])
         if let body {
             request.headers["Content-Type"] = "application/json"
             request.body = try JSONEncoder().encode(body)
         }
         if let bearer { request.headers["Authorization"] = "Bearer \(bearer)" }
         let response = try await transport.send(request)  // a TransportError is classified transient
-        guard (200 ..< 300).contains(response.status) else {
+        guard (200..<300).contains(response.status) else {
             throw classify(response, from: path)
         }
         do {
@@ -53,7 +58,7 @@ struct TinyAuthAPI: Sendable {
 
     /// The one place that decides what a failure means. Narrowly: only the provider's
     /// definitive "this session is over" ends a session.
-    private func classify(_ response: HTTPResponse, from path: String) -> AuthError {
+    private func classify(_ response: TransportResponse, from path: String) -> AuthError {
         let code = (try? JSONDecoder().decode(ErrorAnswer.self, from: response.body))?.error
         let message = "tinyauth \(path): \(response.status) \(code ?? "(no error code)")"
         switch (response.status, path) {

@@ -58,7 +58,8 @@ struct Auth0RefreshJudge {
         // token, explains it: no client can see a request its predecessor left at the
         // server. The lost request came before the denied token was received.
         guard case .reuse(let reused, _) = status.revocation, let receivedAt = lastIndex(.received, denied),
-              await self.status(reused).familyID == family, let loss = lostPresentation(of: reused, before: receivedAt) else { return nil }
+            await self.status(reused).familyID == family, let loss = lostPresentation(of: reused, before: receivedAt)
+        else { return nil }
         return .rotationLost(loss, token: reused)
     }
 
@@ -92,12 +93,16 @@ struct Auth0RefreshJudge {
             // A client held the newer token.
             let saved = ledger[newer.index...].contains { $0.tag == .saved && $0.token == newer.token }
             if ledger[newer.index...].contains(where: { $0.tag == .presented && $0.token == newer.token }) {
-                return .lost("a newer refresh token of its family (\(issued) issued) was received\(saved ? ", saved" : " but never saved") and used, and the store holds an older one")
+                return .lost(
+                    "a newer refresh token of its family (\(issued) issued) was received\(saved ? ", saved" : " but never saved") and used, and the store holds an older one"
+                )
             }
             if saved { return .lost("a newer refresh token of its family was received and saved, and the store holds an older one again") }
             if ledger[newer.index...].contains(where: { $0.tag == .killed }) { return .rotationLost(.kill, token: newer.token) }
             let failed = ledger[newer.index...].contains { $0.tag == .saveFailed && $0.token == newer.token }
-            return .lost("a newer refresh token of its family was received and never stored (\(failed ? "its save failed" : "no save was tried")), and no kill explains it")
+            return .lost(
+                "a newer refresh token of its family was received and never stored (\(failed ? "its save failed" : "no save was tried")), and no kill explains it"
+            )
         }
         // No client ever held a newer token: the emulator rotated this one and the answer
         // never arrived.
@@ -105,7 +110,8 @@ struct Auth0RefreshJudge {
         // Presented, then the worker was killed before an answer came back: the emulator
         // rotated a token the new worker presents again.
         if let presented = ledger.firstIndex(where: { $0.tag == .presented && $0.token == token }),
-           ledger[presented...].contains(where: { $0.tag == .killed }) {
+            ledger[presented...].contains(where: { $0.tag == .killed })
+        {
             return .rotationLost(.kill, token: token)
         }
         return .lost("the emulator rotated the stored refresh token, though no client presented it without getting an answer and no kill happened")

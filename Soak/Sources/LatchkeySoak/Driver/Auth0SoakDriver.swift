@@ -31,13 +31,16 @@ struct Auth0SoakDriver: SoakDriver {
 
     static func endpoint(of emulator: Emulator) throws -> SoakEndpoint {
         guard let endpoint = emulator.auth0 else { throw SoakError("the emulator does not run Auth0") }
-        return ["base_url": endpoint.baseURL.absoluteString, "domain": endpoint.domain, "client_id": endpoint.clientID,
-                "connection": endpoint.connection]
+        return [
+            "base_url": endpoint.baseURL.absoluteString, "domain": endpoint.domain, "client_id": endpoint.clientID,
+            "connection": endpoint.connection,
+        ]
     }
 
     init(endpoint: SoakEndpoint) throws {
         guard let text = endpoint["base_url"], let url = URL(string: text), let domain = endpoint["domain"],
-              let clientID = endpoint["client_id"], let connection = endpoint["connection"] else {
+            let clientID = endpoint["client_id"], let connection = endpoint["connection"]
+        else {
             throw SoakError("the Auth0 endpoint needs base_url, domain, client_id and connection")
         }
         baseURL = url
@@ -61,24 +64,25 @@ struct Auth0SoakDriver: SoakDriver {
     }
 
     func configuration(for user: SoakUser, store: StoreSettings, session: SessionOptions) -> LatchkeyConfiguration {
-        LatchkeyConfiguration(provider: "auth0", settings: ["domain": domain, "client_id": clientID, "base_url": baseURL.absoluteString],
-                              store: store, session: session)
+        LatchkeyConfiguration(
+            provider: "auth0", settings: ["domain": domain, "client_id": clientID, "base_url": baseURL.absoluteString],
+            store: store, session: session)
     }
 
     func credentials(for user: SoakUser) async throws -> any LoginCredentials {
         Auth0Credentials.password(username: user.extra["email"] ?? "", password: user.password ?? "", realm: connection)
     }
 
-    func appRequest(for user: SoakUser) -> HTTPRequest {
-        HTTPRequest(method: "GET", url: baseURL.appending(path: "userinfo"), headers: ["Accept": "application/json"])
+    func appRequest(for user: SoakUser) -> TransportRequest {
+        TransportRequest(method: "GET", url: baseURL.appending(path: "userinfo"), headers: ["Accept": "application/json"])
     }
 
     /// Every token grant: the password-realm login and the refresh.
-    func isRenewalRequest(_ request: HTTPRequest) -> Bool {
+    func isRenewalRequest(_ request: TransportRequest) -> Bool {
         request.method == "POST" && request.url.path.hasSuffix("/oauth/token")
     }
 
-    func secrets(in request: HTTPRequest, response: HTTPResponse?) -> [String] {
+    func secrets(in request: TransportRequest, response: TransportResponse?) -> [String] {
         var found: [String] = []
         let form = WireFields.form(request.body)
         found += ["password", "refresh_token", "token", "client_secret", "mfa_token"].compactMap { form[$0] }.filter { !$0.isEmpty }
@@ -106,9 +110,9 @@ struct Auth0SoakDriver: SoakDriver {
 
     var tracksRefreshTokens: Bool { true }
 
-    private func isTokenRequest(_ request: HTTPRequest) -> Bool { isRenewalRequest(request) }
+    private func isTokenRequest(_ request: TransportRequest) -> Bool { isRenewalRequest(request) }
 
-    func ledgerBeforeSending(_ request: HTTPRequest) -> [RefreshLedger.Entry] {
+    func ledgerBeforeSending(_ request: TransportRequest) -> [RefreshLedger.Entry] {
         guard request.method == "POST" else { return [] }
         let form = WireFields.form(request.body)
         if isTokenRequest(request), form["grant_type"] == "refresh_token", let token = form["refresh_token"] {
@@ -118,7 +122,7 @@ struct Auth0SoakDriver: SoakDriver {
         return []
     }
 
-    func ledgerAfter(_ request: HTTPRequest, response: HTTPResponse?) -> [RefreshLedger.Entry] {
+    func ledgerAfter(_ request: TransportRequest, response: TransportResponse?) -> [RefreshLedger.Entry] {
         guard request.method == "POST", isTokenRequest(request) else { return [] }
         let form = WireFields.form(request.body)
         let presented = form["grant_type"] == "refresh_token" ? form["refresh_token"] : nil
@@ -137,7 +141,9 @@ struct Auth0SoakDriver: SoakDriver {
         (try? StoredSessionRecord(decoding: bytes, provider: providerID))?.tokens.refreshToken
     }
 
-    func judgeStoredSession(_ vault: [UInt8], of user: SoakUser, ledger: [RefreshLedger.Entry], control: EmulatorControl) async -> StoredSessionVerdict {
+    func judgeStoredSession(
+        _ vault: [UInt8], of user: SoakUser, ledger: [RefreshLedger.Entry], control: EmulatorControl
+    ) async -> StoredSessionVerdict {
         guard let token = refreshToken(inVault: vault) else { return .fine }
         var judge = Auth0RefreshJudge(ledger: ledger, control: control)
         return await judge.stored(token)

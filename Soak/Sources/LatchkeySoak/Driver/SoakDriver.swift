@@ -76,14 +76,14 @@ protocol SoakDriver: Sendable {
     func credentials(for user: SoakUser) async throws -> any LoginCredentials
     /// An app request to send with the session's credentials (`client.send`): an
     /// endpoint of the emulator that checks the token.
-    func appRequest(for user: SoakUser) -> HTTPRequest
+    func appRequest(for user: SoakUser) -> TransportRequest
     /// Whether `request` (to the provider) creates or renews a session: a login, a
     /// re-login, a refresh grant, an extending authenticate. At most one may be in flight
     /// per user, across processes.
-    func isRenewalRequest(_ request: HTTPRequest) -> Bool
+    func isRenewalRequest(_ request: TransportRequest) -> Bool
     /// The secrets in an exchange with the provider (tokens issued, keys and passwords
     /// sent): none may appear in a log line.
-    func secrets(in request: HTTPRequest, response: HTTPResponse?) -> [String]
+    func secrets(in request: TransportRequest, response: TransportResponse?) -> [String]
     /// The routes faults are armed on.
     var faultRoutes: [EmulatorRoute] { get }
     /// The events this provider supports.
@@ -103,10 +103,10 @@ protocol SoakDriver: Sendable {
     var tracksRefreshTokens: Bool { get }
     /// What a request about to be sent does to refresh tokens: presents one (a refresh
     /// grant) or revokes one. Default: nothing.
-    func ledgerBeforeSending(_ request: HTTPRequest) -> [RefreshLedger.Entry]
+    func ledgerBeforeSending(_ request: TransportRequest) -> [RefreshLedger.Entry]
     /// What the answer (or its absence: `nil`) did: a token received, a presented token
     /// denied (`invalid_grant`), or a presented token with no answer. Default: nothing.
-    func ledgerAfter(_ request: HTTPRequest, response: HTTPResponse?) -> [RefreshLedger.Entry]
+    func ledgerAfter(_ request: TransportRequest, response: TransportResponse?) -> [RefreshLedger.Entry]
     /// The refresh token in a vault record's bytes, if any. Default: `nil`.
     func refreshToken(inVault bytes: [UInt8]) -> String?
     /// Checks a stored session (the vault entry's bytes, already known to decode) against
@@ -114,7 +114,9 @@ protocol SoakDriver: Sendable {
     /// invariant (the stored refresh token is the newest of its family, or the family was
     /// revoked on purpose), with the user's ledger to tell a rotation lost to a kill or in
     /// transit from a token the client lost. Default: fine.
-    func judgeStoredSession(_ vault: [UInt8], of user: SoakUser, ledger: [RefreshLedger.Entry], control: EmulatorControl) async -> StoredSessionVerdict
+    func judgeStoredSession(
+        _ vault: [UInt8], of user: SoakUser, ledger: [RefreshLedger.Entry], control: EmulatorControl
+    ) async -> StoredSessionVerdict
     /// Explains a session end that no logout or event explains, from the user's ledger
     /// and the emulator's record (Auth0: a refresh denied because a rotation was lost to a
     /// kill or in transit); `nil` when nothing does — a wrongful logout. Default: `nil`.
@@ -157,10 +159,12 @@ extension SoakDriver {
     func dependencies(for user: SoakUser) -> ProviderDependencies { ProviderDependencies() }
     func counts(_ record: EmulatorRequestRecord) -> Bool { true }
     var tracksRefreshTokens: Bool { false }
-    func ledgerBeforeSending(_ request: HTTPRequest) -> [RefreshLedger.Entry] { [] }
-    func ledgerAfter(_ request: HTTPRequest, response: HTTPResponse?) -> [RefreshLedger.Entry] { [] }
+    func ledgerBeforeSending(_ request: TransportRequest) -> [RefreshLedger.Entry] { [] }
+    func ledgerAfter(_ request: TransportRequest, response: TransportResponse?) -> [RefreshLedger.Entry] { [] }
     func refreshToken(inVault bytes: [UInt8]) -> String? { nil }
-    func judgeStoredSession(_ vault: [UInt8], of user: SoakUser, ledger: [RefreshLedger.Entry], control: EmulatorControl) async -> StoredSessionVerdict {
+    func judgeStoredSession(
+        _ vault: [UInt8], of user: SoakUser, ledger: [RefreshLedger.Entry], control: EmulatorControl
+    ) async -> StoredSessionVerdict {
         .fine
     }
     func explainEnd(of user: SoakUser, ledger: [RefreshLedger.Entry], control: EmulatorControl) async -> EndExplanation? { nil }

@@ -1,9 +1,9 @@
 internal import Foundation
 internal import Latchkey
 internal import LatchkeyEmulator
+internal import LatchkeyJSON
 internal import LatchkeyJWT
 internal import LatchkeySocialPlus
-internal import LatchkeyJSON
 
 /// social.plus: users log in with their user ID (the network is not in secure mode);
 /// a renewal is a new login (`POST /api/v5/sessions`); app requests go to
@@ -47,36 +47,40 @@ struct SocialPlusSoakDriver: SoakDriver {
     }
 
     func configuration(for user: SoakUser, store: StoreSettings, session: SessionOptions) -> LatchkeyConfiguration {
-        LatchkeyConfiguration(provider: SocialPlusProvider.identifier,
-                              settings: ["api_key": apiKey, "base_url": baseURL.absoluteString], store: store, session: session)
+        LatchkeyConfiguration(
+            provider: SocialPlusProvider.identifier,
+            settings: ["api_key": apiKey, "base_url": baseURL.absoluteString], store: store, session: session)
     }
 
     func credentials(for user: SoakUser) async throws -> any LoginCredentials {
         SocialPlusLogin(userID: user.id)
     }
 
-    func appRequest(for user: SoakUser) -> HTTPRequest {
-        HTTPRequest(method: "GET", url: baseURL.appendingPathComponent("api/v3/users/\(user.id)"), headers: ["Accept": "application/json"])
+    func appRequest(for user: SoakUser) -> TransportRequest {
+        TransportRequest(method: "GET", url: baseURL.appendingPathComponent("api/v3/users/\(user.id)"), headers: ["Accept": "application/json"])
     }
 
-    func isRenewalRequest(_ request: HTTPRequest) -> Bool {
+    func isRenewalRequest(_ request: TransportRequest) -> Bool {
         request.method == "POST" && request.url.path.hasSuffix("/api/v5/sessions")
     }
 
-    func secrets(in request: HTTPRequest, response: HTTPResponse?) -> [String] {
+    func secrets(in request: TransportRequest, response: TransportResponse?) -> [String] {
         var found: [String] = []
         if let key = request.headers["X-API-Key"] { found.append(key) }
         if let bearer = request.headers["Authorization"], bearer.hasPrefix("Bearer ") { found.append(String(bearer.dropFirst(7))) }
         if let response, (200..<300).contains(response.status),
-           let token = (try? JSONValue.parse(bytes: Array(response.body)))?["accessToken"]?.stringValue {
+            let token = (try? JSONValue.parse(bytes: Array(response.body)))?["accessToken"]?.stringValue
+        {
             found.append(token)
         }
         return found
     }
 
     var faultRoutes: [EmulatorRoute] {
-        [EmulatorRoute(.socialPlus, "POST", "/api/v5/sessions"), EmulatorRoute(.socialPlus, "GET", "/api/v3/users/{userId}"),
-         EmulatorRoute(.socialPlus, "DELETE", "/api/v4/sessions")]
+        [
+            EmulatorRoute(.socialPlus, "POST", "/api/v5/sessions"), EmulatorRoute(.socialPlus, "GET", "/api/v3/users/{userId}"),
+            EmulatorRoute(.socialPlus, "DELETE", "/api/v4/sessions"),
+        ]
     }
 
     func perform(_ event: SoakEvent, on user: SoakUser, control: EmulatorControl) async throws {

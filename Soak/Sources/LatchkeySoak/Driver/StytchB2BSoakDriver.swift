@@ -24,8 +24,10 @@ struct StytchB2BSoakDriver: SoakDriver {
             let own = members.filter { $0.extra["organization_id"] == organizationID }.map { member in
                 StytchSeed.Member(memberID: member.id, email: member.extra["email"] ?? "", password: member.password ?? "")
             }
-            seed.stytch.organizations.append(StytchSeed.Organization(organizationID: organizationID, slug: "soak-\(index)",
-                                                                     name: "Soak \(index)", members: own))
+            seed.stytch.organizations.append(
+                StytchSeed.Organization(
+                    organizationID: organizationID, slug: "soak-\(index)",
+                    name: "Soak \(index)", members: own))
         }
     }
 
@@ -34,8 +36,9 @@ struct StytchB2BSoakDriver: SoakDriver {
     /// The members, as seeded and as the run knows them.
     static func members(_ count: Int) -> [SoakUser] {
         (0..<count).map { index in
-            SoakUser(id: String(format: "member-test-soak-%04d", index), password: StytchSoakWire.password(index),
-                     extra: ["email": String(format: "soak-%04d@b2b.example", index), "organization_id": organizationID(index % organizations)])
+            SoakUser(
+                id: String(format: "member-test-soak-%04d", index), password: StytchSoakWire.password(index),
+                extra: ["email": String(format: "soak-%04d@b2b.example", index), "organization_id": organizationID(index % organizations)])
         }
     }
 
@@ -59,15 +62,16 @@ struct StytchB2BSoakDriver: SoakDriver {
     }
 
     func credentials(for user: SoakUser) async throws -> any LoginCredentials {
-        StytchB2BCredentials.password(organizationID: user.extra["organization_id"] ?? "", emailAddress: user.extra["email"] ?? "",
-                                      password: user.password ?? "")
+        StytchB2BCredentials.password(
+            organizationID: user.extra["organization_id"] ?? "", emailAddress: user.extra["email"] ?? "",
+            password: user.password ?? "")
     }
 
-    func appRequest(for user: SoakUser) -> HTTPRequest { wire.appRequest() }
+    func appRequest(for user: SoakUser) -> TransportRequest { wire.appRequest() }
 
-    func isRenewalRequest(_ request: HTTPRequest) -> Bool { wire.isRenewalRequest(request) }
+    func isRenewalRequest(_ request: TransportRequest) -> Bool { wire.isRenewalRequest(request) }
 
-    func secrets(in request: HTTPRequest, response: HTTPResponse?) -> [String] { wire.secrets(in: request, response: response) }
+    func secrets(in request: TransportRequest, response: TransportResponse?) -> [String] { wire.secrets(in: request, response: response) }
 
     var faultRoutes: [EmulatorRoute] { wire.faultRoutes }
 

@@ -45,11 +45,11 @@ struct StytchSoakDriver: SoakDriver {
         StytchCredentials.password(email: user.extra["email"] ?? "", password: user.password ?? "")
     }
 
-    func appRequest(for user: SoakUser) -> HTTPRequest { wire.appRequest() }
+    func appRequest(for user: SoakUser) -> TransportRequest { wire.appRequest() }
 
-    func isRenewalRequest(_ request: HTTPRequest) -> Bool { wire.isRenewalRequest(request) }
+    func isRenewalRequest(_ request: TransportRequest) -> Bool { wire.isRenewalRequest(request) }
 
-    func secrets(in request: HTTPRequest, response: HTTPResponse?) -> [String] { wire.secrets(in: request, response: response) }
+    func secrets(in request: TransportRequest, response: TransportResponse?) -> [String] { wire.secrets(in: request, response: response) }
 
     var faultRoutes: [EmulatorRoute] { wire.faultRoutes }
 
@@ -78,13 +78,16 @@ struct StytchSoakWire: Sendable {
 
     static func endpoint(of emulator: Emulator) throws -> SoakEndpoint {
         guard let endpoint = emulator.stytch else { throw SoakError("the emulator does not run Stytch") }
-        return ["base_url": endpoint.baseURL.absoluteString, "public_token": endpoint.publicToken, "project_id": endpoint.projectID,
-                "app_identifier": endpoint.appIdentifier]
+        return [
+            "base_url": endpoint.baseURL.absoluteString, "public_token": endpoint.publicToken, "project_id": endpoint.projectID,
+            "app_identifier": endpoint.appIdentifier,
+        ]
     }
 
     init(endpoint: SoakEndpoint, b2b: Bool) throws {
         guard let text = endpoint["base_url"], let url = URL(string: text), let publicToken = endpoint["public_token"],
-              let projectID = endpoint["project_id"], let appIdentifier = endpoint["app_identifier"] else {
+            let projectID = endpoint["project_id"], let appIdentifier = endpoint["app_identifier"]
+        else {
             throw SoakError("the Stytch endpoint needs base_url, public_token, project_id and app_identifier")
         }
         baseURL = url
@@ -100,22 +103,25 @@ struct StytchSoakWire: Sendable {
     func configuration(provider: String, store: StoreSettings, session: SessionOptions) -> LatchkeyConfiguration {
         var session = session
         session.sessionDuration = Self.sessionDuration
-        return LatchkeyConfiguration(provider: provider,
-                                     settings: ["public_token": publicToken, "base_url": baseURL.absoluteString, "project_id": projectID,
-                                                "app_identifier": appIdentifier, "auto_extend": "true"],
-                                     store: store, session: session)
+        return LatchkeyConfiguration(
+            provider: provider,
+            settings: [
+                "public_token": publicToken, "base_url": baseURL.absoluteString, "project_id": projectID,
+                "app_identifier": appIdentifier, "auto_extend": "true",
+            ],
+            store: store, session: session)
     }
 
     private var prefix: String { b2b ? "/sdk/v1/b2b/" : "/sdk/v1/" }
     private var appPath: String { b2b ? "__app/b2b/session" : "__app/session" }
 
-    func appRequest() -> HTTPRequest {
-        HTTPRequest(method: "GET", url: baseURL.appending(path: appPath), headers: ["Accept": "application/json"])
+    func appRequest() -> TransportRequest {
+        TransportRequest(method: "GET", url: baseURL.appending(path: appPath), headers: ["Accept": "application/json"])
     }
 
     /// A password login, or a `sessions/authenticate` that extends the session (with
     /// `auto_extend` every check and renewal does).
-    func isRenewalRequest(_ request: HTTPRequest) -> Bool {
+    func isRenewalRequest(_ request: TransportRequest) -> Bool {
         guard request.method == "POST" else { return false }
         let path = request.url.path
         if path.hasSuffix(prefix + "passwords/authenticate") { return true }
@@ -123,7 +129,7 @@ struct StytchSoakWire: Sendable {
         return WireFields.json(request.body)?["session_duration_minutes"] != nil
     }
 
-    func secrets(in request: HTTPRequest, response: HTTPResponse?) -> [String] {
+    func secrets(in request: TransportRequest, response: TransportResponse?) -> [String] {
         var found: [String] = []
         if let basic = WireFields.basic(request), basic.secret != basic.user {
             found.append(basic.secret)
@@ -131,7 +137,10 @@ struct StytchSoakWire: Sendable {
             // token's part is the same in every request, secret or not).
             let skip = (basic.user.utf8.count + 1 + 2) / 3 * 4
             if let run = basic.encoded.dropFirst(skip).split(whereSeparator: { !SecretLedger.isTokenCharacter($0) }).max(by: { $0.count < $1.count }),
-               run.count >= 24 { found.append(String(run)) }
+                run.count >= 24
+            {
+                found.append(String(run))
+            }
         }
         if let bearer = WireFields.bearer(request) { found.append(bearer) }
         found += WireFields.strings(WireFields.json(request.body), ["password", "intermediate_session_token"])
@@ -140,8 +149,10 @@ struct StytchSoakWire: Sendable {
     }
 
     var faultRoutes: [EmulatorRoute] {
-        [EmulatorRoute(.stytch, "POST", prefix + "sessions/authenticate"), EmulatorRoute(.stytch, "POST", prefix + "sessions/revoke"),
-         EmulatorRoute(.stytch, "POST", prefix + "passwords/authenticate"), EmulatorRoute(.stytch, "GET", "/" + appPath)]
+        [
+            EmulatorRoute(.stytch, "POST", prefix + "sessions/authenticate"), EmulatorRoute(.stytch, "POST", prefix + "sessions/revoke"),
+            EmulatorRoute(.stytch, "POST", prefix + "passwords/authenticate"), EmulatorRoute(.stytch, "GET", "/" + appPath),
+        ]
     }
 
     /// Consumer and B2B share the emulated project: each counts its own paths.

@@ -72,8 +72,10 @@ final class ClientRecorder: Sendable {
             guard message == "session state changed", let to = merged["to"].map({ "\($0)" }) else { return }
             let from = merged["from"].map { "\($0)" } ?? "start"
             state.logged.append(to)
-            state.transitions.append(ObservedTransition(user: user, from: from, to: to, cause: state.loggingOut ? "logout" : state.lastError,
-                                                        priorState: from == "start" || from == "restoring" ? state.priorState : nil, simulatedTime: now))
+            state.transitions.append(
+                ObservedTransition(
+                    user: user, from: from, to: to, cause: state.loggingOut ? "logout" : state.lastError,
+                    priorState: from == "start" || from == "restoring" ? state.priorState : nil, simulatedTime: now))
         }
     }
 

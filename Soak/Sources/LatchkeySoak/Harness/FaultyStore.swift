@@ -14,8 +14,10 @@ final class FaultyStore: SecretStore {
     private let vaultEntry: String
     private let vaultWritten: (@Sendable ([UInt8], Bool) -> Void)?
 
-    init(base: any SecretStore, rate: Double, random: SoakRandom, probe: HostProbe, vaultEntry: String = "session",
-         vaultWritten: (@Sendable ([UInt8], Bool) -> Void)? = nil) {
+    init(
+        base: any SecretStore, rate: Double, random: SoakRandom, probe: HostProbe, vaultEntry: String = "session",
+        vaultWritten: (@Sendable ([UInt8], Bool) -> Void)? = nil
+    ) {
         self.base = base
         self.rate = rate
         self.random = Mutex(random)
@@ -30,15 +32,19 @@ final class FaultyStore: SecretStore {
     private func injects() -> Bool { random.withLock { $0.chance(rate) } }
 
     private func fault(_ entry: String, _ what: String) -> SecretStoreError {
-        SecretStoreError(.ioFailure, store: "\(base.backendName) \"\(namespace)\" (soak fault injector)", entry: entry,
-                         reason: "injected \(what) failure")
+        SecretStoreError(
+            .ioFailure, store: "\(base.backendName) \"\(namespace)\" (soak fault injector)", entry: entry,
+            reason: "injected \(what) failure")
     }
 
     nonisolated(nonsending) func get(_ name: String) async throws -> [UInt8]? {
         probe.begin()
         defer { probe.end() }
         let failing = injects()
-        probe.update { $0.storeReads += 1; if failing { $0.storeReadFaults += 1 } }
+        probe.update {
+            $0.storeReads += 1
+            if failing { $0.storeReadFaults += 1 }
+        }
         if failing { throw fault(name, "read") }
         return try await base.get(name)
     }
@@ -47,7 +53,10 @@ final class FaultyStore: SecretStore {
         probe.begin()
         defer { probe.end() }
         let failing = injects()
-        probe.update { $0.storeWrites += 1; if failing { $0.storeWriteFaults += 1 } }
+        probe.update {
+            $0.storeWrites += 1
+            if failing { $0.storeWriteFaults += 1 }
+        }
         let tell = name == vaultEntry ? vaultWritten : nil
         if failing {
             tell?(value, false)
@@ -65,7 +74,10 @@ final class FaultyStore: SecretStore {
         probe.begin()
         defer { probe.end() }
         let failing = injects()
-        probe.update { $0.storeWrites += 1; if failing { $0.storeWriteFaults += 1 } }
+        probe.update {
+            $0.storeWrites += 1
+            if failing { $0.storeWriteFaults += 1 }
+        }
         if failing { throw fault(name, "removal") }
         return try await base.remove(name)
     }

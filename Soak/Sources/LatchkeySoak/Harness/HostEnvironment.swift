@@ -1,8 +1,9 @@
 internal import Foundation
+internal import Latchkey
+
 #if canImport(FoundationNetworking)
 internal import FoundationNetworking
 #endif
-internal import Latchkey
 
 /// What every user of one host (one process) shares: the driver, the settings, the
 /// simulated clock, the wire, the tally and the secret ledger.
@@ -58,8 +59,9 @@ struct HostEnvironment: Sendable {
 
     /// The user's own namespace in the shared encrypted-file store.
     func storeSettings(for user: SoakUser) -> StoreSettings {
-        StoreSettings(backend: .file, namespace: SoakPaths.namespace(driver: type(of: driver).name, user: user.id),
-                      dataDirectory: SoakPaths.data(settings.directory), configDirectory: SoakPaths.config(settings.directory))
+        StoreSettings(
+            backend: .file, namespace: SoakPaths.namespace(driver: type(of: driver).name, user: user.id),
+            dataDirectory: SoakPaths.data(settings.directory), configDirectory: SoakPaths.config(settings.directory))
     }
 }
 

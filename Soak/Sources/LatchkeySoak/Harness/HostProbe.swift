@@ -24,8 +24,18 @@ final class HostProbe: Sendable {
         state.withLock { $0.violations.append(HostViolation(kind: kind, user: user, detail: detail)) }
     }
 
-    func begin() { state.withLock { $0.inFlight += 1; $0.activity &+= 1 } }
-    func end() { state.withLock { $0.inFlight -= 1; $0.activity &+= 1 } }
+    func begin() {
+        state.withLock {
+            $0.inFlight += 1
+            $0.activity &+= 1
+        }
+    }
+    func end() {
+        state.withLock {
+            $0.inFlight -= 1
+            $0.activity &+= 1
+        }
+    }
 
     func actionStarted() { state.withLock { $0.actions += 1 } }
     func actionEnded() { state.withLock { $0.actions -= 1 } }

@@ -160,7 +160,8 @@ final class HostedUser: Sendable {
             state.made += 1
             return state.made
         }
-        let logPath = environment.settings.keepLogs
+        let logPath =
+            environment.settings.keepLogs
             ? SoakPaths.logs(environment.settings.directory) + "/\(type(of: driver).name).\(user.id).log" : nil
         let recorder = ClientRecorder(user: user.id, clock: environment.clock, priorState: prior, logPath: logPath)
         let storeSettings = environment.storeSettings(for: user)
@@ -172,18 +173,23 @@ final class HostedUser: Sendable {
                 RefreshLedger.append([RefreshLedger.Entry(succeeded ? .saved : .saveFailed, token)], to: ledgerPath)
             }
         }
-        let store = FaultyStore(base: try storeSettings.makeStore().store, rate: environment.settings.storeFaultRate,
-                                random: SoakRandom(seed: environment.settings.seed, stream: "store/\(user.id)",
-                                                   incarnation: environment.processIncarnation * 100_000 + made),
-                                probe: environment.probe, vaultEntry: environment.sessionOptions.vaultEntryName, vaultWritten: vaultWritten)
-        let wire = SoakTransport(base: environment.wire, gate: environment.wireGate, deadline: .milliseconds(environment.settings.timeoutMilliseconds), driver: driver, user: user.id, client: made,
-                                 lockPath: SoakPaths.lock(environment.settings.directory, driver: type(of: driver).name, user: user.id),
-                                 probe: environment.probe, ledger: environment.ledger, isLoggingIn: { recorder.isLoggingIn },
-                                 ledgerPath: ledgerPath)
+        let store = FaultyStore(
+            base: try storeSettings.makeStore().store, rate: environment.settings.storeFaultRate,
+            random: SoakRandom(
+                seed: environment.settings.seed, stream: "store/\(user.id)",
+                incarnation: environment.processIncarnation * 100_000 + made),
+            probe: environment.probe, vaultEntry: environment.sessionOptions.vaultEntryName, vaultWritten: vaultWritten)
+        let wire = SoakTransport(
+            base: environment.wire, gate: environment.wireGate, deadline: .milliseconds(environment.settings.timeoutMilliseconds), driver: driver,
+            user: user.id, client: made,
+            lockPath: SoakPaths.lock(environment.settings.directory, driver: type(of: driver).name, user: user.id),
+            probe: environment.probe, ledger: environment.ledger, isLoggingIn: { recorder.isLoggingIn },
+            ledgerPath: ledgerPath)
         let transport = RetryingTransport(wire, clock: environment.clock)
         let configuration = driver.configuration(for: user, store: storeSettings, session: environment.sessionOptions)
-        let client = try environment.registry.makeClient(configuration, store: store, dependencies: driver.dependencies(for: user),
-                                                         transport: transport, clock: environment.clock, logger: recorder.logger())
+        let client = try environment.registry.makeClient(
+            configuration, store: store, dependencies: driver.dependencies(for: user),
+            transport: transport, clock: environment.clock, logger: recorder.logger())
         // Subscribe before the client publishes anything: the stream must show every change.
         let (subscribed, signal) = AsyncStream<Void>.makeStream()
         let changes = client.stateChanges
@@ -222,7 +228,10 @@ final class HostedUser: Sendable {
                 }
             }
         } catch {
-            environment.probe.update { $0.sends += 1; $0.sendFailures += 1 }
+            environment.probe.update {
+                $0.sends += 1
+                $0.sendFailures += 1
+            }
             record(error, in: current)
         }
     }

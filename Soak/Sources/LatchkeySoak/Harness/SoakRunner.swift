@@ -39,8 +39,10 @@ struct SoakRunner {
         let began = ContinuousClock.now
         try prepareDirectory()
         // The key file is made once here, before any client or worker races to make it.
-        let warmup = try EncryptedFileSecretStore(namespace: "soak.warmup", configuration: SecretStoreConfiguration(
-            dataDirectory: SoakPaths.data(settings.directory), configDirectory: SoakPaths.config(settings.directory)))
+        let warmup = try EncryptedFileSecretStore(
+            namespace: "soak.warmup",
+            configuration: SecretStoreConfiguration(
+                dataDirectory: SoakPaths.data(settings.directory), configDirectory: SoakPaths.config(settings.directory)))
         try await warmup.set("warmup", [1])
         try await warmup.remove("warmup")
         var seed = EmulatorSeed.standard
@@ -80,8 +82,9 @@ struct SoakRunner {
             }
             let local = Array(users.dropFirst(workerCount * settings.usersPerWorker))
             let environment = HostEnvironment(driver: driver, settings: settings, now: Self.start, processIncarnation: 0)
-            let population = Population(driver: driver, users: users, host: UserHost(environment: environment, users: local),
-                                        workers: workers, workerUsers: workerUsers)
+            let population = Population(
+                driver: driver, users: users, host: UserHost(environment: environment, users: local),
+                workers: workers, workerUsers: workerUsers)
             for user in users { population.intentRandom[user.id] = SoakRandom(seed: settings.seed, stream: "intents/\(driverType.name)/\(user.id)") }
             population.tracker.absorb(await population.host.startAll(step: -1))
             for worker in workers { population.tracker.absorb(try await worker.start(now: Self.start.timeIntervalSince1970)) }
@@ -140,7 +143,8 @@ struct SoakRunner {
             population.tracker.absorb(await population.host.finish(step: total))
             for worker in population.workers { absorb(await worker.finish(step: total, now: now), into: population) }
             await resolveUnexplained(population, control: control)
-            population.tracker.inspected(await StoreInspector(driver: population.driver, settings: settings).inspect(population.users, control: control))
+            population.tracker.inspected(
+                await StoreInspector(driver: population.driver, settings: settings).inspect(population.users, control: control))
             population.tracker.finish(simulatedHours: Double(total) * settings.stepMinutes / 60, steps: total)
         }
         try await tallyEmulator(populations, control: control, step: total)
@@ -151,8 +155,11 @@ struct SoakRunner {
     }
 
     /// One step of a population's workers, each killed or not as planned.
-    private static func runWorkers(_ population: Population, _ command: HostCommand, _ plans: [(kill: Bool, after: Duration)]) async
-        -> [WorkerSlot.Outcome] {
+    private static func runWorkers(
+        _ population: Population, _ command: HostCommand, _ plans: [(kill: Bool, after: Duration)]
+    ) async
+        -> [WorkerSlot.Outcome]
+    {
         await withTaskGroup(of: (Int, WorkerSlot.Outcome).self) { group in
             for (index, worker) in population.workers.enumerated() {
                 let plan = plans[index]
@@ -205,8 +212,10 @@ struct SoakRunner {
     /// not already banned or deleted. A revocation or deletion goes into the user's
     /// refresh-token ledger first (the families it revokes are revoked on purpose).
     private func performEvents(_ population: Population, random: inout SoakRandom, control: EmulatorControl) async throws {
-        let rates = [(SoakEvent.ban, settings.banRate), (.delete, settings.deleteRate), (.revokeSessions, settings.revokeRate),
-                     (.expireSessions, settings.expireRate)].map { ($0.0, $0.1 * settings.eventRateScale) }
+        let rates = [
+            (SoakEvent.ban, settings.banRate), (.delete, settings.deleteRate), (.revokeSessions, settings.revokeRate),
+            (.expireSessions, settings.expireRate),
+        ].map { ($0.0, $0.1 * settings.eventRateScale) }
         for (event, rate) in rates where population.driver.events.contains(event) {
             guard random.chance(rate) else { continue }
             let candidates = population.users.filter { !population.tracker.hasEnded($0.id) }
@@ -223,8 +232,10 @@ struct SoakRunner {
 
     /// Faults on every route the driver names: each kind with the configured chance.
     private func armFaults(_ driver: any SoakDriver, control: EmulatorControl, armed: inout Set<EmulatorRoute>) async {
-        let kinds: [EmulatorFault.Kind] = [.status(500), .status(503), .status(429), .delay(milliseconds: settings.delayMilliseconds),
-                                           .dropConnection, .malformedBody]
+        let kinds: [EmulatorFault.Kind] = [
+            .status(500), .status(503), .status(429), .delay(milliseconds: settings.delayMilliseconds),
+            .dropConnection, .malformedBody,
+        ]
         for route in driver.faultRoutes where armed.insert(route).inserted {
             for kind in kinds { await control.inject(EmulatorFault(route: route, kind: kind, trigger: .probability(settings.faultRate))) }
         }
@@ -243,8 +254,9 @@ struct SoakRunner {
         }
         let refreshes = drivers.contains { $0.provider == .auth0 } ? (try? await control.takeAuth0RefreshLog()) ?? [] : []
         if settings.keepLogs {
-            EmulatorLogLines.append(step: step, requests: await control.requests(), refreshes: refreshes,
-                                    to: SoakPaths.emulatorLog(settings.directory))
+            EmulatorLogLines.append(
+                step: step, requests: await control.requests(), refreshes: refreshes,
+                to: SoakPaths.emulatorLog(settings.directory))
         }
         await control.resetRequestLog()
     }
@@ -252,8 +264,10 @@ struct SoakRunner {
     private func prepareDirectory() throws {
         let manager = FileManager.default
         try? manager.removeItem(atPath: settings.directory)
-        for path in [settings.directory, SoakPaths.data(settings.directory), SoakPaths.config(settings.directory), SoakPaths.locks(settings.directory),
-                     SoakPaths.ledgers(settings.directory), SoakPaths.logs(settings.directory)] {
+        for path in [
+            settings.directory, SoakPaths.data(settings.directory), SoakPaths.config(settings.directory), SoakPaths.locks(settings.directory),
+            SoakPaths.ledgers(settings.directory), SoakPaths.logs(settings.directory),
+        ] {
             try manager.createDirectory(atPath: path, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         }
     }

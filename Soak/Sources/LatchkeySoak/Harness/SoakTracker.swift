@@ -144,7 +144,8 @@ struct SoakTracker {
         }
         // A session that ended, read back from the store by a restarted client.
         if from == "start", to == "established" || to == "tokenExpired", let event = lastEnd[transition.user],
-           pendingEnd[transition.user] == nil, ended[transition.user] == nil {
+            pendingEnd[transition.user] == nil, ended[transition.user] == nil
+        {
             summary.resurrectedEnds += 1
             pendingEnd[transition.user] = event
         }
@@ -171,12 +172,20 @@ struct SoakTracker {
             let known = signedIn[transition.user] ?? false
             let hadSession = transition.priorState.map { $0 == "established" || $0 == "tokenExpired" || ($0 == "restoring" && known) } ?? known
             if !hadSession || mayHaveLoggedOut.contains(transition.user) { return }
-            unexplained.append(UnexplainedEnd(user: transition.user, figure: .lostAtRestart,
-                                              detail: "\(transition.user) \(when): restarted client found \(to) (before: \(transition.priorState ?? "killed worker, last reported signed in")); cause: \(transition.cause ?? "none logged")"))
+            unexplained.append(
+                UnexplainedEnd(
+                    user: transition.user, figure: .lostAtRestart,
+                    detail:
+                        "\(transition.user) \(when): restarted client found \(to) (before: \(transition.priorState ?? "killed worker, last reported signed in")); cause: \(transition.cause ?? "none logged")"
+                ))
             return
         }
-        unexplained.append(UnexplainedEnd(user: transition.user, figure: .wrongfulLogout,
-                                          detail: "\(transition.user) \(when): \(from) → \(to) with no ban, deletion, revocation or logout; cause: \(transition.cause ?? "none logged")"))
+        unexplained.append(
+            UnexplainedEnd(
+                user: transition.user, figure: .wrongfulLogout,
+                detail:
+                    "\(transition.user) \(when): \(from) → \(to) with no ban, deletion, revocation or logout; cause: \(transition.cause ?? "none logged")"
+            ))
     }
 
     /// Takes the ends waiting for the driver's explanation.

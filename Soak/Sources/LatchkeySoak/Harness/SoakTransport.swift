@@ -29,7 +29,7 @@ struct SoakTransport: HTTPTransport {
     /// The user's refresh-token ledger, when the driver keeps one.
     let ledgerPath: String?
 
-    func send(_ request: HTTPRequest) async throws -> HTTPResponse {
+    func send(_ request: TransportRequest) async throws -> TransportResponse {
         probe.begin()
         defer { probe.end() }
         let issuing = driver.isRenewalRequest(request)
@@ -39,8 +39,10 @@ struct SoakTransport: HTTPTransport {
             descriptor = open(lockPath, O_CREAT | O_RDWR | O_CLOEXEC, 0o600)
             if descriptor >= 0, flock(descriptor, LOCK_EX | LOCK_NB) != 0 {
                 let other = Self.holder(descriptor).map { " (\($0))" } ?? ""
-                probe.violation(.renewalOverlap, user: user,
-                                "\(request) sent by client \(client) of process \(getpid()) while another session-issuing request of this user was in flight\(other)")
+                probe.violation(
+                    .renewalOverlap, user: user,
+                    "\(request) sent by client \(client) of process \(getpid()) while another session-issuing request of this user was in flight\(other)"
+                )
                 close(descriptor)
                 descriptor = -1
             } else if descriptor >= 0 {
@@ -79,7 +81,7 @@ struct SoakTransport: HTTPTransport {
     }
 
     /// Writes what holds the user's lock into the lock file, for the report of an overlap.
-    private static func record(_ request: HTTPRequest, client: Int, holder descriptor: Int32) {
+    private static func record(_ request: TransportRequest, client: Int, holder descriptor: Int32) {
         let text = "\(request) from client \(client) of process \(getpid())"
         _ = ftruncate(descriptor, 0)
         _ = text.withCString { pwrite(descriptor, $0, strlen($0), 0) }
@@ -104,13 +106,13 @@ struct SoakTransport: HTTPTransport {
     /// request too: a shut-down client's heartbeat check (its task is cancelled) is off the
     /// client's wire then, not until the deadline — held that long, it overlapped the next
     /// client's first request after an in-process restart, which an app never sees.
-    private func withDeadline(_ request: HTTPRequest) async throws -> HTTPResponse {
+    private func withDeadline(_ request: TransportRequest) async throws -> TransportResponse {
         let (base, deadline, gate) = (self.base, self.deadline, self.gate)
         try Task.checkCancellation()
         await gate.acquire()
         let answer = ResumeOnce()
         return try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<HTTPResponse, any Error>) in
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<TransportResponse, any Error>) in
                 answer.install(continuation)
                 Task {
                     do { answer.resume(with: .success(try await base.send(request))) } catch { answer.resume(with: .failure(error)) }
@@ -118,8 +120,11 @@ struct SoakTransport: HTTPTransport {
                 }
                 Task {
                     try? await Task.sleep(for: deadline)
-                    answer.resume(with: .failure(TransportError(.timedOut, request: request.description,
-                                                                message: "no complete response within \(deadline)")))
+                    answer.resume(
+                        with: .failure(
+                            TransportError(
+                                .timedOut, request: request.description,
+                                message: "no complete response within \(deadline)")))
                 }
             }
         } onCancel: {
@@ -133,15 +138,15 @@ struct SoakTransport: HTTPTransport {
 private final class ResumeOnce: Sendable {
     private enum Slot {
         case empty
-        case waiting(CheckedContinuation<HTTPResponse, any Error>)
-        case early(Result<HTTPResponse, any Error>)
+        case waiting(CheckedContinuation<TransportResponse, any Error>)
+        case early(Result<TransportResponse, any Error>)
         case finished
     }
 
     private let slot = Mutex(Slot.empty)
 
-    func install(_ continuation: CheckedContinuation<HTTPResponse, any Error>) {
-        let early = slot.withLock { slot -> Result<HTTPResponse, any Error>? in
+    func install(_ continuation: CheckedContinuation<TransportResponse, any Error>) {
+        let early = slot.withLock { slot -> Result<TransportResponse, any Error>? in
             guard case .early(let result) = slot else {
                 slot = .waiting(continuation)
                 return nil
@@ -152,8 +157,8 @@ private final class ResumeOnce: Sendable {
         if let early { continuation.resume(with: early) }
     }
 
-    func resume(with result: Result<HTTPResponse, any Error>) {
-        let waiting = slot.withLock { slot -> CheckedContinuation<HTTPResponse, any Error>? in
+    func resume(with result: Result<TransportResponse, any Error>) {
+        let waiting = slot.withLock { slot -> CheckedContinuation<TransportResponse, any Error>? in
             switch slot {
             case .empty:
                 slot = .early(result)

@@ -23,8 +23,9 @@ struct StoreInspector: Sendable {
     func inspect(_ users: [SoakUser], control: EmulatorControl) async -> Findings {
         var problems: [String] = []
         var verdicts: [(user: String, verdict: StoredSessionVerdict)] = []
-        let configuration = SecretStoreConfiguration(dataDirectory: SoakPaths.data(settings.directory),
-                                                     configDirectory: SoakPaths.config(settings.directory))
+        let configuration = SecretStoreConfiguration(
+            dataDirectory: SoakPaths.data(settings.directory),
+            configDirectory: SoakPaths.config(settings.directory))
         let vaultEntry = SessionOptions().vaultEntryName
         for user in users {
             let namespace = SoakPaths.namespace(driver: type(of: driver).name, user: user.id)

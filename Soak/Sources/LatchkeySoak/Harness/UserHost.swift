@@ -102,7 +102,9 @@ actor UserHost {
             run = ""
         }
         for character in line {
-            if SecretLedger.isTokenCharacter(character) { run.append(character) } else {
+            if SecretLedger.isTokenCharacter(character) {
+                run.append(character)
+            } else {
                 flush()
                 result.append(character)
             }

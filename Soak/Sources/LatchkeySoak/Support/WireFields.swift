@@ -12,7 +12,7 @@ enum WireFields {
     }
 
     /// The answer's body as JSON when the status is 2xx.
-    static func json(success response: HTTPResponse?) -> JSONValue? {
+    static func json(success response: TransportResponse?) -> JSONValue? {
         guard let response, (200..<300).contains(response.status) else { return nil }
         return json(response.body)
     }
@@ -39,18 +39,19 @@ enum WireFields {
     }
 
     /// The token of an `Authorization: Bearer …` header.
-    static func bearer(_ request: HTTPRequest) -> String? {
+    static func bearer(_ request: TransportRequest) -> String? {
         guard let header = request.headers["Authorization"], header.hasPrefix("Bearer ") else { return nil }
         return String(header.dropFirst(7))
     }
 
     /// The encoded pair and the secret half of an `Authorization: Basic …` header
     /// (`public:secret`), both secrets when the secret half is a session token.
-    static func basic(_ request: HTTPRequest) -> (encoded: String, user: String, secret: String)? {
+    static func basic(_ request: TransportRequest) -> (encoded: String, user: String, secret: String)? {
         guard let header = request.headers["Authorization"], header.hasPrefix("Basic ") else { return nil }
         let encoded = String(header.dropFirst(6))
         guard let data = Data(base64Encoded: encoded), let pair = String(data: data, encoding: .utf8),
-              let colon = pair.firstIndex(of: ":") else { return nil }
+            let colon = pair.firstIndex(of: ":")
+        else { return nil }
         return (encoded, String(pair[..<colon]), String(pair[pair.index(after: colon)...]))
     }
 }

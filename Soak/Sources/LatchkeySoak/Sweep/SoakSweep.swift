@@ -44,9 +44,15 @@ struct SoakSweep {
         var result: [String] = []
         var skipNext = false
         for argument in arguments {
-            if skipNext { skipNext = false; continue }
+            if skipNext {
+                skipNext = false
+                continue
+            }
             let name = String(argument.split(separator: "=", maxSplits: 1).first ?? "")
-            if valued.contains(argument) { skipNext = true; continue }
+            if valued.contains(argument) {
+                skipNext = true
+                continue
+            }
             if valued.contains(name) || argument == "--json" { continue }
             result.append(argument)
         }
@@ -100,8 +106,9 @@ struct SoakSweep {
         if report == nil, let data = FileManager.default.contents(atPath: err) {
             tail = String(String(decoding: data, as: UTF8.self).suffix(600))
         }
-        return Outcome(seed: seed, report: report, status: status, errorTail: tail,
-                       seconds: Double(elapsed.seconds) + Double(elapsed.attoseconds) / 1e18)
+        return Outcome(
+            seed: seed, report: report, status: status, errorTail: tail,
+            seconds: Double(elapsed.seconds) + Double(elapsed.attoseconds) / 1e18)
     }
 
     /// One table over every seed (per driver: seeds run and failed, each invariant's
@@ -115,9 +122,13 @@ struct SoakSweep {
         }
         var rows: [(String, [String])] = []
         rows.append(("seeds run", names.map { name in String(reports.filter { $0.drivers.contains { $0.driver == name } }.count) }))
-        rows.append(("seeds failing", names.map { name in
-            String(reports.filter { $0.drivers.contains { $0.driver == name && ($0.invariants.total > 0 || $0.harnessFailures > 0) } }.count)
-        }))
+        rows.append(
+            (
+                "seeds failing",
+                names.map { name in
+                    String(reports.filter { $0.drivers.contains { $0.driver == name && ($0.invariants.total > 0 || $0.harnessFailures > 0) } }.count)
+                }
+            ))
         rows.append(("worker kills", summed(\.kills)))
         rows.append(("sessions ended by an event", summed(\.legitimateEnds)))
         rows.append(("rotations lost: to a kill", summed(\.rotationsLostToKills)))
@@ -142,8 +153,9 @@ struct SoakSweep {
         let failing = outcomes.filter(\.failed)
         let first = outcomes.first?.seed ?? 0, last = outcomes.last?.seed ?? 0
         let wall = outcomes.map(\.seconds).reduce(0, +)
-        lines.append("seeds \(first)–\(last): \(outcomes.count) run, \(failing.count) failing; wall time \(String(format: "%.0f", wallSeconds)) s "
-                     + "(\(String(format: "%.0f", wall)) s of runs)")
+        lines.append(
+            "seeds \(first)–\(last): \(outcomes.count) run, \(failing.count) failing; wall time \(String(format: "%.0f", wallSeconds)) s "
+                + "(\(String(format: "%.0f", wall)) s of runs)")
         for outcome in failing {
             guard let report = outcome.report else {
                 lines.append("\nseed \(outcome.seed): no report (exit status \(outcome.status))")
@@ -160,10 +172,12 @@ struct SoakSweep {
     }
 
     private static func nonZero(_ figures: InvariantFigures, harness: Int) -> String {
-        let all = [("wrongfulLogouts", figures.wrongfulLogouts), ("sessionsLostAtRestart", figures.sessionsLostAtRestart),
-                   ("renewalOverlaps", figures.renewalOverlaps), ("streamMismatches", figures.streamMismatches),
-                   ("undecodableStores", figures.undecodableStores), ("secretsInLogs", figures.secretsInLogs),
-                   ("refreshTokensLost", figures.refreshTokensLost), ("harnessFailures", harness)]
+        let all = [
+            ("wrongfulLogouts", figures.wrongfulLogouts), ("sessionsLostAtRestart", figures.sessionsLostAtRestart),
+            ("renewalOverlaps", figures.renewalOverlaps), ("streamMismatches", figures.streamMismatches),
+            ("undecodableStores", figures.undecodableStores), ("secretsInLogs", figures.secretsInLogs),
+            ("refreshTokensLost", figures.refreshTokensLost), ("harnessFailures", harness),
+        ]
         return all.filter { $0.1 > 0 }.map { "\($0.0): \($0.1)" }.joined(separator: ", ")
     }
 }

@@ -9,8 +9,9 @@ enum WorkerMain {
         let configuration = try JSONDecoder().decode(WorkerConfiguration.self, from: data)
         guard let driverType = SoakDrivers.named(configuration.driver) else { throw SoakError("unknown driver \(configuration.driver)") }
         let driver = try driverType.init(endpoint: configuration.endpoint)
-        let environment = HostEnvironment(driver: driver, settings: configuration.settings,
-                                          now: Date(timeIntervalSince1970: configuration.now), processIncarnation: configuration.incarnation)
+        let environment = HostEnvironment(
+            driver: driver, settings: configuration.settings,
+            now: Date(timeIntervalSince1970: configuration.now), processIncarnation: configuration.incarnation)
         let host = UserHost(environment: environment, users: configuration.users)
         try write(await host.startAll(step: -1))
         let input = LineReader(FileHandle.standardInput)

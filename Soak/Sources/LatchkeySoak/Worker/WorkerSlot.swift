@@ -43,8 +43,9 @@ actor WorkerSlot {
     /// Starts the worker at simulated time `now` and returns its first report.
     func start(now: Double) async throws -> HostReport {
         incarnation += 1
-        let configuration = WorkerConfiguration(driver: driverName, endpoint: endpoint, settings: settings, users: users, now: now,
-                                                incarnation: incarnation)
+        let configuration = WorkerConfiguration(
+            driver: driverName, endpoint: endpoint, settings: settings, users: users, now: now,
+            incarnation: incarnation)
         let path = settings.directory + "/worker-\(driverName)-\(index).json"
         try JSONEncoder().encode(configuration).write(to: URL(fileURLWithPath: path))
         let process = Process()

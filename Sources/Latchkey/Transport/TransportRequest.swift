@@ -1,13 +1,13 @@
 public import Foundation
 
 /// An HTTP request as adapters build it and ``HTTPTransport``s send it.
-public struct HTTPRequest: Sendable, Hashable, CustomStringConvertible {
+public struct TransportRequest: Sendable, Hashable, CustomStringConvertible {
     /// The method, e.g. `GET` or `POST`.
     public var method: String
     /// The absolute URL.
     public var url: URL
     /// The header fields.
-    public var headers: HTTPHeaders
+    public var headers: TransportHeaders
     /// The body, if any.
     public var body: Data?
     /// How long to wait for the whole response; `nil` uses the transport's default.
@@ -26,9 +26,11 @@ public struct HTTPRequest: Sendable, Hashable, CustomStringConvertible {
     public var operation: String?
 
     /// Creates a request.
-    public init(method: String = "GET", url: URL, headers: HTTPHeaders = [:], body: Data? = nil,
-                timeout: Duration? = nil, isIdempotent: Bool? = nil, maximumResponseSize: Int? = nil,
-                operation: String? = nil) {
+    public init(
+        method: String = "GET", url: URL, headers: TransportHeaders = [:], body: Data? = nil,
+        timeout: Duration? = nil, isIdempotent: Bool? = nil, maximumResponseSize: Int? = nil,
+        operation: String? = nil
+    ) {
         self.method = method
         self.url = url
         self.headers = headers
@@ -50,16 +52,16 @@ public struct HTTPRequest: Sendable, Hashable, CustomStringConvertible {
 }
 
 /// An HTTP response.
-public struct HTTPResponse: Sendable, Hashable {
+public struct TransportResponse: Sendable, Hashable {
     /// The status code.
     public var status: Int
     /// The header fields.
-    public var headers: HTTPHeaders
+    public var headers: TransportHeaders
     /// The body.
     public var body: Data
 
     /// Creates a response.
-    public init(status: Int, headers: HTTPHeaders = [:], body: Data = Data()) {
+    public init(status: Int, headers: TransportHeaders = [:], body: Data = Data()) {
         self.status = status
         self.headers = headers
         self.body = body
@@ -77,7 +79,8 @@ public struct HTTPResponse: Sendable, Hashable {
     public var rateLimitReset: Date? {
         // Whole seconds, as Auth0 writes them: digits only (no sign, exponent or hex float).
         guard let text = headers["x-ratelimit-reset"]?.trimmingCharacters(in: .whitespaces), Self.isDigits(text),
-              let epoch = Double(text), epoch > 0, epoch <= HTTPDate.latest else { return nil }
+            let epoch = Double(text), epoch > 0, epoch <= HTTPDate.latest
+        else { return nil }
         return Date(timeIntervalSince1970: epoch)
     }
 
@@ -114,12 +117,14 @@ enum HTTPDate {
     static func parse(_ text: String) -> Date? {
         let parts = text.split(separator: " ")
         guard parts.count == 6, parts[5] == "GMT", let day = Int(parts[1]), let year = Int(parts[3]),
-              let month = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
-                .firstIndex(of: String(parts[2])) else { return nil }
+            let month = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
+                .firstIndex(of: String(parts[2]))
+        else { return nil }
         let time = parts[4].split(separator: ":").compactMap { Int($0) }
         // Fields in range only: a server's digits never reach Calendar unchecked.
         guard time.count == 3, (1...31).contains(day), (1...9999).contains(year), (0...23).contains(time[0]),
-              (0...59).contains(time[1]), (0...60).contains(time[2]) else { return nil }
+            (0...59).contains(time[1]), (0...60).contains(time[2])
+        else { return nil }
         var calendar = Calendar(identifier: .gregorian)
         calendar.timeZone = TimeZone(identifier: "UTC") ?? calendar.timeZone
         return calendar.date(from: DateComponents(year: year, month: month + 1, day: day, hour: time[0], minute: time[1], second: time[2]))
