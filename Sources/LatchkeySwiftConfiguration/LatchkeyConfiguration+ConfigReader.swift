@@ -2,7 +2,6 @@ public import Configuration
 public import Foundation
 public import Latchkey
 internal import LatchkeyJSON
-internal import LatchkeyJWT
 
 extension LatchkeyConfiguration {
     /// Reads Latchkey's configuration from the app's own `ConfigReader`

@@ -1,7 +1,6 @@
 public import Foundation
 public import Latchkey
 internal import LatchkeyJSON
-internal import LatchkeyJWT
 
 /// An error answer of Auth0's Authentication API, in either of its shapes:
 /// `{"error", "error_description"}` or the legacy `{"code", "description"}`.

@@ -1,7 +1,6 @@
 internal import Foundation
 internal import Latchkey
 internal import LatchkeyJSON
-internal import LatchkeyJWT
 
 extension Auth0Provider {
     /// The session a token answer establishes or renews. The ID token, when present, is

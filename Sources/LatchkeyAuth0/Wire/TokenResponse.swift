@@ -1,6 +1,5 @@
 internal import Foundation
 internal import LatchkeyJSON
-internal import LatchkeyJWT
 
 /// A success answer of `/oauth/token`: `{access_token, token_type (`Bearer` or `DPoP`), expires_in (a number
 /// or a numeric string), id_token?, refresh_token?, scope?, recovery_code?}`.

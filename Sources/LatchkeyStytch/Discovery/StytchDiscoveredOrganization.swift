@@ -1,6 +1,5 @@
 public import Latchkey
 public import LatchkeyJSON
-internal import LatchkeyJWT
 
 /// One organization `b2b/discovery/organizations` offers for an intermediate session:
 /// the organization, the member's membership in it, and whether the factors so far

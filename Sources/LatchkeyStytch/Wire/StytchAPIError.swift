@@ -1,5 +1,4 @@
 public import LatchkeyJSON
-internal import LatchkeyJWT
 
 /// Stytch's error body, kept as ``/Latchkey/AuthError/underlying`` of the ``/Latchkey/AuthError``
 /// an adapter throws: `status_code`, `request_id`, `error_type`, `error_message`,

@@ -1,6 +1,5 @@
 internal import Foundation
 internal import LatchkeyJSON
-internal import LatchkeyJWT
 
 /// The `X-SDK-Client` header: base64 of
 /// `{"app":{"identifier"},"sdk":{"identifier","version"},"os":{"identifier","version"},"device":{"model","screen_size"}}`.
