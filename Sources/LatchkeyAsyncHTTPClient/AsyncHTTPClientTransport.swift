@@ -156,15 +156,10 @@ public struct AsyncHTTPClientTransport: HTTPTransport {
         return TransportResponse(status: status, headers: headers, body: body.body)
     }
 
-    /// `duration` in nanoseconds, saturating: a huge timeout never traps.
-    static func nanoseconds(_ duration: Duration) -> Int64 {
-        let (seconds, attoseconds) = duration.components
-        guard seconds >= 0 else { return 0 }
-        guard seconds < Int64.max / 1_000_000_000 - 1 else { return .max }
-        return seconds * 1_000_000_000 + attoseconds / 1_000_000_000
-    }
+    /// `duration` in nanoseconds for a deadline: saturating (a huge timeout never traps),
+    /// never negative.
+    static func nanoseconds(_ duration: Duration) -> Int64 { max(0, duration.saturatingNanoseconds) }
 }
-
 /// A request body AsyncHTTPClient cannot replay (a `Sequence`, not a `Collection`).
 private struct OneShotBody: Sequence, Sendable {
     let data: Data

@@ -26,7 +26,7 @@ package enum Telemetry {
         let reason = reason.description
         Counter(label: Name.renewals, dimensions: [("reason", reason), ("outcome", outcome)]).increment()
         Timer(label: Name.renewalDuration, dimensions: [("reason", reason)], preferredDisplayUnit: .seconds)
-            .recordNanoseconds(nanoseconds(elapsed))
+            .recordNanoseconds(elapsed.saturatingNanoseconds)
     }
 
     /// A bearer token a server received was verified (`verified`) or refused (the
@@ -45,7 +45,7 @@ package enum Telemetry {
         let dimensions = [("operation", operation), ("class", outcome)]
         Counter(label: Name.providerRequests, dimensions: dimensions).increment()
         Timer(label: Name.providerRequestDuration, dimensions: dimensions, preferredDisplayUnit: .seconds)
-            .recordNanoseconds(nanoseconds(elapsed))
+            .recordNanoseconds(elapsed.saturatingNanoseconds)
     }
 
     /// `2xx`, `3xx`, `4xx`, `429`, `5xx`: a status's class (429 apart: it is what an
@@ -83,14 +83,5 @@ package enum Telemetry {
             }
         }
         return try result.get()
-    }
-
-    /// `duration` in whole nanoseconds, saturating (a timer takes `Int64`).
-    static func nanoseconds(_ duration: Duration) -> Int64 {
-        let (seconds, attoseconds) = duration.components
-        let (whole, overflow) = seconds.multipliedReportingOverflow(by: 1_000_000_000)
-        if overflow { return seconds < 0 ? .min : .max }
-        let (sum, overflowed) = whole.addingReportingOverflow(attoseconds / 1_000_000_000)
-        return overflowed ? .max : sum
     }
 }
