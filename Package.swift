@@ -372,6 +372,7 @@ let package = Package(
             name: "LatchkeySocialPlusTests",
             dependencies: [
                 "LatchkeyJSON",
+                "LatchkeyTransportTestSupport",
                 "LatchkeySocialPlus",
                 "Latchkey",
                 "LatchkeyEmulator",
@@ -386,6 +387,7 @@ let package = Package(
             name: "LatchkeyStytchTests",
             dependencies: [
                 "LatchkeyJSON",
+                "LatchkeyTransportTestSupport",
                 "LatchkeyStytch",
                 "Latchkey",
                 "LatchkeyJWT",

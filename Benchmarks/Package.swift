@@ -23,6 +23,10 @@ let package = Package(
         .package(url: "https://github.com/vapor/jwt-kit", exact: "5.8.0"),
         // The app API that `send` talks to over loopback (the library's emulator uses it too).
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1", traits: []),
+        // The wrk load run's jwt-kit route is hummingbird-auth's JWT example shape.
+        .package(url: "https://github.com/hummingbird-project/hummingbird-auth", from: "2.5.0"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
     ],
     targets: [
         // The raw OpenSSL baseline: the library's own COpenSSL is internal to it.
@@ -67,6 +71,26 @@ let package = Package(
                 .product(name: "LatchkeySecrets", package: rootPackage),
             ],
             path: "Tools/InstructionCounts",
+            swiftSettings: [.swiftLanguageMode(.v6)]
+        ),
+        // Loopback load (Scripts/wrk-bearer.sh, Scripts/transports.sh): a route behind
+        // Latchkey's BearerAuthenticator and the same route behind jwt-kit, for wrk; and
+        // both HTTP transports against the emulator. Not a package-benchmark suite.
+        .executableTarget(
+            name: "LoopbackLoad",
+            dependencies: [
+                .product(name: "Latchkey", package: rootPackage),
+                .product(name: "LatchkeyAsyncHTTPClient", package: rootPackage),
+                .product(name: "LatchkeyEmulator", package: rootPackage),
+                .product(name: "LatchkeyHummingbird", package: rootPackage),
+                .product(name: "LatchkeyJSON", package: rootPackage),
+                .product(name: "JWTKit", package: "jwt-kit"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdAuth", package: "hummingbird-auth"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "Tools/LoopbackLoad",
             swiftSettings: [.swiftLanguageMode(.v6)]
         ),
     ]

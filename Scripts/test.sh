@@ -25,15 +25,26 @@ groups=(
   "LatchkeyCLITests"
 )
 
-failed=()
-for group in "${groups[@]}"; do
-  package=.
+# The adapters' groups run a second time on the AsyncHTTPClient transport: their
+# harnesses take the transport from LATCHKEY_TEST_TRANSPORT
+# (Tests/LatchkeyTransportTestSupport), so every adapter is proven on both transports.
+# ADAPTERS_ON_AHC=0 skips the second pass.
+TRANSPORT_VARIABLE=LATCHKEY_TEST_TRANSPORT
+second_pass=(
+  "LatchkeyStytchTests"
+  "LatchkeyAuth0Tests"
+  "LatchkeySocialPlusTests"
+)
+
+# Runs one group (on $transport, when set) and records a failure.
+run_group() {
+  local group=$1 package=. found target start log status wrap
   if [[ "$group" == *:* ]]; then package=${group%%:*}; group=${group#*:}; fi
   # Skip groups whose test target does not exist (yet).
   found=0
   for target in ${group//|/ }; do [ -d "$package/Tests/$target" ] && found=1; done
-  [ "$found" = 1 ] || continue
-  echo "== swift test --package-path $package --filter '^($group)\.'"
+  [ "$found" = 1 ] || return
+  echo "== ${transport:+$TRANSPORT_VARIABLE=$transport }swift test --package-path $package --filter '^($group)\.'"
   start=$(date +%s)
   log=$(mktemp)
   # A group that hangs (a test waiting for something that never comes) fails after
@@ -45,7 +56,8 @@ for group in "${groups[@]}"; do
   wrap=()
   [[ "$group" == *LatchkeySecretsTests* ]] && wrap=(./Scripts/with-postgres.sh ./Scripts/with-secret-service.sh)
   [[ "$group" == *LatchkeyPostgresTests* || "$group" == LatchkeyCLITests ]] && wrap=(./Scripts/with-postgres.sh)
-  timeout --kill-after=30 "${GROUP_TIMEOUT:-900}" "${wrap[@]}" "$SWIFT" test --package-path "$package" --skip-build --filter "^($group)\." >"$log" 2>&1
+  env ${transport:+"$TRANSPORT_VARIABLE=$transport"} \
+    timeout --kill-after=30 "${GROUP_TIMEOUT:-900}" "${wrap[@]}" "$SWIFT" test --package-path "$package" --skip-build --filter "^($group)\." >"$log" 2>&1
   status=$?
   [ "$status" = 124 ] && echo "   timed out after ${GROUP_TIMEOUT:-900} s; the log's last lines:" && tail -n 40 "$log"
   # The failures and the summary; the whole log when the run itself broke.
@@ -60,8 +72,16 @@ for group in "${groups[@]}"; do
   fi
   rm -f "$log"
   echo "   ($(( $(date +%s) - start )) s, exit $status)"
-  [ "$status" = 0 ] || failed+=("$group")
-done
+  [ "$status" = 0 ] || failed+=("${transport:+$transport:}$group")
+}
+
+failed=()
+transport=
+for group in "${groups[@]}"; do run_group "$group"; done
+if [ "${ADAPTERS_ON_AHC:-1}" = 1 ]; then
+  transport=async-http-client
+  for group in "${second_pass[@]}"; do run_group "$group"; done
+fi
 
 if [ ${#failed[@]} -gt 0 ]; then
   echo "FAILED: ${failed[*]}"

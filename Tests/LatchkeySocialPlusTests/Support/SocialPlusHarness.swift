@@ -7,6 +7,7 @@ import LatchkeySecrets
 import LatchkeySocialPlus
 // Every file of the suite uses the shared support (logs, settle, errors).
 @_exported import LatchkeyTestSupport
+import LatchkeyTransportTestSupport
 import Logging
 import Synchronization
 import Testing
@@ -83,7 +84,7 @@ struct SocialPlusHarness {
         clock = ManualClock(now: Self.start)
         store = try MemorySecretStore(namespace: "socialplus-test")
         logs = LogCapture()
-        transport = RecordingTransport(URLSessionTransport(defaultTimeout: timeout))
+        transport = RecordingTransport(TestTransport.make(defaultTimeout: timeout))
         self.options = options
         self.retries = retries
         client = try Self.makeClient(

@@ -7,6 +7,7 @@ import LatchkeySecrets
 import LatchkeyStytch
 // Every file of the suite uses the shared support (logs, settle, errors).
 @_exported import LatchkeyTestSupport
+import LatchkeyTransportTestSupport
 import Logging
 import Synchronization
 import Testing
@@ -38,7 +39,7 @@ struct StytchHarness {
         let endpoint = try #require(emulator.stytch)
         let clock = ManualClock(now: start)
         let logs = LogCapture()
-        let transport = RecordingTransport(URLSessionTransport(defaultTimeout: timeout))
+        let transport = RecordingTransport(TestTransport.make(defaultTimeout: timeout))
         var settings: [String: String] = [
             "public_token": endpoint.publicToken, "base_url": endpoint.baseURL.absoluteString,
             "project_id": endpoint.projectID, "app_identifier": endpoint.appIdentifier,
