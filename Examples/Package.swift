@@ -64,6 +64,7 @@ let package = Package(
             name: "ServerExample",
             dependencies: [
                 .product(name: "Latchkey", package: "latchkey"),
+                .product(name: "LatchkeyAsyncHTTPClient", package: "latchkey"),
                 .product(name: "LatchkeyAuth0", package: "latchkey"),
                 .product(name: "LatchkeyEmulator", package: "latchkey"),
                 .product(name: "LatchkeyHummingbird", package: "latchkey"),

@@ -46,7 +46,7 @@ case "bearer":
     print("LATCHKEY \(latchkey.url.absoluteString)me")
     print("JWTKIT \(jwtKit.url.absoluteString)me")
     print("TOKEN \(token)")
-    fflush(stdout)
+    fflush(nil)  // every stream: `stdout` is shared mutable state to Swift 6
     // Serves until the script closes stdin.
     while readLine() != nil {}
     await latchkey.stop()
