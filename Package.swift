@@ -34,6 +34,9 @@ let package = Package(
         // The core reports renewals, session ends and provider calls to whatever backend
         // the app bootstraps (Prometheus, OpenTelemetry…): the API packages only, no exporter.
         .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
+        // BoringSSL's P-384 and Ed25519 for ES384 and EdDSA verification (LatchkeyCrypto);
+        // already in the graph through postgres-nio and the certificates.
+        .package(url: "https://github.com/apple/swift-crypto.git", from: "4.5.2"),
         .package(url: "https://github.com/apple/swift-distributed-tracing", from: "1.7.3"),
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1", traits: []),
         // Only LatchkeyHummingbird uses it: the core names no server framework.
@@ -78,7 +81,8 @@ let package = Package(
         .target(name: "CLatchkeyBase64"),
         .target(
             name: "LatchkeyCrypto",
-            dependencies: ["COpenSSL", "CLatchkeyHMAC", "CLatchkeyBase64"],
+            // swift-crypto: ES384 and EdDSA verification on its BoringSSL (SignatureVerifier).
+            dependencies: ["COpenSSL", "CLatchkeyHMAC", "CLatchkeyBase64", .product(name: "Crypto", package: "swift-crypto")],
             swiftSettings: swiftSettings
         ),
 
