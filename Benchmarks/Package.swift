@@ -21,6 +21,7 @@ let package = Package(
         .package(path: "../"),
         .package(url: "https://github.com/ordo-one/benchmark", from: "1.38.1", traits: ["MallocInterposer"]),
         .package(url: "https://github.com/vapor/jwt-kit", exact: "5.8.0"),
+        .package(url: "https://github.com/apple/swift-crypto.git", from: "4.5.2"),
         // The app API that `send` talks to over loopback (the library's emulator uses it too).
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1", traits: []),
         // The wrk load run's jwt-kit route is hummingbird-auth's JWT example shape.
@@ -44,6 +45,8 @@ let package = Package(
                 .product(name: "LatchkeyJWT", package: rootPackage),
                 .product(name: "LatchkeySecrets", package: rootPackage),
                 .product(name: "JWTKit", package: "jwt-kit"),
+                // ES384's and EdDSA's limit: swift-crypto's BoringSSL, which Latchkey verifies them on.
+                .product(name: "Crypto", package: "swift-crypto"),
             ],
             path: "Support/BenchmarkFixtures",
             swiftSettings: [.swiftLanguageMode(.v6)]

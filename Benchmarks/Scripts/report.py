@@ -29,7 +29,9 @@ from benchmarks import best_run_per_row, group_key, row_key, split_name  # noqa:
 TARGETS = [
     ("limit", "JWT", ("RS256", "sig+claims"), 1.10, "RS256 verify + claims ≤ 1.10× raw OpenSSL"),
     ("limit", "JWT", ("ES256", "sig+claims"), 1.10, "ES256 verify + claims ≤ 1.10× raw OpenSSL"),
-    ("limit", "JWT", ("EdDSA", "sig+claims"), 1.10, "EdDSA verify + claims ≤ 1.10× raw OpenSSL"),
+    ("limit", "JWT", ("EdDSA", "sig+claims"), 1.10, "EdDSA verify + claims ≤ 1.10× raw BoringSSL (swift-crypto)"),
+    ("peer", "JWT", ("ES384", "sig+claims"), 1.0, "ES384 verify + claims ahead of jwt-kit"),
+    ("peer", "JWT", ("EdDSA", "sig+claims"), 1.0, "EdDSA verify + claims ahead of jwt-kit"),
     ("peer", "JWT", ("HS256", "sig+claims"), 15.0, "HS256 verify + claims ≥ 15× faster than jwt-kit"),
     ("peer", "JWT", ("HS256", "decode"), 40.0, "HS256 decode only ≥ 40× faster than jwt-kit"),
     ("limit", "Vault", ("load", "2KB"), 1.50, "encrypted-file vault load ≤ 1.5× by-hand open/read/close + AES-GCM open"),

@@ -25,7 +25,7 @@ public enum IDToken {
     public static let validation = JWTValidationOptions(issuer: issuer, audience: audience)
 }
 
-/// One algorithm's token, keys and prepared verifiers for Latchkey, raw OpenSSL and jwt-kit.
+/// One algorithm's token, keys and prepared verifiers for Latchkey, its raw primitive and jwt-kit.
 public final class JWTFixture {
     public let algorithm: JWSAlgorithm
     public let token: String
@@ -35,6 +35,10 @@ public final class JWTFixture {
     public let rawSignature: [UInt8]
     public let hmac: RawHMAC?
     public let verifier: RawSignatureVerifier?
+    /// ES384 and EdDSA: Latchkey verifies them on swift-crypto's BoringSSL, their limit.
+    public let boringSSL: RawBoringSSLVerifier?
+    /// The raw primitive the row's limit is: "OpenSSL", or "BoringSSL" for ES384 and EdDSA.
+    public var limitLabel: String { boringSSL == nil ? "OpenSSL" : "BoringSSL" }
     /// Filled in by the benchmarks' async setup (jwt-kit's key collection is an actor).
     public var peer: JWTKeyCollection?
 
@@ -58,34 +62,52 @@ public final class JWTFixture {
             case .hs256:
                 hmac = RawHMAC(key: Array(IDToken.hmacSecret.utf8))
                 verifier = nil
+                boringSSL = nil
+                rawSignature = signature
+            case .es384:
+                hmac = nil
+                verifier = nil
+                guard let pem = try publicKey.pem() else { fixtureFailure("no PEM") }
+                boringSSL = try RawBoringSSLVerifier(p384PEM: pem)
+                rawSignature = signature
+            case .edDSA:
+                hmac = nil
+                verifier = nil
+                guard let x = publicKey.jwk().object["x"]?.stringValue, let raw = Base64URL.decode(x) else { fixtureFailure("no Ed25519 x") }
+                boringSSL = try RawBoringSSLVerifier(ed25519Raw: raw)
                 rawSignature = signature
             default:
                 hmac = nil
+                boringSSL = nil
                 guard let pem = try publicKey.pem() else { fixtureFailure("no PEM") }
                 let scheme: RawSignatureVerifier.Scheme =
                     switch algorithm {
                     case .rs256: .pkcs1(digest: "SHA256")
                     case .ps256: .pss(digest: "SHA256")
                     case .es256: .ecdsa(digest: "SHA256")
-                    case .es384: .ecdsa(digest: "SHA384")
-                    case .edDSA: .ed25519
                     default: fixtureFailure("no raw baseline for \(algorithm)")
                     }
                 verifier = RawSignatureVerifier(publicKeyPEM: pem, scheme: scheme)
-                rawSignature = [.es256, .es384].contains(algorithm) ? derECDSASignature(fromJOSE: signature) : signature
+                rawSignature = algorithm == .es256 ? derECDSASignature(fromJOSE: signature) : signature
             }
         } catch {
             fixtureFailure("\(algorithm): \(error)")
         }
-        guard rawVerify() else { fixtureFailure("raw OpenSSL rejects the \(algorithm) token") }
+        guard rawVerify() else { fixtureFailure("raw \(limitLabel) rejects the \(algorithm) token") }
     }
 
-    /// The raw OpenSSL check of the signature over the signing input.
+    /// The raw primitive's check of the signature over the signing input.
     @inline(__always)
     public func rawVerify() -> Bool {
         signingInput.withUnsafeBufferPointer { input in
             rawSignature.withUnsafeBufferPointer { signature in
-                if let hmac { hmac.verify(input, expected: signature) } else { verifier!.verify(input, signature: signature) }
+                if let hmac {
+                    hmac.verify(input, expected: signature)
+                } else if let boringSSL {
+                    boringSSL.verify(input, signature: signature)
+                } else {
+                    verifier!.verify(input, signature: signature)
+                }
             }
         }
     }

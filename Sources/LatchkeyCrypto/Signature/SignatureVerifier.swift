@@ -4,7 +4,7 @@ internal import Crypto
 /// Verifies signatures of one scheme under one public key.
 ///
 /// OpenSSL verifies, except ECDSA on P-384 (ES384) and Ed25519 (EdDSA), which swift-crypto
-/// verifies: its BoringSSL needs 0.74× (P-384) and 0.79× (Ed25519) of the instructions OpenSSL
+/// verifies: its BoringSSL needs 0.74× (P-384) and 0.70× (Ed25519) of the instructions OpenSSL
 /// 3.0 does, and OpenSSL 3.0 has no faster path for either (Benchmarks/README.md,
 /// "ES384 and EdDSA"). Both pass the same Wycheproof vectors.
 ///
