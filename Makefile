@@ -2,7 +2,7 @@
 SWIFT ?= swift
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 # What the package builds against: `make build` installs these and nothing else.
-APT_PACKAGES := libssl-dev libkeyutils-dev pkg-config
+APT_PACKAGES := libssl-dev libkeyutils-dev libcurl4-openssl-dev pkg-config
 # Test-only, run time only (`make test-deps`): Chromium and its driver for the browser-login
 # tests; a private session bus and GNOME Keyring for the Secret Service store's tests
 # (Scripts/with-secret-service.sh), and gdbus to inspect them; postgresql, the server
@@ -11,8 +11,8 @@ APT_PACKAGES := libssl-dev libkeyutils-dev pkg-config
 TEST_APT_PACKAGES := chromium chromium-driver dbus-daemon dbus-bin gnome-keyring libsecret-1-0 libglib2.0-bin postgresql
 CONFIG ?= debug
 
-.PHONY: all deps test-deps bench-deps build build-release test format demo examples docs check-links bench bench-check fuzz fuzz-ci \
-	soak soak-short soak-sweep clean install uninstall
+.PHONY: all deps test-deps bench-deps build build-release test format demo examples docs check-links bench bench-check bench-cli fuzz fuzz-ci \
+	soak soak-short soak-sweep soak-fleet clean install uninstall
 
 all: build
 
@@ -40,8 +40,13 @@ test-deps:
 build: deps
 	$(SWIFT) build -c $(CONFIG)
 
+# The CLI links the Swift runtime and Foundation statically: a script calls it once per
+# token, and loading some fifty shared libraries was most of its start-up
+# (Benchmarks/README.md, "The CLI's start-up").
+RELEASE_FLAGS := -c release --static-swift-stdlib
+
 build-release: deps
-	$(SWIFT) build -c release --product latchkey
+	$(SWIFT) build $(RELEASE_FLAGS) --product latchkey
 
 # The house format first (Scripts/format.sh --check: .swift-format, 150 columns; `make format`
 # applies it), then every test group (Scripts/test.sh), the soak's package (Soak/: building it builds
@@ -62,7 +67,7 @@ test: deps test-deps
 	$(MAKE) docs
 
 demo: build-release
-	@./Scripts/demo.sh "$$($(SWIFT) build -c release --show-bin-path)/latchkey"
+	@./Scripts/demo.sh "$$($(SWIFT) build $(RELEASE_FLAGS) --show-bin-path)/latchkey"
 
 # The fault soak (Soak/, a package of its own; Docs/soak.md): 4 providers × 50 users × 7
 # simulated days against the emulator. SOAK_ARGS passes options through, e.g.
@@ -86,6 +91,14 @@ SWEEP_SIZE ?= --short
 soak-sweep: deps
 	$(SWIFT) build --package-path Soak -c $(CONFIG) --product latchkey-soak
 	$(SOAK_BIN) $(SWEEP_SIZE) --sweep $(SWEEP_SEEDS) --jobs $(SWEEP_JOBS) $(SOAK_ARGS)
+
+# The fleet soak (Docs/soak.md, "The fleet soak"): server instances as separate processes
+# sharing users' sessions on a private PostgreSQL server, with instance and database
+# kills and dropped connections. FLEET_ARGS, e.g. FLEET_ARGS="--users 1000 --seconds 600".
+FLEET_ARGS ?= --users 100 --seconds 120
+soak-fleet: deps test-deps
+	$(SWIFT) build --package-path Soak -c $(CONFIG) --product latchkey-soak
+	./Scripts/with-postgres.sh $(SOAK_BIN) --fleet $(FLEET_ARGS) $(SOAK_ARGS)
 
 # The benchmarks also count instructions under valgrind (Benchmarks/README.md).
 BENCH_APT_PACKAGES := valgrind
@@ -123,6 +136,12 @@ format:
 check-links:
 	./Scripts/check-links.sh
 
+# The CLI as a whole process beside Debian's `jose` (Benchmarks/Scripts/cli-startup.sh): its
+# table goes into Benchmarks/README.md.
+bench-cli: deps
+	$(call apt_install,hyperfine jose time)
+	./Benchmarks/Scripts/cli-startup.sh
+
 bench-check: bench-deps
 	$(MAKE) -C Benchmarks bench-check
 
@@ -151,7 +170,7 @@ INSTALL_FISH := $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d
 
 install:
 	@set -e; bin="$(BIN)"; man="$(MAN)"; \
-	if [ -z "$$bin" ]; then $(SWIFT) build -c release --product latchkey; bin="$$($(SWIFT) build -c release --show-bin-path)/latchkey"; fi; \
+	if [ -z "$$bin" ]; then $(SWIFT) build $(RELEASE_FLAGS) --product latchkey; bin="$$($(SWIFT) build $(RELEASE_FLAGS) --show-bin-path)/latchkey"; fi; \
 	if [ -z "$$man" ]; then \
 	  $(SWIFT) package plugin generate-manual --configuration release; \
 	  man=.build/plugins/GenerateManual/outputs/latchkey/latchkey.1; \

@@ -2,6 +2,11 @@ import ArgumentParser
 import Foundation
 
 /// `latchkey`: inspect, verify and sign JWTs, manage stored secrets.
+///
+/// Every command names itself (`commandName:`): left out, ArgumentParser derives the name
+/// from the type with `String(describing:)`, whose protocol-conformance lookups scan every
+/// conformance record in the binary — two thirds of a `verify`'s start-up before this
+/// (Benchmarks/README.md, "The CLI's start-up").
 @main
 struct LatchkeyCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(

@@ -7,6 +7,7 @@ extension LatchkeyCommand {
     /// `latchkey inspect`: decode a token without verifying it.
     struct Inspect: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "inspect",
             abstract: "Decode a JWT or JWS without verifying it: header, claims, times and warnings.",
             discussion: """
                 Nothing is verified: use `latchkey verify` to trust a token. Times are shown in UTC \

@@ -6,6 +6,7 @@ extension LatchkeyCommand {
     /// `latchkey keygen`: make a key for development.
     struct Keygen: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "keygen",
             abstract: "Generate a key for development and tests.",
             discussion: """
                 RS*/PS*: RSA 2048. ES256/ES384/ES512: P-256/P-384/P-521. EdDSA/Ed25519: Ed25519. \

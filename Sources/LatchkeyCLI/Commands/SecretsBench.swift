@@ -7,6 +7,7 @@ extension SecretsCommand {
     /// machine has, in throwaway namespaces and directories, and prints one comparison.
     struct Bench: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "bench",
             abstract: "Time get, set and remove on every backend available here, and compare them.",
             discussion: """
                 Rows: memory, kernel keyring, encrypted file, the layered store (the keyring in \

@@ -6,6 +6,7 @@ extension SecretsCommand {
     /// as `set` does; exit 1 if there was none.
     struct Delete: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "delete",
             abstract: "Delete a stored secret.",
             discussion:
                 "Like set, it asks nothing and confirms on standard error what it did (the store and namespace), whether or not a terminal is attached; standard output stays empty."

@@ -7,7 +7,8 @@ extension SecretsCommand {
     /// `latchkey secrets doctor`: what automatic selection picks and why, whether a
     /// Secret Service answers, the keyring's state and quota, and the files with their modes.
     struct Doctor: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Explain which backend is used and why, and check keyring and files.")
+        static let configuration = CommandConfiguration(
+            commandName: "doctor", abstract: "Explain which backend is used and why, and check keyring and files.")
 
         @Option(name: .long, help: "The namespace whose files to show.")
         var namespace: String = "latchkey"

@@ -6,7 +6,7 @@ extension SecretsCommand {
     /// `latchkey secrets get NAME`: a redacted view of a secret, or its exact bytes with
     /// `--reveal`.
     struct Get: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Show a stored secret (redacted unless --reveal).")
+        static let configuration = CommandConfiguration(commandName: "get", abstract: "Show a stored secret (redacted unless --reveal).")
 
         @OptionGroup var options: StoreOptions
 

@@ -4,7 +4,7 @@ import LatchkeySecrets
 extension SecretsCommand {
     /// `latchkey secrets list`: the entry names of a namespace, one per line.
     struct List: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "List the names of the stored secrets.")
+        static let configuration = CommandConfiguration(commandName: "list", abstract: "List the names of the stored secrets.")
 
         @OptionGroup var options: StoreOptions
 

@@ -6,6 +6,7 @@ extension SecretsCommand {
     /// `latchkey secrets set NAME`: stores the bytes read from standard input.
     struct Set: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "set",
             abstract: "Store a secret read from standard input.",
             discussion: "Every byte of standard input is stored as is, including any trailing newline (use printf, or echo -n)."
         )

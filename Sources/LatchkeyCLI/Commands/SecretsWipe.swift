@@ -5,6 +5,7 @@ extension SecretsCommand {
     /// `latchkey secrets wipe`: removes every entry of the namespace.
     struct Wipe: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "wipe",
             abstract: "Delete every secret of the namespace.",
             discussion: "A corrupted or undecryptable file is never deleted; --reset moves it aside as <file>.corrupt-<timestamp> instead."
         )

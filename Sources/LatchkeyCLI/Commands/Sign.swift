@@ -7,6 +7,7 @@ extension LatchkeyCommand {
     /// `latchkey sign`: issue a token, for development and tests.
     struct Sign: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "sign",
             abstract: "Sign a JWT and print it.",
             discussion: """
                 The claims are the members of --payload-file's JSON object (if given), then iat (now, \

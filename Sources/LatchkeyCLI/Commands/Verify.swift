@@ -7,6 +7,7 @@ extension LatchkeyCommand {
     /// `latchkey verify`: check a token's signature and, for a JWT, its claims.
     struct Verify: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "verify",
             abstract: "Verify a JWT (signature and claims), or with --jws a JWS signature only.",
             discussion: """
                 The key decides which algorithms are accepted: a JWK's alg, --alg, or else those of \

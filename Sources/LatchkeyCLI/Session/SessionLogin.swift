@@ -13,6 +13,7 @@ extension SessionCommand {
     /// revoked at the provider (best effort).
     struct Login: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "login",
             abstract: "Log in and persist the session in the configured store.",
             discussion: """
                 Stytch: --email, and the password from the terminal (no echo) or --password-stdin; or a one-time passcode: \

@@ -8,6 +8,7 @@ extension SessionCommand {
     /// who is signed in and until when — or, when the provider ended the session, why.
     struct Status: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "status",
             abstract: "Restore and validate the stored session, then show it (exit status 1 when nobody is logged in).",
             discussion: """
                 When the provider ended the session (here or in an earlier command), status says why: the verdict's code, \

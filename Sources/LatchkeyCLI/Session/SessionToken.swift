@@ -7,6 +7,7 @@ extension SessionCommand {
     /// `latchkey session token`: a valid access token on standard output.
     struct Token: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "token",
             abstract: "Print a valid access token (renewed first if needed), for curl -H \"Authorization: Bearer $(latchkey session token)\".",
             discussion: SessionExitStatus.help
         )
@@ -58,6 +59,7 @@ extension SessionCommand {
     /// `latchkey session refresh`: renews now.
     struct Refresh: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "refresh",
             abstract: "Renew the session's tokens now (--session-duration also extends the session, Stytch).",
             discussion: SessionExitStatus.help
         )
@@ -98,6 +100,7 @@ extension SessionCommand {
     /// `latchkey session logout`.
     struct Logout: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "logout",
             abstract: "Log out: clear the stored session (--secure revokes it at the provider first).",
             discussion: SessionExitStatus.help
         )
