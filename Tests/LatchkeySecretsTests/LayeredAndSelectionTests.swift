@@ -52,21 +52,28 @@ import Testing
         let plain = await secretStoreError { _ = try await EncryptedFileSecretStore(namespace: namespace, configuration: wrong).get("token") }
         #expect(plain?.code == .wrongKey)
 
-        // A kept key that does not match the file's key check is never used: the right
-        // passphrase derives the key again and keeps it; a wrong one is refused and
-        // does not displace it.
-        try store.keyring.setFileKey([UInt8](repeating: 1, count: 32))
+        // A kept key that does not match the file's key check is never used: a wrong
+        // passphrase is refused and its key not kept; the right one derives the key
+        // again and keeps it.
+        let bogus = [UInt8](repeating: 1, count: 32)
+        try store.keyring.setFileKey(bogus)
         let refused = await secretStoreError { _ = try await LayeredSecretStore(namespace: namespace, configuration: wrong).get("token") }
         #expect(refused?.code == .wrongKey)
+        #expect(try store.keyring.fileKey() == bogus)
         #expect(try await LayeredSecretStore(namespace: namespace, configuration: right).string("token") == "v")
         #expect(try store.keyring.fileKey() == kept)
-        _ = await secretStoreError { _ = try await LayeredSecretStore(namespace: namespace, configuration: wrong).set("token", "w") }
+
+        // While the key is kept, a store given another passphrase writes with it too:
+        // the file stays under the right passphrase's key and salt.
+        try await LayeredSecretStore(namespace: namespace, configuration: wrong).set("token", "w")
+        #expect(try await EncryptedFileSecretStore(namespace: namespace, configuration: right).string("token") == "w")
         #expect(try store.keyring.fileKey() == kept)
 
         // As after a reboot: the keyring is empty, the file is not; the first read
         // derives the key and keeps it again.
         try await store.keyring.removeAll()
-        #expect(try await LayeredSecretStore(namespace: namespace, configuration: right).string("token") == "v")
+        #expect(try store.keyring.fileKey() == nil)
+        #expect(try await LayeredSecretStore(namespace: namespace, configuration: right).string("token") == "w")
         #expect(try store.keyring.fileKey() == kept)
     }
 
