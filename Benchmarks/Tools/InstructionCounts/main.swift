@@ -114,7 +114,9 @@ func vaultWorkloads() -> [Workload] {
 func storageWorkloads() -> [Workload] {
     let scratch = ScratchDirectory(prefix: "latchkey-instructions-storage")
     let configuration = SecretStoreConfiguration(dataDirectory: scratch.appending("data"), configDirectory: scratch.appending("config"))
-    let namespace = "instructions-\(getpid())"
+    // Fixed, so every count reads the same name: the file is in this process's own
+    // directory, and nothing is written to the keyring (a key-file store).
+    let namespace = "instructions-storage"
     let entry = "session"
     let value = (0..<2048).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ 7) }
     let file: EncryptedFileSecretStore
