@@ -22,7 +22,9 @@ the cryptography:
   RS256 and PS256 (ECDSA and EdDSA verification is too large beside it);
 - `JWT/<alg>/overhead`: sig − the raw OpenSSL limit, for the same three (our parsing, base64url, key
   handling around the primitive);
-- `Vault/load/2KB/overhead`: load − the by-hand open+read+AES-GCM.
+- `Vault/load/2KB/overhead`: load − the by-hand open+read+AES-GCM;
+- `Storage/get/layered-warm/2KB/overhead` and `…/layered-cold/…`: the layered store's
+  get − the encrypted file's (the same store again; a new store's first read).
 
 The derived rows get twice the tolerance (they are differences of two measured
 counts). Valgrind presents the CPU without some instruction-set extensions, so OpenSSL
@@ -118,6 +120,11 @@ def derived(results):
     load, by_hand = results.get("Vault/load/2KB/latchkey"), results.get("Vault/load/2KB/limit:open+read+AES-GCM")
     if load is not None and by_hand is not None:
         out["Vault/load/2KB/overhead"] = load - by_hand
+    for temperature in ("warm", "cold"):
+        layered = results.get(f"Storage/get/layered-{temperature}/2KB/latchkey")
+        file = results.get(f"Storage/get/layered-{temperature}/2KB/limit:file")
+        if layered is not None and file is not None:
+            out[f"Storage/get/layered-{temperature}/2KB/overhead"] = layered - file
     return out
 
 
@@ -131,6 +138,9 @@ def components(name):
         return [f"JWT/{alg}/sig/latchkey", f"JWT/{alg}/sig/limit:OpenSSL"]
     if name == "Vault/load/2KB/overhead":
         return ["Vault/load/2KB/latchkey", "Vault/load/2KB/limit:open+read+AES-GCM"]
+    match = re.fullmatch(r"Storage/get/(layered-(?:warm|cold))/2KB/overhead", name)
+    if match:
+        return [f"Storage/get/{match.group(1)}/2KB/latchkey", f"Storage/get/{match.group(1)}/2KB/limit:file"]
     return [name]
 
 

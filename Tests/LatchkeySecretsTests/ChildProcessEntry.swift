@@ -26,6 +26,13 @@ import Testing
                 let store = try KeyringSecretStore(namespace: namespace)
                 let value = try await store.get(environment["LATCHKEY_NAME"] ?? "")
                 report(value.map { Data($0).base64EncodedString() } ?? "<nil>")
+            case "layered-read":
+                // Reads through a layered store given LATCHKEY_PASSPHRASE: a new process.
+                var layered = configuration
+                layered.keySource = .passphrase(environment["LATCHKEY_PASSPHRASE"] ?? "")
+                let store = try LayeredSecretStore(namespace: namespace, configuration: layered)
+                let value = try await store.get(environment["LATCHKEY_NAME"] ?? "")
+                report(value.map { Data($0).base64EncodedString() } ?? "<nil>")
             case "keyring-write":
                 let store = try KeyringSecretStore(namespace: namespace)
                 try await store.set(environment["LATCHKEY_NAME"] ?? "", Array((environment["LATCHKEY_VALUE"] ?? "").utf8))

@@ -68,23 +68,31 @@ import Testing
         #expect(try await store.string("counter") == "1000")
     }
 
-    @Test func layeredWritesAreSeenByAnotherProcessThroughTheKeyring() async throws {
+    /// Another process reads the layered store's file with the key this one derived and
+    /// kept in the keyring: no scrypt there. Given another passphrase, the child could
+    /// only read the value through that key.
+    @Test func aPassphraseKeyIsSharedWithAnotherProcessThroughTheKeyring() async throws {
         guard keyringProbe.isAvailable else {
             Issue.record("SKIPPED: the kernel keyring is unavailable here (\(keyringProbe.reason))")
             return
         }
         let directory = try TemporaryDirectory()
         let namespace = uniqueNamespace("layered-xproc")
-        let store = try LayeredSecretStore(namespace: namespace, configuration: directory.configuration())
+        let configuration = directory.configuration(keySource: .passphrase("right"))
+        let store = try LayeredSecretStore(namespace: namespace, configuration: configuration)
         defer { Task { try? await store.removeAll() } }
         try await store.set("token", "layered value")
         let output = directory.path + "/out"
-        #expect(
-            try await ChildProcess.run(
-                mode: "keyring-read",
-                environment: [
-                    "LATCHKEY_NAMESPACE": namespace, "LATCHKEY_NAME": "token", "LATCHKEY_OUTPUT": output,
-                ]) == 0)
+        let environment = [
+            "LATCHKEY_NAMESPACE": namespace, "LATCHKEY_NAME": "token", "LATCHKEY_OUTPUT": output, "LATCHKEY_PASSPHRASE": "not the passphrase",
+            "LATCHKEY_DATA_DIR": configuration.dataDirectory, "LATCHKEY_CONFIG_DIR": configuration.configDirectory,
+        ]
+        #expect(try await ChildProcess.run(mode: "layered-read", environment: environment) == 0)
         #expect(try String(contentsOfFile: output, encoding: .utf8) == Data("layered value".utf8).base64EncodedString())
+
+        // Without the kept key (as after a reboot) the other passphrase is refused.
+        try await store.keyring.removeAll()
+        #expect(try await ChildProcess.run(mode: "layered-read", environment: environment) == 1)
+        #expect(try String(contentsOfFile: output, encoding: .utf8).contains("different passphrase"))
     }
 }

@@ -358,13 +358,9 @@ import Testing
         if let error = await secretStoreError({ _ = try await passphrase.get("aaaa") }) { descriptions.append("\(error)") }
         let blocked = try KeyringSecretStore(namespace: "app", system: .failing(errno: EDQUOT))
         if let error = await secretStoreError({ try await blocked.set("token", Array(secret.utf8)) }) { descriptions.append("\(error)") }
-        let memory = try MemorySecretStore(namespace: "app")
-        if let error = await secretStoreError({
-            try await LayeredSecretStore(namespace: "app", configuration: configuration).set("token", Array(repeating: 0x53, count: 40_000))
-        }) {
-            descriptions.append("\(error)")
-        }
-        _ = memory
+        let layered = try LayeredSecretStore(keyring: KeyringSecretStore(namespace: store.namespace, system: .failing(errno: EDQUOT)), file: store)
+        try writeBytes(damaged, to: store.path)
+        if let error = await secretStoreError({ _ = try await layered.get("token") }) { descriptions.append("\(error)") }
         #expect(descriptions.count == 4)
         for description in descriptions {
             #expect(!description.contains(secret), "\(description)")

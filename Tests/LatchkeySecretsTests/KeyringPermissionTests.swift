@@ -5,7 +5,7 @@ import Testing
 @testable import LatchkeySecrets
 
 /// Every key Latchkey puts in the kernel keyring — values, empty-value markers, the
-/// layered store's generation record, and the namespace keyring itself — grants all to
+/// layered store's passphrase-derived key, and the namespace keyring itself — grants all to
 /// the possessor and the owning user and nothing to group or other, after every kind of
 /// write; and another user can neither read, describe nor invalidate them.
 @Suite(needsKeyring) struct KeyringPermissionTests {
@@ -27,22 +27,20 @@ import Testing
 
     @Test func everyKeyOfALayeredNamespaceIsPossessorAndUserOnly() async throws {
         let directory = try TemporaryDirectory()
-        let layered = try LayeredSecretStore(namespace: uniqueNamespace("perm-layered"), configuration: directory.configuration())
-        defer { Task { try? await layered.keyring.removeAll() } }
+        let layered = try LayeredSecretStore(
+            namespace: uniqueNamespace("perm-layered"), configuration: directory.configuration(keySource: .passphrase("pw")))
+        defer { Task { try? await layered.removeAll() } }
         try await layered.set("token", "v1")
-        try await layered.set("token", "v2")  // an update of an existing key
-        try await layered.set("blank", [])  // an empty-value marker
-        try await layered.set("blank", "now a value")  // the marker replaced by a value
+        try await layered.set("token", "v2")
+        try await layered.set("blank", [])
         try await layered.set("other", "x")
         try await layered.remove("other")
         _ = try await layered.get("token")
         let view = try Self.kernelView(layered.keyring)
         let descriptions = view.map(\.text)
         #expect(descriptions.contains { $0.hasPrefix("keyring;") && $0.hasSuffix(";latchkey:\(layered.namespace)") })
-        #expect(descriptions.contains { $0.hasSuffix(";latchkey-layered:\(layered.namespace)") }, "the generation record")
-        #expect(descriptions.contains { $0.hasSuffix(";latchkey:\(layered.namespace):token") })
-        #expect(descriptions.contains { $0.hasSuffix(";latchkey:\(layered.namespace):blank") })
-        #expect(view.count == 4, "the keyring, token, blank and the generation: \(descriptions)")
+        #expect(descriptions.contains { $0.hasSuffix(";latchkey-file-key:\(layered.namespace)") }, "the file's key")
+        #expect(view.count == 2, "the keyring and the file's key, no value: \(descriptions)")
         for key in view {
             #expect(key.perm == Self.possessorAndUserOnly, "\(key.text)")
             #expect(key.perm & 0x0000_ffff == 0, "group and other get nothing: \(key.text)")

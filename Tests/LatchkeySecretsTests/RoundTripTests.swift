@@ -13,7 +13,7 @@ enum Backend: String, CaseIterable, CustomTestStringConvertible, Sendable {
     var needsKeyring: Bool { self == .keyring || self == .layered }
 
     /// The value size limit, if the backend has one below the file format's.
-    var maxValueBytes: Int? { needsKeyring ? 32_767 : nil }
+    var maxValueBytes: Int? { self == .keyring ? 32_767 : nil }
 
     func make(namespace: String, directory: TemporaryDirectory) throws -> any SecretStore {
         switch self {

@@ -109,6 +109,44 @@ func vaultWorkloads() -> [Workload] {
     ]
 }
 
+/// The layered store's get beside the encrypted file's (2 KB, key file): warm, the same
+/// store again; cold, a new store per read (its first read: the key file is read too).
+func storageWorkloads() -> [Workload] {
+    let scratch = ScratchDirectory(prefix: "latchkey-instructions-storage")
+    let configuration = SecretStoreConfiguration(dataDirectory: scratch.appending("data"), configDirectory: scratch.appending("config"))
+    // Fixed, so every count reads the same name: the file is in this process's own
+    // directory, and nothing is written to the keyring (a key-file store).
+    let namespace = "instructions-storage"
+    let entry = "session"
+    let value = (0..<2048).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ 7) }
+    let file: EncryptedFileSecretStore
+    let layered: LayeredSecretStore
+    do {
+        file = try EncryptedFileSecretStore(namespace: namespace, configuration: configuration)
+        layered = try LayeredSecretStore(namespace: namespace, configuration: configuration)
+    } catch {
+        fixtureFailure("storage: \(error)")
+    }
+    let prepare = {
+        do {
+            try await file.set(entry, value)
+            try await layered.keyring.removeAll()
+        } catch {
+            fixtureFailure("storage: \(error)")
+        }
+    }
+    return [
+        Workload(name: "Storage/get/layered-warm/2KB/latchkey", prepare: prepare) { consume(try await layered.get(entry)) },
+        Workload(name: "Storage/get/layered-warm/2KB/limit:file", prepare: prepare) { consume(try await file.get(entry)) },
+        Workload(name: "Storage/get/layered-cold/2KB/latchkey", prepare: prepare) {
+            consume(try await LayeredSecretStore(namespace: namespace, configuration: configuration).get(entry))
+        },
+        Workload(name: "Storage/get/layered-cold/2KB/limit:file", prepare: prepare) {
+            consume(try await EncryptedFileSecretStore(namespace: namespace, configuration: configuration).get(entry))
+        },
+    ]
+}
+
 /// Every workload, built lazily by name prefix so a run sets up only its own fixture.
 func workloads(matching name: String?) -> [Workload] {
     var all: [Workload] = []
@@ -120,6 +158,7 @@ func workloads(matching name: String?) -> [Workload] {
         all += jwksWorkloads(keyCount: count)
     }
     if name.map({ $0.hasPrefix("Vault/") }) ?? true { all += vaultWorkloads() }
+    if name.map({ $0.hasPrefix("Storage/") }) ?? true { all += storageWorkloads() }
     return all
 }
 
@@ -152,6 +191,9 @@ case ("list", 1):
         "save/2KB/latchkey", "save/2KB/limit:seal+atomic-write",
     ] {
         print("Vault/\(row)")
+    }
+    for row in ["layered-warm/2KB/latchkey", "layered-warm/2KB/limit:file", "layered-cold/2KB/latchkey", "layered-cold/2KB/limit:file"] {
+        print("Storage/get/\(row)")
     }
 case ("run", 3):
     let parts = Array(arguments)

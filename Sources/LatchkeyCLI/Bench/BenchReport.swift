@@ -84,7 +84,8 @@ struct BenchReport {
             out += TerminalText.escape("* the automatic choice (--backend auto): \(automatic.backend); why: \(automatic.reason)") + "\n"
         }
         if rows.contains(where: { $0.0.backend == .layered }) {
-            out += "cold: the keyring holds no copy of the entry before each call (the first read after a reboot or logout); warm: it does\n"
+            out +=
+                "cold: a new store and an empty keyring before each call (the first call of a process after a reboot or logout); warm: the same store again\n"
         }
         for note in notes { out += TerminalText.escape(note) + "\n" }
         return out

@@ -9,14 +9,14 @@ import LatchkeySecrets
 /// ``Plan/iterations`` or, when a ``Plan/budget`` is set, until that much wall time
 /// (set-up included) is spent with at least ``Plan/minimumSamples`` timings. Only the
 /// call itself is inside the clock: the set-up a round needs (the entry to remove, the
-/// keyring copy to drop) happens before it starts.
+/// new store and the emptied keyring) happens before it starts.
 ///
 /// Rows: memory, kernel keyring, encrypted file, the layered store twice — *cold*,
-/// where the keyring holds no copy of the entry before each call (the first read
-/// after a reboot or logout: the file is read, decrypted and copied into the keyring),
-/// and *warm*, where it does (every later read) — and the desktop's Secret Service.
+/// a new store and an empty namespace keyring before each call (the first call of a
+/// process after a reboot or logout: the key is read or derived, then the file), and
+/// *warm*, the same store again (every later call) — and the desktop's Secret Service.
 /// Keyring rows are skipped with the probe's reason where the keyring is not usable,
-/// and for values over its 32,767 bytes; the Secret Service row where none answers (no
+/// the keyring's own row also for values over its 32,767 bytes; the Secret Service row where none answers (no
 /// desktop session). With a database URL (`--postgres`, `LATCHKEY_POSTGRES_URL`) a
 /// PostgreSQL row follows, over the network to that database; without one it is not
 /// listed. A store error ends that row only; the others still run.
@@ -134,7 +134,7 @@ struct StoreBench {
         }
         guard target.needsKeyring else { return nil }
         guard keyring.isAvailable else { return "the kernel keyring is not usable: \(keyring.reason)" }
-        guard plan.valueBytes <= KeyringSecretStore.maxValueBytes else {
+        guard target != .keyring || plan.valueBytes <= KeyringSecretStore.maxValueBytes else {
             return
                 "the value is \(ByteSize.grouped(plan.valueBytes)) bytes; a keyring entry holds at most \(ByteSize.grouped(KeyringSecretStore.maxValueBytes))"
         }
@@ -168,12 +168,20 @@ struct StoreBench {
             return .failed("\(error)")
         }
         let entry = self.entry
-        // Cold: the keyring copy goes before each round, so the call finds only the file.
-        let dropCopy: () async throws -> Void
-        if target == .layeredCold, let layered = store as? LayeredSecretStore {
-            dropCopy = { _ = try await layered.keyring.remove(entry) }
+        // Cold: a new store and an empty namespace keyring before each round, as a new
+        // process finds them after a reboot or logout.
+        var current = store
+        let startCold: () async throws -> Void
+        if target == .layeredCold {
+            let namespace = store.namespace
+            let configuration = workspace.configuration
+            startCold = {
+                let fresh = try LayeredSecretStore(namespace: namespace, configuration: configuration)
+                try await fresh.keyring.removeAll()
+                current = fresh
+            }
         } else {
-            dropCopy = {}
+            startCold = {}
         }
         var samples: [Operation: BenchSample] = [:]
         do {
@@ -183,9 +191,9 @@ struct StoreBench {
             if !other.isEmpty { other[other.count - 1] ^= 0xFF }
             let values = [value, other]
             var round = 0
-            samples[.set] = try await time(.set, progress: progress, prepare: dropCopy) {
+            samples[.set] = try await time(.set, progress: progress, prepare: startCold) {
                 round += 1
-                try await store.set(entry, values[round % 2])
+                try await current.set(entry, values[round % 2])
             }
             try await store.set(entry, value)
             finished()
@@ -193,15 +201,15 @@ struct StoreBench {
             guard try await store.get(entry) == value else {
                 return .failed("the value read back differs from the value written")
             }
-            samples[.get] = try await time(.get, progress: progress, prepare: dropCopy) { _ = try await store.get(entry) }
+            samples[.get] = try await time(.get, progress: progress, prepare: startCold) { _ = try await current.get(entry) }
             finished()
             samples[.remove] = try await time(
                 .remove, progress: progress,
                 prepare: {
                     try await store.set(entry, value)
-                    try await dropCopy()
+                    try await startCold()
                 }
-            ) { _ = try await store.remove(entry) }
+            ) { _ = try await current.remove(entry) }
             finished()
             try await store.removeAll()
         } catch let error as InterruptSignal.Interrupted {

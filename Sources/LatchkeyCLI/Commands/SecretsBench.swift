@@ -10,20 +10,21 @@ extension SecretsCommand {
             commandName: "bench",
             abstract: "Time get, set and remove on every backend available here, and compare them.",
             discussion: """
-                Rows: memory, kernel keyring, encrypted file, the layered store (the keyring in \
-                front of the encrypted file) cold and warm, and the desktop's Secret Service (GNOME Keyring, \
+                Rows: memory, kernel keyring, encrypted file, the layered store (the encrypted file, the \
+                keyring holding a passphrase's key) cold and warm, and the desktop's Secret Service (GNOME Keyring, \
                 KDE Wallet; skipped, with the reason, where no desktop session has one), and PostgreSQL when \
                 --postgres or LATCHKEY_POSTGRES_URL names a database (a postgres:// URL; the row's entries are \
-                sealed with the bench's own key and removed afterwards). Cold: the keyring holds no copy of the entry \
-                before each call, as on the first read after a reboot or logout (the file is read, \
-                decrypted and copied into the keyring); warm: it does, as on every later read. Keyring \
-                rows are skipped, with the reason, where the keyring is not usable (a container's seccomp \
-                profile, say) or the value is over its 32,767 bytes. The row --backend auto would use is \
+                sealed with the bench's own key and removed afterwards). Cold: a new store and an empty \
+                namespace keyring before each call, as a new process finds them after a reboot or logout (the \
+                key is read or derived, then the file); warm: the same store again, as on every later call. \
+                Keyring rows are skipped, with the reason, where the keyring is not usable (a container's \
+                seccomp profile, say); the keyring's own row also when the value is over its 32,767 bytes. \
+                The row --backend auto would use is \
                 marked *, with the selection's reason.
 
                 Each operation gets one untimed warm-up call, then timed calls: --iterations of them, or by \
                 default up to 200, stopping after 0.4 s (at least 5), so a run takes a few seconds. Only the \
-                call is timed; its set-up (the entry to remove, the keyring copy to drop) is not. Median and \
+                call is timed; its set-up (the entry to remove, the new store) is not. Median and \
                 p99 (nearest rank; the slowest call when there are fewer than 100) per operation.
 
                 Your secrets are not touched: the bench writes to a new directory latchkey-bench-XXXXXX \

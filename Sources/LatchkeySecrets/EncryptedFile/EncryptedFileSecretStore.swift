@@ -56,7 +56,13 @@ public final class EncryptedFileSecretStore: SecretStore {
     /// Creating the store touches no file; the first write creates the directory, the
     /// key file (for a key-file source) and the data file.
     /// - Throws: `.invalidName` if the namespace is not usable as a file name.
-    public init(namespace: String, configuration: SecretStoreConfiguration = SecretStoreConfiguration()) throws {
+    public convenience init(namespace: String, configuration: SecretStoreConfiguration = SecretStoreConfiguration()) throws {
+        try self.init(namespace: namespace, configuration: configuration, derivedKeyCache: nil)
+    }
+
+    /// A store whose passphrase-derived keys are also kept in `derivedKeyCache` (the
+    /// layered store's keyring), so another process can skip scrypt.
+    package init(namespace: String, configuration: SecretStoreConfiguration, derivedKeyCache: DerivedKeyCache?) throws {
         try SecretNames.validateNamespace(namespace, store: "encrypted file store")
         self.namespace = namespace
         self.configuration = configuration
@@ -65,7 +71,7 @@ public final class EncryptedFileSecretStore: SecretStore {
         self.path = configuration.dataFilePath(namespace: namespace)
         self.lockPath = path + ".lock"
         self.storeLabel = "encrypted file store \"\(namespace)\" (\(path))"
-        self.keys = FileKeyMaterial(configuration: configuration)
+        self.keys = FileKeyMaterial(configuration: configuration, derivedKeyCache: derivedKeyCache)
     }
 
     /// How errors name this store. Built once: every read passes it to the permission
@@ -110,42 +116,6 @@ public final class EncryptedFileSecretStore: SecretStore {
         return SecretStoreError(
             .valueTooLarge, store: storeLabel, entry: name,
             reason: "\(file), over the \(Self.maxFileBytes)-byte (64 MiB) limit on a secret file; the value was not stored")
-    }
-
-    /// A tag that changes on every write of the file — its nonce, fresh and random per
-    /// write — or `nil` when there is no file. Reads only the first few hundred bytes.
-    ///
-    /// - Throws: `.corrupted` if the file does not start like a secret file, or an I/O
-    ///   error.
-    func generation() throws -> [UInt8]? {
-        let fd: Int32?
-        do throws(Errno) {
-            fd = try POSIXFile.openIfExists(path, flags: O_RDONLY | O_NOFOLLOW)
-        } catch {
-            throw ioError("open the file", error)
-        }
-        guard let fd else { return nil }
-        defer { POSIXFile.close(fd) }
-        let capacity = SecretFileFormat.noncePrefixLength
-        var readError: Errno?
-        let prefix = [UInt8](unsafeUninitializedCapacity: capacity) { buffer, initialized in
-            initialized = 0
-            while initialized < capacity {
-                do throws(Errno) {
-                    let n = try systemCall { pread(fd, buffer.baseAddress! + initialized, capacity - initialized, off_t(initialized)) }
-                    if n == 0 { break }
-                    initialized += n
-                } catch {
-                    readError = error
-                    break
-                }
-            }
-        }
-        if let readError { throw ioError("read the file", readError) }
-        guard let nonce = SecretFileFormat.nonce(inPrefix: prefix) else {
-            throw corrupted("the file does not start with a secret file header of this version")
-        }
-        return nonce
     }
 
     /// Removes `name`; returns whether it was there.

@@ -4,7 +4,8 @@ internal import Synchronization
 
 /// The file store's keys: the key file's key, loaded once, and scrypt-derived keys,
 /// derived once per salt and parameter set. Neither the key file nor scrypt is touched
-/// again on later reads.
+/// again on later reads. With a ``DerivedKeyCache``, a derived key is also kept there,
+/// and a key found there whose check matches the file's is used instead of scrypt.
 package final class FileKeyMaterial: Sendable {
     /// A 256-bit key, its key check value, and the key prepared for decrypting.
     package struct Key: Sendable {
@@ -39,11 +40,13 @@ package final class FileKeyMaterial: Sendable {
     private let scrypt: ScryptParameters
     private let fileKey = Mutex<Key?>(nil)
     private let derived = Mutex<[DerivationID: Key]>([:])
+    private let derivedKeyCache: DerivedKeyCache?
 
-    package init(configuration: SecretStoreConfiguration) {
+    package init(configuration: SecretStoreConfiguration, derivedKeyCache: DerivedKeyCache? = nil) {
         self.source = configuration.keySource.kind
         self.keyFilePath = configuration.keyFilePath
         self.scrypt = configuration.scrypt
+        self.derivedKeyCache = derivedKeyCache
     }
 
     /// The key file's key for a store that keeps no header of its own (the PostgreSQL
@@ -75,7 +78,7 @@ package final class FileKeyMaterial: Sendable {
             }
             return key
         case (.passphrase(let passphrase), .scrypt):
-            return try derive(passphrase, parameters: parsed.scrypt, salt: Array(parsed.salt), store: store)
+            return try derive(passphrase, parameters: parsed.scrypt, salt: Array(parsed.salt), check: parsed.keyCheck, store: store)
         case (.keyFile, .scrypt):
             throw SecretStoreError(
                 .wrongKey, store: store,
@@ -99,16 +102,24 @@ package final class FileKeyMaterial: Sendable {
         case .passphrase(let passphrase):
             let parameters = existing?.scrypt ?? scrypt
             let salt = try existing.map { Array($0.salt) } ?? SecureRandom.bytes(16)
-            let key = try derive(passphrase, parameters: parameters, salt: salt, store: store)
+            let key = try derive(passphrase, parameters: parameters, salt: salt, check: existing?.keyCheck, store: store)
             return WritingKey(key: key, kdf: .scrypt, scrypt: parameters, salt: salt)
         }
     }
 
-    private func derive(_ passphrase: [UInt8], parameters: ScryptParameters, salt: [UInt8], store: String) throws -> Key {
+    /// The key for `passphrase` under these parameters and salt: from memory, else from
+    /// the cache when it matches the file's key `check`, else derived (and cached).
+    private func derive(
+        _ passphrase: [UInt8], parameters: ScryptParameters, salt: [UInt8], check: ArraySlice<UInt8>?, store: String
+    ) throws -> Key {
         let id = DerivationID(parameters: parameters, salt: salt)
         if let key = derived.withLock({ $0[id] }) { return key }
         if let problem = parameters.boundsProblem {
             throw SecretStoreError(.corrupted, store: store, reason: "the scrypt parameters are out of bounds: \(problem)")
+        }
+        if let check, let cached = cachedKey(matching: check) {
+            derived.withLock { $0[id] = cached }
+            return cached
         }
         let bytes = try KeyDerivation.scrypt(
             password: passphrase, salt: salt, n: parameters.n, r: parameters.r, p: parameters.p,
@@ -116,7 +127,21 @@ package final class FileKeyMaterial: Sendable {
             limits: .init(maxMemoryBytes: ScryptParameters.maxMemoryBytes))
         let key = try Key(bytes)
         derived.withLock { $0[id] = key }
+        // Only the file's own key is kept: a wrong passphrase must not displace it.
+        if let derivedKeyCache, check.map({ Self.key(key, matches: $0) }) ?? true {
+            derivedKeyCache.save(bytes)
+        }
         return key
+    }
+
+    /// The cache's key if its check is the file's `check`.
+    private func cachedKey(matching check: ArraySlice<UInt8>) -> Key? {
+        guard let bytes = derivedKeyCache?.load(), bytes.count == AESGCM.keyByteCount, let key = try? Key(bytes) else { return nil }
+        return Self.key(key, matches: check) ? key : nil
+    }
+
+    private static func key(_ key: Key, matches check: ArraySlice<UInt8>) -> Bool {
+        key.check.withUnsafeBytes { mine in check.withUnsafeBytes { theirs in constantTimeEquals(mine, theirs) } }
     }
 
     /// The key file's key, cached after the first load; creates the file if asked.

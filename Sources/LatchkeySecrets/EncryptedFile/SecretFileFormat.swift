@@ -84,21 +84,6 @@ enum SecretFileFormat {
         return digest.count >= checksumLength && digest[0..<checksumLength].elementsEqual(bytes[headerLength..<headerLength + checksumLength])
     }
 
-    /// Enough of a file's start to hold its nonce whatever the salt length.
-    static let noncePrefixLength = 24 + 1 + Int(UInt8.max) + keyCheckLength + AESGCM.nonceByteCount
-
-    /// The nonce from the first bytes of a file (at least up to the nonce), or `nil` if
-    /// they do not look like a file of this version. Nothing is authenticated: this only
-    /// tells one write of a file from another (every write draws a fresh nonce).
-    static func nonce(inPrefix bytes: [UInt8]) -> [UInt8]? {
-        guard bytes.count > 24, bytes[0..<8].elementsEqual(magic),
-            bytes[8] == UInt8(currentVersion >> 8), bytes[9] == UInt8(truncatingIfNeeded: currentVersion)
-        else { return nil }
-        let start = 25 + Int(bytes[24]) + keyCheckLength
-        guard start + AESGCM.nonceByteCount <= bytes.count else { return nil }
-        return Array(bytes[start..<start + AESGCM.nonceByteCount])
-    }
-
     /// Parses the structure of a file.
     static func parse(_ bytes: [UInt8]) throws(Problem) -> Parsed {
         guard bytes.count >= prefixLength else {

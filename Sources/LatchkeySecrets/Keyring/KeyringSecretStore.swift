@@ -59,9 +59,12 @@ public final class KeyringSecretStore: SecretStore {
     let keyPrefix: [UInt8]
     /// `latchkey-empty:<namespace>:` as UTF-8, the prefix of every empty value's key.
     let emptyPrefix: [UInt8]
-    /// `latchkey-layered:<namespace>`: the key where ``LayeredSecretStore`` records the
-    /// file generation its copies were checked against.
-    let generationDescription: String
+    /// `latchkey-file-key:<namespace>`: where ``LayeredSecretStore`` keeps the key it
+    /// derived from a passphrase for the namespace's file.
+    let fileKeyDescription: String
+    /// `latchkey-layered:<namespace>`: the generation record earlier versions of
+    /// ``LayeredSecretStore`` kept beside their copies of the values.
+    let oldLayerRecordDescription: String
     /// `latchkey:<namespace>`, the namespace keyring's description.
     let keyringDescription: String
     /// The namespace keyring's id once found (0 before), re-checked after every miss.
@@ -91,7 +94,8 @@ public final class KeyringSecretStore: SecretStore {
         self.keyringDescription = "latchkey:" + namespace
         self.keyPrefix = Array(("latchkey:" + namespace + ":").utf8)
         self.emptyPrefix = Array(("latchkey-empty:" + namespace + ":").utf8)
-        self.generationDescription = "latchkey-layered:" + namespace
+        self.fileKeyDescription = "latchkey-file-key:" + namespace
+        self.oldLayerRecordDescription = "latchkey-layered:" + namespace
     }
 
     /// How errors name this store.
@@ -291,46 +295,6 @@ public final class KeyringSecretStore: SecretStore {
         let other = value.isEmpty ? valueDescription : emptyDescription
         if let stale = try directChild(of: keyring, .user, other, entry: entry) {
             _ = try invalidate(stale, entry: entry)
-        }
-    }
-
-    // MARK: The layered store's generation
-
-    /// The generation ``LayeredSecretStore`` last recorded, or `nil` if none.
-    func layerGeneration() throws -> [UInt8]? {
-        // The cached id keeps this on the read fast path; a stale one only costs a miss.
-        var keyring = cachedKeyring.withLock { $0 }
-        if keyring == 0 {
-            guard let found = try namespaceKeyring(create: false) else { return nil }
-            keyring = found
-        }
-        return try generationDescription.withCString { description in
-            guard let id = try directChild(of: keyring, .user, description, entry: nil) else { return nil }
-            return try readPayload(id, entry: nil)
-        }
-    }
-
-    /// Records `generation` (1…32,767 bytes) for ``LayeredSecretStore``.
-    func setLayerGeneration(_ generation: [UInt8]) throws {
-        let keyring = try createdNamespaceKeyring()
-        var description = Array(generationDescription.utf8CString)
-        do {
-            let id = try generation.withUnsafeBytes { bytes throws(Errno) in
-                try systemCall { system.addKey(KeyType.user.cString, &description, bytes.baseAddress, bytes.count, keyring) }
-            }
-            try systemCallVoid { system.setPermissions(id, KeyringSystem.permissions) }
-        } catch let error as Errno {
-            throw failure(error, "record the layered store's generation", entry: nil)
-        }
-    }
-
-    /// Forgets the generation ``LayeredSecretStore`` recorded.
-    func removeLayerGeneration() throws {
-        guard let keyring = try namespaceKeyring(create: false) else { return }
-        try generationDescription.withCString { description in
-            if let id = try directChild(of: keyring, .user, description, entry: nil) {
-                _ = try invalidate(id, entry: nil)
-            }
         }
     }
 }

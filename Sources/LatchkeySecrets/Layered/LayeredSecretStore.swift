@@ -1,171 +1,144 @@
 internal import Glibc
 internal import Logging
+internal import Synchronization
 
-/// The kernel keyring in front of the encrypted file: durable across reboots, and as
-/// fast as the keyring after the first read.
+/// The encrypted file, with the kernel keyring holding what must not touch the disk:
+/// durable across reboots, as fast as the file, and — with a passphrase — scrypt paid
+/// once per boot or login, not once per process.
 ///
-/// The file is the record; the keyring holds a cache of it. Every write of the file
-/// draws a fresh random nonce, which serves as the file's *generation* (see
-/// ``EncryptedFileSecretStore``). Next to its copies, the store keeps in the namespace
-/// keyring the generation they were checked against (a `user` key described
-/// `latchkey-layered:<namespace>`), and holds this invariant: when the recorded
-/// generation is the file's current one, every copy in the keyring equals the file's
-/// value.
+/// The file is the record, and every read and write goes to it: a read is an
+/// ``EncryptedFileSecretStore`` read, so a change made to the file alone (by an
+/// ``EncryptedFileSecretStore`` or another process on the same namespace) is seen at
+/// once, and no copy can hide it. Values are limited only as the file's are.
 ///
-/// - Reads: record first, then the copy, then the file's generation (a few bytes of
-///   its header); the copy is served only if the two generations match — the fast
-///   path, a few system calls and no decryption. Otherwise, under the file's `flock`,
-///   the value is read from the file and copied into the keyring, after dropping every
-///   copy if the generations differ, so a change made to the file alone — a delete or
-///   wipe by an ``EncryptedFileSecretStore`` on the same namespace, say — is never
-///   hidden by an older copy.
-/// - Writes and removals: under the `flock`, the file first, then the keyring copy,
-///   then the new generation is recorded (after dropping every copy, if the record did
-///   not match the file before the write). The record is only ever set to a
-///   generation the copies agree with; any keyring failure — its quota is full, say —
-///   leaves it behind the file, so reads fall back to the file. Such failures are
-///   logged, not thrown: the file is the record.
+/// The keyring holds one thing, and only for a passphrase-protected file: the key
+/// scrypt derived for it, as a `user` key described `latchkey-file-key:<namespace>`
+/// in the namespace keyring (possessor and owning user only, like every key of
+/// ``KeyringSecretStore``). It never touches the disk and is gone after a reboot; while
+/// it is there, a new process reads the file without running scrypt. A key found there
+/// is used only if its key check matches the file's header, so a stale one costs one
+/// derivation, never a wrong read. Whoever can read the user's keyring can read it, as
+/// they could read the values this store kept there before; and while it is there, a
+/// layered store of the namespace opens the file whatever passphrase it was given. With
+/// a key file nothing goes into the keyring: the key is on disk already, and reading its
+/// 32 bytes costs what a keyring lookup does.
 ///
-/// Values are limited to the keyring's 32,767 bytes, so every value can live in both.
-/// ``withExclusiveLock(_:)`` is the file's cross-process lock. A value written to the
-/// keyring alone (by a ``KeyringSecretStore`` on the same namespace) is served as long
-/// as the file's generation is unchanged.
+/// A keyring failure — its quota is full, or its calls are blocked — never fails a
+/// read or a write: it is logged, and scrypt runs as for the file alone.
+///
+/// Earlier versions kept a copy of every value in the keyring beside a generation
+/// record (`latchkey-layered:<namespace>`). Such copies are never read; the first
+/// operation of each store removes them, with the record, where the record is found.
+/// ``removeAll()`` removes the file and the namespace keyring with everything in it.
+/// ``withExclusiveLock(_:)`` is the file's cross-process lock.
 public final class LayeredSecretStore: SecretStore {
     /// The namespace of this store.
     public let namespace: String
     /// "kernel keyring + encrypted file".
     public let backendName = "kernel keyring + encrypted file"
-    /// The front layer.
+    /// The keyring layer: holds the passphrase-derived key of the file.
     public let keyring: KeyringSecretStore
-    /// The durable layer.
+    /// The record: a store over the namespace's file whose passphrase-derived keys are
+    /// kept in ``keyring``.
     public let file: EncryptedFileSecretStore
 
     private let logger: Logger
+    /// Whether this store has looked for an earlier version's copies in the keyring.
+    private let swept = Atomic<Bool>(false)
 
     /// A layered store for `namespace`, using `configuration` for the file layer.
     /// - Throws: `.invalidName` if the namespace is not usable.
     public convenience init(namespace: String, configuration: SecretStoreConfiguration = SecretStoreConfiguration()) throws {
         try self.init(
             keyring: KeyringSecretStore(namespace: namespace, system: configuration.keyringSystem, logger: configuration.logger),
-            file: EncryptedFileSecretStore(namespace: namespace, configuration: configuration))
+            configuration: configuration)
     }
 
-    /// A layered store over two existing stores of the same namespace.
+    /// A layered store over the keyring and the file of the same namespace; the file
+    /// layer is a new store with `file`'s configuration.
     /// - Throws: `.invalidName` if their namespaces differ.
-    public init(keyring: KeyringSecretStore, file: EncryptedFileSecretStore) throws {
+    public convenience init(keyring: KeyringSecretStore, file: EncryptedFileSecretStore) throws {
         guard keyring.namespace == file.namespace else {
             throw SecretStoreError(
                 .invalidName, store: "layered store",
                 reason: "the keyring's namespace \"\(keyring.namespace)\" differs from the file's \"\(file.namespace)\"")
         }
-        self.namespace = file.namespace
+        try self.init(keyring: keyring, configuration: file.configuration)
+    }
+
+    private init(keyring: KeyringSecretStore, configuration: SecretStoreConfiguration) throws {
+        let logger = configuration.logger
+        let namespace = keyring.namespace
+        self.namespace = namespace
         self.keyring = keyring
-        self.file = file
-        self.logger = file.configuration.logger
+        self.logger = logger
+        self.file = try EncryptedFileSecretStore(
+            namespace: namespace, configuration: configuration,
+            derivedKeyCache: DerivedKeyCache(
+                load: {
+                    do {
+                        return try keyring.fileKey()
+                    } catch {
+                        logger.warning(
+                            "could not read the file's key from the keyring; deriving it",
+                            metadata: ["namespace": "\(namespace)", "error": "\(error)"])
+                        return nil
+                    }
+                },
+                save: { key in
+                    do {
+                        try keyring.setFileKey(key)
+                    } catch {
+                        logger.warning(
+                            "could not keep the file's key in the keyring; the next process derives it again",
+                            metadata: ["namespace": "\(namespace)", "error": "\(error)"])
+                    }
+                }))
     }
 
     private var storeLabel: String { "layered store \"\(namespace)\"" }
 
-    /// The keyring's copy if it is current, else the file's value (then copied into
-    /// the keyring), or `nil`.
-    ///
-    /// A keyring failure on read is logged and answered from the file.
+    /// The file's value of `name`, or `nil`.
     public nonisolated(nonsending) func get(_ name: String) async throws -> [UInt8]? {
         try SecretNames.validateEntryName(name, store: storeLabel)
-        do {
-            // The order matters: a copy read after a matching record belongs to it.
-            if let recorded = try keyring.layerGeneration(), let value = try keyring.read(name),
-                let current = try? file.generation(), current == recorded
-            {
-                return value
-            }
-        } catch {
-            logger.warning(
-                "keyring read failed; reading the file",
-                metadata: ["namespace": "\(namespace)", "entry": "\(name)", "error": "\(error)"])
-            return try await file.get(name)
-        }
-        // Copy under the file's lock, so a concurrent writer's newer value is never
-        // overwritten in the keyring by this older one.
-        return try await file.withExclusiveLock {
-            let value = try await self.file.get(name)
-            self.updateKeyring(name, value, copiesWereCurrent: nil)
-            return value
-        }
+        sweepOnce()
+        return try await file.get(name)
     }
 
-    /// Writes the file, then the keyring.
+    /// Writes `value` to the file.
     public nonisolated(nonsending) func set(_ name: String, _ value: [UInt8]) async throws {
         try SecretNames.validateEntryName(name, store: storeLabel)
-        guard value.count <= KeyringSecretStore.maxValueBytes else {
-            throw SecretStoreError(
-                .valueTooLarge, store: storeLabel, entry: name,
-                reason:
-                    "the value is \(value.count) bytes; the layered store keeps every value in the kernel keyring too, whose user keys hold at most \(KeyringSecretStore.maxValueBytes) bytes"
-            )
-        }
-        try await file.withExclusiveLock {
-            let before = self.copiesAreCurrent()
-            try await self.file.set(name, value)
-            self.updateKeyring(name, value, copiesWereCurrent: before)
-        }
+        sweepOnce()
+        try await file.set(name, value)
     }
 
-    /// Removes `name` from the file, then from the keyring.
+    /// Removes `name` from the file.
     @discardableResult
     public nonisolated(nonsending) func remove(_ name: String) async throws -> Bool {
-        try await file.withExclusiveLock {
-            let before = self.copiesAreCurrent()
-            let inFile = try await self.file.remove(name)
-            let inKeyring = (try? self.keyring.removeSync(name)) ?? false
-            self.updateKeyring(name, nil, copiesWereCurrent: before)
-            return inFile || inKeyring
-        }
+        try SecretNames.validateEntryName(name, store: storeLabel)
+        sweepOnce()
+        return try await file.remove(name)
     }
 
-    /// Whether the recorded generation is the file's current one, so every keyring copy
-    /// matches the file (call under the lock).
-    private func copiesAreCurrent() -> Bool {
-        guard let recorded = try? keyring.layerGeneration(), let current = try? file.generation() else { return false }
-        return recorded == current
-    }
-
-    /// Brings the keyring in line with the file after the file was read or written
-    /// under the lock: `value` is the file's value of `name` now. Drops every copy
-    /// unless they matched the file (`copiesWereCurrent`, or checked here when `nil`),
-    /// stores or removes the copy of `name`, then records the file's generation.
-    /// Failures are logged; they leave the record behind the file, so reads use the file.
-    private func updateKeyring(_ name: String, _ value: [UInt8]?, copiesWereCurrent: Bool?) {
-        do {
-            let current = try file.generation()
-            if current == nil || !(copiesWereCurrent ?? copiesAreCurrent()) {
-                try keyring.removeAllSync()
-            }
-            guard let current else { return }
-            if let value {
-                try keyring.write(name, value)
-            } else {
-                _ = try keyring.removeSync(name)
-            }
-            try keyring.setLayerGeneration(current)
-        } catch {
-            logger.warning(
-                "could not update the keyring copy of a secret; it is in the file, and reads fall back to it",
-                metadata: ["namespace": "\(namespace)", "entry": "\(name)", "error": "\(error)"])
-            _ = try? keyring.removeLayerGeneration()
-        }
-    }
-
-    /// Empties the file, then the keyring.
+    /// Empties the file, then removes the namespace keyring (the file's key, and
+    /// anything else in it). A keyring failure is logged: the file is the record.
     public nonisolated(nonsending) func removeAll() async throws {
-        guard access(file.configuration.dataDirectory, F_OK) == 0 else {
+        if access(file.configuration.dataDirectory, F_OK) == 0 {
+            try await file.withExclusiveLock {
+                try await self.file.removeAll()
+                self.removeKeyring()
+            }
+        } else {
             // Never written through the file: nothing to lock or delete there.
-            try await keyring.removeAll()
-            return
+            removeKeyring()
         }
-        try await file.withExclusiveLock {
-            try await self.file.removeAll()
-            try await self.keyring.removeAll()
+    }
+
+    private func removeKeyring() {
+        do {
+            try keyring.removeAllSync()
+        } catch {
+            logger.warning("could not empty the namespace keyring", metadata: ["namespace": "\(namespace)", "error": "\(error)"])
         }
     }
 
@@ -177,5 +150,19 @@ public final class LayeredSecretStore: SecretStore {
     /// Runs `body` holding the file's cross-process lock.
     public func withExclusiveLock<R: Sendable>(_ body: @Sendable () async throws -> R) async throws -> R {
         try await file.withExclusiveLock(body)
+    }
+
+    /// Once per store: removes the value copies an earlier version kept in the
+    /// keyring, which this one never reads. Failures are logged.
+    private func sweepOnce() {
+        guard !swept.load(ordering: .relaxed), !swept.exchange(true, ordering: .relaxed) else { return }
+        do {
+            if try keyring.removeOldLayerCopies() {
+                logger.info("removed the copies an earlier version kept in the keyring", metadata: ["namespace": "\(namespace)"])
+            }
+        } catch {
+            logger.warning(
+                "could not look for an earlier version's copies in the keyring", metadata: ["namespace": "\(namespace)", "error": "\(error)"])
+        }
     }
 }

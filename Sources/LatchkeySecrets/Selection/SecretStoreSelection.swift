@@ -6,9 +6,8 @@ internal import Logging
 /// ``automatic(namespace:configuration:)`` first asks the session's Secret Service once
 /// per process (a search through libsecret: no item written, no prompt). Where one
 /// answers — a desktop session — it picks ``Backend/secretService`` alone: the desktop's
-/// keyring is already the persistent, encrypted store, and putting the kernel keyring in
-/// front (as ``Backend/layered`` does for the file) would keep a second copy readable
-/// while the user has the desktop keyring locked. A namespace whose encrypted file
+/// keyring is already the persistent, encrypted store, and a copy in the kernel keyring
+/// would stay readable while the user has the desktop keyring locked. A namespace whose encrypted file
 /// already exists (secrets an earlier version stored) keeps today's choice instead, so
 /// nothing stored is left behind.
 ///
@@ -86,7 +85,7 @@ public struct SecretStoreSelection: Sendable, CustomStringConvertible {
             selection = SecretStoreSelection(
                 backend: .layered,
                 reason:
-                    "\(noDesktop); \(probe.reason); using the keyring in front of the encrypted file \(configuration.dataFilePath(namespace: namespace))",
+                    "\(noDesktop); \(probe.reason); using the encrypted file \(configuration.dataFilePath(namespace: namespace)) with the keyring for a passphrase's key",
                 store: try LayeredSecretStore(namespace: namespace, configuration: configuration), probe: probe, secretServiceProbe: desktop)
         } else {
             selection = SecretStoreSelection(
