@@ -44,6 +44,8 @@ let package = Package(
                 .product(name: "LatchkeySocialPlus", package: rootPackage),
                 .product(name: "LatchkeyStytch", package: rootPackage),
                 .product(name: "LatchkeyAuth0", package: rootPackage),
+                // The fleet soak's instances share users' sessions on PostgreSQL.
+                .product(name: "LatchkeyPostgres", package: rootPackage),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],

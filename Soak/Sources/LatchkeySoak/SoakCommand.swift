@@ -36,10 +36,27 @@ struct SoakCommand: AsyncParsableCommand {
     var sweep: String?
     @Option(help: "With --sweep: seeds run at once.") var jobs = 2
     @Option(help: .hidden) var worker: String?
+    @Flag(
+        help:
+            "The fleet soak (Docs/soak.md): server instances as processes sharing users' sessions on PostgreSQL; run under Scripts/with-postgres.sh (make soak-fleet). --users sets the users (default 100)."
+    )
+    var fleet = false
+    @Option(help: "With --fleet: server instances.") var instances = 3
+    @Option(help: "With --fleet: seconds of faults.") var seconds = 120.0
+    @Option(help: "With --fleet: the tenant's refresh-token reuse interval in seconds (0: reuse revokes the family).") var reuseInterval = 0
+    @Option(help: .hidden) var fleetInstance: String?
 
     func run() async throws {
         if let worker {
             try await WorkerMain.run(configurationPath: worker)
+            return
+        }
+        if let fleetInstance {
+            try await FleetInstance.run(configurationPath: fleetInstance)
+            return
+        }
+        if fleet {
+            try await runFleet()
             return
         }
         if let sweep {
@@ -95,6 +112,21 @@ struct SoakCommand: AsyncParsableCommand {
         // report longer than stdio's 4 KiB buffer until the exit flushes it, and a process
         // that dies on the way out then leaves a JSON line cut short for `--json` readers.
         try FileHandle.standardOutput.write(contentsOf: Data(output.utf8))
+        if report.violations > 0 { throw ExitCode(1) }
+    }
+
+    private func runFleet() async throws {
+        guard instances >= 1, seconds > 0, (users ?? 100) >= 1 else { throw ValidationError("--instances, --seconds and --users must be positive") }
+        let base = FileManager.default.fileExists(atPath: "/dev/shm") ? "/dev/shm" : NSTemporaryDirectory()
+        var runner = FleetRunner(directory: directory ?? base + "/latchkey-fleet-\(ProcessInfo.processInfo.processIdentifier)")
+        runner.users = users ?? 100
+        runner.instances = instances
+        runner.seconds = seconds
+        runner.reuseInterval = reuseInterval
+        runner.progress = { line in FileHandle.standardError.write(Data("fleet: \(line)\n".utf8)) }
+        let report = try await runner.run()
+        if directory == nil { try? FileManager.default.removeItem(atPath: runner.directory) }
+        try FileHandle.standardOutput.write(contentsOf: Data((report.table() + "\n").utf8))
         if report.violations > 0 { throw ExitCode(1) }
     }
 
