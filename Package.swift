@@ -43,8 +43,8 @@ let package = Package(
         .package(url: "https://github.com/hummingbird-project/hummingbird-auth", from: "2.5.0"),
         .package(url: "https://github.com/apple/swift-configuration", from: "1.4.0", traits: []),
         .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
-        // Only LatchkeyAsyncHTTPClient (and the tests that run on it) use these: the core
-        // and the CLI stay on Foundation's URLSession and link no NIO of their own.
+        // LatchkeyAsyncHTTPClient, the tests that run on it and `latchkey session --transport
+        // async-http-client` use these; the core stays on Foundation's URLSession.
         .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.3"),
         .package(url: "https://github.com/apple/swift-nio-extras.git", from: "1.35.2"),
@@ -234,6 +234,9 @@ let package = Package(
                 "LatchkeyStytch",
                 "LatchkeyAuth0",
                 "LatchkeyBundledAdapters",
+                // `latchkey session --transport async-http-client`.
+                "LatchkeyAsyncHTTPClient",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: swiftSettings

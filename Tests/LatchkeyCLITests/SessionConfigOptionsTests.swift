@@ -61,4 +61,34 @@ import Testing
             "Stytch's settings do not reach social.plus: \(result.stderr)")
         #expect(result.status == 1, "not logged in with social.plus: \(result.stderr)")
     }
+
+    /// `--transport` and `$LATCHKEY_TRANSPORT`: every session command runs on either HTTP
+    /// transport, and an unknown one is refused before anything is sent.
+    @Test(arguments: ["urlsession", "async-http-client"])
+    func everyCommandRunsOnEitherTransport(transport: String) async throws {
+        let fixture = try await SessionCLIFixture.start(.socialPlus)
+        defer { Task { await fixture.stop() } }
+        let login = try await fixture.run(["login", "--user-id", "alice", "--display-name", "Alice", "--transport", transport])
+        #expect(login.status == 0, "\(login.stderr)")
+        let status = try await fixture.run(["status", "--transport", transport])
+        #expect(status.status == 0, "\(status.stderr)")
+        let first = try await fixture.run(["token"], environment: ["LATCHKEY_TRANSPORT": transport])
+        #expect(first.status == 0, "\(first.stderr)")
+        let refresh = try await fixture.run(["refresh"], environment: ["LATCHKEY_TRANSPORT": transport])
+        #expect(refresh.status == 0, "\(refresh.stderr)")
+        let second = try await fixture.run(["token", "--transport", transport])
+        #expect(second.status == 0 && second.stdout != first.stdout, "the renewal replaced the token: \(second.stderr)")
+        #expect(try await fixture.run(["logout", "--transport", transport]).status == 0)
+    }
+
+    @Test func anUnknownTransportIsRefused() async throws {
+        let fixture = try await SessionCLIFixture.start(.socialPlus)
+        defer { Task { await fixture.stop() } }
+        let option = try await fixture.run(["status", "--transport", "carrier-pigeon"])
+        #expect(option.status == 64)
+        #expect(option.stderr.hasPrefix("error: latchkey session status: --transport takes one of urlsession, async-http-client"), "\(option.stderr)")
+        let environment = try await fixture.run(["status"], environment: ["LATCHKEY_TRANSPORT": "carrier-pigeon"])
+        #expect(environment.status != 0)
+        #expect(environment.stderr.contains("LATCHKEY_TRANSPORT takes urlsession or async-http-client"), "\(environment.stderr)")
+    }
 }

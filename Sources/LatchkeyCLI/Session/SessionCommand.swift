@@ -1,6 +1,8 @@
 import ArgumentParser
+import AsyncHTTPClient
 import Foundation
 import Latchkey
+import LatchkeyAsyncHTTPClient
 import LatchkeyBundledAdapters
 
 /// `latchkey session`: the whole life of a session from the command line — log in,
@@ -57,6 +59,14 @@ extension SessionCommand {
                 valueName: "file"))
         var trace: String?
 
+        @Option(
+            name: .long,
+            help: ArgumentHelp(
+                "The HTTP transport to the provider: urlsession (Foundation's, the default) or async-http-client "
+                    + "(SwiftNIO's) (default: $LATCHKEY_TRANSPORT).",
+                valueName: "transport"))
+        var transport: String?
+
         func validate() throws {
             if let backend, StoreSettings.Backend(rawValue: backend) == nil {
                 throw ValidationError(
@@ -64,6 +74,11 @@ extension SessionCommand {
                         + "got \"\(TerminalText.escape(backend))\"")
             }
             if namespace?.isEmpty == true { throw ValidationError("--namespace takes a name; got an empty one") }
+            if let transport, TransportChoice(rawValue: transport) == nil {
+                throw ValidationError(
+                    "--transport takes one of \(TransportChoice.allCases.map(\.rawValue).joined(separator: ", ")); "
+                        + "got \"\(TerminalText.escape(transport))\"")
+            }
             for item in setting where Self.splitSetting(item) == nil {
                 throw ValidationError("--setting takes name=value; got \"\(TerminalText.escape(item))\"")
             }
@@ -108,19 +123,33 @@ extension SessionCommand {
                 for warning in try registry.check(configuration) + secretWarnings(configuration, registry: registry) {
                     printError("warning: " + warning)
                 }
-                return (try registry.makeClient(configuration, transport: try traceTransport()), configuration)
+                return (try registry.makeClient(configuration, transport: try providerTransport()), configuration)
             } catch let error as AuthError {
                 throw SessionFailure(error, loggingIn: false)
             }
         }
 
-        /// With --trace or $LATCHKEY_TRACE, the recorder under the usual retries (so every
-        /// attempt is recorded); nil otherwise, for the client's default transport.
-        func traceTransport() throws -> (any HTTPTransport)? {
-            let environment = ProcessInfo.processInfo.environment["LATCHKEY_TRACE"]
-            guard let path = trace ?? environment, !path.isEmpty else { return nil }
+        /// The transport to the provider: the chosen one (--transport, $LATCHKEY_TRANSPORT),
+        /// under the recorder with --trace or $LATCHKEY_TRACE, under the usual retries (so every
+        /// attempt is recorded); nil for the client's default (URLSession, retried).
+        func providerTransport() throws -> (any HTTPTransport)? {
+            let environment = ProcessInfo.processInfo.environment
+            let name = transport ?? environment["LATCHKEY_TRANSPORT"].flatMap { $0.isEmpty ? nil : $0 }
+            guard let choice = TransportChoice(rawValue: name ?? TransportChoice.urlSession.rawValue) else {
+                throw SessionFailure.configuration(
+                    "LATCHKEY_TRANSPORT takes urlsession or async-http-client; got \"\(TerminalText.escape(name ?? ""))\"")
+            }
+            let path = trace ?? environment["LATCHKEY_TRACE"]
+            let tracing = path.map { !$0.isEmpty } ?? false
+            guard tracing || choice != .urlSession else { return nil }
+            let base: any HTTPTransport =
+                switch choice {
+                case .urlSession: URLSessionTransport()
+                case .asyncHTTPClient: AsyncHTTPClientTransport(client: TransportChoice.sharedHTTPClient)
+                }
+            guard tracing, let path else { return RetryingTransport(base) }
             do {
-                return RetryingTransport(try HARRecordingTransport(URLSessionTransport(), path: path))
+                return RetryingTransport(try HARRecordingTransport(base, path: path))
             } catch {
                 throw SessionFailure(status: SessionExitStatus.storage, code: "trace", message: "\(error)")
             }
@@ -170,4 +199,16 @@ extension SessionCommand {
         let failure = SessionFailure.usage(line)
         SessionRun.printJSON(["error": .object(failure.object), "exit_status": .number(Double(status))])
     }
+}
+
+/// The transports `latchkey session --transport` offers.
+enum TransportChoice: String, CaseIterable {
+    case urlSession = "urlsession"
+    case asyncHTTPClient = "async-http-client"
+
+    /// One client for the process, made with the transport's recommended configuration
+    /// (no redirects followed, no decoding by the client) on SwiftNIO's shared event
+    /// loops; never shut down, as the process ends first.
+    static let sharedHTTPClient = HTTPClient(
+        eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: AsyncHTTPClientTransport.recommendedConfiguration())
 }
