@@ -234,6 +234,8 @@ struct SessionHostTests {
         try harness.store("alice").refusesWrites.store(false, ordering: .relaxed)
         _ = try await host.accessToken(for: "bob")
         await settle("alice left") { await host.isResident("alice") == false }
+        // Her client leaves the host's table first, and then saves as it shuts down.
+        await settle("alice saved") { (try? await harness.storedTokens("alice"))?.accessToken == renewed }
         let saved = try #require(try await harness.storedTokens("alice"))
         #expect(saved.accessToken == renewed && saved.refreshToken != spent)
         let status = try await harness.emulator.control.auth0RefreshTokenStatus(try #require(saved.refreshToken))
