@@ -116,6 +116,10 @@ extension AuthClient {
     /// is persisted before anyone sees its tokens. A failed save keeps the record marked
     /// unsaved and retried, never forgotten.
     private func performRenewal(_ request: RenewalRequest, id: Int) async throws -> SessionTokens {
+        // Unlisted before the actor is let go, not when a caller resumes: a failure arms a
+        // retry timer, and a retry that fired first would join this finished renewal
+        // instead of renewing — and arm no timer after it (a retry lost for good).
+        defer { renewals.finished(id) }
         let generation = self.generation
         guard let current = record else { throw notSignedInError() }
         let provider = self.provider
