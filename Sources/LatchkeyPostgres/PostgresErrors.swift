@@ -66,7 +66,8 @@ enum PostgresErrors {
     }
 }
 
-/// The one table, keyed by namespace and name; `sealed` is a ``SealedValue``.
+/// The tables: the secrets, keyed by namespace and name (`sealed` is a ``SealedValue``),
+/// and one renewal lease per namespace (``PostgresRenewalLock``).
 enum PostgresSchema {
     static let table = "latchkey_secrets"
 
@@ -77,6 +78,14 @@ enum PostgresSchema {
             sealed bytea NOT NULL,
             updated_at timestamptz NOT NULL DEFAULT now(),
             PRIMARY KEY (namespace, name)
+        )
+        """
+
+    static let createLeases = """
+        CREATE TABLE IF NOT EXISTS latchkey_leases (
+            namespace text PRIMARY KEY,
+            holder text NOT NULL,
+            expires_at timestamptz NOT NULL
         )
         """
 }

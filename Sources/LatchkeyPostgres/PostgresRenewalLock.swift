@@ -1,51 +1,79 @@
 internal import LatchkeySecrets
 internal import Logging
 internal import PostgresNIO
+internal import Synchronization
 
-/// The advisory lock a body holds, as the store's reads and writes inside the body see it.
+/// The lock a body holds, as the store's reads and writes inside the body see it: the
+/// advisory lock on a connection of its own, and the namespace's lease, a row that
+/// outlives that connection.
 struct HeldLock: Sendable {
     let key: Int64
     let database: PostgresSecretDatabase
-    /// The dedicated connection the lock lives on; closing it releases the lock.
+    /// The dedicated connection the advisory lock lives on; closing it releases that lock
+    /// (not the lease).
     let connection: PostgresConnection
+    let namespace: String
+    /// This database object's identity in `latchkey_leases.holder`.
+    let holder: String
+    let writes: LeaseWrites
 
-    /// A SQL condition true only on the connection that holds the lock: a bigint
-    /// advisory key shows in `pg_locks` as its high half (`classid`) and low half
-    /// (`objid`), with `objsubid` 1. Built from our own integers only.
-    var stillHeldCondition: String {
-        let bits = UInt64(bitPattern: key)
-        return "EXISTS (SELECT 1 FROM pg_locks WHERE locktype = 'advisory' AND pid = pg_backend_pid() AND granted"
-            + " AND classid = \(bits >> 32) AND objid = \(bits & 0xFFFF_FFFF) AND objsubid = 1)"
+    /// The lease check every write under the lock carries, with its values bound.
+    func leaseStillMine() -> PostgresQuery {
+        "SELECT EXISTS (SELECT 1 FROM latchkey_leases WHERE namespace = \(namespace) AND holder = \(holder) AND expires_at > now())"
     }
 
-    /// A query written to a connection that already closed is never answered
-    /// (postgres-nio drops the write's failure), so every use of the lock's connection
-    /// checks first; a close that lands mid-query still ends at the operation timeout.
-    func ensureOpen(store: String, entry: String?) throws {
-        guard connection.isClosed else { return }
-        throw SecretStoreError(
-            .unavailable, store: store, entry: entry,
-            reason: "the namespace's lock was lost (its database connection ended); nothing was read or written under it")
-    }
-
-    /// Whether the connection is alive and still holds the lock; `false` on any error.
-    func isHeld() async -> Bool {
-        guard !connection.isClosed else { return false }
-        let query = PostgresQuery(unsafeSQL: "SELECT \(stillHeldCondition)")
+    /// Whether the lease is still this holder's and live; `false` on any error.
+    func isLeaseHeld() async -> Bool {
+        let query = leaseStillMine()
+        let logger = database.options.logger
         do {
-            let rows = try await database.bounded("check the lock") {
-                try await connection.query(query, logger: database.options.logger).collect()
-            }
+            let rows = try await perform("check the lease", entry: nil) { try await $0.query(query, logger: logger).collect() }
             return try rows.first?.decode(Bool.self) ?? false
         } catch {
             return false
         }
     }
+
+    /// Runs `operation` on the lock's connection — or, once that connection has ended
+    /// (dropped, killed, the server restarted), on one of the pool's: the lease, not the
+    /// connection, is what the body's writes check, so they repeat there safely.
+    func perform<R: Sendable>(
+        _ what: String, entry: String?, _ operation: @escaping @Sendable (PostgresConnection) async throws -> R
+    ) async throws -> R {
+        if !connection.isClosed {
+            do {
+                return try await database.bounded(what, entry: entry) { try await operation(connection) }
+            } catch  where !connection.isClosed {
+                throw error
+            } catch {
+                // The connection ended under the query: once more through the pool.
+            }
+        }
+        let client = database.client
+        return try await database.bounded(what, entry: entry) { try await client.withConnection { try await operation($0) } }
+    }
 }
 
-/// Takes a namespace's advisory lock on a connection of its own, runs a body under it,
-/// and lets go: `pg_advisory_unlock`, then the connection is closed (which would
-/// release it anyway).
+/// Whether a write under the lock failed: the holder may owe the store a rotated refresh
+/// token (its save will be retried), so the lease is left to run out instead of being
+/// given back, and no other instance reads the older token meanwhile.
+final class LeaseWrites: Sendable {
+    private let failed = Atomic(false)
+
+    func noteFailure() { failed.store(true, ordering: .relaxed) }
+    var anyFailed: Bool { failed.load(ordering: .relaxed) }
+}
+
+/// Takes a namespace's lock, runs a body under it, and lets go.
+///
+/// Two parts. First the advisory lock (`pg_try_advisory_lock`) on a connection of its
+/// own, which orders the instances' attempts. Then, under it, the namespace's **lease**:
+/// a row in `latchkey_leases` naming this holder until `now() + leaseDuration` (the
+/// database's clock), taken only when no other holder's lease is live. The lease is what
+/// the body's writes check, and it outlives the advisory lock's connection: when that
+/// connection drops while a refresh is at the provider, the server frees the advisory
+/// lock, but the next instance finds the lease and waits, and the holder saves the
+/// rotated token through the pool. A holder killed mid-body leaves its lease to run out.
 struct PostgresRenewalLock {
     let store: PostgresSecretStore
 
@@ -53,9 +81,13 @@ struct PostgresRenewalLock {
 
     func run<R: Sendable>(_ body: @Sendable () async throws -> R) async throws -> R {
         let connection = try await connect()
-        let held = HeldLock(key: store.lockKey, database: database, connection: connection)
+        let held = HeldLock(
+            key: store.lockKey, database: database, connection: connection, namespace: store.namespace,
+            holder: database.holderID, writes: LeaseWrites())
         do {
-            try await acquire(held)
+            let deadline = ContinuousClock.now + database.options.lockTimeout
+            try await acquire(held, until: deadline)
+            try await takeLease(held, until: deadline)
         } catch {
             try? await connection.close()
             throw error
@@ -66,14 +98,11 @@ struct PostgresRenewalLock {
         } catch {
             outcome = .failure(error)
         }
-        let released = await release(held)
-        let result = try outcome.get()
-        guard released else {
-            throw SecretStoreError(
-                .unavailable, store: store.storeLabel,
-                reason: "the namespace's lock was lost while its holder ran (the database connection ended); the result was discarded")
-        }
-        return result
+        // Every write of the body was conditional on the lease: its result stands,
+        // whatever became of the advisory lock's connection meanwhile. A result holding a
+        // rotated refresh token must reach the caller even when the save failed.
+        await release(held)
+        return try outcome.get()
     }
 
     private func connect() async throws -> PostgresConnection {
@@ -89,44 +118,71 @@ struct PostgresRenewalLock {
         }
     }
 
-    /// Tries the lock until it is free, backing off from 2 ms to 100 ms, for at most
-    /// the lock timeout. A try never blocks, so a waiter holds no server lock queue
-    /// entry and a lost waiter leaves nothing behind.
-    private func acquire(_ held: HeldLock) async throws {
-        let clock = ContinuousClock()
-        let deadline = clock.now + database.options.lockTimeout
-        var pause = Duration.milliseconds(2)
+    /// Tries the advisory lock until it is free, backing off from 2 ms to 100 ms, until
+    /// `deadline`. A try never blocks, so a waiter holds no server lock queue entry and a
+    /// lost waiter leaves nothing behind.
+    private func acquire(_ held: HeldLock, until deadline: ContinuousClock.Instant) async throws {
         let query: PostgresQuery = "SELECT pg_try_advisory_lock(\(held.key))"
+        try await poll(held, until: deadline, what: "take the namespace's lock", query) {
+            "another instance held the namespace's lock for over \(database.options.lockTimeout); gave up waiting"
+        }
+    }
+
+    /// Takes the lease when it is free, run out, or this holder's own (a body of this
+    /// process that ended without giving it back: bodies of one process take turns).
+    private func takeLease(_ held: HeldLock, until deadline: ContinuousClock.Instant) async throws {
+        let seconds = Double(database.options.leaseDuration.components.seconds)
+        let query: PostgresQuery = """
+            INSERT INTO latchkey_leases AS lease (namespace, holder, expires_at)
+            VALUES (\(held.namespace), \(held.holder), now() + \(seconds) * interval '1 second')
+            ON CONFLICT (namespace) DO UPDATE SET holder = EXCLUDED.holder, expires_at = EXCLUDED.expires_at
+            WHERE lease.expires_at <= now() OR lease.holder = EXCLUDED.holder
+            RETURNING true
+            """
+        try await poll(held, until: deadline, what: "take the namespace's lease", query) {
+            "another instance's renewal lease on the namespace did not end within \(database.options.lockTimeout)"
+                + " (a renewal still at the provider, or an instance that stopped in one); gave up waiting"
+        }
+    }
+
+    /// Runs `query` on the lock's connection until it answers `true`.
+    private func poll(
+        _ held: HeldLock, until deadline: ContinuousClock.Instant, what: String, _ query: PostgresQuery,
+        gaveUp: () -> String
+    ) async throws {
+        var pause = Duration.milliseconds(2)
         while true {
-            try held.ensureOpen(store: store.storeLabel, entry: nil)
-            let rows = try await database.bounded("take the namespace's lock") {
+            guard !held.connection.isClosed else {
+                throw SecretStoreError(
+                    .unavailable, store: store.storeLabel, reason: "the connection for the namespace's lock ended while waiting for it")
+            }
+            let rows = try await database.bounded(what) {
                 try await held.connection.query(query, logger: database.options.logger).collect()
             }
             if (try? rows.first?.decode(Bool.self)) == true { return }
-            guard clock.now < deadline else {
-                throw SecretStoreError(
-                    .unavailable, store: store.storeLabel,
-                    reason: "another instance held the namespace's lock for over \(database.options.lockTimeout); gave up waiting")
-            }
+            guard ContinuousClock.now < deadline else { throw SecretStoreError(.unavailable, store: store.storeLabel, reason: gaveUp()) }
             try? await Task.sleep(for: pause)
             pause = min(pause * 2, .milliseconds(100))
         }
     }
 
-    /// Unlocks and closes; `true` when the lock was still held up to the unlock.
-    private func release(_ held: HeldLock) async -> Bool {
-        guard !held.connection.isClosed else { return false }
-        let query: PostgresQuery = "SELECT pg_advisory_unlock(\(held.key))"
-        let released: Bool
-        do {
-            let rows = try await database.bounded("release the namespace's lock") {
-                try await held.connection.query(query, logger: database.options.logger).collect()
+    /// Gives the lease back (unless a write failed: then it runs out), unlocks, closes.
+    private func release(_ held: HeldLock) async {
+        let logger = database.options.logger
+        if !held.writes.anyFailed {
+            let query: PostgresQuery = "DELETE FROM latchkey_leases WHERE namespace = \(held.namespace) AND holder = \(held.holder)"
+            do {
+                _ = try await held.perform("give the lease back", entry: nil) { try await $0.query(query, logger: logger).collect() }
+            } catch {
+                logger.warning("the namespace's lease could not be given back; it runs out on its own")
             }
-            released = try rows.first?.decode(Bool.self) ?? false
-        } catch {
-            released = false
+        }
+        if !held.connection.isClosed {
+            let unlock: PostgresQuery = "SELECT pg_advisory_unlock(\(held.key))"
+            _ = try? await database.bounded("release the namespace's lock") {
+                try await held.connection.query(unlock, logger: database.options.logger).collect()
+            }
         }
         try? await held.connection.close()
-        return released
     }
 }

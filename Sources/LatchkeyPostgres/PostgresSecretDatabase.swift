@@ -22,6 +22,10 @@ public final class PostgresSecretDatabase: Sendable {
         /// The longest ``PostgresSecretStore/withExclusiveLock(_:)`` waits for another
         /// instance to let go of the namespace's lock (30 s).
         public var lockTimeout: Duration = .seconds(30)
+        /// How long a renewal lease lasts (60 s): longer than any renewal takes, since a
+        /// holder's writes are refused after it; an instance killed in a renewal blocks
+        /// that namespace's renewals for at most this long. See ``PostgresSecretStore``.
+        public var leaseDuration: Duration = .seconds(60)
         /// Connections in the pool at most (a lock holds one for its duration).
         public var maximumConnections = 10
         /// Where the store's sealing key comes from: a key file, the same on every
@@ -42,6 +46,8 @@ public final class PostgresSecretDatabase: Sendable {
     let client: PostgresClient
     let keys: FileKeyMaterial
     let label: String
+    /// This object's name as a lease holder: one per process and database.
+    let holderID = (0..<16).map { _ in String(UInt8.random(in: 0...255), radix: 16) }.joined()
     private let runner: Mutex<Task<Void, Never>?>
     private let schemaReady = Mutex(false)
     /// Serializes this process's lock takers per namespace, before the database lock.
@@ -87,14 +93,16 @@ public final class PostgresSecretDatabase: Sendable {
         try PostgresSecretStore(namespace: namespace, database: self)
     }
 
-    /// Creates the table (and its index) if missing. Safe to run from several
-    /// instances at once.
+    /// Creates the tables (the secrets and the renewal leases) if missing. Safe to run
+    /// from several instances at once.
     ///
     /// - Throws: ``SecretStoreError`` (`.permissionDenied` when the role may not create it).
     public func migrate() async throws {
         try await bounded("create the table") {
             do {
-                try await self.client.query(PostgresQuery(unsafeSQL: PostgresSchema.createTable), logger: self.options.logger)
+                for statement in [PostgresSchema.createTable, PostgresSchema.createLeases] {
+                    try await self.client.query(PostgresQuery(unsafeSQL: statement), logger: self.options.logger)
+                }
             } catch let error as PSQLError where ["23505", "42P07"].contains(error.serverInfo?[.sqlState] ?? "") {
                 // Two instances raced to create it: the other one won, which is as good.
             }

@@ -12,14 +12,16 @@ internal import PostgresNIO
 ///
 /// ``withExclusiveLock(_:)`` takes the namespace's lock in this process, then a
 /// session-level advisory lock (`pg_try_advisory_lock`, keyed by a 64-bit hash of the
-/// namespace) on a connection leased for the body's duration. Inside the body, reads
-/// and writes on this namespace go through that same connection, and every write
-/// commits only if that connection still holds the advisory lock. A connection lost
-/// while holding it (killed, server restart, network) releases the lock on the server;
-/// from then on the body's reads and writes fail, and if the body finishes without
-/// touching the store, the lock's release finds it gone and throws instead of returning
-/// the body's result. So nothing is written under a lock that was lost. Not covered:
-/// what the body sent elsewhere (a refresh request) before the loss.
+/// namespace) on a connection of its own, then the namespace's **renewal lease**: a row
+/// in `latchkey_leases` naming this instance until `now() + leaseDuration`. Inside the
+/// body, every write on this namespace commits only while that lease is still this
+/// instance's and live. The lease outlives the advisory lock's connection: when that
+/// connection drops while a refresh is at the provider, the next instance waits for the
+/// lease, and the body's reads and writes go on through the pool. A write that fails
+/// keeps the lease until it runs out (its holder may owe the store a rotated token); an
+/// instance killed mid-body leaves its lease to run out. Not covered: a body that runs
+/// longer than the lease (its writes are then refused), and an instance killed after
+/// the provider answered and before the save.
 public final class PostgresSecretStore: SecretStore {
     /// The namespace of this store.
     public let namespace: String
@@ -65,7 +67,7 @@ public final class PostgresSecretStore: SecretStore {
     /// Stores `value` under `name` (an upsert of one sealed row).
     ///
     /// - Throws: `.valueTooLarge` over 64 MiB; `.unavailable` if called under the lock
-    ///   and the lock was lost (nothing written).
+    ///   and the lease ran out or passed to another instance (nothing written).
     public nonisolated(nonsending) func set(_ name: String, _ value: [UInt8]) async throws {
         try SecretNames.validateEntryName(name, store: storeLabel)
         guard value.count <= EncryptedFileSecretStore.maxFileBytes else {
@@ -80,7 +82,8 @@ public final class PostgresSecretStore: SecretStore {
             if let held {
                 return """
                     INSERT INTO latchkey_secrets (namespace, name, sealed) SELECT \(namespace), \(name), \(sealed)
-                    WHERE \(unescaped: held.stillHeldCondition)
+                    WHERE EXISTS (SELECT 1 FROM latchkey_leases
+                        WHERE namespace = \(namespace) AND holder = \(held.holder) AND expires_at > now())
                     ON CONFLICT (namespace, name) DO UPDATE SET sealed = EXCLUDED.sealed, updated_at = now()
                     RETURNING 1
                     """
@@ -99,8 +102,12 @@ public final class PostgresSecretStore: SecretStore {
         try SecretNames.validateEntryName(name, store: storeLabel)
         let namespace = self.namespace
         return try await write("remove the entry", entry: name, requireRow: false) { held in
-            let condition = held?.stillHeldCondition ?? "true"
-            return "DELETE FROM latchkey_secrets WHERE namespace = \(namespace) AND name = \(name) AND \(unescaped: condition) RETURNING 1"
+            guard let held else { return "DELETE FROM latchkey_secrets WHERE namespace = \(namespace) AND name = \(name) RETURNING 1" }
+            return """
+                DELETE FROM latchkey_secrets WHERE namespace = \(namespace) AND name = \(name) AND EXISTS (SELECT 1 FROM latchkey_leases
+                    WHERE namespace = \(namespace) AND holder = \(held.holder) AND expires_at > now())
+                RETURNING 1
+                """
         } > 0
     }
 
@@ -108,8 +115,12 @@ public final class PostgresSecretStore: SecretStore {
     public nonisolated(nonsending) func removeAll() async throws {
         let namespace = self.namespace
         _ = try await write("remove every entry", entry: nil, requireRow: false) { held in
-            let condition = held?.stillHeldCondition ?? "true"
-            return "DELETE FROM latchkey_secrets WHERE namespace = \(namespace) AND \(unescaped: condition) RETURNING 1"
+            guard let held else { return "DELETE FROM latchkey_secrets WHERE namespace = \(namespace) RETURNING 1" }
+            return """
+                DELETE FROM latchkey_secrets WHERE namespace = \(namespace) AND EXISTS (SELECT 1 FROM latchkey_leases
+                    WHERE namespace = \(namespace) AND holder = \(held.holder) AND expires_at > now())
+                RETURNING 1
+                """
         }
     }
 
@@ -129,9 +140,9 @@ public final class PostgresSecretStore: SecretStore {
     /// (see the type's documentation for exactly what that guarantees).
     ///
     /// Re-entrant within the body's task tree. Waits at most
-    /// ``PostgresSecretDatabase/Options/lockTimeout`` for another instance, then throws
-    /// `.unavailable`; throws `.unavailable` too when the lock was lost while `body` ran
-    /// (the body's result is then discarded).
+    /// ``PostgresSecretDatabase/Options/lockTimeout`` for another instance (its lock and
+    /// its lease), then throws `.unavailable`. The body's result is returned even when the
+    /// lock's connection ended while it ran: each of its writes was checked against the lease.
     public func withExclusiveLock<R: Sendable>(_ body: @Sendable () async throws -> R) async throws -> R {
         if let held = Self.heldLock, held.key == lockKey, held.database === database { return try await body() }
         try await database.ensureSchema()
@@ -177,8 +188,7 @@ public final class PostgresSecretStore: SecretStore {
         _ operation: @escaping @Sendable (PostgresConnection) async throws -> R
     ) async throws -> R {
         if let held = Self.heldLock, held.key == lockKey, held.database === database {
-            try held.ensureOpen(store: storeLabel, entry: entry)
-            return try await database.bounded(what, entry: entry) { try await operation(held.connection) }
+            return try await held.perform(what, entry: entry, operation)
         }
         try await database.ensureSchema()
         return try await database.bounded(what, entry: entry) {
@@ -196,20 +206,25 @@ public final class PostgresSecretStore: SecretStore {
     ) async throws -> Int {
         let held = Self.heldLock.flatMap { $0.key == lockKey && $0.database === database ? $0 : nil }
         let statement = query(held)
-        let rows = try await run(what, entry: entry) { connection in
-            try await connection.query(statement, logger: self.database.options.logger).collect()
+        let rows: [PostgresRow]
+        do {
+            rows = try await run(what, entry: entry) { connection in
+                try await connection.query(statement, logger: self.database.options.logger).collect()
+            }
+        } catch {
+            // Under the lock, a failed write may be a rotated token the holder still owes
+            // the store: the lease is kept until it runs out (`LeaseWrites`).
+            held?.writes.noteFailure()
+            throw error
         }
-        let lost: Bool
-        if let held {
-            lost = requireRow ? rows.isEmpty : !(await held.isHeld())
-        } else {
-            lost = false
-        }
-        if lost {
+        guard let held, rows.isEmpty else { return rows.count }
+        let leaseHeld = requireRow ? false : await held.isLeaseHeld()
+        if !leaseHeld {
+            held.writes.noteFailure()
             throw SecretStoreError(
                 .unavailable, store: storeLabel, entry: entry,
-                reason: "the namespace's lock was lost (its database connection ended) before the write; nothing was written")
+                reason: "the namespace's renewal lease ran out or passed to another instance before the write; nothing was written")
         }
-        return rows.count
+        return 0
     }
 }

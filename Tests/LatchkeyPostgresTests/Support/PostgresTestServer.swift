@@ -86,9 +86,10 @@ final class KeyDirectory: Sendable {
     /// A database (a pool of its own: as another instance) sealing with this key.
     func database(
         _ server: PostgresTestServer, lockTimeout: Duration = .seconds(60),
-        operationTimeout: Duration = .seconds(30)
+        operationTimeout: Duration = .seconds(30), leaseDuration: Duration = .seconds(60)
     ) throws -> PostgresSecretDatabase {
         var options = PostgresSecretDatabase.Options()
+        options.leaseDuration = leaseDuration
         options.keyConfiguration = configuration
         options.lockTimeout = lockTimeout
         options.operationTimeout = operationTimeout
