@@ -299,6 +299,7 @@ struct SessionHostTests {
         let figures = await host.statistics
         #expect(figures.resident == users && figures.loads == users && figures.evictions == 0)
         #expect(await harness.count("POST", "/oauth/token") == tokens, "loading sends nothing")
+        #expect(harness.clock.sleeperCount == 0, "no task per user: nothing sleeps on the clock (no expiry timer either)")
         FileHandle.standardError.write(
             Data(
                 "SessionHost: \(users) sessions loaded, resident memory grew \(grown / 1024) KiB (\(grown / users) bytes a session, debug build)\n"

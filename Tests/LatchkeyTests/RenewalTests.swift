@@ -163,6 +163,29 @@ import Testing
         await harness.client.shutdown()
     }
 
+    /// Found by the fleet soak (15 uses of 210,976 at 1,000 users): a renewal that adopted
+    /// tokens another process had renewed a while ago, with less left than the caller's
+    /// minTTL, threw `largeMinTTL` ("tokens valid for 1000 s, less than the 60 s asked").
+    @Test func anAdoptedTokenTooShortForTheCallerIsRenewedNotRefused() async throws {
+        let options = SessionOptions(heartbeatInterval: nil, renewsProactively: false)
+        let harness = try Harness(lifetime: 1000, options: options)
+        try await harness.login()
+        let first = try await harness.client.accessToken()
+        let other = harness.restarted(options: options)
+        try await other.start(validating: false)
+        harness.clock.advance(by: .seconds(500))
+        try await other.renew()
+        let adopted = try await other.accessToken()
+        // The other process's token has 20 s left; this client's own expired.
+        harness.clock.advance(by: .seconds(980))
+        let token = try await harness.client.accessToken(minTTL: .seconds(60))
+        #expect(token != first && token != adopted, "a token of its own, with a full lifetime")
+        #expect(harness.provider.counts.renew == 2, "the other's renewal, then this client's")
+        #expect(await harness.client.accessTokenExpiresAt.map { $0.timeIntervalSince(harness.clock.now) } ?? 0 > 900)
+        await other.shutdown()
+        await harness.client.shutdown()
+    }
+
     @Test func sessionDurationsAreCheckedLocallyAndDefaultToFiveMinutes() async throws {
         let harness = try Harness(extendsSessions: true, options: SessionOptions(heartbeatInterval: nil))
         try await harness.client.start()

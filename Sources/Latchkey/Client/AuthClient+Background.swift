@@ -224,7 +224,7 @@ extension AuthClient {
         timers.setExpiry(nil)
         guard record != nil, machine.isSignedIn || machine.state == nil else { return }
         if options.renewsProactively, let renewAt = plan.renewAt { startRenewalTimer(at: renewAt) }
-        if let expiresAt = plan.expiresAt, expiresAt > clock.now {
+        if options.armsExpiryTimer, let expiresAt = plan.expiresAt, expiresAt > clock.now {
             let (generation, clock) = (self.generation, self.clock)
             timers.setExpiry(
                 Task {

@@ -26,7 +26,18 @@ extension AuthClient {
             throw Self.largeMinTTL(lifetime: lifetime, asked: wanted)
         }
         markExpiredIfDue()
-        let renewed = try await renewShared(request)
+        return try await renewed(for: request, minTTL: wanted)
+    }
+
+    /// A renewal for a caller that wants `wanted` seconds: the renewal's tokens, or
+    /// `largeMinTTL` when the provider's tokens live less than that. Tokens another
+    /// process renewed a while ago, adopted part-way through their life, are renewed once
+    /// more (a renewal of our own gives a full lifetime) rather than refused.
+    func renewed(for request: RenewalRequest, minTTL wanted: TimeInterval) async throws -> SessionTokens {
+        var renewed = try await renewShared(request)
+        if timeLeft(provider.renewalPlan(for: renewed)) < wanted, let lifetime = Self.lifetime(of: renewed), lifetime >= wanted {
+            renewed = try await renewShared(request)
+        }
         let left = timeLeft(provider.renewalPlan(for: renewed))
         guard left >= wanted else {
             tooShortLived = renewed.accessToken

@@ -22,13 +22,7 @@ extension AuthClient {
                 throw Self.largeMinTTL(lifetime: lifetime, asked: wanted)
             }
         }
-        let renewed = try await renewShared(request)
-        let left = timeLeft(provider.renewalPlan(for: renewed))
-        guard left >= wanted else {
-            tooShortLived = renewed.accessToken
-            throw Self.largeMinTTL(lifetime: Self.lifetime(of: renewed) ?? left, asked: wanted)
-        }
-        return renewed
+        return try await renewed(for: request, minTTL: wanted)
     }
 
     /// What a renewal for `request` hands its callers from `record`: the set kept for it,

@@ -26,6 +26,10 @@ public struct SessionOptions: Sendable, Hashable {
     public var leeway: Duration
     /// The name of the vault's entry in the secret store. Default `session`.
     public var vaultEntryName: String
+    /// Whether a task sleeps until the access token expires to publish `tokenExpired`
+    /// then. A ``SessionHost`` turns it off (no task per user): its clients find the
+    /// token expired at the next use instead.
+    var armsExpiryTimer = true
 
     /// Creates options.
     public init(

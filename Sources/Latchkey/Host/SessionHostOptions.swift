@@ -12,10 +12,13 @@ public struct SessionHostOptions: Sendable, Hashable {
     /// unreachable) the next use tries again; uses in between are served with the kept
     /// session. Default 30 seconds.
     public var validationRetryDelay: Duration
-    /// The options each user's ``AuthClient`` gets. The host turns the heartbeat and the
-    /// background renewal off, whatever is set here: a session is validated and renewed
-    /// when it is used, never by a task of its own.
-    public var sessionOptions: SessionOptions
+    /// The options each user's ``AuthClient`` gets. The host turns the heartbeat, the
+    /// background renewal and the expiry timer off, whatever is set here: a session is
+    /// validated and renewed when it is used, never by a task of its own, and a user's
+    /// `tokenExpired` is published when a use finds the token expired.
+    public var sessionOptions: SessionOptions {
+        didSet { sessionOptions = Self.hosted(sessionOptions) }
+    }
 
     /// Creates options.
     public init(
@@ -25,8 +28,14 @@ public struct SessionHostOptions: Sendable, Hashable {
         self.capacity = max(1, capacity)
         self.validationAge = validationAge
         self.validationRetryDelay = validationRetryDelay
-        self.sessionOptions = sessionOptions
-        self.sessionOptions.heartbeatInterval = nil
-        self.sessionOptions.renewsProactively = false
+        self.sessionOptions = Self.hosted(sessionOptions)
+    }
+
+    private static func hosted(_ options: SessionOptions) -> SessionOptions {
+        var options = options
+        options.heartbeatInterval = nil
+        options.renewsProactively = false
+        options.armsExpiryTimer = false
+        return options
     }
 }
