@@ -41,17 +41,70 @@ struct HeldLock: Sendable {
         _ what: String, entry: String?, _ operation: @escaping @Sendable (PostgresConnection) async throws -> R
     ) async throws -> R {
         if !connection.isClosed {
-            do {
-                return try await database.bounded(what, entry: entry) { try await operation(connection) }
-            } catch  where !connection.isClosed {
-                throw error
-            } catch {
-                // The connection ended under the query: once more through the pool.
+            let started = ContinuousClock.now
+            switch await onLockConnection(what, entry: entry, operation) {
+            case .answered(let result):
+                do { return try result.get() } catch let error as SecretStoreError
+                    where error.code == .unavailable && ContinuousClock.now - started < .seconds(1)
+                {
+                    // The connection ended under the query (the server's 57P01 may arrive
+                    // before the close): once more through the pool.
+                }
+            case .connectionClosed:
+                // A query written as the connection closed is never answered: not waited for.
+                break
             }
         }
+        // The pool may hand out a connection the same fault ended (every connection dropped
+        // at once): an attempt that failed fast is tried again on another, twice, so a
+        // rotated token's save does not wait for the next use. One that timed out is not.
         let client = database.client
-        return try await database.bounded(what, entry: entry) { try await client.withConnection { try await operation($0) } }
+        var pauses: [Duration] = [.milliseconds(50), .milliseconds(250)]
+        while true {
+            let started = ContinuousClock.now
+            do {
+                return try await database.bounded(what, entry: entry) { try await client.withConnection { try await operation($0) } }
+            } catch let error as SecretStoreError where error.code == .unavailable && !pauses.isEmpty {
+                guard ContinuousClock.now - started < .seconds(1) else { throw error }
+                try? await Task.sleep(for: pauses.removeFirst())
+            }
+        }
     }
+}
+
+extension HeldLock {
+    enum LockConnectionOutcome<R: Sendable>: Sendable {
+        case answered(Result<R, any Error>)
+        case connectionClosed
+    }
+
+    /// Runs `operation` on the lock's connection, or gives up on it as soon as that
+    /// connection closes (the query is left to end on its own).
+    fileprivate func onLockConnection<R: Sendable>(
+        _ what: String, entry: String?, _ operation: @escaping @Sendable (PostgresConnection) async throws -> R
+    ) async -> LockConnectionOutcome<R> {
+        let (database, connection) = (self.database, self.connection)
+        let resumed = ResumeOnce()
+        return await withCheckedContinuation { (continuation: CheckedContinuation<LockConnectionOutcome<R>, Never>) in
+            Task {
+                let result: Result<R, any Error>
+                do { result = .success(try await database.bounded(what, entry: entry) { try await operation(connection) }) } catch {
+                    result = .failure(error)
+                }
+                if resumed.first() { continuation.resume(returning: .answered(result)) }
+            }
+            Task {
+                try? await connection.closeFuture.get()
+                if resumed.first() { continuation.resume(returning: .connectionClosed) }
+            }
+        }
+    }
+}
+
+/// True for the first caller only: which of two racing tasks resumes a continuation.
+private final class ResumeOnce: Sendable {
+    private let taken = Atomic(false)
+    func first() -> Bool { !taken.exchange(true, ordering: .acquiringAndReleasing) }
 }
 
 /// Whether a write under the lock failed: the holder may owe the store a rotated refresh
@@ -92,12 +145,16 @@ struct PostgresRenewalLock {
             try? await connection.close()
             throw error
         }
+        // A live holder keeps its lease however long its body takes (a slow provider, a
+        // database restart); only a holder that stopped (killed, cut off) lets it run out.
+        let keeper = Task { await keepLease(held) }
         let outcome: Result<R, any Error>
         do {
             outcome = .success(try await PostgresSecretStore.$heldLock.withValue(held) { try await body() })
         } catch {
             outcome = .failure(error)
         }
+        keeper.cancel()
         // Every write of the body was conditional on the lease: its result stands,
         // whatever became of the advisory lock's connection meanwhile. A result holding a
         // rotated refresh token must reach the caller even when the save failed.
@@ -145,6 +202,25 @@ struct PostgresRenewalLock {
         }
     }
 
+    /// Extends the lease to `now() + leaseDuration` every third of it while it is still
+    /// this holder's, until cancelled. A failed extension is tried again at the next tick.
+    private func keepLease(_ held: HeldLock) async {
+        let seconds = Double(database.options.leaseDuration.components.seconds)
+        let query: PostgresQuery = """
+            UPDATE latchkey_leases SET expires_at = now() + \(seconds) * interval '1 second'
+            WHERE namespace = \(held.namespace) AND holder = \(held.holder) AND expires_at > now()
+            """
+        let logger = database.options.logger
+        while true {
+            do { try await Task.sleep(for: database.options.leaseDuration / 3) } catch { return }
+            do {
+                _ = try await held.perform("extend the lease", entry: nil) { try await $0.query(query, logger: logger).collect() }
+            } catch {
+                logger.warning("the namespace's lease could not be extended; trying again")
+            }
+        }
+    }
+
     /// Runs `query` on the lock's connection until it answers `true`.
     private func poll(
         _ held: HeldLock, until deadline: ContinuousClock.Instant, what: String, _ query: PostgresQuery,
@@ -156,10 +232,14 @@ struct PostgresRenewalLock {
                 throw SecretStoreError(
                     .unavailable, store: store.storeLabel, reason: "the connection for the namespace's lock ended while waiting for it")
             }
-            let rows = try await database.bounded(what) {
-                try await held.connection.query(query, logger: database.options.logger).collect()
+            let logger = database.options.logger
+            guard case .answered(let answer) = await held.onLockConnection(what, entry: nil, { try await $0.query(query, logger: logger).collect() })
+            else {
+                throw SecretStoreError(
+                    .unavailable, store: store.storeLabel, reason: "the connection for the namespace's lock ended while waiting for it")
             }
-            if (try? rows.first?.decode(Bool.self)) == true { return }
+            if (try? answer.get().first?.decode(Bool.self)) == true { return }
+            if case .failure(let error) = answer { throw error }
             guard ContinuousClock.now < deadline else { throw SecretStoreError(.unavailable, store: store.storeLabel, reason: gaveUp()) }
             try? await Task.sleep(for: pause)
             pause = min(pause * 2, .milliseconds(100))
@@ -179,9 +259,7 @@ struct PostgresRenewalLock {
         }
         if !held.connection.isClosed {
             let unlock: PostgresQuery = "SELECT pg_advisory_unlock(\(held.key))"
-            _ = try? await database.bounded("release the namespace's lock") {
-                try await held.connection.query(unlock, logger: database.options.logger).collect()
-            }
+            _ = await held.onLockConnection("release the namespace's lock", entry: nil) { try await $0.query(unlock, logger: logger).collect() }
         }
         try? await held.connection.close()
     }

@@ -22,10 +22,13 @@ public final class PostgresSecretDatabase: Sendable {
         /// The longest ``PostgresSecretStore/withExclusiveLock(_:)`` waits for another
         /// instance to let go of the namespace's lock (30 s).
         public var lockTimeout: Duration = .seconds(30)
-        /// How long a renewal lease lasts (60 s): longer than any renewal takes, since a
-        /// holder's writes are refused after it; an instance killed in a renewal blocks
-        /// that namespace's renewals for at most this long. See ``PostgresSecretStore``.
-        public var leaseDuration: Duration = .seconds(60)
+        /// How long a renewal lease lasts without its holder (30 s): a live holder extends
+        /// it every third of this while its body runs, so an instance killed (or cut off)
+        /// in a renewal blocks that namespace's renewals for at most this long. At least
+        /// 3 s. See ``PostgresSecretStore``.
+        public var leaseDuration: Duration = .seconds(30) {
+            didSet { leaseDuration = max(leaseDuration, .seconds(3)) }
+        }
         /// Connections in the pool at most (a lock holds one for its duration).
         public var maximumConnections = 10
         /// Where the store's sealing key comes from: a key file, the same on every
