@@ -94,11 +94,15 @@ soak-sweep: deps
 
 # The fleet soak (Docs/soak.md, "The fleet soak"): server instances as separate processes
 # sharing users' sessions on a private PostgreSQL server, with instance and database
-# kills and dropped connections. FLEET_ARGS, e.g. FLEET_ARGS="--users 1000 --seconds 600".
+# kills, dropped connections and cut links. FLEET_ARGS, e.g. FLEET_ARGS="--users 1000
+# --seconds 600". As root, each instance runs in a network namespace of its own
+# (Scripts/fleet-network.sh makes FLEET_NAMESPACES of them; more instances than that run
+# on loopback, and so does everything where namespaces cannot be made).
 FLEET_ARGS ?= --users 100 --seconds 120
+FLEET_NAMESPACES ?= 8
 soak-fleet: deps test-deps
 	$(SWIFT) build --package-path Soak -c $(CONFIG) --product latchkey-soak
-	./Scripts/with-postgres.sh $(SOAK_BIN) --fleet $(FLEET_ARGS) $(SOAK_ARGS)
+	./Scripts/fleet-network.sh $(FLEET_NAMESPACES) ./Scripts/with-postgres.sh $(SOAK_BIN) --fleet $(FLEET_ARGS) $(SOAK_ARGS)
 
 # The benchmarks also count instructions under valgrind (Benchmarks/README.md).
 BENCH_APT_PACKAGES := valgrind

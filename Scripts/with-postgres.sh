@@ -12,6 +12,9 @@
 #   LATCHKEY_TEST_POSTGRES_URL      postgres://latchkey_test:…@127.0.0.1:PORT/latchkey_test?sslmode=disable
 #   LATCHKEY_TEST_POSTGRES_RESTART  a script that restarts the server (same port, same data)
 #   LATCHKEY_TEST_POSTGRES_DATA     the data directory (to scan its files for clear text)
+# With LATCHKEY_TEST_POSTGRES_ALSO_LISTEN (addresses, comma-separated) the server listens
+# there too, and LATCHKEY_TEST_POSTGRES_CLIENTS (a CIDR) may log in from there
+# (Scripts/fleet-network.sh: the fleet soak's network namespaces).
 # Where the server cannot start (no PostgreSQL installed, initdb fails) the command still
 # runs and its PostgreSQL tests skip with a warning; under CI=true that is a failure.
 set -uo pipefail
@@ -60,12 +63,16 @@ start() {
   "${as_owner[@]}" "$bindir/initdb" -D "$work/data" -U latchkey_admin --pwfile="$work/admin.pw" \
     --auth-local=scram-sha-256 --auth-host=scram-sha-256 -E UTF8 --locale=C.UTF-8 >"$work/initdb.log" 2>&1 \
     || { echo "initdb failed: $(tail -n 5 "$work/initdb.log")"; return 1; }
+  local listen="127.0.0.1${LATCHKEY_TEST_POSTGRES_ALSO_LISTEN:+,$LATCHKEY_TEST_POSTGRES_ALSO_LISTEN}"
+  if [ -n "${LATCHKEY_TEST_POSTGRES_CLIENTS:-}" ]; then
+    echo "host all latchkey_test ${LATCHKEY_TEST_POSTGRES_CLIENTS} scram-sha-256" | "${as_owner[@]}" tee -a "$work/data/pg_hba.conf" >/dev/null
+  fi
   # A port no one listens on: try a few at random (postgres refuses one in use).
   local try
   for try in $(seq 1 20); do
     port=$(( 20000 + RANDOM % 40000 ))
     if "${as_owner[@]}" "$bindir/pg_ctl" -D "$work/data" -l "$work/server.log" -w -t 120 \
-        -o "-p $port -k $work/socket -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=200" start >/dev/null 2>&1; then
+        -o "-p $port -k $work/socket -c listen_addresses=$listen -c fsync=off -c max_connections=200" start >/dev/null 2>&1; then
       server_started=1
       break
     fi
@@ -79,7 +86,7 @@ start() {
   cat >"$work/restart" <<EOF
 #!/usr/bin/env bash
 exec ${as_owner[*]} "$bindir/pg_ctl" -D "$work/data" -l "$work/server.log" -m fast -w -t 120 restart \
-  -o "-p $port -k $work/socket -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=200" >/dev/null
+  -o "-p $port -k $work/socket -c listen_addresses=$listen -c fsync=off -c max_connections=200" >/dev/null
 EOF
   chmod 755 "$work/restart"
   url="postgres://latchkey_test:$user_password@127.0.0.1:$port/latchkey_test?sslmode=disable"

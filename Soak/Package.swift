@@ -31,6 +31,8 @@ let package = Package(
         // Both already resolved through Latchkey: the soak's logger and its command line.
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        // Also resolved through Latchkey: the fleet soak's relay across network namespaces.
+        .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.3"),
     ],
     targets: [
         .executableTarget(
@@ -48,6 +50,8 @@ let package = Package(
                 .product(name: "LatchkeyPostgres", package: rootPackage),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
             ],
             swiftSettings: swiftSettings
         ),

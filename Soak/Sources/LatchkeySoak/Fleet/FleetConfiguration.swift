@@ -17,6 +17,9 @@ struct FleetConfiguration: Codable, Sendable {
     var capacity: Int
     var concurrency: Int
     var directory: String
+    /// In a network namespace: where the emulator listens. The instance relays its own
+    /// loopback's port of ``baseURL`` there (``FleetRelay``).
+    var relayTarget: String?
 
     /// The host's key for user `index`, and the user's store namespace.
     static func userID(_ index: Int) -> String { "u\(index)" }
@@ -47,7 +50,9 @@ struct FleetConfiguration: Codable, Sendable {
             provider: provider, options: SessionHostOptions(capacity: capacity, validationAge: .seconds(60)),
             transport: transport
         ) { userID in
-            try database.store(namespace: Self.namespace(userID))
+            FleetSavingStore(
+                base: try database.store(namespace: Self.namespace(userID)),
+                savedPath: FleetPaths(directory: directory).saved(instance))
         }
     }
 }
@@ -63,5 +68,7 @@ struct FleetPaths: Sendable {
     func events(_ instance: Int) -> String { directory + "/instance-\(instance).events" }
     /// Every token an instance received from the tenant, one a line (private: 0600).
     func secrets(_ instance: Int) -> String { directory + "/instance-\(instance).secrets" }
+    /// Every refresh token an instance's store saved, with the time (private: 0600).
+    func saved(_ instance: Int) -> String { directory + "/instance-\(instance).saved" }
     func standardError(_ instance: Int) -> String { directory + "/instance-\(instance).stderr" }
 }

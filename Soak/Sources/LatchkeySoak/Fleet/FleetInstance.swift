@@ -15,6 +15,9 @@ enum FleetInstance {
         let paths = FleetPaths(directory: configuration.directory)
         let events = paths.events(configuration.instance)
         exitWhenOrphaned()
+        if let target = configuration.relayTarget, let port = URL(string: configuration.baseURL)?.port {
+            try await FleetRelay.start(port: port, target: target)
+        }
         let database = try configuration.database()
         let transport = FleetTransport(base: URLSessionTransport(defaultTimeout: .seconds(20)), secretsPath: paths.secrets(configuration.instance))
         let host = try configuration.host(database: database, transport: transport)

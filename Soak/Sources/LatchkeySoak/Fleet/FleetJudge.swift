@@ -29,6 +29,15 @@ struct FleetJudge {
         report.tokensExchangedTwice = exchanged.values.reduce(0) { $0 + max(0, $1 - 1) }
         report.reuseDetected = log.count(where: { $0.outcome == .reuseRevokedFamily })
         report.refusedGrants = log.count(where: { $0.outcome == .refused })
+        if report.reuseDetected + report.tokensExchangedTwice > 0 {
+            let evidence = try await FleetLossAttribution.evidence(
+                paths: paths, instances: configuration.instanceCount(in: paths), control: control)
+            var details: [String] = []
+            report.reuseCauses = FleetLossAttribution.attribute(
+                log, kills: report.kills, evidence: evidence, faults: report.databaseFaults, details: &details)
+            report.notes += details
+        }
+        if log.count >= 10_000 { report.notes.append("the tenant's refresh log holds its latest 10,000 grants only") }
 
         // What the instances saw.
         for instance in 0..<configuration.instanceCount(in: paths) {
@@ -64,8 +73,9 @@ struct FleetJudge {
         // Clear text in the database's files.
         var secrets = Set<String>()
         for file in (try? FileManager.default.contentsOfDirectory(atPath: paths.directory)) ?? [] where file.hasSuffix(".secrets") {
-            let text = (try? String(contentsOfFile: paths.directory + "/" + file, encoding: .utf8)) ?? ""
-            for line in text.split(separator: "\n") where line.count >= ClearTextScan.window { secrets.insert(String(line)) }
+            for (token, _) in FleetReceipts.read(paths.directory + "/" + file) where token.count >= ClearTextScan.window {
+                secrets.insert(token)
+            }
         }
         report.secretsIssued = secrets.count
         guard let dataDirectory else {
@@ -156,8 +166,14 @@ struct FleetReport: Sendable {
     var databaseKills = 0
     var connectionDrops = 0
     var connectionsDropped = 0
+    var networkCuts = 0
+    var network = ""
     var tokensExchangedTwice = 0
     var reuseDetected = 0
+    /// Each reuse's cause (``FleetLossAttribution``).
+    var reuseCauses: [String: Int] = [:]
+    var kills: [FleetKill] = []
+    var databaseFaults: [FleetDatabaseFault] = []
     var refusedGrants = 0
     var refreshTokensLost = 0
     var logoutsSeen = 0
@@ -181,7 +197,9 @@ struct FleetReport: Sendable {
             "  access-token uses           \(uses)",
             "  refresh grants (rotations)  \(refreshGrants)   refused: \(refusedGrants)",
             "  faults                      \(instanceKills) instance kills (SIGKILL), \(databaseKills) database kills (SIGKILL), "
-                + "\(connectionDrops) connection drops (\(connectionsDropped) backends terminated)",
+                + "\(connectionDrops) connection drops (\(connectionsDropped) backends terminated)"
+                + (networkCuts > 0 ? ", \(networkCuts) network cuts" : ""),
+            "  network                     \(network)",
             "  one grant per renewal       \(tokensExchangedTwice + reuseDetected) violations "
                 + "(\(tokensExchangedTwice) tokens exchanged twice, \(reuseDetected) reuse detected)",
             "  no refresh token lost       \(refreshTokensLost) violations",
@@ -190,11 +208,21 @@ struct FleetReport: Sendable {
             "  no secret in clear text     \(secretsInClearText) violations (\(secretsIssued) tokens looked for in \(filesScanned) files, "
                 + "\(bytesScanned / 1_048_576) MiB; canary \(canaryFound.map { $0 ? "found" : "NOT FOUND" } ?? "not written"))",
         ]
+        if !reuseCauses.isEmpty {
+            let tally = reuseCauses.sorted { $0.key < $1.key }.map { "\($0.key): \($0.value)" }
+            lines.append("  spent tokens again, by cause " + tally.joined(separator: ", "))
+        }
         if !errors.isEmpty {
             let tally = errors.sorted { $0.key < $1.key }.map { "\($0.key): \($0.value)" }
             lines.append("  failed uses (session kept)  " + tally.joined(separator: ", "))
         }
         for note in notes { lines.append("  note: \(note)") }
+        if !reuseCauses.isEmpty {
+            // The gate for our own code: a spent token presented again that no SIGKILL of
+            // the renewing instance explains (FleetLossAttribution).
+            let unexplained = reuseCauses.filter { $0.key.contains("unexplained") || $0.key.contains("no kill") }.values.reduce(0, +)
+            lines.append("  spent tokens not explained by a SIGKILL: \(unexplained)")
+        }
         lines.append("  violations: \(violations)")
         return lines.joined(separator: "\n")
     }

@@ -24,6 +24,10 @@ struct FleetRunner {
     var killEvery = 20.0
     /// Seconds between two drops of every connection.
     var dropEvery = 7.0
+    /// Seconds between two cuts of an instance's network link (in namespaces only), and
+    /// how long a cut lasts.
+    var cutEvery = 11.0
+    var cutLength = 3.0
     /// The tenant's refresh-token reuse interval (Auth0's rotation overlap period), in
     /// seconds; 0 (Auth0's default): a spent token presented again revokes its family.
     var reuseInterval = 0
@@ -42,6 +46,7 @@ struct FleetRunner {
         try? FileManager.default.removeItem(atPath: directory)
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         let paths = FleetPaths(directory: directory)
+        let network = FleetNetwork(environment: environment, instances: instances)
         let database = FleetDatabase(
             url: databaseURL, restartScript: environment["LATCHKEY_TEST_POSTGRES_RESTART"],
             dataDirectory: environment["LATCHKEY_TEST_POSTGRES_DATA"])
@@ -52,15 +57,24 @@ struct FleetRunner {
             users: (0..<users).map {
                 Auth0Seed.User(userID: "auth0|fleet\($0)", email: "fleet\($0)@example.com", password: "fleet-password-\($0)")
             })
-        var emulatorOptions = EmulatorOptions(providers: [.auth0])
+        var emulatorOptions = EmulatorOptions(
+            providers: [.auth0], host: network.hostAddress ?? "127.0.0.1", allowNonLoopback: network.hostAddress != nil)
         emulatorOptions.seed.auth0 = seed
         let emulator = try await Emulator.start(emulatorOptions)
         defer { Task { await emulator.stop() } }
         guard let auth0 = emulator.auth0 else { throw SoakError("the emulator has no Auth0 tenant") }
-        let configuration = FleetConfiguration(
-            instance: 0, domain: auth0.domain, baseURL: auth0.baseURL.absoluteString, clientID: auth0.clientID,
-            databaseURL: databaseURL, users: users, capacity: capacity ?? max(10, users / 2),
+        // In namespaces the emulator listens on the links' address, and every process
+        // (the parent too) reaches it through a relay on its own loopback.
+        var baseURL = auth0.baseURL.absoluteString
+        if let address = network.hostAddress, let port = auth0.baseURL.port {
+            try await FleetRelay.start(port: port, target: address)
+            baseURL = baseURL.replacingOccurrences(of: "//\(address):", with: "//127.0.0.1:")
+        }
+        var configuration = FleetConfiguration(
+            instance: 0, domain: auth0.domain, baseURL: baseURL, clientID: auth0.clientID,
+            databaseURL: network.databaseURL(databaseURL), users: users, capacity: capacity ?? max(10, users / 2),
             concurrency: concurrency, directory: directory)
+        configuration.relayTarget = network.hostAddress
 
         progress("signing \(users) users in")
         try await signIn(configuration, connection: auth0.connection, paths: paths)
@@ -70,10 +84,11 @@ struct FleetRunner {
         }
 
         var report = FleetReport(users: users, instances: instances, seconds: seconds)
+        report.network = network.description
         var processes: [FleetProcess] = []
-        for index in 0..<instances { processes.append(try spawn(index, configuration, paths)) }
-        progress("\(instances) instances started; faults for \(Int(seconds)) s")
-        try await faults(&processes, &report, database: database, configuration: configuration, paths: paths)
+        for index in 0..<instances { processes.append(try spawn(index, configuration, paths, network)) }
+        progress("\(instances) instances started (\(network.description)); faults for \(Int(seconds)) s")
+        try await faults(&processes, &report, database: database, network: network, configuration: configuration, paths: paths)
 
         progress("stopping the instances")
         _ = FileManager.default.createFile(atPath: paths.stop, contents: Data())
@@ -96,6 +111,7 @@ struct FleetRunner {
     private func signIn(_ configuration: FleetConfiguration, connection: String, paths: FleetPaths) async throws {
         var parent = configuration
         parent.capacity = users
+        parent.instance = -1
         let database = try parent.database()
         defer { database.shutdown() }
         let host = try parent.host(database: database, transport: FleetTransport(base: URLSessionTransport(), secretsPath: paths.secrets(-1)))
@@ -114,20 +130,23 @@ struct FleetRunner {
         await host.shutdown()
     }
 
-    private func spawn(_ index: Int, _ configuration: FleetConfiguration, _ paths: FleetPaths) throws -> FleetProcess {
+    private func spawn(_ index: Int, _ configuration: FleetConfiguration, _ paths: FleetPaths, _ network: FleetNetwork) throws -> FleetProcess {
         var mine = configuration
         mine.instance = index
         try JSONEncoder().encode(mine).write(to: URL(fileURLWithPath: paths.configuration(index)))
         let executable = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
-        return try FleetProcess.spawn(executable, ["--fleet-instance", paths.configuration(index)], standardError: paths.standardError(index))
+        let (program, arguments) = network.command(index, executable, ["--fleet-instance", paths.configuration(index)])
+        return try FleetProcess.spawn(program, arguments, standardError: paths.standardError(index))
     }
 
     /// The faults, until the run's time is up: an instance killed every `killEvery`
     /// seconds (a random one, mid-work: renewals run all the time) and started again a
     /// second later; every connection dropped every `dropEvery` seconds; the database
-    /// server killed once, at 40% of the run, and restarted.
+    /// server killed once, at 40% of the run, and restarted; in network namespaces, an
+    /// instance's link cut every `cutEvery` seconds for `cutLength` (its connections stall
+    /// rather than end: nothing tells either side).
     private func faults(
-        _ processes: inout [FleetProcess], _ report: inout FleetReport, database: FleetDatabase,
+        _ processes: inout [FleetProcess], _ report: inout FleetReport, database: FleetDatabase, network: FleetNetwork,
         configuration: FleetConfiguration, paths: FleetPaths
     ) async throws {
         let began = ContinuousClock.now
@@ -135,21 +154,38 @@ struct FleetRunner {
             let (seconds, attoseconds) = began.duration(to: .now).components
             return Double(seconds) + Double(attoseconds) / 1e18
         }
-        var nextKill = killEvery, nextDrop = dropEvery, databaseKilled = false
+        var nextKill = killEvery, nextDrop = dropEvery, nextCut = cutEvery, databaseKilled = false
         while elapsed() < seconds {
             try await Task.sleep(for: .milliseconds(250))
             for index in processes.indices where !processes[index].isRunning {
                 report.notes.append("instance \(index) exited by itself (status \(processes[index].terminationStatus)); started again")
-                processes[index] = try spawn(index, configuration, paths)
+                processes[index] = try spawn(index, configuration, paths, network)
+            }
+            if !network.links.isEmpty, elapsed() >= nextCut {
+                nextCut += cutEvery
+                let index = Int.random(in: 0..<processes.count)
+                if network.setLink(index, up: false) {
+                    report.networkCuts += 1
+                    report.databaseFaults.append(FleetDatabaseFault(what: "instance \(index)'s link cut", date: Date()))
+                    // Up again on its own: the other faults keep their own schedule.
+                    let length = cutLength
+                    Task {
+                        try? await Task.sleep(for: .seconds(length))
+                        _ = await offPool { network.setLink(index, up: true) }
+                    }
+                } else {
+                    report.notes.append("instance \(index)'s link could not be cut")
+                }
             }
             if elapsed() >= nextKill {
                 nextKill += killEvery
                 let index = Int.random(in: 0..<processes.count)
                 processes[index].kill(SIGKILL)
+                report.kills.append(FleetKill(instance: index, date: Date()))
                 while processes[index].isRunning { try await Task.sleep(for: .milliseconds(20)) }
                 report.instanceKills += 1
                 try await Task.sleep(for: .seconds(1))
-                processes[index] = try spawn(index, configuration, paths)
+                processes[index] = try spawn(index, configuration, paths, network)
                 progress("killed instance \(index) (SIGKILL) and started it again")
             }
             if elapsed() >= nextDrop {
@@ -160,14 +196,17 @@ struct FleetRunner {
                             + "WHERE usename = current_user AND pid <> pg_backend_pid()")
                 }
                 report.connectionDrops += 1
+                report.databaseFaults.append(FleetDatabaseFault(what: "connections dropped", date: Date()))
                 report.connectionsDropped += Int(dropped?.trimmingCharacters(in: .whitespacesAndNewlines) ?? "") ?? 0
             }
             if !databaseKilled, elapsed() >= seconds * 0.4 {
                 databaseKilled = true
+                report.databaseFaults.append(FleetDatabaseFault(what: "server killed", date: Date()))
                 if let why = await database.killAndRestart() {
                     report.notes.append("the database server was not killed: \(why)")
                 } else {
                     report.databaseKills += 1
+                    report.databaseFaults.append(FleetDatabaseFault(what: "server back", date: Date()))
                     progress("killed the database server (SIGKILL) and restarted it")
                 }
             }

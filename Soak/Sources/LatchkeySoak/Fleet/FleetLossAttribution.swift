@@ -1,0 +1,123 @@
+internal import Foundation
+internal import LatchkeyEmulator
+
+/// An instance killed by the parent, and when (the wall clock, as the tenant's log).
+struct FleetKill: Sendable {
+    let instance: Int
+    let date: Date
+}
+
+/// A fault of the database (every connection dropped, the server killed), and when.
+struct FleetDatabaseFault: Sendable {
+    let what: String
+    let date: Date
+}
+
+/// Why each reuse the tenant detected happened: the first exchange of the token presented
+/// again handed out a successor, and the judge looks for who received it (each instance's
+/// transport writes down every token it receives, with the time) and whether any store
+/// saved it (each instance's store writes down every refresh token it saved).
+///
+/// - **in flight to a killed instance**: no instance received the successor, and an
+///   instance was killed within seconds of the exchange: the answer died with it.
+/// - **received by an instance killed before its save**: the instance that received it
+///   never saved it, and was killed after receiving it.
+/// - **answer lost, no kill near it**: nobody received it and nobody was killed (a request
+///   that timed out at the instance after the tenant applied it).
+/// - **received, never saved, instance alive (unexplained)** and **saved, then presented
+///   again (unexplained)**: the lock, the lease or the core let a spent token through.
+///   These must stay zero.
+///
+/// The first two are what a reuse interval (Auth0's rotation overlap period) exists for:
+/// no lock can save a token that only a killed process ever held.
+struct FleetLossAttribution {
+    /// What the instances' files say of each refresh token, by "family#generation".
+    struct Evidence {
+        var received: [String: (instance: Int, date: Date)] = [:]
+        var saved: [String: Date] = [:]
+    }
+
+    static func attribute(
+        _ log: [Auth0RefreshRecord], kills: [FleetKill], evidence: Evidence, faults: [FleetDatabaseFault] = [],
+        details: inout [String]
+    ) -> [String: Int] {
+        // A token presented again: refused with its family revoked (no reuse interval), or
+        // exchanged a second time within the tenant's reuse interval.
+        var firstExchange: [String: Date] = [:]
+        var again: [Auth0RefreshRecord] = []
+        for record in log {
+            let key = "\(record.family ?? "?")#\(record.generation)"
+            switch record.outcome {
+            case .rotated where firstExchange[key] == nil: firstExchange[key] = record.date
+            case .rotated, .reuseRevokedFamily: again.append(record)
+            default: break
+            }
+        }
+        var causes: [String: Int] = [:]
+        for reuse in again {
+            let family = reuse.family ?? "?"
+            let exchanged = firstExchange["\(family)#\(reuse.generation)"]
+            let successor = "\(family)#\(reuse.generation + 1)"
+            let receipt = evidence.received[successor]
+            let saved = evidence.saved[successor]
+            // The first kill of `instance` (any, when nil) from `start` on, before the reuse.
+            func killed(_ instance: Int?, after start: Date) -> FleetKill? {
+                kills.first { ($0.instance == instance || instance == nil) && $0.date >= start && $0.date <= reuse.date }
+            }
+            let cause: String
+            var kill: FleetKill?
+            if saved != nil {
+                cause = "saved, then presented again (unexplained)"
+            } else if let receipt {
+                kill = killed(receipt.instance, after: receipt.date)
+                cause = kill == nil ? "received, never saved, instance alive (unexplained)" : "received by an instance killed before its save"
+            } else if let exchanged {
+                kill = killed(nil, after: exchanged.addingTimeInterval(-1))
+                cause =
+                    kill.map { $0.date.timeIntervalSince(exchanged) < 25 } == true ? "in flight to a killed instance" : "answer lost, no kill near it"
+            } else {
+                cause = "exchange not in the tenant's log"
+            }
+            causes[cause, default: 0] += 1
+            guard let exchanged else { continue }
+            // The whole story of each reuse, for the one who traces it.
+            let near = faults.filter { abs($0.date.timeIntervalSince(exchanged)) <= 10 }
+                .map { "\($0.what) \(offset($0.date, from: exchanged))" }
+            let what = reuse.outcome == .rotated ? "exchanged twice" : "reuse"
+            var story = "\(what) (\(cause)): generation \(reuse.generation) exchanged; presented again \(offset(reuse.date, from: exchanged))"
+            if let receipt { story += "; successor received by instance \(receipt.instance) \(offset(receipt.date, from: exchanged))" }
+            if let saved { story += ", saved \(offset(saved, from: exchanged))" }
+            if let kill { story += "; instance \(kill.instance) killed \(offset(kill.date, from: exchanged))" }
+            story += near.isEmpty ? "; no database or network fault within 10 s" : "; " + near.joined(separator: ", ")
+            details.append(story)
+        }
+        return causes
+    }
+
+    private static func offset(_ date: Date, from origin: Date) -> String {
+        String(format: "at %+.2f s", date.timeIntervalSince(origin))
+    }
+
+    /// Who received each refresh token and which were saved, from the instances' files.
+    static func evidence(paths: FleetPaths, instances: Int, control: EmulatorControl) async throws -> Evidence {
+        var evidence = Evidence()
+        func key(_ token: String) async throws -> String? {
+            // Access and ID tokens are JWTs (two dots); the tenant knows only refresh tokens.
+            guard token.count(where: { $0 == "." }) != 2 else { return nil }
+            let status = try await control.auth0RefreshTokenStatus(token)
+            guard status.known, let family = status.familyID else { return nil }
+            return "\(family)#\(status.generation)"
+        }
+        for instance in 0..<instances {
+            for (token, date) in FleetReceipts.read(paths.secrets(instance)) {
+                guard let key = try await key(token), evidence.received[key] == nil else { continue }
+                evidence.received[key] = (instance, date)
+            }
+            for (token, date) in FleetReceipts.read(paths.saved(instance)) {
+                guard let key = try await key(token), evidence.saved[key] == nil else { continue }
+                evidence.saved[key] = date
+            }
+        }
+        return evidence
+    }
+}
