@@ -33,6 +33,29 @@ import Testing
         await restarted.shutdown()
     }
 
+    /// A client with no heartbeat and no calls (a SessionHost's idle user) still saves a
+    /// rotated refresh token the store refused: a retry on the client's clock, not the
+    /// next call. Found by the fleet soak: such a token waited for the user's next use and
+    /// was lost when the instance was killed first.
+    @Test func aFailedSaveIsRetriedOnATimerWithoutAnyCall() async throws {
+        let store = try FlakyStore()
+        let harness = try Harness(store: store, lifetime: 300, options: SessionOptions(heartbeatInterval: nil, renewsProactively: false))
+        try await harness.login()
+        harness.clock.advance(by: .seconds(301))
+        store.failWrites.store(2, ordering: .relaxed)
+        let renewed = try await harness.client.accessToken()
+        #expect(await harness.client.hasUnsavedTokens)
+        // The first retry (half a second, with jitter) fails too; the next one saves.
+        for _ in 0..<2 {
+            await settle("a retry is armed") { harness.clock.nextDeadline.map { $0.timeIntervalSince(harness.clock.now) < 5 } ?? false }
+            harness.clock.advance(by: .seconds(5))
+        }
+        await settle("saved without a call") { !(await harness.client.hasUnsavedTokens) }
+        #expect(try await store.base.string("session")?.contains(renewed) == true)
+        #expect(harness.provider.counts.renew == 1)
+        await harness.client.shutdown()
+    }
+
     @Test func theHeartbeatRetriesTheSaveToo() async throws {
         let store = try FlakyStore()
         let harness = try Harness(store: store, lifetime: 300, options: SessionOptions(heartbeatInterval: .seconds(180), renewsProactively: false))

@@ -138,7 +138,10 @@ extension AuthClient {
             adopt(record)
         case .unsaved(let record, let base, let error):
             logger.error("validated session could not be persisted", metadata: ["error": "\(error)"])
-            if !(self.record?.tokens.hasSameCredentials(as: record.tokens) ?? true) { unsaved.saveFailed(base: base) }
+            if !(self.record?.tokens.hasSameCredentials(as: record.tokens) ?? true) {
+                unsaved.saveFailed(base: base)
+                scheduleSaveRetry()
+            }
             adopt(record)
         }
     }

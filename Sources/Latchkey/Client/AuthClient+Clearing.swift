@@ -41,10 +41,12 @@ extension AuthClient {
 
     /// Runs `attempt` after each wait of a ``Backoff`` on the client's clock, for as long
     /// as it asks to try again (the restore's and the removal's retries).
-    func retryingWithBackoff(_ attempt: @escaping @Sendable (AuthClient) async -> Bool) -> Task<Void, Never> {
+    func retryingWithBackoff(
+        _ backoff: Backoff = Backoff(), _ attempt: @escaping @Sendable (AuthClient) async -> Bool
+    ) -> Task<Void, Never> {
         let clock = self.clock
         return Task {
-            var backoff = Backoff()
+            var backoff = backoff
             while true {
                 do { try await clock.sleep(for: backoff.next()) } catch { return }
                 guard await attempt(self) else { return }

@@ -226,6 +226,7 @@ extension AuthClient {
             logger.error("renewed tokens could not be persisted; keeping them in memory and retrying the save", metadata: ["error": "\(error)"])
             unsaved.saveFailed(base: base)
             adopt(renewed)
+            scheduleSaveRetry()
             return Self.served(request, by: renewed, apart: apart)
         }
     }
@@ -245,6 +246,7 @@ extension AuthClient {
             unsaved.saveFailed(base: base)
             record = renewed
             plan = provider.renewalPlan(for: renewed.tokens)
+            scheduleSaveRetry()
             return
         }
         let vault = self.vault

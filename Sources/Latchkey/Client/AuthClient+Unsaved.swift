@@ -48,6 +48,30 @@ extension AuthClient {
         }
     }
 
+    /// Retries the save of tokens the store refused on the client's clock, from half a
+    /// second with back-off, until they are saved or gone — without waiting for a call or a
+    /// heartbeat (a ``SessionHost``'s clients have neither, and a rotated refresh token held
+    /// in memory only is lost with the process). Outlives a login that set the session
+    /// aside (its tokens are still owed); ``shutdown()`` stops it and saves on its own.
+    func scheduleSaveRetry() {
+        guard lifecycle == .running, timers.saveRetry == nil else { return }
+        timers.setSaveRetry(retryingWithBackoff(Backoff(base: .milliseconds(500), cap: .seconds(30))) { await $0.retrySave() })
+    }
+
+    /// - Returns: whether to try again later.
+    private func retrySave() async -> Bool {
+        guard lifecycle == .running, unsaved.isPending else {
+            timers.saveRetryEnded()
+            return false
+        }
+        await flushUnsaved()
+        guard unsaved.isPending else {
+            timers.saveRetryEnded()
+            return false
+        }
+        return true
+    }
+
     /// What memory holds when a locked section begins: the record, the unsaved mark and
     /// the generation. Read under the store's lock, never before it: a record taken before
     /// waiting for the lock may be one a renewal replaced meanwhile, and writing it back

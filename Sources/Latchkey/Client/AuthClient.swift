@@ -62,8 +62,9 @@ public actor AuthClient {
     var timers = SessionTimers()
     var establishingTask: Task<AuthenticatedSession, any Error>?
     var revalidationPending = false
-    /// The in-memory record holds tokens the vault does not (a save failed): retried
-    /// before the next renewal, on the next call and on every heartbeat.
+    /// The in-memory record holds tokens the vault does not (a save failed): retried on a
+    /// timer (``scheduleSaveRetry()``), before the next renewal, on the next call and on
+    /// every heartbeat.
     var unsaved = UnsavedTokens()
     /// The tokens of an ended session the store still holds (removing it failed):
     /// removed by retries with back-off and by ``shutdown()``, unless a new session
@@ -191,6 +192,7 @@ public actor AuthClient {
         let inFlight = renewals.onTheWire
         stopBackgroundWork()
         timers.setRestoreRetry(nil)
+        timers.setSaveRetry(nil)
         establishingTask?.cancel()
         for renewal in inFlight { _ = try? await renewal.value }
         for _ in 0..<Self.shutdownSaveAttempts where unsaved.isPending { await flushUnsaved() }

@@ -13,6 +13,8 @@ struct SessionTimers: Sendable {
     private(set) var removalRetry: Task<Void, Never>?
     /// Retries reading a store that refused the read at start.
     private(set) var restoreRetry: Task<Void, Never>?
+    /// Retries saving renewed tokens the store refused, without waiting for a call.
+    private(set) var saveRetry: Task<Void, Never>?
 
     /// Stops the session's own timers (heartbeat, renewal, expiry, login step); the store
     /// retries outlive the session they began in.
@@ -29,11 +31,14 @@ struct SessionTimers: Sendable {
     mutating func setAction(_ task: Task<Void, Never>?) { replace(&action, with: task) }
     mutating func setRemovalRetry(_ task: Task<Void, Never>?) { replace(&removalRetry, with: task) }
     mutating func setRestoreRetry(_ task: Task<Void, Never>?) { replace(&restoreRetry, with: task) }
+    mutating func setSaveRetry(_ task: Task<Void, Never>?) { replace(&saveRetry, with: task) }
 
     /// The removal retry loop ended on its own: forgotten, not cancelled (it is the caller).
     mutating func removalRetryEnded() { removalRetry = nil }
     /// The restore retry loop ended on its own: forgotten, not cancelled (it is the caller).
     mutating func restoreRetryEnded() { restoreRetry = nil }
+    /// The save retry loop ended on its own: forgotten, not cancelled (it is the caller).
+    mutating func saveRetryEnded() { saveRetry = nil }
 
     private func replace(_ slot: inout Task<Void, Never>?, with task: Task<Void, Never>?) {
         slot?.cancel()
