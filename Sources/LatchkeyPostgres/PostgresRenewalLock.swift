@@ -196,9 +196,21 @@ struct PostgresRenewalLock {
             WHERE lease.expires_at <= now() OR lease.holder = EXCLUDED.holder
             RETURNING true
             """
-        try await poll(held, until: deadline, what: "take the namespace's lease", query) {
-            "another instance's renewal lease on the namespace did not end within \(database.options.lockTimeout)"
-                + " (a renewal still at the provider, or an instance that stopped in one); gave up waiting"
+        var pause = Duration.milliseconds(2)
+        while try await !ask(held, what: "take the namespace's lease", query) {
+            // Another instance's live lease. Its holder may need the advisory lock to save a
+            // rotated token it owes (a refused save's retry): the lock is let go while this
+            // waits, and taken again for the next try.
+            await unlock(held)
+            guard ContinuousClock.now < deadline else {
+                throw SecretStoreError(
+                    .unavailable, store: store.storeLabel,
+                    reason: "another instance's renewal lease on the namespace did not end within \(database.options.lockTimeout)"
+                        + " (a renewal still at the provider, or an instance that stopped in one); gave up waiting")
+            }
+            try? await Task.sleep(for: pause)
+            pause = min(pause * 2, .milliseconds(100))
+            try await acquire(held, until: deadline)
         }
     }
 
@@ -227,23 +239,29 @@ struct PostgresRenewalLock {
         gaveUp: () -> String
     ) async throws {
         var pause = Duration.milliseconds(2)
-        while true {
-            guard !held.connection.isClosed else {
-                throw SecretStoreError(
-                    .unavailable, store: store.storeLabel, reason: "the connection for the namespace's lock ended while waiting for it")
-            }
-            let logger = database.options.logger
-            guard case .answered(let answer) = await held.onLockConnection(what, entry: nil, { try await $0.query(query, logger: logger).collect() })
-            else {
-                throw SecretStoreError(
-                    .unavailable, store: store.storeLabel, reason: "the connection for the namespace's lock ended while waiting for it")
-            }
-            if (try? answer.get().first?.decode(Bool.self)) == true { return }
-            if case .failure(let error) = answer { throw error }
+        while try await !ask(held, what: what, query) {
             guard ContinuousClock.now < deadline else { throw SecretStoreError(.unavailable, store: store.storeLabel, reason: gaveUp()) }
             try? await Task.sleep(for: pause)
             pause = min(pause * 2, .milliseconds(100))
         }
+    }
+
+    /// Runs `query` once on the lock's connection: whether it answered `true`.
+    private func ask(_ held: HeldLock, what: String, _ query: PostgresQuery) async throws -> Bool {
+        let closed = SecretStoreError(
+            .unavailable, store: store.storeLabel, reason: "the connection for the namespace's lock ended while waiting for it")
+        guard !held.connection.isClosed else { throw closed }
+        let logger = database.options.logger
+        guard case .answered(let answer) = await held.onLockConnection(what, entry: nil, { try await $0.query(query, logger: logger).collect() })
+        else { throw closed }
+        return try answer.get().first?.decode(Bool.self) ?? false
+    }
+
+    /// Lets the advisory lock go (the connection stays, for the next try).
+    private func unlock(_ held: HeldLock) async {
+        let unlock: PostgresQuery = "SELECT pg_advisory_unlock(\(held.key))"
+        let logger = database.options.logger
+        _ = await held.onLockConnection("release the namespace's lock", entry: nil) { try await $0.query(unlock, logger: logger).collect() }
     }
 
     /// Gives the lease back (unless a write failed: then it runs out), unlocks, closes.
@@ -257,10 +275,7 @@ struct PostgresRenewalLock {
                 logger.warning("the namespace's lease could not be given back; it runs out on its own")
             }
         }
-        if !held.connection.isClosed {
-            let unlock: PostgresQuery = "SELECT pg_advisory_unlock(\(held.key))"
-            _ = await held.onLockConnection("release the namespace's lock", entry: nil) { try await $0.query(unlock, logger: logger).collect() }
-        }
+        if !held.connection.isClosed { await unlock(held) }
         try? await held.connection.close()
     }
 }

@@ -101,13 +101,15 @@ public final class PostgresSecretDatabase: Sendable {
     ///
     /// - Throws: ``SecretStoreError`` (`.permissionDenied` when the role may not create it).
     public func migrate() async throws {
-        try await bounded("create the table") {
-            do {
-                for statement in [PostgresSchema.createTable, PostgresSchema.createLeases] {
+        try await bounded("create the tables") {
+            for statement in [PostgresSchema.createTable, PostgresSchema.createLeases] {
+                do {
                     try await self.client.query(PostgresQuery(unsafeSQL: statement), logger: self.options.logger)
+                } catch let error as PSQLError where ["23505", "42P07", "42710"].contains(error.serverInfo?[.sqlState] ?? "") {
+                    // Two instances raced to create it (a duplicate row type, relation or
+                    // catalog key): the other one won, which is as good. The next table still
+                    // has to be made.
                 }
-            } catch let error as PSQLError where ["23505", "42P07"].contains(error.serverInfo?[.sqlState] ?? "") {
-                // Two instances raced to create it: the other one won, which is as good.
             }
         }
         schemaReady.withLock { $0 = true }

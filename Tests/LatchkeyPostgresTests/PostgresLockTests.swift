@@ -147,6 +147,41 @@ extension PostgresTests {
             try await store.removeAll()
         }
 
+        /// Found by the fleet soak: an instance waiting for another's lease held the advisory
+        /// lock while it waited, so the lease's holder — retrying the save of a rotated token
+        /// its first save lost — could not get back in until the lease ran out, and the waiter
+        /// then read the older token. A waiter lets the advisory lock go between tries.
+        @Test func theLeaseHolderGetsBackInWhileAnotherInstanceWaits() async throws {
+            guard let server = PostgresTestServer.current() else { return }
+            let keys = try KeyDirectory()
+            let holder = try keys.database(server, leaseDuration: .seconds(30))
+            let waiter = try keys.database(server, lockTimeout: .seconds(20))
+            defer {
+                holder.shutdown()
+                waiter.shutdown()
+            }
+            let namespace = uniqueNamespace("inversion")
+            let store = try holder.store(namespace: namespace)
+            let other = try waiter.store(namespace: namespace)
+            try await store.set("refresh", "old")
+            try await store.withExclusiveLock {
+                // The provider rotated the token; the save failed: the lease is kept.
+                PostgresSecretStore.heldLock?.writes.noteFailure()
+            }
+            let waiting = Task {
+                try await other.withExclusiveLock {
+                    let seen = try await other.string("refresh") ?? "nothing"
+                    try await other.set("refresh", "next after \(seen)")
+                }
+            }
+            #expect(await poll { (try? await lockHolder(server, store)) != nil }, "the other instance is waiting")
+            // The holder's save retry gets in, saves, and gives the lease back.
+            try await store.withExclusiveLock { try await store.set("refresh", "saved on retry") }
+            try await waiting.value
+            #expect(try await store.string("refresh") == "next after saved on retry")
+            try await store.removeAll()
+        }
+
         /// A live holder keeps its lease past its duration (a slow renewal); a lease that
         /// passed to another instance (it ran out while this one was cut off) refuses the
         /// holder's writes and removals.

@@ -67,7 +67,14 @@ struct FleetJudge {
                 continue
             }
             let status = try await control.auth0RefreshTokenStatus(refresh)
-            if !status.known || !status.newest || status.familyRevoked { report.refreshTokensLost += 1 }
+            if !status.known || !status.newest || status.familyRevoked {
+                report.refreshTokensLost += 1
+                // Enough to trace it: where the stored token stands in its family.
+                report.notes.append(
+                    "refresh token lost: user \(userID) stores generation \(status.generation) of \(status.issuedInFamily)"
+                        + " (known: \(status.known), spent: \(status.spent), family revoked: \(status.familyRevoked)"
+                        + (status.revocation.map { ", " + Self.describe($0) } ?? "") + ")")
+            }
         }
 
         // Clear text in the database's files.
@@ -88,6 +95,16 @@ struct FleetJudge {
         report.filesScanned = scan.filesScanned
         report.secretsInClearText = scan.found.subtracting(canary.map { [$0] } ?? []).count
         report.canaryFound = canary.map { scan.found.contains($0) }
+    }
+}
+
+extension FleetJudge {
+    /// Why a family was revoked, without the token a reuse carries.
+    static func describe(_ revocation: Auth0FamilyRevocation) -> String {
+        switch revocation {
+        case .reuse(_, let generation): "revoked for a reuse of generation \(generation)"
+        default: "revoked: \(revocation.name)"
+        }
     }
 }
 
