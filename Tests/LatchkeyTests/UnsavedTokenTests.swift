@@ -56,6 +56,35 @@ import Testing
         await harness.client.shutdown()
     }
 
+    /// A retry loop left asleep in a long back-off (its tokens saved since by a call) must
+    /// not hold back the save of tokens a later renewal could not save.
+    @Test func aNewFailedSaveIsRetriedSoonEvenAfterEarlierFailures() async throws {
+        let store = try FlakyStore()
+        let harness = try Harness(store: store, lifetime: 300, options: SessionOptions(heartbeatInterval: nil, renewsProactively: false))
+        try await harness.login()
+        harness.clock.advance(by: .seconds(301))
+        // The first renewal's save and the loop's first four retries fail: its back-off grows.
+        store.failWrites.store(5, ordering: .relaxed)
+        _ = try await harness.client.accessToken()
+        // The clock moves a second at a time until every failure is spent, then stops: the
+        // loop is left asleep in its next wait (0.5 s doubled four times: 8 s, ±20%).
+        await settle("the earlier retries failed") {
+            if store.failWrites.load(ordering: .relaxed) <= 0 { return true }
+            harness.clock.advance(by: .seconds(1))
+            return false
+        }
+        // A call saves it; the loop sleeps on.
+        _ = try await harness.client.accessToken()
+        #expect(!(await harness.client.hasUnsavedTokens))
+        // A forced renewal whose save fails: retried within a second, not at the old loop's tick.
+        store.failWrites.store(1, ordering: .relaxed)
+        try await harness.client.renew()
+        #expect(await harness.client.hasUnsavedTokens)
+        harness.clock.advance(by: .seconds(1))
+        await settle("saved soon") { !(await harness.client.hasUnsavedTokens) }
+        await harness.client.shutdown()
+    }
+
     @Test func theHeartbeatRetriesTheSaveToo() async throws {
         let store = try FlakyStore()
         let harness = try Harness(store: store, lifetime: 300, options: SessionOptions(heartbeatInterval: .seconds(180), renewsProactively: false))

@@ -53,8 +53,12 @@ extension AuthClient {
     /// heartbeat (a ``SessionHost``'s clients have neither, and a rotated refresh token held
     /// in memory only is lost with the process). Outlives a login that set the session
     /// aside (its tokens are still owed); ``shutdown()`` stops it and saves on its own.
+    ///
+    /// A new failure starts the loop again from its first, short wait: a loop left asleep
+    /// in a long back-off by earlier failures (whose tokens a call has since saved) would
+    /// otherwise make the new tokens wait for its next tick, up to 30 s.
     func scheduleSaveRetry() {
-        guard lifecycle == .running, timers.saveRetry == nil else { return }
+        guard lifecycle == .running else { return }
         timers.setSaveRetry(retryingWithBackoff(Backoff(base: .milliseconds(500), cap: .seconds(30))) { await $0.retrySave() })
     }
 
