@@ -120,4 +120,34 @@ extension AuthClient {
             return fallback
         }
     }
+
+    /// A renewal that finished after its generation ended (a shutdown, a step the user
+    /// must take, a logout or another login) with rotated tokens the store refused: the
+    /// provider has spent the refresh token they replaced, so they must not be forgotten.
+    /// While memory still holds the session they renew, they become its record, marked
+    /// unsaved (a shutdown saves them before it returns; a kept session retries the save
+    /// as always). A session that was ended or replaced gets them in the vault only if the
+    /// vault still holds the tokens they replaced: never a logged-out session brought back.
+    func keepOutlivedRenewal(_ renewed: VaultRecord, base: SessionTokens, renewedFrom: SessionTokens, saveError: AuthError) async {
+        if let memory = record, memory.tokens.hasSameCredentials(as: base) || memory.tokens.hasSameCredentials(as: renewedFrom) {
+            logger.error(
+                "renewed tokens could not be persisted after the session's background work stopped; keeping them in memory to save",
+                metadata: ["error": "\(saveError)"])
+            unsaved.saveFailed(base: base)
+            record = renewed
+            plan = provider.renewalPlan(for: renewed.tokens)
+            scheduleSaveRetry()
+            return
+        }
+        let vault = self.vault
+        do {
+            try await vault.withLock {
+                guard let stored = try await vault.load(), stored.tokens.hasSameCredentials(as: base) else { return }
+                try await vault.save(renewed)
+            }
+        } catch {
+            logger.error(
+                "tokens renewed for a session that has since ended could not be saved", metadata: ["error": "\(AuthError.classifying(error))"])
+        }
+    }
 }
