@@ -17,9 +17,9 @@ struct HeldLock: Sendable {
     let holder: String
     let writes: LeaseWrites
 
-    /// The lease check every write under the lock carries, with its values bound.
+    /// Whether the lease is still this holder's and live, as a query of its own.
     func leaseStillMine() -> PostgresQuery {
-        "SELECT EXISTS (SELECT 1 FROM latchkey_leases WHERE namespace = \(namespace) AND holder = \(holder) AND expires_at > now())"
+        "SELECT \(leaseHeldBy: self)"
     }
 
     /// Whether the lease is still this holder's and live; `false` on any error.
@@ -132,6 +132,9 @@ struct PostgresRenewalLock {
 
     private var database: PostgresSecretDatabase { store.database }
 
+    /// ``PostgresSecretDatabase/Options/leaseDuration`` in seconds, as the lease's SQL takes it.
+    private var leaseSeconds: Double { Double(database.options.leaseDuration.components.seconds) }
+
     func run<R: Sendable>(_ body: @Sendable () async throws -> R) async throws -> R {
         let connection = try await connect()
         let held = HeldLock(
@@ -188,15 +191,14 @@ struct PostgresRenewalLock {
     /// Takes the lease when it is free, run out, or this holder's own (a body of this
     /// process that ended without giving it back: bodies of one process take turns).
     private func takeLease(_ held: HeldLock, until deadline: ContinuousClock.Instant) async throws {
-        let seconds = Double(database.options.leaseDuration.components.seconds)
         let query: PostgresQuery = """
             INSERT INTO latchkey_leases AS lease (namespace, holder, expires_at)
-            VALUES (\(held.namespace), \(held.holder), now() + \(seconds) * interval '1 second')
+            VALUES (\(held.namespace), \(held.holder), now() + \(leaseSeconds) * interval '1 second')
             ON CONFLICT (namespace) DO UPDATE SET holder = EXCLUDED.holder, expires_at = EXCLUDED.expires_at
             WHERE lease.expires_at <= now() OR lease.holder = EXCLUDED.holder
             RETURNING true
             """
-        var pause = Duration.milliseconds(2)
+        var pause = TryPause()
         while try await !ask(held, what: "take the namespace's lease", query) {
             // Another instance's live lease. Its holder may need the advisory lock to save a
             // rotated token it owes (a refused save's retry): the lock is let go while this
@@ -208,8 +210,7 @@ struct PostgresRenewalLock {
                     reason: "another instance's renewal lease on the namespace did not end within \(database.options.lockTimeout)"
                         + " (a renewal still at the provider, or an instance that stopped in one); gave up waiting")
             }
-            try? await Task.sleep(for: pause)
-            pause = min(pause * 2, .milliseconds(100))
+            await pause.wait()
             try await acquire(held, until: deadline)
         }
     }
@@ -217,10 +218,9 @@ struct PostgresRenewalLock {
     /// Extends the lease to `now() + leaseDuration` every third of it while it is still
     /// this holder's, until cancelled. A failed extension is tried again at the next tick.
     private func keepLease(_ held: HeldLock) async {
-        let seconds = Double(database.options.leaseDuration.components.seconds)
         let query: PostgresQuery = """
-            UPDATE latchkey_leases SET expires_at = now() + \(seconds) * interval '1 second'
-            WHERE namespace = \(held.namespace) AND holder = \(held.holder) AND expires_at > now()
+            UPDATE latchkey_leases SET expires_at = now() + \(leaseSeconds) * interval '1 second'
+            WHERE namespace = \(held.namespace) AND \(leaseHeldBy: held)
             """
         let logger = database.options.logger
         while true {
@@ -238,11 +238,10 @@ struct PostgresRenewalLock {
         _ held: HeldLock, until deadline: ContinuousClock.Instant, what: String, _ query: PostgresQuery,
         gaveUp: () -> String
     ) async throws {
-        var pause = Duration.milliseconds(2)
+        var pause = TryPause()
         while try await !ask(held, what: what, query) {
             guard ContinuousClock.now < deadline else { throw SecretStoreError(.unavailable, store: store.storeLabel, reason: gaveUp()) }
-            try? await Task.sleep(for: pause)
-            pause = min(pause * 2, .milliseconds(100))
+            await pause.wait()
         }
     }
 
@@ -277,5 +276,28 @@ struct PostgresRenewalLock {
         }
         if !held.connection.isClosed { await unlock(held) }
         try? await held.connection.close()
+    }
+}
+
+/// The waits between a lock's or a lease's tries: 2 ms, doubling up to 100 ms.
+private struct TryPause {
+    private var pause = Duration.milliseconds(2)
+
+    mutating func wait() async {
+        try? await Task.sleep(for: pause)
+        pause = min(pause * 2, .milliseconds(100))
+    }
+}
+
+extension PostgresQuery.StringInterpolation {
+    /// The lease condition — the namespace's lease names `held`'s holder and has not run
+    /// out — with its values bound: the one home of the check every write under the lock
+    /// carries (`WHERE \(leaseHeldBy: held)`) and ``HeldLock/leaseStillMine()`` asks.
+    mutating func appendInterpolation(leaseHeldBy held: HeldLock) {
+        appendLiteral("EXISTS (SELECT 1 FROM latchkey_leases WHERE namespace = ")
+        appendInterpolation(held.namespace)
+        appendLiteral(" AND holder = ")
+        appendInterpolation(held.holder)
+        appendLiteral(" AND expires_at > now())")
     }
 }

@@ -82,8 +82,7 @@ public final class PostgresSecretStore: SecretStore {
             if let held {
                 return """
                     INSERT INTO latchkey_secrets (namespace, name, sealed) SELECT \(namespace), \(name), \(sealed)
-                    WHERE EXISTS (SELECT 1 FROM latchkey_leases
-                        WHERE namespace = \(namespace) AND holder = \(held.holder) AND expires_at > now())
+                    WHERE \(leaseHeldBy: held)
                     ON CONFLICT (namespace, name) DO UPDATE SET sealed = EXCLUDED.sealed, updated_at = now()
                     RETURNING 1
                     """
@@ -104,8 +103,7 @@ public final class PostgresSecretStore: SecretStore {
         return try await write("remove the entry", entry: name, requireRow: false) { held in
             guard let held else { return "DELETE FROM latchkey_secrets WHERE namespace = \(namespace) AND name = \(name) RETURNING 1" }
             return """
-                DELETE FROM latchkey_secrets WHERE namespace = \(namespace) AND name = \(name) AND EXISTS (SELECT 1 FROM latchkey_leases
-                    WHERE namespace = \(namespace) AND holder = \(held.holder) AND expires_at > now())
+                DELETE FROM latchkey_secrets WHERE namespace = \(namespace) AND name = \(name) AND \(leaseHeldBy: held)
                 RETURNING 1
                 """
         } > 0
@@ -117,8 +115,7 @@ public final class PostgresSecretStore: SecretStore {
         _ = try await write("remove every entry", entry: nil, requireRow: false) { held in
             guard let held else { return "DELETE FROM latchkey_secrets WHERE namespace = \(namespace) RETURNING 1" }
             return """
-                DELETE FROM latchkey_secrets WHERE namespace = \(namespace) AND EXISTS (SELECT 1 FROM latchkey_leases
-                    WHERE namespace = \(namespace) AND holder = \(held.holder) AND expires_at > now())
+                DELETE FROM latchkey_secrets WHERE namespace = \(namespace) AND \(leaseHeldBy: held)
                 RETURNING 1
                 """
         }
