@@ -11,7 +11,7 @@ APT_PACKAGES := libssl-dev libkeyutils-dev libcurl4-openssl-dev pkg-config
 TEST_APT_PACKAGES := chromium chromium-driver dbus-daemon dbus-bin gnome-keyring libsecret-1-0 libglib2.0-bin postgresql
 CONFIG ?= debug
 
-.PHONY: all deps test-deps bench-deps build build-release test format demo examples docs check-links bench bench-check bench-cli fuzz fuzz-ci \
+.PHONY: all deps test-deps bench-deps build build-release print-release-bin test format demo examples docs check-links bench bench-check bench-cli fuzz fuzz-ci \
 	soak soak-short soak-sweep soak-fleet clean install uninstall
 
 all: build
@@ -40,13 +40,21 @@ test-deps:
 build: deps
 	$(SWIFT) build -c $(CONFIG)
 
-# The CLI links the Swift runtime and Foundation statically: a script calls it once per
-# token, and loading some fifty shared libraries was most of its start-up
-# (Benchmarks/README.md, "The CLI's start-up").
-RELEASE_FLAGS := -c release --static-swift-stdlib
+# The CLI as a script calls it, once per token, where start-up is most of its time
+# (Benchmarks/README.md, "The CLI's start-up"): the Swift runtime and Foundation linked
+# statically; built without the package's URLSession trait (no FoundationNetworking, so
+# no libcurl and its thirty libraries: its transport is AsyncHTTPClient); linked as a
+# position-dependent executable (no 160,000 relative relocations to apply at each start)
+# that exports none of its own 50,000 symbols (the static runtime's -export-dynamic).
+RELEASE_FLAGS := -c release --static-swift-stdlib --disable-default-traits \
+  -Xlinker --no-pie -Xlinker --no-export-dynamic
 
 build-release: deps
 	$(SWIFT) build $(RELEASE_FLAGS) --product latchkey
+
+# The path of the release CLI `build-release` makes (Benchmarks/Scripts/cli-startup.sh).
+print-release-bin:
+	@echo "$$($(SWIFT) build $(RELEASE_FLAGS) --show-bin-path)/latchkey"
 
 # The house format first (Scripts/format.sh --check: .swift-format, 150 columns; `make format`
 # applies it), then every test group (Scripts/test.sh), the soak's package (Soak/: building it builds

@@ -28,6 +28,15 @@ let package = Package(
         .plugin(name: "LatchkeyConfigPlugin", targets: ["LatchkeyConfigPlugin"]),
         .library(name: "LatchkeySwiftConfiguration", targets: ["LatchkeySwiftConfiguration"]),
     ],
+    traits: [
+        // Foundation's URLSession as the default transport (URLSessionTransport). On Linux it
+        // links FoundationNetworking, whose libcurl brings some thirty shared libraries to
+        // every start. Without it (`--disable-default-traits`, or `traits: []` where an app
+        // depends on Latchkey) a transport is passed where one is taken, such as
+        // LatchkeyAsyncHTTPClient's: the release CLI is built so (Docs/transports.md).
+        .trait(name: "URLSession", description: "URLSessionTransport, the default transport where none is given"),
+        .default(enabledTraits: ["URLSession"]),
+    ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),

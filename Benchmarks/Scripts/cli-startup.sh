@@ -18,7 +18,12 @@ for tool in hyperfine jose /usr/bin/time python3; do
 done
 if [ -z "${BIN:-}" ]; then
   make -s build-release >&2
-  BIN=$("$SWIFT" build -c release --static-swift-stdlib --show-bin-path)/latchkey
+  BIN=$(make -s print-release-bin)
+fi
+# The release CLI is built without the URLSession trait: libcurl must not be loaded.
+if readelf -d "$BIN" | grep -q 'libcurl'; then
+  echo "cli-startup: $BIN links libcurl (built with the package's URLSession trait?)" >&2
+  exit 1
 fi
 
 work=$(mktemp -d)

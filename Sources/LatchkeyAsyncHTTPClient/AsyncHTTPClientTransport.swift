@@ -36,7 +36,7 @@ public struct AsyncHTTPClientTransport: HTTPTransport {
     private let ownsClient: Bool
 
     /// The default ``maximumResponseSize``, the URLSession transport's.
-    public static let defaultMaximumResponseSize = URLSessionTransport.defaultMaximumResponseSize
+    public static let defaultMaximumResponseSize = ResponseBodyLimit.defaultMaximumResponseSize
 
     /// A client configuration that keeps the rules above: redirects not followed, no
     /// decoding by the client (the transport decodes within the cap), and a refused

@@ -100,7 +100,7 @@ public actor AuthClient {
         self.provider = provider
         self.store = store
         self.options = options
-        self.transport = transport ?? RetryingTransport(URLSessionTransport(), clock: clock)
+        self.transport = transport ?? DefaultTransport.make(clock: clock)
         self.clock = clock
         self.logger = logger
         vault = SessionVault(store: store, entryName: options.vaultEntryName, providerID: provider.endpoint.encoded)

@@ -105,7 +105,7 @@ public actor SessionHost {
     ) {
         self.provider = provider
         self.options = options
-        self.transport = transport ?? RetryingTransport(URLSessionTransport(), clock: clock)
+        self.transport = transport ?? DefaultTransport.make(clock: clock)
         self.clock = clock
         self.logger = logger
         makeStore = store

@@ -200,11 +200,15 @@ extension AuthProvider {
 
 extension AuthError {
     /// The default classification: ``AuthError`` as is; no response (``TransportError``)
-    /// is transient; anything else is transient too, because failing to understand a
+    /// is transient, except a build without a transport (``TransportError/Code/notConfigured``:
+    /// ``AuthError/Code/configuration``); anything else is transient too, because failing to understand a
     /// provider must never sign a user out.
     public static func classifying(_ error: any Error) -> AuthError {
         switch error {
         case let error as AuthError: return error
+        case let error as TransportError where error.code == .notConfigured:
+            // A build without a transport: a fault of the app's set-up, not of the provider.
+            return AuthError(.configuration, error.message, underlying: error)
         case let error as TransportError: return AuthError(.transient, "no response from the provider: \(error)", underlying: error)
         case is CancellationError: return AuthError(.cancelled, "the operation was cancelled")
         default: return AuthError(.transient, "unexpected failure: \(error)", underlying: error)

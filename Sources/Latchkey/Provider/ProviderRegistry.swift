@@ -58,8 +58,8 @@ public final class ProviderRegistry: Sendable {
     ///   - store: the configured secret store; the adapter gets its own
     ///     namespace in it (``ProviderContext/store``).
     ///   - dependencies: the app's handlers for the provider.
-    ///   - transport: for the provider's API; default a ``RetryingTransport`` over
-    ///     ``URLSessionTransport`` on `clock`. The adapter gets it wrapped in an
+    ///   - transport: for the provider's API; default ``DefaultTransport/make(clock:)``
+    ///     (a ``RetryingTransport`` over ``URLSessionTransport``) on `clock`. The adapter gets it wrapped in an
     ///     ``InstrumentedTransport`` (unless it is one already).
     ///   - clock: the adapter's time.
     ///   - logger: the adapter's logger; silent by default.
@@ -81,7 +81,7 @@ public final class ProviderRegistry: Sendable {
         var settings = configuration.settings
         settings.provider = configuration.provider
         // Every provider call is measured and traced (InstrumentedTransport), retries included.
-        let base = transport ?? RetryingTransport(URLSessionTransport(), clock: clock)
+        let base = transport ?? DefaultTransport.make(clock: clock)
         let transport = base is InstrumentedTransport ? base : InstrumentedTransport(base)
         let context = ProviderContext(
             settings: settings, transport: transport,
@@ -99,8 +99,9 @@ public final class ProviderRegistry: Sendable {
     ///     the session options.
     ///   - store: overrides the configured store (tests, apps that build their own).
     ///   - dependencies: the app's handlers for the provider (social.plus session handler…).
-    ///   - transport: for the provider's API and the app's requests; default a
-    ///     ``RetryingTransport`` over ``URLSessionTransport`` on `clock`.
+    ///   - transport: for the provider's API and the app's requests; default
+    ///     ``DefaultTransport/make(clock:)`` (a ``RetryingTransport`` over
+    ///     ``URLSessionTransport``) on `clock`.
     ///   - clock: the client's and the adapter's time; a ``ManualClock`` in tests.
     ///   - logger: receives state changes and failures, never a token; silent by default.
     public func makeClient(
@@ -111,7 +112,7 @@ public final class ProviderRegistry: Sendable {
         logger: Logger = Logger(label: "latchkey", factory: { _ in SwiftLogNoOpLogHandler() })
     ) throws -> AuthClient {
         let secrets = try store ?? configuration.store.makeStore().store
-        let transport = transport ?? RetryingTransport(URLSessionTransport(), clock: clock)
+        let transport = transport ?? DefaultTransport.make(clock: clock)
         let provider = try makeProvider(configuration, store: secrets, dependencies: dependencies, transport: transport, clock: clock, logger: logger)
         return AuthClient(provider: provider, store: secrets, options: configuration.session, transport: transport, clock: clock, logger: logger)
     }

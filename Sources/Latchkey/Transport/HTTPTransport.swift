@@ -19,7 +19,7 @@ public struct TransportError: Error, Sendable, Hashable, CustomStringConvertible
     /// What went wrong.
     public struct Code: Hashable, Sendable, CustomStringConvertible {
         private enum Base: String, Hashable, Sendable {
-            case timedOut, cannotConnect, connectionLost, invalidResponse, redirected, tooLarge, other
+            case timedOut, cannotConnect, connectionLost, invalidResponse, redirected, tooLarge, notConfigured, other
         }
 
         private let base: Base
@@ -38,6 +38,9 @@ public struct TransportError: Error, Sendable, Hashable, CustomStringConvertible
         public static let redirected = Code(.redirected)
         /// The answer's body was larger than the request's size cap; reading stopped there.
         public static let tooLarge = Code(.tooLarge)
+        /// Nothing can send the request: a build without the package's `URLSession` trait
+        /// was given no transport where one is taken (``DefaultTransport``).
+        public static let notConfigured = Code(.notConfigured)
         /// Any other failure of the underlying library.
         public static let other = Code(.other)
 

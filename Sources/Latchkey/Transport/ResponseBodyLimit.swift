@@ -1,7 +1,7 @@
 public import Foundation
 
 /// The cap on an answer's body, applied as the body arrives: the one home of the rule
-/// ``URLSessionTransport`` enforces (and that a test or fuzz transport can apply too, so
+/// the transports enforce (and that a test or fuzz transport can apply too, so
 /// that what it hands an adapter is what production would).
 ///
 /// The cap is the request's ``TransportRequest/maximumResponseSize`` or, when it sets none,
@@ -9,6 +9,9 @@ public import Foundation
 /// grown past it fails with ``TransportError/Code/tooLarge`` as soon as that is known,
 /// so an endless body or a compression bomb costs at most the cap in memory.
 public struct ResponseBodyLimit: Sendable {
+    /// The transports' cap for requests that set none: 1 MiB, far above any provider's answer.
+    public static let defaultMaximumResponseSize = 1 << 20
+
     /// The most body bytes read.
     public let limit: Int
     /// The bytes read so far, never more than ``limit``.

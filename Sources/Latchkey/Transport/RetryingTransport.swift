@@ -37,9 +37,9 @@ public struct RetryingTransport: HTTPTransport {
                     wait = backoff
                 }
             } catch let error as TransportError {
-                // A redirect or an oversized answer would come back the same: not worth another try.
+                // A redirect, an oversized answer or a missing transport would come back the same: not worth another try.
                 guard attempt < policy.maxAttempts, request.isIdempotent,
-                    ![.invalidResponse, .redirected, .tooLarge].contains(error.code)
+                    ![.invalidResponse, .redirected, .tooLarge, .notConfigured].contains(error.code)
                 else { throw error }
                 wait = policy.delay(afterAttempt: attempt)
             }

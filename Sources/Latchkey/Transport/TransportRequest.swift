@@ -18,7 +18,7 @@ public struct TransportRequest: Sendable, Hashable, CustomStringConvertible {
     public var isIdempotent: Bool
     /// The most answer body bytes (after any content decoding) the transport reads
     /// before giving up with ``TransportError/Code/tooLarge``; `nil` uses the
-    /// transport's cap (``URLSessionTransport/maximumResponseSize``, 1 MiB by default).
+    /// transport's cap (``ResponseBodyLimit/defaultMaximumResponseSize``, 1 MiB, unless set otherwise).
     public var maximumResponseSize: Int?
     /// What the request does, as a fixed name its sender chose (`auth0 oauth/token`,
     /// `stytch sessions/authenticate`): the ``InstrumentedTransport``'s metrics label and

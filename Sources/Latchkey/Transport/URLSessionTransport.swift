@@ -1,3 +1,6 @@
+// Only with the package's `URLSession` trait (on by default): FoundationNetworking links
+// libcurl and its libraries, which a build without the trait never loads (``DefaultTransport``).
+#if URLSession
 internal import Foundation
 internal import Synchronization
 
@@ -28,7 +31,7 @@ public struct URLSessionTransport: HTTPTransport {
     private let exchanges: ExchangeDelegate
 
     /// The default ``maximumResponseSize``: 1 MiB, far above any provider's answer.
-    public static let defaultMaximumResponseSize = 1 << 20
+    public static let defaultMaximumResponseSize = ResponseBodyLimit.defaultMaximumResponseSize
 
     /// Creates a transport with its own ephemeral session (no cookies, no cache).
     public init(defaultTimeout: Duration = .seconds(30), maximumResponseSize: Int = defaultMaximumResponseSize) {
@@ -239,3 +242,4 @@ private final class Race<Value: Sendable>: Sendable {
         }
     }
 }
+#endif

@@ -79,7 +79,7 @@ public actor Auth0MachineTokenSource {
     public init(
         domain: String, clientID: String, clientSecret: SecretSource, audience: String, scope: String? = nil, baseURL: URL? = nil,
         renewalMargin: TimeInterval = 60, failureBackoff: TimeInterval = 5,
-        transport: any HTTPTransport = RetryingTransport(URLSessionTransport()), clock: any SessionClock = SystemClock(),
+        transport: any HTTPTransport = DefaultTransport.make(), clock: any SessionClock = SystemClock(),
         environment: [String: String] = ProcessInfo.processInfo.environment
     ) throws(AuthError) {
         guard !clientID.isEmpty else { throw AuthError(.configuration, "a machine token source needs the machine client's ID") }

@@ -62,8 +62,8 @@ extension SessionCommand {
         @Option(
             name: .long,
             help: ArgumentHelp(
-                "The HTTP transport to the provider: urlsession (Foundation's, the default) or async-http-client "
-                    + "(SwiftNIO's) (default: $LATCHKEY_TRANSPORT).",
+                "The HTTP transport to the provider: async-http-client (SwiftNIO's, the default) or urlsession "
+                    + "(Foundation's, in builds with the URLSession trait) (default: $LATCHKEY_TRANSPORT).",
                 valueName: "transport"))
         var transport: String?
 
@@ -129,24 +129,21 @@ extension SessionCommand {
             }
         }
 
-        /// The transport to the provider: the chosen one (--transport, $LATCHKEY_TRANSPORT),
-        /// under the recorder with --trace or $LATCHKEY_TRACE, under the usual retries (so every
-        /// attempt is recorded); nil for the client's default (URLSession, retried).
-        func providerTransport() throws -> (any HTTPTransport)? {
+        /// The transport to the provider: the chosen one (--transport, $LATCHKEY_TRANSPORT;
+        /// AsyncHTTPClient by default, which loads no shared library at start, where
+        /// URLSession's libcurl loads some thirty), under the recorder with --trace or
+        /// $LATCHKEY_TRACE, under the usual retries (so every attempt is recorded).
+        func providerTransport() throws -> any HTTPTransport {
             let environment = ProcessInfo.processInfo.environment
             let name = transport ?? environment["LATCHKEY_TRANSPORT"].flatMap { $0.isEmpty ? nil : $0 }
-            guard let choice = TransportChoice(rawValue: name ?? TransportChoice.urlSession.rawValue) else {
+            guard let choice = TransportChoice(rawValue: name ?? TransportChoice.asyncHTTPClient.rawValue) else {
                 throw SessionFailure.configuration(
-                    "LATCHKEY_TRANSPORT takes urlsession or async-http-client; got \"\(TerminalText.escape(name ?? ""))\"")
+                    "LATCHKEY_TRANSPORT takes \(TransportChoice.allCases.map(\.rawValue).joined(separator: " or ")); "
+                        + "got \"\(TerminalText.escape(name ?? ""))\"")
             }
             let path = trace ?? environment["LATCHKEY_TRACE"]
             let tracing = path.map { !$0.isEmpty } ?? false
-            guard tracing || choice != .urlSession else { return nil }
-            let base: any HTTPTransport =
-                switch choice {
-                case .urlSession: URLSessionTransport()
-                case .asyncHTTPClient: AsyncHTTPClientTransport(client: TransportChoice.sharedHTTPClient)
-                }
+            let base = choice.makeTransport()
             guard tracing, let path else { return RetryingTransport(base) }
             do {
                 return RetryingTransport(try HARRecordingTransport(base, path: path))
@@ -203,8 +200,20 @@ extension SessionCommand {
 
 /// The transports `latchkey session --transport` offers.
 enum TransportChoice: String, CaseIterable {
+    #if URLSession
     case urlSession = "urlsession"
+    #endif
     case asyncHTTPClient = "async-http-client"
+
+    /// One attempt per call; the caller adds the retries.
+    func makeTransport() -> any HTTPTransport {
+        switch self {
+        #if URLSession
+        case .urlSession: DefaultTransport.makeSingleAttempt()
+        #endif
+        case .asyncHTTPClient: AsyncHTTPClientTransport(client: Self.sharedHTTPClient)
+        }
+    }
 
     /// One client for the process, made with the transport's recommended configuration
     /// (no redirects followed, no decoding by the client) on SwiftNIO's shared event

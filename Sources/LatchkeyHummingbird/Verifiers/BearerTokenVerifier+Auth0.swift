@@ -19,7 +19,7 @@ extension BearerTokenVerifier {
     ///   base URL that is not https (or http to loopback).
     public static func auth0(
         domain: String, audience: String, baseURL: URL? = nil, leeway: TimeInterval = 60,
-        transport: any HTTPTransport = RetryingTransport(URLSessionTransport()), clock: any SessionClock = SystemClock(),
+        transport: any HTTPTransport = DefaultTransport.make(), clock: any SessionClock = SystemClock(),
         cacheOptions: JWKSCache.Options = JWKSCache.Options()
     ) throws(AuthError) -> BearerTokenVerifier {
         guard !domain.isEmpty, !domain.contains("/"), !domain.contains(" ") else {

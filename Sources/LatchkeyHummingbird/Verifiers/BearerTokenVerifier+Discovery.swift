@@ -20,7 +20,7 @@ extension BearerTokenVerifier {
     ///   ``AuthError/Code/transient`` when the document cannot be fetched (try again).
     public static func discovering(
         issuer: String, audience: String, discoveryURL: URL? = nil, algorithms: Set<JWSAlgorithm>? = nil,
-        leeway: TimeInterval = 60, transport: any HTTPTransport = RetryingTransport(URLSessionTransport()),
+        leeway: TimeInterval = 60, transport: any HTTPTransport = DefaultTransport.make(),
         clock: any SessionClock = SystemClock(),
         cacheOptions: JWKSCache.Options = JWKSCache.Options()
     ) async throws(AuthError) -> BearerTokenVerifier {

@@ -23,7 +23,7 @@ extension BearerTokenVerifier {
     public static func stytch(
         projectID: String, b2b: Bool = false, organizationID: String? = nil, customDomain: String? = nil,
         baseURL: URL? = nil, leeway: TimeInterval = 60,
-        transport: any HTTPTransport = RetryingTransport(URLSessionTransport()), clock: any SessionClock = SystemClock(),
+        transport: any HTTPTransport = DefaultTransport.make(), clock: any SessionClock = SystemClock(),
         cacheOptions: JWKSCache.Options = JWKSCache.Options()
     ) throws(AuthError) -> BearerTokenVerifier {
         guard !projectID.isEmpty, projectID.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F && $0 != UInt8(ascii: "/") }) else {

@@ -33,7 +33,7 @@ public struct SocialPlusAuthTokenIssuer: Sendable, CustomStringConvertible {
     /// An issuer for `region`, or for `baseURL` when given, calling the endpoint `form` names.
     public init(
         serverKey: String, region: SocialPlusRegion = .sg, baseURL: URL? = nil, form: Form = .v3Get,
-        transport: any HTTPTransport = URLSessionTransport(), clock: any SessionClock = SystemClock()
+        transport: any HTTPTransport = DefaultTransport.makeSingleAttempt(), clock: any SessionClock = SystemClock()
     ) {
         self.baseURL = baseURL ?? region.baseURL
         self.form = form
