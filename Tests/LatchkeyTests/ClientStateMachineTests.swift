@@ -110,8 +110,41 @@ import Testing
         _ = machine.handle(.renewalAnswered(2, .renewed(3, base: 1, saved: false)))
         #expect(machine.state.session?.unsaved == Machine.Unsaved(base: 1))
         #expect(machine.handle(.heartbeatFired) == [.flush(3, base: 1), .validate(3, 3)])
-        #expect(machine.handle(.saveAnswered(3, saved: true)) == [])
+        #expect(machine.handle(.saveAnswered(3, saved: true)) == [.disarm(.saveRetry)])
         #expect(machine.state.session?.unsaved == nil)
+    }
+
+    @Test func aRefusedSaveIsRetriedOnItsOwnTimerUntilItLands() {
+        var machine = Self.established
+        _ = machine.handle(.renewalWanted)
+        // Each refused save (re)arms the retry, which restarts its back-off.
+        #expect(machine.handle(.renewalAnswered(1, .renewed(2, base: 1, saved: false))).first == .arm(.saveRetry))
+        #expect(machine.handle(.saveRetryFired) == [.flush(2, base: 1)])
+        #expect(machine.handle(.saveAnswered(2, saved: false)) == [], "the timer stays armed")
+        _ = machine.handle(.renewalWanted)
+        #expect(machine.handle(.renewalAnswered(2, .renewed(3, base: 1, saved: false))).first == .arm(.saveRetry))
+        #expect(machine.handle(.saveRetryFired) == [.flush(3, base: 1)])
+        #expect(machine.handle(.saveAnswered(3, saved: true)) == [.disarm(.saveRetry)])
+        #expect(machine.state.session?.unsaved == nil)
+        #expect(machine.handle(.saveRetryFired) == [.disarm(.saveRetry)], "nothing owed: the timer stops")
+    }
+
+    @Test func aSavedRenewalEndsTheSaveRetryOfAnEarlierRefusal() {
+        var machine = Self.established
+        _ = machine.handle(.renewalWanted)
+        _ = machine.handle(.renewalAnswered(1, .renewed(2, base: 1, saved: false)))
+        _ = machine.handle(.renewalWanted)
+        #expect(machine.handle(.renewalAnswered(2, .renewed(3, base: 1, saved: true))).first == .disarm(.saveRetry))
+    }
+
+    @Test func aSessionSetAsideByALoginStillOwesItsUnsavedTokens() {
+        var machine = Self.established
+        _ = machine.handle(.renewalWanted)
+        _ = machine.handle(.renewalAnswered(1, .renewed(2, base: 1, saved: false)))
+        _ = machine.handle(.expiryFired)
+        _ = machine.handle(.loginBegan)
+        #expect(machine.published == .establishing)
+        #expect(machine.handle(.saveRetryFired) == [.flush(2, base: 1)])
     }
 
     @Test func aSaveOfAnOlderRecordDoesNotClearTheMark() {
@@ -276,7 +309,7 @@ import Testing
         _ = machine.handle(.renewalWanted)
         #expect(
             machine.handle(.shutdown) == Self.stopSession + [
-                .disarm(.restoreRetry), .disarm(.removalRetry), .await(2), .flush(2, base: 1), .finishStreams,
+                .disarm(.restoreRetry), .disarm(.removalRetry), .disarm(.saveRetry), .await(2), .flush(2, base: 1), .finishStreams,
             ])
         #expect(machine.published == nil)
         #expect(machine.handle(.shutdown) == [])
@@ -314,7 +347,7 @@ import Testing
         _ = machine.handle(.heartbeatFired)
         _ = machine.handle(.checkAnswered(2, .failed(.needsUserAction(Self.mfa))))
         #expect(machine.renewalMustWait(3) == true)
-        #expect(machine.handle(.renewalAnswered(1, .renewed(2, base: 1, saved: false))) == [])
+        #expect(machine.handle(.renewalAnswered(1, .renewed(2, base: 1, saved: false))) == [.arm(.saveRetry)])
         #expect(machine.state.session?.record == 2 && machine.state.session?.unsaved == Machine.Unsaved(base: 1))
     }
 
@@ -323,7 +356,7 @@ import Testing
         _ = machine.handle(.renewalWanted)
         _ = machine.handle(.shutdown)
         #expect(machine.handle(.renewalAnswered(1, .renewed(2, base: 1, saved: false))) == [.flush(2, base: 1)])
-        #expect(machine.handle(.saveAnswered(2, saved: true)) == [])
+        #expect(machine.handle(.saveAnswered(2, saved: true)) == [.disarm(.saveRetry)])
         #expect(machine.state == .shutDown(kept: Machine.Session(2), owed: nil))
     }
 

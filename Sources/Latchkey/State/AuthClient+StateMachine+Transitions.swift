@@ -24,7 +24,11 @@ extension AuthClient.StateMachine {
             guard saved, var session = state.session, session.record == record, session.unsaved != nil else { return [] }
             session.unsaved = nil
             state.replaceSession(with: session)
-            return []
+            return [.disarm(.saveRetry)]
+        case .saveRetryFired:
+            // Whatever the state: a session set aside by a login still owes its tokens.
+            guard let session = state.session, let unsaved = session.unsaved else { return [.disarm(.saveRetry)] }
+            return [.flush(session.record, base: unsaved.base)]
         case .clearAnswered(let removed):
             guard state.owed != nil else { return [] }
             if removed {
@@ -51,7 +55,7 @@ extension AuthClient.StateMachine {
         if session.unsaved == nil { session.unsaved = Unsaved(base: base) }
         state.replaceSession(with: session)
         if case .shutDown = state { return [.flush(renewed, base: session.unsaved?.base)] }
-        return []
+        return [.arm(.saveRetry)]
     }
 
     // MARK: Before the session is known
@@ -295,19 +299,23 @@ extension AuthClient.StateMachine {
         session.renewal = nil
         switch answer {
         case .renewed(let record, let base, let saved):
+            let saveRetry: [Action]
             if saved {
+                saveRetry = session.unsaved == nil ? [] : [.disarm(.saveRetry)]
                 session.unsaved = nil
-            } else if session.unsaved == nil {
-                session.unsaved = Unsaved(base: base)
+            } else {
+                // Each refused save starts the retry's back-off again, from its short wait.
+                saveRetry = [.arm(.saveRetry)]
+                if session.unsaved == nil { session.unsaved = Unsaved(base: base) }
             }
             session.record = record
             session.expired = false
             if case .validating = state {
                 state = .validating(session)
-                return []
+                return saveRetry
             }
             state = .established(session)
-            return [.arm(.renewal), .arm(.expiry), .publish(.established)]
+            return saveRetry + [.arm(.renewal), .arm(.expiry), .publish(.established)]
         case .failed(.transient):
             state.replaceSession(with: session)
             return [.arm(.renewal)]
@@ -354,7 +362,7 @@ extension AuthClient.StateMachine {
     private mutating func shutDown(kept: Session?, owed: Record?) -> [Action] {
         let kept = kept.map(Self.quiesced)
         state = .shutDown(kept: kept, owed: owed)
-        var actions = Self.stopSession + [.disarm(.restoreRetry), .disarm(.removalRetry)]
+        var actions = Self.stopSession + [.disarm(.restoreRetry), .disarm(.removalRetry), .disarm(.saveRetry)]
         actions += renewals.keys.sorted().map { .await($0) }
         if let kept, let unsaved = kept.unsaved { actions.append(.flush(kept.record, base: unsaved.base)) }
         if let owed { actions.append(.removeIfStored(owed)) }

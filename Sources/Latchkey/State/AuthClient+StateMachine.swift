@@ -213,6 +213,9 @@ extension AuthClient.StateMachine {
         case renewalAnswered(Int, RenewalAnswer)
         /// The answer to a ``Action/flush(_:base:)``.
         case saveAnswered(Record, saved: Bool)
+        /// The save retry's timer: tokens the vault refused are tried again without waiting
+        /// for a call (a hosted client has neither calls nor a heartbeat of its own).
+        case saveRetryFired
         case expiryFired
         case actionExpired
         case loginBegan
@@ -226,6 +229,10 @@ extension AuthClient.StateMachine {
     /// The timers the caller arms and disarms.
     enum Timer: Hashable, Sendable {
         case heartbeat, renewal, expiry, action, restoreRetry, removalRetry
+        /// Retries saving unsaved tokens, from a short wait with back-off, until the vault
+        /// holds them or the session is gone. Armed again by each new refused save (which
+        /// restarts its back-off); it outlives a login that set the session aside.
+        case saveRetry
     }
 
     /// What the caller performs, in order, after the transition.

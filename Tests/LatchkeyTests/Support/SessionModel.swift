@@ -72,6 +72,7 @@ struct SessionModel: Hashable {
             case .expiry: steps.append(.event(.expiryFired))
             case .action: steps.append(.event(.actionExpired))
             case .restoreRetry: steps.append(.event(.restoreRetryFired))
+            case .saveRetry: steps.append(.event(.saveRetryFired))
             case .renewal, .removalRetry: break
             }
         }
