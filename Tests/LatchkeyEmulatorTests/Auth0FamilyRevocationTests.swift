@@ -68,6 +68,8 @@ import Testing
             #expect(log.map(\.generation) == [1, 1, 2])
             #expect(log.map(\.issuedGeneration) == [2, nil, nil])
             #expect(Set(log.map(\.family)) == [status.familyID])
+            // Each record names the user the presented token was issued to: one user here.
+            #expect(Set(log.map(\.user)).count == 1 && log.allSatisfy { $0.user?.isEmpty == false })
             #expect(log.allSatisfy { $0.date == Self.start })
             #expect(try await control.takeAuth0RefreshLog().isEmpty)
         }

@@ -26,13 +26,16 @@ public struct Auth0RefreshRecord: Sendable, Equatable, Codable {
     public var outcome: Outcome
     /// The generation of the token issued in exchange, when one was.
     public var issuedGeneration: Int?
+    /// The user the presented token was issued to (nil for a token the tenant never issued).
+    public var user: String?
 
     /// A record.
-    public init(date: Date, family: String?, generation: Int, outcome: Outcome, issuedGeneration: Int? = nil) {
+    public init(date: Date, family: String?, generation: Int, outcome: Outcome, issuedGeneration: Int? = nil, user: String? = nil) {
         self.date = date
         self.family = family
         self.generation = generation
         self.outcome = outcome
         self.issuedGeneration = issuedGeneration
+        self.user = user
     }
 }

@@ -52,6 +52,8 @@ actor Auth0Store {
     }
 
     private struct FamilyRecord {
+        /// The user the family was issued to.
+        let userID: String
         var newest: String
         var issued: Int
         /// The token the latest rotation spent, and when: the one the reuse interval
@@ -215,7 +217,7 @@ actor Auth0Store {
             let token = try OpaqueToken.make(bytes: 36)
             let familyID = try OpaqueToken.uuid()
             refreshTokens[token] = RefreshToken(familyID: familyID, grant: grant, expiresAt: now.addingTimeInterval(refreshLifetime))
-            record(token, in: familyID)
+            record(token, in: familyID, user: user.userID)
             refreshToken = token
         }
         return Issued(grant: grant, user: user, accessToken: accessToken, refreshToken: refreshToken)
@@ -237,7 +239,8 @@ actor Auth0Store {
             refreshLog.append(
                 Auth0RefreshRecord(
                     date: clock.now, family: presented?.family, generation: presented?.generation ?? 0,
-                    outcome: outcome, issuedGeneration: issued.flatMap { familyOfToken[$0]?.generation }))
+                    outcome: outcome, issuedGeneration: issued.flatMap { familyOfToken[$0]?.generation },
+                    user: presented.flatMap { families[$0.family]?.userID }))
             if refreshLog.count > 10_000 { refreshLog.removeFirst(refreshLog.count - 10_000) }
         }
         guard var record = refreshTokens[token], revokedFamilies[record.familyID] == nil, record.expiresAt > clock.now else {
@@ -294,7 +297,7 @@ actor Auth0Store {
             refreshTokens[token] = record
             let next = try OpaqueToken.make(bytes: 36)
             refreshTokens[next] = RefreshToken(familyID: record.familyID, grant: record.grant, expiresAt: record.expiresAt)
-            self.record(next, in: record.familyID)
+            self.record(next, in: record.familyID, user: record.grant.userID)
             // A reuse inside the interval does not restart it: the window is the first rotation's.
             if !reused {
                 families[record.familyID]?.previous = token
@@ -316,8 +319,8 @@ actor Auth0Store {
         return clock.now < rotatedAt.addingTimeInterval(reuseInterval)
     }
 
-    private func record(_ token: String, in familyID: String) {
-        var family = families[familyID] ?? FamilyRecord(newest: token, issued: 0)
+    private func record(_ token: String, in familyID: String, user: String) {
+        var family = families[familyID] ?? FamilyRecord(userID: user, newest: token, issued: 0)
         family.newest = token
         family.issued += 1
         families[familyID] = family

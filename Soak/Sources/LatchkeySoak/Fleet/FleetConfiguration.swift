@@ -23,6 +23,13 @@ struct FleetConfiguration: Codable, Sendable {
 
     /// The host's key for user `index`, and the user's store namespace.
     static func userID(_ index: Int) -> String { "u\(index)" }
+    /// The tenant's ID of the user of index `index`.
+    static func tenantUserID(_ index: Int) -> String { "auth0|fleet\(index)" }
+    /// The fleet's user ID (``userID(_:)``) of a tenant user ID; nil for one it did not seed.
+    static func userID(tenantUserID: String) -> String? {
+        guard tenantUserID.hasPrefix("auth0|fleet"), let index = Int(tenantUserID.dropFirst("auth0|fleet".count)) else { return nil }
+        return userID(index)
+    }
     static func namespace(_ userID: String) -> String { "fleet." + userID }
 
     var keyConfiguration: SecretStoreConfiguration {

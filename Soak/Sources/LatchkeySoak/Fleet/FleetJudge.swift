@@ -3,7 +3,10 @@ internal import Foundation
 internal import LatchkeyEmulator
 internal import LatchkeyPostgres
 
-/// The fleet soak's invariants, after the instances have stopped:
+/// The fleet soak's invariants, after the instances have stopped (each counts what a
+/// SIGKILL of the renewing instance does not explain — ``FleetLossAttribution``: a
+/// rotated token that only a killed process ever held is lost to any client, and what
+/// follows for its user is reported apart):
 /// - **one refresh grant per renewal**: the tenant's refresh log shows no token of a
 ///   family exchanged twice and no reuse detected;
 /// - **no refresh token lost**: every user's stored refresh token is the newest of a
@@ -29,12 +32,19 @@ struct FleetJudge {
         report.tokensExchangedTwice = exchanged.values.reduce(0) { $0 + max(0, $1 - 1) }
         report.reuseDetected = log.count(where: { $0.outcome == .reuseRevokedFamily })
         report.refusedGrants = log.count(where: { $0.outcome == .refused })
+        var explainedUsers = Set<String>()
         if report.reuseDetected + report.tokensExchangedTwice > 0 {
             let evidence = try await FleetLossAttribution.evidence(
                 paths: paths, instances: configuration.instanceCount(in: paths), control: control)
             var details: [String] = []
-            report.reuseCauses = FleetLossAttribution.attribute(
+            let attribution = FleetLossAttribution.attribute(
                 log, kills: report.kills, evidence: evidence, faults: report.databaseFaults, details: &details)
+            report.reuseCauses = attribution.causes
+            report.tokensExchangedTwice -= attribution.explainedExchangedTwice
+            report.reuseDetected -= attribution.explainedReuses
+            report.explained.spentTokens = attribution.explainedExchangedTwice + attribution.explainedReuses
+            report.explained.users = attribution.explainedUsers.count
+            explainedUsers = Set(attribution.explainedUsers.compactMap { FleetConfiguration.userID(tenantUserID: $0) })
             report.notes += details
         }
         if log.count >= 10_000 { report.notes.append("the tenant's refresh log holds its latest 10,000 grants only") }
@@ -46,7 +56,12 @@ struct FleetJudge {
                 let words = line.split(separator: " ")
                 switch words.first {
                 case "uses": report.uses += words.count > 1 ? Int(words[1]) ?? 0 : 0
-                case "logout": report.logoutsSeen += 1
+                case "logout":
+                    if words.count > 1, explainedUsers.contains(String(words[1])) {
+                        report.explained.logouts += 1
+                    } else {
+                        report.logoutsSeen += 1
+                    }
                 case "error": report.errors[words.dropFirst().joined(separator: " "), default: 0] += 1
                 default: break
                 }
@@ -58,8 +73,9 @@ struct FleetJudge {
         defer { database.shutdown() }
         for index in 0..<configuration.users {
             let userID = FleetConfiguration.userID(index)
+            let explainedUser = explainedUsers.contains(userID)
             guard let bytes = try await database.store(namespace: FleetConfiguration.namespace(userID)).get(SessionOptions().vaultEntryName) else {
-                report.sessionsMissing += 1
+                if explainedUser { report.explained.sessionsMissing += 1 } else { report.sessionsMissing += 1 }
                 continue
             }
             guard let refresh = try StoredSessionRecord(decoding: bytes, provider: "auth0").tokens.refreshToken else {
@@ -68,6 +84,10 @@ struct FleetJudge {
             }
             let status = try await control.auth0RefreshTokenStatus(refresh)
             if !status.known || !status.newest || status.familyRevoked {
+                if explainedUser, status.familyRevoked {
+                    report.explained.refreshTokensLost += 1
+                    continue
+                }
                 report.refreshTokensLost += 1
                 // Enough to trace it: where the stored token stands in its family.
                 report.notes.append(
@@ -189,6 +209,8 @@ struct FleetReport: Sendable {
     var reuseDetected = 0
     /// Each reuse's cause (``FleetLossAttribution``).
     var reuseCauses: [String: Int] = [:]
+    /// What SIGKILLs of renewing instances explain, counted apart from the violations.
+    var explained = FleetExplainedLosses()
     var kills: [FleetKill] = []
     var databaseFaults: [FleetDatabaseFault] = []
     var refusedGrants = 0
@@ -222,6 +244,9 @@ struct FleetReport: Sendable {
             "  no refresh token lost       \(refreshTokensLost) violations",
             "  no wrongful logout          \(logoutsSeen + sessionsMissing) violations "
                 + "(\(logoutsSeen) uses found a user signed out, \(sessionsMissing) sessions missing)",
+            "  explained by a SIGKILL      \(explained.spentTokens) spent tokens presented again, revoking \(explained.users) users' families: "
+                + "\(explained.logouts) uses found them signed out, \(explained.sessionsMissing) sessions missing, "
+                + "\(explained.refreshTokensLost) refresh tokens dead",
             "  no secret in clear text     \(secretsInClearText) violations (\(secretsIssued) tokens looked for in \(filesScanned) files, "
                 + "\(bytesScanned / 1_048_576) MiB; canary \(canaryFound.map { $0 ? "found" : "NOT FOUND" } ?? "not written"))",
         ]
@@ -243,4 +268,16 @@ struct FleetReport: Sendable {
         lines.append("  violations: \(violations)")
         return lines.joined(separator: "\n")
     }
+}
+
+/// The losses a SIGKILL of the renewing instance explains: the rotated token died with the
+/// only process that held it, the token it replaced was presented again, and (without a
+/// reuse interval) the tenant revoked the family — its user is then signed out, as any
+/// client would be. Reported, not counted as violations.
+struct FleetExplainedLosses: Sendable {
+    var spentTokens = 0
+    var users = 0
+    var logouts = 0
+    var sessionsMissing = 0
+    var refreshTokensLost = 0
 }

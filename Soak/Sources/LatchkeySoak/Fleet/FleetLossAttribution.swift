@@ -21,12 +21,14 @@ struct FleetDatabaseFault: Sendable {
 /// - **in flight to a killed instance**: no instance received the successor, and an
 ///   instance was killed within seconds of the exchange: the answer died with it.
 /// - **received by an instance killed before its save**: the instance that received it
-///   never saved it, and was killed after receiving it.
+///   never saved it, and was killed within ``saveWindow`` of receiving it (a store cut off
+///   by a dropped link saves on the client's retry well within that).
 /// - **answer lost, no kill near it**: nobody received it and nobody was killed (a request
 ///   that timed out at the instance after the tenant applied it).
-/// - **received, never saved, instance alive (unexplained)** and **saved, then presented
-///   again (unexplained)**: the lock, the lease or the core let a spent token through.
-///   These must stay zero.
+/// - **received, never saved, instance alive (unexplained)**, **received, unsaved past the
+///   save window, then killed (unexplained)** and **saved, then presented again
+///   (unexplained)**: the lock, the lease or the core let a spent token through. These
+///   must stay zero.
 ///
 /// The first two are what a reuse interval (Auth0's rotation overlap period) exists for:
 /// no lock can save a token that only a killed process ever held.
@@ -37,10 +39,30 @@ struct FleetLossAttribution {
         var saved: [String: Date] = [:]
     }
 
+    /// The causes of the spent tokens presented again, and what a SIGKILL explains.
+    struct Attribution {
+        var causes: [String: Int] = [:]
+        /// Tokens exchanged twice (within a reuse interval) that a SIGKILL explains.
+        var explainedExchangedTwice = 0
+        /// Reuses detected (the family revoked) that a SIGKILL explains.
+        var explainedReuses = 0
+        /// The users whose family such a reuse revoked: their signed-out uses, their
+        /// removed session and their dead refresh token follow from it.
+        var explainedUsers: Set<String> = []
+    }
+
+    /// The causes no client can prevent: the only holder of the rotated token was killed.
+    static let explainedCauses: Set<String> = ["in flight to a killed instance", "received by an instance killed before its save"]
+
+    /// How long an instance may hold a received token unsaved before its kill stops
+    /// explaining the loss: the client retries a refused save from 0.5 s, doubling, and a
+    /// link cut lasts 3 s.
+    static let saveWindow: TimeInterval = 10
+
     static func attribute(
         _ log: [Auth0RefreshRecord], kills: [FleetKill], evidence: Evidence, faults: [FleetDatabaseFault] = [],
         details: inout [String]
-    ) -> [String: Int] {
+    ) -> Attribution {
         // A token presented again: refused with its family revoked (no reuse interval), or
         // exchanged a second time within the tenant's reuse interval.
         var firstExchange: [String: Date] = [:]
@@ -53,7 +75,7 @@ struct FleetLossAttribution {
             default: break
             }
         }
-        var causes: [String: Int] = [:]
+        var attribution = Attribution()
         for reuse in again {
             let family = reuse.family ?? "?"
             let exchanged = firstExchange["\(family)#\(reuse.generation)"]
@@ -70,7 +92,13 @@ struct FleetLossAttribution {
                 cause = "saved, then presented again (unexplained)"
             } else if let receipt {
                 kill = killed(receipt.instance, after: receipt.date)
-                cause = kill == nil ? "received, never saved, instance alive (unexplained)" : "received by an instance killed before its save"
+                if let kill {
+                    cause =
+                        kill.date.timeIntervalSince(receipt.date) <= saveWindow
+                        ? "received by an instance killed before its save" : "received, unsaved past the save window, then killed (unexplained)"
+                } else {
+                    cause = "received, never saved, instance alive (unexplained)"
+                }
             } else if let exchanged {
                 kill = killed(nil, after: exchanged.addingTimeInterval(-1))
                 cause =
@@ -78,7 +106,15 @@ struct FleetLossAttribution {
             } else {
                 cause = "exchange not in the tenant's log"
             }
-            causes[cause, default: 0] += 1
+            attribution.causes[cause, default: 0] += 1
+            if explainedCauses.contains(cause) {
+                if reuse.outcome == .rotated {
+                    attribution.explainedExchangedTwice += 1
+                } else {
+                    attribution.explainedReuses += 1
+                    if let user = reuse.user { attribution.explainedUsers.insert(user) }
+                }
+            }
             guard let exchanged else { continue }
             // The whole story of each reuse, for the one who traces it.
             let near = faults.filter { abs($0.date.timeIntervalSince(exchanged)) <= 10 }
@@ -91,7 +127,7 @@ struct FleetLossAttribution {
             story += near.isEmpty ? "; no database or network fault within 10 s" : "; " + near.joined(separator: ", ")
             details.append(story)
         }
-        return causes
+        return attribution
     }
 
     private static func offset(_ date: Date, from origin: Date) -> String {

@@ -55,7 +55,7 @@ struct FleetRunner {
             clientID: "latchkey-fleet", rotateRefreshTokens: true, accessTokenLifetime: 90, refreshTokenReuseInterval: reuseInterval,
             userInfoBurst: 1_000_000, userInfoPerMinute: 1_000_000,
             users: (0..<users).map {
-                Auth0Seed.User(userID: "auth0|fleet\($0)", email: "fleet\($0)@example.com", password: "fleet-password-\($0)")
+                Auth0Seed.User(userID: FleetConfiguration.tenantUserID($0), email: "fleet\($0)@example.com", password: "fleet-password-\($0)")
             })
         var emulatorOptions = EmulatorOptions(
             providers: [.auth0], host: network.hostAddress ?? "127.0.0.1", allowNonLoopback: network.hostAddress != nil)
