@@ -54,57 +54,23 @@ struct HeldLock: Sendable {
                 // A query written as the connection closed is never answered: not waited for.
                 break
             }
+            database.options.logger.debug(
+                "the namespace's lock connection ended under a query; through the pool",
+                metadata: ["namespace": "\(namespace)", "query": "\(what)", "elapsed": "\(ContinuousClock.now - started)"])
         }
-        // The pool may hand out a connection the same fault ended (every connection dropped
-        // at once): an attempt that failed fast is tried again on another, twice, so a
-        // rotated token's save does not wait for the next use. One that timed out is not.
-        let client = database.client
-        var pauses: [Duration] = [.milliseconds(50), .milliseconds(250)]
-        while true {
-            let started = ContinuousClock.now
-            do {
-                return try await database.bounded(what, entry: entry) { try await client.withConnection { try await operation($0) } }
-            } catch let error as SecretStoreError where error.code == .unavailable && !pauses.isEmpty {
-                guard ContinuousClock.now - started < .seconds(1) else { throw error }
-                try? await Task.sleep(for: pauses.removeFirst())
-            }
-        }
+        return try await database.onPool(what, entry: entry, namespace: namespace, operation)
     }
 }
 
 extension HeldLock {
-    enum LockConnectionOutcome<R: Sendable>: Sendable {
-        case answered(Result<R, any Error>)
-        case connectionClosed
-    }
-
     /// Runs `operation` on the lock's connection, or gives up on it as soon as that
     /// connection closes (the query is left to end on its own).
     fileprivate func onLockConnection<R: Sendable>(
         _ what: String, entry: String?, _ operation: @escaping @Sendable (PostgresConnection) async throws -> R
-    ) async -> LockConnectionOutcome<R> {
+    ) async -> ConnectionOutcome<R> {
         let (database, connection) = (self.database, self.connection)
-        let resumed = ResumeOnce()
-        return await withCheckedContinuation { (continuation: CheckedContinuation<LockConnectionOutcome<R>, Never>) in
-            Task {
-                let result: Result<R, any Error>
-                do { result = .success(try await database.bounded(what, entry: entry) { try await operation(connection) }) } catch {
-                    result = .failure(error)
-                }
-                if resumed.first() { continuation.resume(returning: .answered(result)) }
-            }
-            Task {
-                try? await connection.closeFuture.get()
-                if resumed.first() { continuation.resume(returning: .connectionClosed) }
-            }
-        }
+        return await connection.unlessClosed { try await database.bounded(what, entry: entry) { try await operation(connection) } }
     }
-}
-
-/// True for the first caller only: which of two racing tasks resumes a continuation.
-private final class ResumeOnce: Sendable {
-    private let taken = Atomic(false)
-    func first() -> Bool { !taken.exchange(true, ordering: .acquiringAndReleasing) }
 }
 
 /// Whether a write under the lock failed: the holder may owe the store a rotated refresh
@@ -136,7 +102,13 @@ struct PostgresRenewalLock {
     private var leaseSeconds: Double { Double(database.options.leaseDuration.components.seconds) }
 
     func run<R: Sendable>(_ body: @Sendable () async throws -> R) async throws -> R {
-        let connection = try await connect()
+        let logger = database.options.logger
+        let started = ContinuousClock.now
+        let connection: PostgresConnection
+        do { connection = try await connect() } catch {
+            logger.debug("no connection for the namespace's lock", metadata: lockMetadata(since: started, error: error))
+            throw error
+        }
         let held = HeldLock(
             key: store.lockKey, database: database, connection: connection, namespace: store.namespace,
             holder: database.holderID, writes: LeaseWrites())
@@ -145,9 +117,11 @@ struct PostgresRenewalLock {
             try await acquire(held, until: deadline)
             try await takeLease(held, until: deadline)
         } catch {
+            logger.debug("the namespace's lock was not taken", metadata: lockMetadata(since: started, error: error))
             try? await connection.close()
             throw error
         }
+        logger.debug("took the namespace's lock and lease", metadata: lockMetadata(since: started))
         // A live holder keeps its lease however long its body takes (a slow provider, a
         // database restart); only a holder that stopped (killed, cut off) lets it run out.
         let keeper = Task { await keepLease(held) }
@@ -162,7 +136,18 @@ struct PostgresRenewalLock {
         // whatever became of the advisory lock's connection meanwhile. A result holding a
         // rotated refresh token must reach the caller even when the save failed.
         await release(held)
+        logger.debug(
+            held.writes.anyFailed ? "let the namespace's lock go, its lease left to run out (a write failed)" : "let the namespace's lock go",
+            metadata: lockMetadata(since: started))
         return try outcome.get()
+    }
+
+    /// What the debug messages of a lock say: the namespace (never a value), the time
+    /// since the lock was asked for, and the error that ended the attempt, if any.
+    private func lockMetadata(since started: ContinuousClock.Instant, error: (any Error)? = nil) -> Logger.Metadata {
+        var metadata: Logger.Metadata = ["namespace": "\(store.namespace)", "elapsed": "\(ContinuousClock.now - started)"]
+        if let error { metadata["error"] = "\(error)" }
+        return metadata
     }
 
     private func connect() async throws -> PostgresConnection {

@@ -101,10 +101,11 @@ public final class PostgresSecretDatabase: Sendable {
     ///
     /// - Throws: ``SecretStoreError`` (`.permissionDenied` when the role may not create it).
     public func migrate() async throws {
-        try await bounded("create the tables") {
+        let logger = options.logger
+        try await onPool("create the tables", entry: nil) { connection in
             for statement in [PostgresSchema.createTable, PostgresSchema.createLeases] {
                 do {
-                    try await self.client.query(PostgresQuery(unsafeSQL: statement), logger: self.options.logger)
+                    try await connection.query(PostgresQuery(unsafeSQL: statement), logger: logger)
                 } catch let error as PSQLError where ["23505", "42P07", "42710"].contains(error.serverInfo?[.sqlState] ?? "") {
                     // Two instances raced to create it (a duplicate row type, relation or
                     // catalog key): the other one won, which is as good. The next table still
@@ -127,6 +128,46 @@ public final class PostgresSecretDatabase: Sendable {
             let lock = AsyncExclusiveLock()
             locks[namespace] = lock
             return lock
+        }
+    }
+
+    /// Runs `operation` on a connection of the pool, within ``Options/operationTimeout``.
+    ///
+    /// The pool may hand out a connection a fault just ended (every connection dropped at
+    /// once), and a query written to one is never answered: the attempt ends when its
+    /// connection is closed (``PostgresConnection/unlessClosed(_:)``), and an attempt that
+    /// failed fast is tried again on another connection, twice, so that a rotated token's
+    /// save does not wait for the next use. One that timed out is not tried again. Every
+    /// statement this store sends may be repeated: upserts, deletes and reads.
+    func onPool<R: Sendable>(
+        _ what: String, entry: String?, namespace: String? = nil,
+        _ operation: @escaping @Sendable (PostgresConnection) async throws -> R
+    ) async throws -> R {
+        let (client, label) = (self.client, self.label)
+        var pauses: [Duration] = [.milliseconds(50), .milliseconds(250)]
+        while true {
+            let started = ContinuousClock.now
+            do {
+                return try await bounded(what, entry: entry) {
+                    try await client.withConnection { connection in
+                        switch await connection.unlessClosed({ try await operation(connection) }) {
+                        case .answered(let result): return try result.get()
+                        case .connectionClosed:
+                            throw SecretStoreError(
+                                .unavailable, store: label, entry: entry,
+                                reason: "the connection ended while trying to \(what); whether it took effect is unknown")
+                        }
+                    }
+                }
+            } catch {
+                var metadata: Logger.Metadata = ["query": "\(what)", "elapsed": "\(ContinuousClock.now - started)", "error": "\(error)"]
+                if let namespace { metadata["namespace"] = "\(namespace)" }
+                options.logger.debug("a query on a pool connection failed", metadata: metadata)
+                guard let failure = error as? SecretStoreError, failure.code == .unavailable, !pauses.isEmpty,
+                    ContinuousClock.now - started < .seconds(1)
+                else { throw error }
+                try? await Task.sleep(for: pauses.removeFirst())
+            }
         }
     }
 

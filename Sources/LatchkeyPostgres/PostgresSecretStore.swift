@@ -188,9 +188,7 @@ public final class PostgresSecretStore: SecretStore {
             return try await held.perform(what, entry: entry, operation)
         }
         try await database.ensureSchema()
-        return try await database.bounded(what, entry: entry) {
-            try await self.database.client.withConnection { connection in try await operation(connection) }
-        }
+        return try await database.onPool(what, entry: entry, namespace: namespace, operation)
     }
 
     /// Runs a write made by `query` (which returns a row per row changed) and returns
