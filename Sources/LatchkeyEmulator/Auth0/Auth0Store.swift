@@ -44,24 +44,6 @@ actor Auth0Store {
         var refreshed = false
     }
 
-    private struct RefreshToken {
-        var familyID: String
-        var grant: Grant
-        var expiresAt: Date
-        var used = false
-    }
-
-    private struct FamilyRecord {
-        /// The user the family was issued to.
-        let userID: String
-        var newest: String
-        var issued: Int
-        /// The token the latest rotation spent, and when: the one the reuse interval
-        /// lets through again.
-        var previous: String?
-        var rotatedAt: Date?
-    }
-
     private struct AccessToken {
         var userID: String
         var scope: String
@@ -95,16 +77,7 @@ actor Auth0Store {
     }
 
     private var users: [String: User] = [:]
-    private var refreshTokens: [String: RefreshToken] = [:]
-    /// Each revoked family and why (the first cause: a revoked family stays revoked).
-    private var revokedFamilies: [String: Auth0FamilyRevocation] = [:]
-    /// Every refresh token ever issued → its family and generation, and each family's
-    /// newest token: kept after spending and revocation so tests and the soak can judge a
-    /// stored token.
-    private var familyOfToken: [String: (family: String, generation: Int)] = [:]
-    /// The refresh grants applied since the log was last taken (the latest 10,000).
-    private var refreshLog: [Auth0RefreshRecord] = []
-    private var families: [String: FamilyRecord] = [:]
+    private var refreshTokens = Auth0RefreshFamilies()
     private var accessTokens: [String: AccessToken] = [:]
     private var codes: [String: AuthorizationCode] = [:]
     private var devices: [String: DeviceAuthorization] = [:]
@@ -215,9 +188,7 @@ actor Auth0Store {
         var refreshToken: String?
         if grant.scopes.contains("offline_access") {
             let token = try OpaqueToken.make(bytes: 36)
-            let familyID = try OpaqueToken.uuid()
-            refreshTokens[token] = RefreshToken(familyID: familyID, grant: grant, expiresAt: now.addingTimeInterval(refreshLifetime))
-            record(token, in: familyID, user: user.userID)
+            refreshTokens.start(token, family: try OpaqueToken.uuid(), grant: grant, expiresAt: now.addingTimeInterval(refreshLifetime))
             refreshToken = token
         }
         return Issued(grant: grant, user: user, accessToken: accessToken, refreshToken: refreshToken)
@@ -234,16 +205,10 @@ actor Auth0Store {
     /// reuse interval since that rotation has not passed (Auth0's overlap period), when
     /// it gets another new token. `scope` may narrow the grant.
     func refresh(_ token: String, scope: String?, audience: String?) throws -> Issued {
-        let presented = familyOfToken[token]
         func note(_ outcome: Auth0RefreshRecord.Outcome, issued: String? = nil) {
-            refreshLog.append(
-                Auth0RefreshRecord(
-                    date: clock.now, family: presented?.family, generation: presented?.generation ?? 0,
-                    outcome: outcome, issuedGeneration: issued.flatMap { familyOfToken[$0]?.generation },
-                    user: presented.flatMap { families[$0.family]?.userID }))
-            if refreshLog.count > 10_000 { refreshLog.removeFirst(refreshLog.count - 10_000) }
+            refreshTokens.note(outcome, presented: token, issued: issued, at: clock.now)
         }
-        guard var record = refreshTokens[token], revokedFamilies[record.familyID] == nil, record.expiresAt > clock.now else {
+        guard let record = refreshTokens[token], !refreshTokens.isRevoked(record.familyID), record.expiresAt > clock.now else {
             note(.refused)
             throw Auth0Error.invalidRefreshToken
         }
@@ -252,8 +217,8 @@ actor Auth0Store {
             note(.refused)
             throw Auth0Error.invalidRefreshToken
         }
-        if record.used, !isInReuseInterval(token, family: record.familyID) {
-            revokeFamily(record.familyID, .reuse(token: token, generation: presented?.generation ?? 0))
+        if record.used, !refreshTokens.isInReuseInterval(token, family: record.familyID, interval: reuseInterval, now: clock.now) {
+            refreshTokens.revoke(family: record.familyID, .reuse(token: token, generation: refreshTokens.generation(of: token)?.generation ?? 0))
             note(.reuseRevokedFamily)
             throw Auth0Error.invalidRefreshToken
         }
@@ -292,17 +257,8 @@ actor Auth0Store {
         accessTokens[accessToken] = AccessToken(userID: user.userID, scope: grant.scope, expiresAt: now.addingTimeInterval(accessLifetime))
         var newRefreshToken: String?
         if rotates {
-            let reused = record.used
-            record.used = true
-            refreshTokens[token] = record
             let next = try OpaqueToken.make(bytes: 36)
-            refreshTokens[next] = RefreshToken(familyID: record.familyID, grant: record.grant, expiresAt: record.expiresAt)
-            self.record(next, in: record.familyID, user: record.grant.userID)
-            // A reuse inside the interval does not restart it: the window is the first rotation's.
-            if !reused {
-                families[record.familyID]?.previous = token
-                families[record.familyID]?.rotatedAt = now
-            }
+            refreshTokens.rotate(token, to: next, at: now)
             newRefreshToken = next
         }
         note(.rotated, issued: newRefreshToken)
@@ -312,47 +268,15 @@ actor Auth0Store {
     /// The scopes of OpenID Connect itself, as opposed to an API's permissions.
     static let openIDScopes: Set<Substring> = ["openid", "profile", "email", "offline_access", "address", "phone"]
 
-    /// Whether the spent `token` may be exchanged again: it is the one its family's latest
-    /// rotation spent, within the reuse interval of that rotation.
-    private func isInReuseInterval(_ token: String, family familyID: String) -> Bool {
-        guard reuseInterval > 0, let family = families[familyID], family.previous == token, let rotatedAt = family.rotatedAt else { return false }
-        return clock.now < rotatedAt.addingTimeInterval(reuseInterval)
-    }
-
-    private func record(_ token: String, in familyID: String, user: String) {
-        var family = families[familyID] ?? FamilyRecord(userID: user, newest: token, issued: 0)
-        family.newest = token
-        family.issued += 1
-        families[familyID] = family
-        familyOfToken[token] = (familyID, family.issued)
-    }
-
-    /// What the tenant knows of a refresh token: its family and generation, whether it is
-    /// that family's newest, whether it was spent (rotated away), and whether and why the
-    /// family was revoked.
-    func status(ofRefreshToken token: String) -> Auth0RefreshTokenStatus {
-        guard let issued = familyOfToken[token], let family = families[issued.family] else { return Auth0RefreshTokenStatus(known: false) }
-        return Auth0RefreshTokenStatus(
-            known: true, familyID: issued.family, newest: family.newest == token,
-            spent: refreshTokens[token]?.used ?? (family.newest != token),
-            familyRevoked: revokedFamilies[issued.family] != nil, issuedInFamily: family.issued,
-            generation: issued.generation, revocation: revokedFamilies[issued.family])
-    }
+    /// What the tenant knows of a refresh token (``Auth0RefreshFamilies/status(of:)``).
+    func status(ofRefreshToken token: String) -> Auth0RefreshTokenStatus { refreshTokens.status(of: token) }
 
     /// The refresh grants applied since the last call, oldest first; the log starts again.
-    func takeRefreshLog() -> [Auth0RefreshRecord] {
-        defer { refreshLog.removeAll() }
-        return refreshLog
-    }
-
-    private func revokeFamily(_ familyID: String, _ reason: Auth0FamilyRevocation) {
-        if revokedFamilies[familyID] == nil { revokedFamilies[familyID] = reason }
-        refreshTokens = refreshTokens.filter { $0.value.familyID != familyID }
-    }
+    func takeRefreshLog() -> [Auth0RefreshRecord] { refreshTokens.takeLog() }
 
     /// `/oauth/revoke`: a refresh token revokes its family; anything else is ignored.
     func revoke(_ token: String) {
-        if let record = refreshTokens[token] { revokeFamily(record.familyID, .revoke) }
+        if let record = refreshTokens[token] { refreshTokens.revoke(family: record.familyID, .revoke) }
     }
 
     /// The user an access token belongs to, if it is live.
@@ -519,8 +443,8 @@ actor Auth0Store {
 
     /// Revokes every refresh token family and access token of the user.
     func revokeSessions(of userID: String, reason: Auth0FamilyRevocation = .revokeSessions) -> Int {
-        let families = Set(refreshTokens.values.filter { $0.grant.userID == userID }.map(\.familyID))
-        for family in families { revokeFamily(family, reason) }
+        let families = refreshTokens.families(of: userID)
+        for family in families { refreshTokens.revoke(family: family, reason) }
         accessTokens = accessTokens.filter { $0.value.userID != userID }
         return families.count
     }
