@@ -44,6 +44,8 @@ struct SoakCommand: AsyncParsableCommand {
     @Option(help: "With --fleet: server instances.") var instances = 3
     @Option(help: "With --fleet: seconds of faults.") var seconds = 120.0
     @Option(help: "With --fleet: the tenant's refresh-token reuse interval in seconds (0: reuse revokes the family).") var reuseInterval = 0
+    @Flag(help: "With --fleet: each instance writes a trace (its host's, clients' and store's messages) to instance-N.trace in --directory.")
+    var trace = false
     @Option(help: .hidden) var fleetInstance: String?
 
     func run() async throws {
@@ -123,6 +125,7 @@ struct SoakCommand: AsyncParsableCommand {
         runner.instances = instances
         runner.seconds = seconds
         runner.reuseInterval = reuseInterval
+        runner.trace = trace
         runner.progress = { line in FileHandle.standardError.write(Data("fleet: \(line)\n".utf8)) }
         let report = try await runner.run()
         if directory == nil { try? FileManager.default.removeItem(atPath: runner.directory) }

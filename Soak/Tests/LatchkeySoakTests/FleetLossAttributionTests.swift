@@ -30,7 +30,7 @@ import Testing
 
     @Test func anAnswerInFlightToAKilledInstanceIsExplainedAndSoIsItsUsersLoss() {
         let attribution = Self.attribute(Self.reuse("f", user: "auth0|alice"), kills: [FleetKill(instance: 1, date: Self.at(0.01))])
-        #expect(attribution.causes == ["in flight to a killed instance": 1])
+        #expect(attribution.causes == [.inFlightToAKilledInstance: 1])
         #expect(attribution.explainedReuses == 1 && attribution.explainedExchangedTwice == 0)
         #expect(attribution.explainedUsers == ["auth0|alice"])
     }
@@ -42,21 +42,22 @@ import Testing
         #expect(attribution.explainedUsers.isEmpty)
     }
 
-    @Test func aTokenReceivedAndKilledWithinTheSaveWindowIsExplained() {
+    /// Bob's rotated token received by instance 2 at 0.05 s, and instance 2 killed at `seconds`.
+    private static func receivedThenKilled(at seconds: TimeInterval) -> FleetLossAttribution.Attribution {
         var evidence = FleetLossAttribution.Evidence()
-        evidence.received["f#2"] = (instance: 2, date: Self.at(0.05))
-        let attribution = Self.attribute(
-            Self.reuse("f", user: "auth0|bob"), kills: [FleetKill(instance: 2, date: Self.at(6.9))], evidence: evidence)
-        #expect(attribution.causes == ["received by an instance killed before its save": 1])
+        evidence.received["f#2"] = (instance: 2, date: at(0.05))
+        return attribute(reuse("f", user: "auth0|bob"), kills: [FleetKill(instance: 2, date: at(seconds))], evidence: evidence)
+    }
+
+    @Test func aTokenReceivedAndKilledWithinTheSaveWindowIsExplained() {
+        let attribution = Self.receivedThenKilled(at: 6.9)
+        #expect(attribution.causes == [.killedBeforeItsSave: 1])
         #expect(attribution.explainedUsers == ["auth0|bob"])
     }
 
     @Test func aTokenHeldUnsavedPastTheSaveWindowIsNotExplainedByALaterKill() {
-        var evidence = FleetLossAttribution.Evidence()
-        evidence.received["f#2"] = (instance: 2, date: Self.at(0.05))
-        let attribution = Self.attribute(
-            Self.reuse("f", user: "auth0|bob"), kills: [FleetKill(instance: 2, date: Self.at(24.7))], evidence: evidence)
-        #expect(attribution.causes == ["received, unsaved past the save window, then killed (unexplained)": 1])
+        let attribution = Self.receivedThenKilled(at: 24.7)
+        #expect(attribution.causes == [.unsavedPastTheSaveWindow: 1])
         #expect(attribution.explainedReuses == 0 && attribution.explainedUsers.isEmpty)
     }
 
@@ -69,14 +70,18 @@ import Testing
         var alive = FleetLossAttribution.Evidence()
         alive.received["f#2"] = (instance: 1, date: Self.at(0.05))
         let attribution = Self.attribute(Self.reuse("f", user: "u"), kills: kill, evidence: alive)
-        #expect(attribution.causes == ["received, never saved, instance alive (unexplained)": 1])
+        #expect(attribution.causes == [.neverSavedInstanceAlive: 1])
         #expect(attribution.explainedReuses == 0)
     }
 
     @Test func anAnswerLostWithNoKillNearItIsNotExplained() {
         let attribution = Self.attribute(Self.reuse("f", user: "u"), kills: [])
-        #expect(attribution.causes == ["answer lost, no kill near it": 1])
+        #expect(attribution.causes == [.answerLostNoKill: 1])
         #expect(attribution.explainedReuses == 0 && attribution.explainedUsers.isEmpty)
+    }
+
+    @Test func onlyAKillOfTheSoleHolderExplainsALoss() {
+        #expect(FleetLossCause.allCases.filter(\.isExplained) == [.inFlightToAKilledInstance, .killedBeforeItsSave])
     }
 
     @Test func theTenantsUsersMapToTheFleetsAndNoOthers() {

@@ -20,6 +20,11 @@ struct FleetConfiguration: Codable, Sendable {
     /// In a network namespace: where the emulator listens. The instance relays its own
     /// loopback's port of ``baseURL`` there (``FleetRelay``).
     var relayTarget: String?
+    /// Whether the instance writes its trace (``FleetTrace``) to `instance-N.trace`.
+    var trace = false
+
+    /// Where this instance's trace goes, when it traces.
+    var tracePath: String? { trace ? FleetPaths(directory: directory).trace(instance) : nil }
 
     /// The host's key for user `index`, and the user's store namespace.
     static func userID(_ index: Int) -> String { "u\(index)" }
@@ -42,6 +47,7 @@ struct FleetConfiguration: Codable, Sendable {
         options.keyConfiguration = keyConfiguration
         options.lockTimeout = .seconds(120)
         options.operationTimeout = .seconds(30)
+        options.logger = FleetTrace.logger("latchkey.postgres", path: tracePath)
         return try PostgresSecretDatabase(url: databaseURL, options: options)
     }
 
@@ -55,11 +61,11 @@ struct FleetConfiguration: Codable, Sendable {
         let provider = Auth0Provider(configuration: try auth0(), transport: transport)
         return SessionHost(
             provider: provider, options: SessionHostOptions(capacity: capacity, validationAge: .seconds(60)),
-            transport: transport
-        ) { userID in
+            transport: transport, logger: FleetTrace.logger("latchkey.host", path: tracePath)
+        ) { [tracePath] userID in
             FleetSavingStore(
                 base: try database.store(namespace: Self.namespace(userID)),
-                savedPath: FleetPaths(directory: directory).saved(instance))
+                savedPath: FleetPaths(directory: directory).saved(instance), tracePath: tracePath)
         }
     }
 }
@@ -78,4 +84,6 @@ struct FleetPaths: Sendable {
     /// Every refresh token an instance's store saved, with the time (private: 0600).
     func saved(_ instance: Int) -> String { directory + "/instance-\(instance).saved" }
     func standardError(_ instance: Int) -> String { directory + "/instance-\(instance).stderr" }
+    /// An instance's trace, with `--trace` (``FleetTrace``).
+    func trace(_ instance: Int) -> String { directory + "/instance-\(instance).trace" }
 }

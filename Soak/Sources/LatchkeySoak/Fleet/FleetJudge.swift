@@ -208,7 +208,7 @@ struct FleetReport: Sendable {
     var tokensExchangedTwice = 0
     var reuseDetected = 0
     /// Each reuse's cause (``FleetLossAttribution``).
-    var reuseCauses: [String: Int] = [:]
+    var reuseCauses: [FleetLossCause: Int] = [:]
     /// What SIGKILLs of renewing instances explain, counted apart from the violations.
     var explained = FleetExplainedLosses()
     var kills: [FleetKill] = []
@@ -251,7 +251,7 @@ struct FleetReport: Sendable {
                 + "\(bytesScanned / 1_048_576) MiB; canary \(canaryFound.map { $0 ? "found" : "NOT FOUND" } ?? "not written"))",
         ]
         if !reuseCauses.isEmpty {
-            let tally = reuseCauses.sorted { $0.key < $1.key }.map { "\($0.key): \($0.value)" }
+            let tally = reuseCauses.sorted { $0.key < $1.key }.map { "\($0.key.rawValue): \($0.value)" }
             lines.append("  spent tokens again, by cause " + tally.joined(separator: ", "))
         }
         if !errors.isEmpty {
@@ -262,7 +262,7 @@ struct FleetReport: Sendable {
         if !reuseCauses.isEmpty {
             // The gate for our own code: a spent token presented again that no SIGKILL of
             // the renewing instance explains (FleetLossAttribution).
-            let unexplained = reuseCauses.filter { $0.key.contains("unexplained") || $0.key.contains("no kill") }.values.reduce(0, +)
+            let unexplained = reuseCauses.filter { !$0.key.isExplained }.values.reduce(0, +)
             lines.append("  spent tokens not explained by a SIGKILL: \(unexplained)")
         }
         lines.append("  violations: \(violations)")

@@ -13,6 +13,23 @@ struct FleetDatabaseFault: Sendable {
     let date: Date
 }
 
+/// Why a spent refresh token was presented again, as the judge places it: the one home of
+/// each cause's text and of whether a SIGKILL of the renewing instance explains it.
+enum FleetLossCause: String, Sendable, CaseIterable, Comparable {
+    case inFlightToAKilledInstance = "in flight to a killed instance"
+    case killedBeforeItsSave = "received by an instance killed before its save"
+    case unsavedPastTheSaveWindow = "received, unsaved past the save window, then killed (unexplained)"
+    case neverSavedInstanceAlive = "received, never saved, instance alive (unexplained)"
+    case savedThenPresentedAgain = "saved, then presented again (unexplained)"
+    case answerLostNoKill = "answer lost, no kill near it"
+    case exchangeNotLogged = "exchange not in the tenant's log"
+
+    /// No client can prevent it: the only holder of the rotated token was killed.
+    var isExplained: Bool { self == .inFlightToAKilledInstance || self == .killedBeforeItsSave }
+
+    static func < (lhs: Self, rhs: Self) -> Bool { lhs.rawValue < rhs.rawValue }
+}
+
 /// Why each reuse the tenant detected happened: the first exchange of the token presented
 /// again handed out a successor, and the judge looks for who received it (each instance's
 /// transport writes down every token it receives, with the time) and whether any store
@@ -41,7 +58,7 @@ struct FleetLossAttribution {
 
     /// The causes of the spent tokens presented again, and what a SIGKILL explains.
     struct Attribution {
-        var causes: [String: Int] = [:]
+        var causes: [FleetLossCause: Int] = [:]
         /// Tokens exchanged twice (within a reuse interval) that a SIGKILL explains.
         var explainedExchangedTwice = 0
         /// Reuses detected (the family revoked) that a SIGKILL explains.
@@ -50,9 +67,6 @@ struct FleetLossAttribution {
         /// removed session and their dead refresh token follow from it.
         var explainedUsers: Set<String> = []
     }
-
-    /// The causes no client can prevent: the only holder of the rotated token was killed.
-    static let explainedCauses: Set<String> = ["in flight to a killed instance", "received by an instance killed before its save"]
 
     /// How long an instance may hold a received token unsaved before its kill stops
     /// explaining the loss: the client retries a refused save from 0.5 s, doubling, and a
@@ -86,28 +100,25 @@ struct FleetLossAttribution {
             func killed(_ instance: Int?, after start: Date) -> FleetKill? {
                 kills.first { ($0.instance == instance || instance == nil) && $0.date >= start && $0.date <= reuse.date }
             }
-            let cause: String
+            let cause: FleetLossCause
             var kill: FleetKill?
             if saved != nil {
-                cause = "saved, then presented again (unexplained)"
+                cause = .savedThenPresentedAgain
             } else if let receipt {
                 kill = killed(receipt.instance, after: receipt.date)
                 if let kill {
-                    cause =
-                        kill.date.timeIntervalSince(receipt.date) <= saveWindow
-                        ? "received by an instance killed before its save" : "received, unsaved past the save window, then killed (unexplained)"
+                    cause = kill.date.timeIntervalSince(receipt.date) <= saveWindow ? .killedBeforeItsSave : .unsavedPastTheSaveWindow
                 } else {
-                    cause = "received, never saved, instance alive (unexplained)"
+                    cause = .neverSavedInstanceAlive
                 }
             } else if let exchanged {
                 kill = killed(nil, after: exchanged.addingTimeInterval(-1))
-                cause =
-                    kill.map { $0.date.timeIntervalSince(exchanged) < 25 } == true ? "in flight to a killed instance" : "answer lost, no kill near it"
+                cause = kill.map { $0.date.timeIntervalSince(exchanged) < 25 } == true ? .inFlightToAKilledInstance : .answerLostNoKill
             } else {
-                cause = "exchange not in the tenant's log"
+                cause = .exchangeNotLogged
             }
             attribution.causes[cause, default: 0] += 1
-            if explainedCauses.contains(cause) {
+            if cause.isExplained {
                 if reuse.outcome == .rotated {
                     attribution.explainedExchangedTwice += 1
                 } else {
@@ -120,7 +131,8 @@ struct FleetLossAttribution {
             let near = faults.filter { abs($0.date.timeIntervalSince(exchanged)) <= 10 }
                 .map { "\($0.what) \(offset($0.date, from: exchanged))" }
             let what = reuse.outcome == .rotated ? "exchanged twice" : "reuse"
-            var story = "\(what) (\(cause)): generation \(reuse.generation) exchanged; presented again \(offset(reuse.date, from: exchanged))"
+            var story = "\(what) (\(cause.rawValue)) of \(reuse.user ?? "an unknown user"): generation \(reuse.generation) exchanged"
+            story += "; presented again \(offset(reuse.date, from: exchanged))"
             if let receipt { story += "; successor received by instance \(receipt.instance) \(offset(receipt.date, from: exchanged))" }
             if let saved { story += ", saved \(offset(saved, from: exchanged))" }
             if let kill { story += "; instance \(kill.instance) killed \(offset(kill.date, from: exchanged))" }

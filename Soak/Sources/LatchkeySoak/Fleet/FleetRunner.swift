@@ -31,6 +31,8 @@ struct FleetRunner {
     /// The tenant's refresh-token reuse interval (Auth0's rotation overlap period), in
     /// seconds; 0 (Auth0's default): a spent token presented again revokes its family.
     var reuseInterval = 0
+    /// Whether each instance writes its trace (``FleetTrace``) into the run's directory.
+    var trace = false
     var directory: String
     var progress: @Sendable (String) -> Void = { _ in }
 
@@ -75,6 +77,7 @@ struct FleetRunner {
             databaseURL: network.databaseURL(databaseURL), users: users, capacity: capacity ?? max(10, users / 2),
             concurrency: concurrency, directory: directory)
         configuration.relayTarget = network.hostAddress
+        configuration.trace = trace
 
         progress("signing \(users) users in")
         try await signIn(configuration, connection: auth0.connection, paths: paths)

@@ -8,6 +8,8 @@ internal import LatchkeySecrets
 struct FleetSavingStore: SecretStore {
     let base: any SecretStore
     let savedPath: String
+    /// With `--trace`: each save and lock of this store, with its namespace (``FleetTrace``).
+    var tracePath: String?
 
     var namespace: String { base.namespace }
     var backendName: String { base.backendName }
@@ -15,10 +17,16 @@ struct FleetSavingStore: SecretStore {
     nonisolated(nonsending) func get(_ name: String) async throws -> [UInt8]? { try await base.get(name) }
 
     nonisolated(nonsending) func set(_ name: String, _ value: [UInt8]) async throws {
-        try await base.set(name, value)
-        if let refresh = try? StoredSessionRecord(decoding: value, provider: "auth0").tokens.refreshToken {
-            RefreshLedger.appendText(FleetReceipts.line(refresh), to: savedPath)
+        let refresh = try? StoredSessionRecord(decoding: value, provider: "auth0").tokens.refreshToken
+        let started = ContinuousClock.now
+        do {
+            try await base.set(name, value)
+        } catch {
+            trace("save failed after \(ContinuousClock.now - started): \(error)")
+            throw error
         }
+        trace("saved in \(ContinuousClock.now - started)")
+        if let refresh { RefreshLedger.appendText(FleetReceipts.line(refresh), to: savedPath) }
     }
 
     nonisolated(nonsending) func remove(_ name: String) async throws -> Bool { try await base.remove(name) }
@@ -26,7 +34,24 @@ struct FleetSavingStore: SecretStore {
     nonisolated(nonsending) func names() async throws -> [String] { try await base.names() }
 
     func withExclusiveLock<R: Sendable>(_ body: @Sendable () async throws -> R) async throws -> R {
-        try await base.withExclusiveLock(body)
+        let started = ContinuousClock.now
+        trace("lock asked for")
+        do {
+            let result = try await base.withExclusiveLock {
+                trace("lock held after \(ContinuousClock.now - started)")
+                return try await body()
+            }
+            trace("lock let go after \(ContinuousClock.now - started)")
+            return result
+        } catch {
+            trace("lock section failed after \(ContinuousClock.now - started): \(error)")
+            throw error
+        }
+    }
+
+    private func trace(_ what: String) {
+        guard let tracePath else { return }
+        FleetTrace.write("store \(namespace): \(what)", to: tracePath)
     }
 }
 
