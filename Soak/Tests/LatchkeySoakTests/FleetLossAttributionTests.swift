@@ -80,6 +80,17 @@ import Testing
         #expect(attribution.explainedReuses == 0 && attribution.explainedUsers.isEmpty)
     }
 
+    /// A family whose newest token no store holds at the end (found by a traced run: the
+    /// token was in flight to an instance killed 0.1 s later, in the run's last seconds).
+    @Test func aNewestTokenInFlightToAKilledInstanceIsExplainedAtTheEndToo() {
+        let kill = FleetKill(instance: 0, date: Self.at(0.1))
+        let (cause, killed) = FleetLossAttribution.cause(
+            of: "f#10", exchangedAt: Self.at(0), before: .distantFuture, kills: [kill], evidence: .init())
+        #expect(cause == .inFlightToAKilledInstance && killed?.instance == 0)
+        let (alive, _) = FleetLossAttribution.cause(of: "f#10", exchangedAt: Self.at(0), before: .distantFuture, kills: [], evidence: .init())
+        #expect(alive == .answerLostNoKill && !alive.isExplained)
+    }
+
     @Test func onlyAKillOfTheSoleHolderExplainsALoss() {
         #expect(FleetLossCause.allCases.filter(\.isExplained) == [.inFlightToAKilledInstance, .killedBeforeItsSave])
     }

@@ -33,9 +33,16 @@ struct FleetJudge {
         report.reuseDetected = log.count(where: { $0.outcome == .reuseRevokedFamily })
         report.refusedGrants = log.count(where: { $0.outcome == .refused })
         var explainedUsers = Set<String>()
-        if report.reuseDetected + report.tokensExchangedTwice > 0 {
-            let evidence = try await FleetLossAttribution.evidence(
+        var evidenceRead: FleetLossAttribution.Evidence?
+        func evidence() async throws -> FleetLossAttribution.Evidence {
+            if let evidenceRead { return evidenceRead }
+            let read = try await FleetLossAttribution.evidence(
                 paths: paths, instances: configuration.instanceCount(in: paths), control: control)
+            evidenceRead = read
+            return read
+        }
+        if report.reuseDetected + report.tokensExchangedTwice > 0 {
+            let evidence = try await evidence()
             var details: [String] = []
             let attribution = FleetLossAttribution.attribute(
                 log, kills: report.kills, evidence: evidence, faults: report.databaseFaults, details: &details)
@@ -87,6 +94,21 @@ struct FleetJudge {
                 if explainedUser, status.familyRevoked {
                     report.explained.refreshTokensLost += 1
                     continue
+                }
+                // The family's newest token, handed out by the exchange of the stored one,
+                // reached no store: explained when only a killed instance ever held it.
+                if status.known, !status.familyRevoked, status.issuedInFamily == status.generation + 1, let family = status.familyID {
+                    let exchange = log.last { $0.family == family && $0.outcome == .rotated && $0.issuedGeneration == status.issuedInFamily }
+                    let (cause, kill) = FleetLossAttribution.cause(
+                        of: "\(family)#\(status.issuedInFamily)", exchangedAt: exchange?.date, before: .distantFuture,
+                        kills: report.kills, evidence: try await evidence())
+                    if cause.isExplained {
+                        report.explained.newestNeverStored += 1
+                        report.notes.append(
+                            "newest refresh token of user \(userID) never stored (\(cause.rawValue))"
+                                + (kill.map { ", instance \($0.instance) killed" } ?? ""))
+                        continue
+                    }
                 }
                 report.refreshTokensLost += 1
                 // Enough to trace it: where the stored token stands in its family.
@@ -246,7 +268,7 @@ struct FleetReport: Sendable {
                 + "(\(logoutsSeen) uses found a user signed out, \(sessionsMissing) sessions missing)",
             "  explained by a SIGKILL      \(explained.spentTokens) spent tokens presented again, revoking \(explained.users) users' families: "
                 + "\(explained.logouts) uses found them signed out, \(explained.sessionsMissing) sessions missing, "
-                + "\(explained.refreshTokensLost) refresh tokens dead",
+                + "\(explained.refreshTokensLost) refresh tokens dead; \(explained.newestNeverStored) families' newest token never stored",
             "  no secret in clear text     \(secretsInClearText) violations (\(secretsIssued) tokens looked for in \(filesScanned) files, "
                 + "\(bytesScanned / 1_048_576) MiB; canary \(canaryFound.map { $0 ? "found" : "NOT FOUND" } ?? "not written"))",
         ]
@@ -280,4 +302,7 @@ struct FleetExplainedLosses: Sendable {
     var logouts = 0
     var sessionsMissing = 0
     var refreshTokensLost = 0
+    /// Families whose newest token (the store holds the one before) only a killed
+    /// instance ever held: the user stays signed in until that older token is presented.
+    var newestNeverStored = 0
 }

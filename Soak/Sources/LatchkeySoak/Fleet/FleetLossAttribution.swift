@@ -96,27 +96,7 @@ struct FleetLossAttribution {
             let successor = "\(family)#\(reuse.generation + 1)"
             let receipt = evidence.received[successor]
             let saved = evidence.saved[successor]
-            // The first kill of `instance` (any, when nil) from `start` on, before the reuse.
-            func killed(_ instance: Int?, after start: Date) -> FleetKill? {
-                kills.first { ($0.instance == instance || instance == nil) && $0.date >= start && $0.date <= reuse.date }
-            }
-            let cause: FleetLossCause
-            var kill: FleetKill?
-            if saved != nil {
-                cause = .savedThenPresentedAgain
-            } else if let receipt {
-                kill = killed(receipt.instance, after: receipt.date)
-                if let kill {
-                    cause = kill.date.timeIntervalSince(receipt.date) <= saveWindow ? .killedBeforeItsSave : .unsavedPastTheSaveWindow
-                } else {
-                    cause = .neverSavedInstanceAlive
-                }
-            } else if let exchanged {
-                kill = killed(nil, after: exchanged.addingTimeInterval(-1))
-                cause = kill.map { $0.date.timeIntervalSince(exchanged) < 25 } == true ? .inFlightToAKilledInstance : .answerLostNoKill
-            } else {
-                cause = .exchangeNotLogged
-            }
+            let (cause, kill) = Self.cause(of: successor, exchangedAt: exchanged, before: reuse.date, kills: kills, evidence: evidence)
             attribution.causes[cause, default: 0] += 1
             if cause.isExplained {
                 if reuse.outcome == .rotated {
@@ -140,6 +120,27 @@ struct FleetLossAttribution {
             details.append(story)
         }
         return attribution
+    }
+
+    /// Why `successor` ("family#generation", handed out by the exchange at `exchanged`)
+    /// never reached the store, looking at kills up to `horizon`: the one home of the rules
+    /// above, for a spent token presented again and for a family whose newest token no
+    /// store holds at the end.
+    static func cause(
+        of successor: String, exchangedAt exchanged: Date?, before horizon: Date, kills: [FleetKill], evidence: Evidence
+    ) -> (FleetLossCause, FleetKill?) {
+        // The first kill of `instance` (any, when nil) from `start` on, before the horizon.
+        func killed(_ instance: Int?, after start: Date) -> FleetKill? {
+            kills.first { ($0.instance == instance || instance == nil) && $0.date >= start && $0.date <= horizon }
+        }
+        if evidence.saved[successor] != nil { return (.savedThenPresentedAgain, nil) }
+        if let receipt = evidence.received[successor] {
+            guard let kill = killed(receipt.instance, after: receipt.date) else { return (.neverSavedInstanceAlive, nil) }
+            return (kill.date.timeIntervalSince(receipt.date) <= saveWindow ? .killedBeforeItsSave : .unsavedPastTheSaveWindow, kill)
+        }
+        guard let exchanged else { return (.exchangeNotLogged, nil) }
+        let kill = killed(nil, after: exchanged.addingTimeInterval(-1))
+        return (kill.map { $0.date.timeIntervalSince(exchanged) < 25 } == true ? .inFlightToAKilledInstance : .answerLostNoKill, kill)
     }
 
     private static func offset(_ date: Date, from origin: Date) -> String {
