@@ -254,4 +254,27 @@ import Testing
         #expect(try await harness.client.accessToken() == harness.provider.validAccessToken)
         await harness.client.shutdown()
     }
+
+    /// Found by the state machine's model check (depth 11): a rotated token the store
+    /// refused, then another process signs out (the store emptied), then the store heals —
+    /// the save retry wrote the session back over that logout. It now signs out as the
+    /// other process did, and the store stays empty.
+    @Test func aSaveRetryNeverWritesASessionBackOverAnotherProcesssLogout() async throws {
+        let store = try FlakyStore()
+        let harness = try Harness(store: store, lifetime: 300, options: SessionOptions(heartbeatInterval: nil, renewsProactively: false))
+        try await harness.login()
+        harness.clock.advance(by: .seconds(301))
+        store.failWrites.store(1, ordering: .relaxed)
+        _ = try await harness.client.accessToken()
+        #expect(await harness.client.hasUnsavedTokens)
+        // Another process signs out: the stored session is removed.
+        #expect(try await store.base.remove(SessionOptions().vaultEntryName))
+        await settle("a retry is armed") { harness.clock.nextDeadline.map { $0.timeIntervalSince(harness.clock.now) < 5 } ?? false }
+        harness.clock.advance(by: .seconds(5))
+        await settle("signed out as the other process did") { harness.client.state == .notLoggedIn }
+        #expect(!(await harness.client.hasUnsavedTokens))
+        #expect(try await store.base.get(SessionOptions().vaultEntryName) == nil, "nothing written back")
+        #expect(harness.logs.all.contains { $0.contains("removed by another process") })
+        await harness.client.shutdown()
+    }
 }

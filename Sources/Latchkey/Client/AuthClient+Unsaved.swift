@@ -5,7 +5,9 @@ extension AuthClient {
 
     /// Tries once more to persist tokens a failed save left in memory only. The vault
     /// is overwritten only while it still holds what the memory record replaced (or
-    /// nothing readable); a record another process wrote meanwhile wins.
+    /// nothing readable); a record another process wrote meanwhile wins, and a vault
+    /// emptied where it held that record is another process's logout: the session ends
+    /// as there, and the tokens are not written back over it.
     func flushUnsaved() async {
         guard unsaved.isPending, record ?? keptDuringLogin != nil else { return }
         let generation = self.generation
@@ -13,6 +15,7 @@ extension AuthClient {
         enum Flush: Sendable {
             case saved(SessionTokens)
             case replaced(VaultRecord)
+            case signedOutElsewhere
             case nothing
         }
         do {
@@ -21,7 +24,13 @@ extension AuthClient {
                 // the mark) while this waited for the lock.
                 let memory = await self.memorySnapshot()
                 guard memory.generation == generation, let pending = memory.unsaved, let record = memory.record else { return .nothing }
-                let stored = (try? await vault.load()) ?? vault.lastKnown
+                let stored: VaultRecord?
+                do {
+                    stored = try await vault.load()
+                    if stored == nil, pending.base != nil { return .signedOutElsewhere }
+                } catch {
+                    stored = vault.lastKnown
+                }
                 if let stored, !stored.tokens.hasSameCredentials(as: record.tokens),
                     let base = pending.base, !stored.tokens.hasSameCredentials(as: base)
                 {
@@ -42,6 +51,15 @@ extension AuthClient {
                 unsaved.clear()
                 logger.notice("the stored session was replaced by another process; adopting it")
                 if record == nil { keptDuringLogin = stored } else { adopt(stored) }
+            case .signedOutElsewhere:
+                unsaved.clear()
+                logger.notice("the stored session was removed by another process; its renewed tokens are not written back")
+                guard lifecycle == .running else { return }
+                if record == nil {
+                    keptDuringLogin = nil
+                } else {
+                    await endSession(AuthError(.notLoggedIn, "signed out in another process"), clear: false)
+                }
             }
         } catch {
             logger.warning("renewed tokens still not saved", metadata: ["error": "\(AuthError.classifying(error))"])
@@ -100,6 +118,10 @@ extension AuthClient {
     /// memory's nor the one an unsaved record replaced, a save succeeded meanwhile and it
     /// is the newer.
     ///
+    /// A vault read empty where it held what memory's unsaved record replaced is another
+    /// process's logout: `nil`, as for an empty vault, and nothing is renewed or merged
+    /// back over it (found by the state machine's model check).
+    ///
     /// When the vault cannot be read: what this process last read or wrote there — unless
     /// that holds a refresh token. Another writer (a client shut down in the middle of its
     /// renewal, another process) may have rotated it since, and presenting a spent refresh
@@ -107,6 +129,10 @@ extension AuthClient {
     /// instead (the session is kept, and the caller retries).
     static func lockedBase(_ memory: MemorySnapshot, vault: SessionVault) async throws(AuthError) -> VaultRecord? {
         if let pending = memory.unsaved, let record = memory.record {
+            if pending.base != nil {
+                // Unreadable: memory's record, as below. Only an answer of "empty" is a logout.
+                do { if try await vault.load() == nil { return nil } } catch {}
+            }
             if let known = vault.lastKnown, !known.tokens.hasSameCredentials(as: record.tokens),
                 !(pending.base.map { known.tokens.hasSameCredentials(as: $0) } ?? false)
             {

@@ -2,62 +2,6 @@
 // actions for the caller to perform; none performs anything itself.
 
 extension AuthClient.StateMachine {
-    // MARK: Answers, whatever the state
-
-    /// Answers carry the identifier of the call they answer, so the state itself says
-    /// whether one still applies: `nil` when `event` is for the state's own handler.
-    mutating func answered(_ event: Event) -> [Action]? {
-        switch event {
-        case .checkAnswered(let id, _):
-            // A check that outlived its session (a logout, a login, a step the user must take) says nothing now.
-            return state.session?.check == id ? nil : []
-        case .loginAnswered(let id, let answer):
-            if case .establishing(let establishing) = state, establishing.login == id { return nil }
-            // A login a logout overtook after it saved: its session must not outlive the logout.
-            if case .saved(let record) = answer { return [.removeIfStored(record)] }
-            return []
-        case .renewalAnswered(let id, let answer):
-            guard let from = renewals.removeValue(forKey: id) else { return [.refused] }
-            if state.session?.renewal == id { return nil }
-            return outlived(answer, from: from)
-        case .saveAnswered(let record, let saved):
-            guard saved, var session = state.session, session.record == record, session.unsaved != nil else { return [] }
-            session.unsaved = nil
-            state.replaceSession(with: session)
-            return [.disarm(.saveRetry)]
-        case .saveRetryFired:
-            // Whatever the state: a session set aside by a login still owes its tokens.
-            guard let session = state.session, let unsaved = session.unsaved else { return [.disarm(.saveRetry)] }
-            return [.flush(session.record, base: unsaved.base)]
-        case .clearAnswered(let removed):
-            guard state.owed != nil else { return [] }
-            if removed {
-                state.replaceOwed(with: nil)
-                return [.disarm(.removalRetry)]
-            }
-            return [.arm(.removalRetry)]
-        default:
-            return nil
-        }
-    }
-
-    /// A renewal that finished after its session's renewal was no longer the one in flight.
-    /// A rotated refresh token the vault refused is never dropped: while memory holds the
-    /// session it renewed, it becomes that session's record, marked unsaved; otherwise it
-    /// is saved only where the vault still holds what it replaced.
-    private mutating func outlived(_ answer: RenewalAnswer, from: Record) -> [Action] {
-        guard case .renewed(let renewed, let base, saved: false) = answer else { return [] }
-        guard var session = state.session, session.record == from || session.record == base else {
-            return [.saveIfStoreHolds(renewed, base: base)]
-        }
-        session.record = renewed
-        session.expired = false
-        if session.unsaved == nil { session.unsaved = Unsaved(base: base) }
-        state.replaceSession(with: session)
-        if case .shutDown = state { return [.flush(renewed, base: session.unsaved?.base)] }
-        return [.arm(.saveRetry)]
-    }
-
     // MARK: Before the session is known
 
     mutating func idle(_ event: Event) -> [Action] {
@@ -117,7 +61,9 @@ extension AuthClient.StateMachine {
         case .checkAnswered(_, let answer):
             session.check = nil
             switch answer {
-            case .valid: return signIn(session)
+            case .valid, .merged, .mergedUnsaved:
+                let saveRetry = confirmed(answer, into: &session)
+                return saveRetry + signIn(session)
             case .failed(.transient):
                 session.revalidationPending = true
                 return signIn(session)
@@ -126,6 +72,10 @@ extension AuthClient.StateMachine {
             }
         case .renewalWanted:
             let actions = renew(&session)
+            state = .validating(session)
+            return actions
+        case .tokenSetWanted:
+            let actions = renewApart(&session)
             state = .validating(session)
             return actions
         case .renewalAnswered(_, let answer):
@@ -160,10 +110,11 @@ extension AuthClient.StateMachine {
         case .checkAnswered(_, let answer):
             session.check = nil
             switch answer {
-            case .valid:
+            case .valid, .merged, .mergedUnsaved:
                 session.revalidationPending = false
+                let saveRetry = confirmed(answer, into: &session)
                 state.replaceSession(with: session)
-                return []
+                return saveRetry
             case .failed(.transient):
                 state.replaceSession(with: session)
                 return []
@@ -174,8 +125,20 @@ extension AuthClient.StateMachine {
             let actions = flush(session) + renew(&session)
             state.replaceSession(with: session)
             return actions
+        case .tokenSetWanted:
+            let actions = flush(session) + renewApart(&session)
+            state.replaceSession(with: session)
+            return actions
         case .renewalAnswered(_, let answer):
             return renewed(session, answer)
+        case .replaced(let record):
+            // The old session's renewal, check and token sets in flight outlive it: their
+            // answers find another record, and a rotated token they bring back is saved
+            // only where the vault still holds what it replaced.
+            guard case .established = state else { return [.refused] }
+            let saveRetry: [Action] = session.unsaved == nil ? [] : [.disarm(.saveRetry)]
+            state = .established(Session(record))
+            return saveRetry + Self.stopSession + [.arm(.heartbeat), .arm(.renewal), .arm(.expiry)]
         case .expiryFired:
             guard case .established = state else { return [] }
             session.expired = true
@@ -294,21 +257,19 @@ extension AuthClient.StateMachine {
         return [.renew(id, from: session.record)]
     }
 
+    private mutating func renewApart(_ session: inout Session) -> [Action] {
+        let id = makeID()
+        session.apart.insert(id)
+        renewals[id] = session.record
+        return [.renewApart(id, from: session.record)]
+    }
+
     private mutating func renewed(_ session: Session, _ answer: RenewalAnswer) -> [Action] {
         var session = session
         session.renewal = nil
         switch answer {
         case .renewed(let record, let base, let saved):
-            let saveRetry: [Action]
-            if saved {
-                saveRetry = session.unsaved == nil ? [] : [.disarm(.saveRetry)]
-                session.unsaved = nil
-            } else {
-                // Each refused save starts the retry's back-off again, from its short wait.
-                saveRetry = [.arm(.saveRetry)]
-                if session.unsaved == nil { session.unsaved = Unsaved(base: base) }
-            }
-            session.record = record
+            let saveRetry = took(record, base: base, saved: saved, into: &session)
             session.expired = false
             if case .validating = state {
                 state = .validating(session)
@@ -329,20 +290,24 @@ extension AuthClient.StateMachine {
         }
     }
 
-    private func flush(_ session: Session) -> [Action] {
+    func flush(_ session: Session) -> [Action] {
         guard let unsaved = session.unsaved else { return [] }
         return [.flush(session.record, base: unsaved.base)]
     }
 
-    private mutating func end(_ record: Record, _ ending: Ending) -> [Action] {
+    mutating func end(_ record: Record, _ ending: Ending) -> [Action] {
         switch ending {
         case .unrecoverable: state = .notLoggedIn(owed: record)
         case .terminated(let reason): state = .terminated(reason, owed: record)
+        case .signedOutElsewhere:
+            // The store is already empty: nothing to clear, nothing owed.
+            state = .notLoggedIn(owed: nil)
+            return Self.stopSession + [.publish(.notLoggedIn)]
         }
         return Self.stopSession + [.clear(record), .publish(state.published ?? .notLoggedIn)]
     }
 
-    private mutating func needUser(_ action: UserAction, kept: Session?) -> [Action] {
+    mutating func needUser(_ action: UserAction, kept: Session?) -> [Action] {
         state = .needsUserAction(action, kept: kept.map(Self.quiesced))
         let timer: [Action] = kept == nil && action.expiresAt != nil ? [.arm(.action)] : []
         return Self.stopSession + [.publish(.needsUserAction(action))] + timer
@@ -374,46 +339,11 @@ extension AuthClient.StateMachine {
         var session = session
         session.renewal = nil
         session.check = nil
+        session.apart = []
         return session
     }
 
     private static var stopSession: [Action] {
         [.disarm(.heartbeat), .disarm(.renewal), .disarm(.expiry), .disarm(.action)]
-    }
-}
-
-extension AuthClient.StateMachine.State {
-    /// The ended session's tokens the store may still hold.
-    var owed: Record? {
-        switch self {
-        case .notLoggedIn(let owed), .terminated(_, let owed), .shutDown(_, let owed): owed
-        case .establishing(let establishing): establishing.owed
-        default: nil
-        }
-    }
-
-    mutating func replaceOwed(with owed: Record?) {
-        switch self {
-        case .notLoggedIn: self = .notLoggedIn(owed: owed)
-        case .terminated(let reason, _): self = .terminated(reason, owed: owed)
-        case .shutDown(let kept, _): self = .shutDown(kept: kept, owed: owed)
-        case .establishing(let establishing):
-            self = .establishing(.init(login: establishing.login, kept: establishing.kept, from: establishing.from, owed: owed))
-        default: break
-        }
-    }
-
-    /// Puts `session` back in whichever case holds the session.
-    mutating func replaceSession(with session: AuthClient.StateMachine<Record>.Session) {
-        switch self {
-        case .validating: self = .validating(session)
-        case .established: self = .established(session)
-        case .tokenExpired: self = .tokenExpired(session)
-        case .needsUserAction(let action, _): self = .needsUserAction(action, kept: session)
-        case .shutDown(_, let owed): self = .shutDown(kept: session, owed: owed)
-        case .establishing(let establishing):
-            self = .establishing(.init(login: establishing.login, kept: session, from: establishing.from, owed: establishing.owed))
-        case .idle, .loading, .restoring, .notLoggedIn, .terminated: break
-        }
     }
 }

@@ -58,9 +58,11 @@ extension AuthClient {
         var published: SessionState? { state.published }
 
         /// Whether a renewal may still renew, asked under the store's lock: only the
-        /// signed-in session's own renewal does. One whose session ended renews nothing.
+        /// signed-in session's own renewal and the token sets it keeps apart do. One whose
+        /// session ended renews nothing.
         func renewalMayProceed(_ id: Int) -> Bool {
-            state.session?.renewal == id
+            guard let session = state.session else { return false }
+            return session.renewal == id || session.apart.contains(id)
         }
 
         /// Whether a renewal must wait before its locked section: an older one is still
@@ -135,6 +137,9 @@ extension AuthClient.StateMachine {
         var unsaved: Unsaved?
         /// The one renewal of the session's own token in flight: callers join it.
         var renewal: Int?
+        /// Renewals of token sets kept apart (another audience or scope) in flight: they
+        /// rotate the refresh token like any renewal, but leave the session's own token.
+        var apart: Set<Int> = []
         /// The check (heartbeat, restore) in flight.
         var check: Int?
         /// The access token expired and no renewal has replaced it yet.
@@ -168,6 +173,9 @@ extension AuthClient.StateMachine {
         case unrecoverable
         /// The provider ended it: `terminated(reason)`.
         case terminated(TerminationReason)
+        /// Another process signed out: a locked section found the store empty (and memory
+        /// owed it nothing). `notLoggedIn`, with nothing to clear.
+        case signedOutElsewhere
     }
 
     /// How a provider call failed, as the adapter classified it.
@@ -180,13 +188,22 @@ extension AuthClient.StateMachine {
 
     /// The answer to a ``Action/validate(_:_:)``.
     enum CheckAnswer: Hashable, Sendable {
+        /// The provider confirmed the session; nothing was written (or the check is stale:
+        /// a renewal replaced the tokens it checked).
         case valid
+        /// Confirmed, and the vault took `record`: what it held (or memory's unsaved record)
+        /// with the provider's fresh report merged in.
+        case merged(Record)
+        /// Confirmed, but the vault refused the merged `record`, whose tokens differ from
+        /// what it holds (`base`): memory takes it, marked unsaved.
+        case mergedUnsaved(Record, base: Record?)
         case failed(Failure)
     }
 
     /// The answer to a ``Action/renew(_:from:)``, once its locked section is over.
     enum RenewalAnswer: Hashable, Sendable {
-        /// The provider renewed from `base` (what the vault held); `saved`: the vault took `record`.
+        /// The provider renewed from `base` — the vault's record, or memory's when the vault
+        /// lacked it (an earlier save failed); `saved`: the vault took `record`.
         case renewed(Record, base: Record?, saved: Bool)
         case failed(Failure)
         /// Its locked section found its session gone, and renewed nothing.
@@ -210,9 +227,15 @@ extension AuthClient.StateMachine {
         /// A caller needs a fresh token: `accessToken`, `renew`, the renewal timer, or a 401
         /// from the app's own server (which never ends the session by itself).
         case renewalWanted
+        /// A caller needs a token for another audience or scope, kept apart from the
+        /// session's own (``Action/renewApart(_:from:)``).
+        case tokenSetWanted
         case renewalAnswered(Int, RenewalAnswer)
         /// The answer to a ``Action/flush(_:base:)``.
         case saveAnswered(Record, saved: Bool)
+        /// A ``Action/flush(_:base:)`` of `record` found the store empty where it had held
+        /// what `record` replaced: another process signed out. Nothing was written.
+        case storeEmptiedElsewhere(Record)
         /// The save retry's timer: tokens the vault refused are tried again without waiting
         /// for a call (a hosted client has neither calls nor a heartbeat of its own).
         case saveRetryFired
@@ -220,6 +243,9 @@ extension AuthClient.StateMachine {
         case actionExpired
         case loginBegan
         case loginAnswered(Int, LoginAnswer)
+        /// ``AuthClient/update(tokens:)`` while established: the provider confirmed tokens
+        /// obtained elsewhere and the vault took them (a refused save changes nothing).
+        case replaced(Record)
         case logout
         /// The answer to a ``Action/clear(_:)``.
         case clearAnswered(removed: Bool)
@@ -241,10 +267,15 @@ extension AuthClient.StateMachine {
         case validate(Int, Record)
         /// Renew the session's own token (the provider's handlers run here, outside any lock).
         case renew(Int, from: Record)
+        /// Renew a token set kept apart (another audience or scope) from `from`. Its answer
+        /// updates the record; its failure ends the session only on the provider's verdict.
+        case renewApart(Int, from: Record)
         /// Wait for the renewal in flight instead of starting another.
         case join(Int)
-        /// Save unsaved `record` — unless the vault holds neither it, nor `base` (what it
-        /// replaced), nor nothing: then another writer's newer record is there, and wins.
+        /// Save unsaved `record` — unless the vault holds neither it nor `base` (what it
+        /// replaced): another writer's newer record is there, and wins; or the vault is
+        /// empty where it held `base`: another process signed out
+        /// (``Event/storeEmptiedElsewhere(_:)``).
         case flush(Record, base: Record?)
         /// Save `record` only while the vault still holds `base` (a renewal that outlived its session).
         case saveIfStoreHolds(Record, base: Record?)

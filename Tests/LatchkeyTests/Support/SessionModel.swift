@@ -16,6 +16,13 @@ struct SessionModel: Hashable {
         /// The process is killed and started again from what the store holds.
         case kill
         case store(Fault)
+        /// Check `id` takes the store's lock and merges the provider's report into what the
+        /// vault (or memory's unsaved record) holds.
+        case merge(Int)
+        /// Another process signs out: the store is emptied and nobody may use the token.
+        case logoutElsewhere
+        /// `update(tokens:)` while established: tokens from elsewhere, saved, then given.
+        case replace
 
         var description: String {
             switch self {
@@ -23,6 +30,9 @@ struct SessionModel: Hashable {
             case .lock(let id, let outcome): "lock(\(id), \(outcome))"
             case .kill: "kill"
             case .store(let fault): "store(\(fault))"
+            case .merge(let id): "merge(\(id))"
+            case .logoutElsewhere: "logoutElsewhere"
+            case .replace: "replace"
             }
         }
     }
@@ -64,7 +74,11 @@ struct SessionModel: Hashable {
 
     /// Everything that can happen next.
     var steps: [Step] {
-        var steps: [Step] = [.event(.start), .event(.loginBegan), .event(.logout), .event(.renewalWanted), .event(.shutdown)]
+        var steps: [Step] = [
+            .event(.start), .event(.loginBegan), .event(.logout), .event(.renewalWanted), .event(.tokenSetWanted), .event(.shutdown),
+        ]
+        if store != nil { steps.append(.logoutElsewhere) }
+        if case .established = machine.state { steps.append(.replace) }
         steps += [Fault.none, .writes, .all].filter { $0 != fault }.map { .store($0) }
         for timer in armed.sorted(by: { "\($0)" < "\($1)" }) {
             switch timer {
@@ -86,6 +100,7 @@ struct SessionModel: Hashable {
                 .failed(.ended(.terminated(.globalBan))), .failed(.needsUserAction(Self.action)),
             ]
             .map { .event(.checkAnswered(id, $0)) }
+            steps.append(.merge(id))
         }
         if let login {
             steps += [
@@ -113,6 +128,22 @@ struct SessionModel: Hashable {
         case .lock(let id, let outcome):
             requested.remove(id)
             return lock(id, outcome)
+        case .merge(let id):
+            checks.remove(id)
+            return apply(.checkAnswered(id, merge()))
+        case .logoutElsewhere:
+            store = nil
+            live = nil
+            mustStayEmpty = true
+            return []
+        case .replace:
+            // A refused save throws to the caller and changes nothing.
+            guard !writesFail else { return [] }
+            let token = makeToken()
+            store = token
+            live = token
+            mustStayEmpty = false
+            return apply(.replaced(token))
         case .event(var event):
             if case .loginAnswered = event { login = nil }
             if case .loginAnswered(let id, .saved) = event {
@@ -157,7 +188,12 @@ struct SessionModel: Hashable {
             renewalAnswers[id] = .failed(.transient)
             return []
         }
-        // Memory's record when it holds tokens the vault does not, else the vault's.
+        // Memory's record when it holds tokens the vault does not, else the vault's; an
+        // empty vault is another process's logout (`lockedBase`).
+        if isSignedOutElsewhere(session) {
+            renewalAnswers[id] = .failed(.ended(.signedOutElsewhere))
+            return []
+        }
         let presented = session.unsaved != nil ? session.record : (store ?? session.record)
         if let live, presented != live, outcome == .rotates {
             broken.append("renewal \(id) presented spent refresh token \(presented) while \(live) is live: two live refresh tokens")
@@ -166,7 +202,9 @@ struct SessionModel: Hashable {
         case .rotates where live != nil && presented == live:
             let token = makeToken()
             live = token
-            let base = store
+            // What the renewal renewed from, as the actor reports it: the vault's record, or
+            // memory's when the vault lacks it (an earlier save failed).
+            let base = presented
             let saved = !writesFail
             if saved { store = token }
             renewalAnswers[id] = .renewed(token, base: base, saved: saved)
@@ -178,6 +216,26 @@ struct SessionModel: Hashable {
             renewalAnswers[id] = .failed(.needsUserAction(Self.action))
         }
         return broken
+    }
+
+    /// The actor's `lockedBase` reading an empty vault: another process signed out (memory's
+    /// unsaved record replaced something that is gone). An unreadable vault is not a logout.
+    private func isSignedOutElsewhere(_ session: Machine.Session) -> Bool {
+        !readsFail && store == nil && (session.unsaved.map { $0.base != nil } ?? true)
+    }
+
+    /// A check's locked section: the actor's `commitValidation`.
+    private mutating func merge() -> Machine.CheckAnswer {
+        guard let session = machine.state.session else { return .valid }
+        if readsFail, session.unsaved == nil { return .valid }
+        if isSignedOutElsewhere(session) { return .failed(.ended(.signedOutElsewhere)) }
+        guard let base = session.unsaved != nil ? session.record : store else { return .valid }
+        if !writesFail {
+            store = base
+            return .merged(base)
+        }
+        // Refused: memory takes the merged record, marked unsaved only when its tokens differ.
+        return base == session.record ? .valid : .mergedUnsaved(base, base: store)
     }
 
     private mutating func apply(_ event: Machine.Event) -> [String] {
@@ -205,7 +263,7 @@ struct SessionModel: Hashable {
             if state == .notLoggedIn || { if case .terminated = state { true } else { false } }() {
                 switch event {
                 case .logout, .checkAnswered(_, .failed(.ended)), .renewalAnswered(_, .failed(.ended)), .loginAnswered,
-                    .storeRead(nil), .actionExpired:
+                    .storeRead(nil), .actionExpired, .storeEmptiedElsewhere:
                     break
                 default:
                     broken.append("\(event) ended the session: only a logout or the provider's verdict may")
@@ -264,12 +322,14 @@ struct SessionModel: Hashable {
             return apply(readsFail ? .storeReadFailed : .storeRead(store))
         case .validate(let id, _):
             checks.insert(id)
-        case .renew(let id, _):
+        case .renew(let id, _), .renewApart(let id, _):
             requested.insert(id)
         case .join, .await, .cancelLogin, .refused:
             break
         case .flush(let record, let base):
-            // The actor's flush: under the lock, a record another writer saved meanwhile wins.
+            // The actor's flush: under the lock, a record another writer saved meanwhile
+            // wins, and an empty store where `base` was is another process's logout.
+            if !writesFail, store == nil, base != nil { return apply(.storeEmptiedElsewhere(record)) }
             let saved = !writesFail && (store == nil || store == record || store == base)
             if saved { store = record }
             return apply(.saveAnswered(record, saved: saved))

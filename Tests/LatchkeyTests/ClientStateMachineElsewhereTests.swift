@@ -1,0 +1,133 @@
+import Testing
+
+@testable import Latchkey
+
+/// `AuthClient.StateMachine` for what does not come from the session's own renewal: token
+/// sets kept apart (another audience or scope), checks that merge the provider's report
+/// into the record, another process signing out, and tokens the app brings from elsewhere.
+@Suite struct ClientStateMachineElsewhereTests {
+    typealias Machine = AuthClient.StateMachine<Int>
+    static let mfa = UserAction(kind: "mfa")
+    static let stopSession = ClientStateMachineTests.stopSession
+    static let signIn = ClientStateMachineTests.signIn
+
+    static var established: Machine { ClientStateMachineTests.established }
+
+    // MARK: Token sets kept apart
+
+    @Test func aTokenSetKeptApartNeverBecomesTheSessionsRenewal() {
+        var machine = Self.established
+        #expect(machine.handle(.tokenSetWanted) == [.renewApart(1, from: 1)])
+        #expect(machine.state.session?.renewal == nil && machine.state.session?.apart == [1])
+        // The session's own renewal is still its own, and both may proceed.
+        #expect(machine.handle(.renewalWanted) == [.renew(2, from: 1)])
+        #expect(machine.renewalMayProceed(1) && machine.renewalMayProceed(2))
+        #expect(machine.renewalMustWait(2), "a later renewal waits for the rotation the earlier one may bring back")
+    }
+
+    @Test func aTokenSetsRotatedRefreshTokenJoinsTheRecordWithoutMovingTheState() {
+        var machine = Self.established
+        _ = machine.handle(.tokenSetWanted)
+        #expect(machine.handle(.renewalAnswered(1, .renewed(2, base: 1, saved: true))) == [])
+        #expect(machine.state == .established(Machine.Session(2)) && machine.renewals.isEmpty)
+        _ = machine.handle(.tokenSetWanted)
+        #expect(machine.handle(.renewalAnswered(2, .renewed(3, base: 2, saved: false))) == [.arm(.saveRetry)])
+        #expect(machine.state.session?.record == 3 && machine.state.session?.unsaved == Machine.Unsaved(base: 2))
+    }
+
+    @Test func aTokenSetsTransientFailureEndsNothingButTheProvidersVerdictDoes() {
+        var machine = Self.established
+        _ = machine.handle(.tokenSetWanted)
+        #expect(machine.handle(.renewalAnswered(1, .failed(.transient))) == [])
+        #expect(machine.published == .established && machine.state.session?.apart == [])
+        _ = machine.handle(.tokenSetWanted)
+        #expect(machine.handle(.renewalAnswered(2, .failed(.ended(.unrecoverable)))) == Self.stopSession + [.clear(1), .publish(.notLoggedIn)])
+    }
+
+    @Test func aTokenSetThatOutlivesItsSessionIsSavedOnlyWhereTheStoreStillHoldsItsBase() {
+        var machine = Self.established
+        _ = machine.handle(.tokenSetWanted)
+        _ = machine.handle(.expiryFired)
+        _ = machine.handle(.loginBegan)
+        #expect(machine.state.session?.apart == [], "a login quiesces the set-aside session")
+        _ = machine.handle(.loginAnswered(2, .saved(5)))
+        #expect(machine.handle(.renewalAnswered(1, .renewed(2, base: 1, saved: false))) == [.saveIfStoreHolds(2, base: 1)])
+        #expect(machine.state.session?.record == 5)
+    }
+
+    // MARK: Checks that merge
+
+    @Test func aMergedCheckTakesTheRecordAndClearsWhatWasOwed() {
+        var machine = Self.established
+        _ = machine.handle(.renewalWanted)
+        _ = machine.handle(.renewalAnswered(1, .renewed(2, base: 1, saved: false)))
+        _ = machine.handle(.heartbeatFired)
+        #expect(machine.handle(.checkAnswered(2, .merged(2))) == [.disarm(.saveRetry)])
+        #expect(machine.state.session?.record == 2 && machine.state.session?.unsaved == nil)
+    }
+
+    @Test func aMergedRecordTheStoreRefusedIsKeptMarkedAndRetried() {
+        var machine = ClientStateMachineTests.machine([.start, .storeRead(1)])
+        #expect(machine.handle(.checkAnswered(0, .mergedUnsaved(7, base: 1))) == [.arm(.saveRetry)] + Self.signIn + [.publish(.established)])
+        #expect(machine.state.session?.record == 7 && machine.state.session?.unsaved == Machine.Unsaved(base: 1))
+    }
+
+    // MARK: Another process
+
+    @Test func aCheckOrRenewalFindingTheStoreEmptySignsOutWithNothingToClear() {
+        var checked = ClientStateMachineTests.machine([.start, .storeRead(1)])
+        #expect(checked.handle(.checkAnswered(0, .failed(.ended(.signedOutElsewhere)))) == Self.stopSession + [.publish(.notLoggedIn)])
+        #expect(checked.state == .notLoggedIn(owed: nil))
+        var renewing = Self.established
+        _ = renewing.handle(.renewalWanted)
+        #expect(renewing.handle(.renewalAnswered(1, .failed(.ended(.signedOutElsewhere)))) == Self.stopSession + [.publish(.notLoggedIn)])
+        #expect(renewing.state == .notLoggedIn(owed: nil))
+    }
+
+    /// Found by the model check at depth 11: a rotated token the store refused, another
+    /// process's logout, the store healed — the save retry wrote the session back.
+    @Test func aFlushNeverWritesASessionBackOverAnotherProcesssLogout() {
+        var machine = Self.established
+        _ = machine.handle(.renewalWanted)
+        _ = machine.handle(.renewalAnswered(1, .renewed(2, base: 1, saved: false)))
+        #expect(machine.handle(.storeEmptiedElsewhere(2)) == [.disarm(.saveRetry)] + Self.stopSession + [.publish(.notLoggedIn)])
+        #expect(machine.state == .notLoggedIn(owed: nil))
+        #expect(machine.handle(.storeEmptiedElsewhere(2)) == [], "a late report finds nothing to end")
+    }
+
+    @Test func aLoginUnderWayDropsTheSessionItSetAsideWhenAnotherProcessSignedOut() {
+        var machine = Self.established
+        _ = machine.handle(.renewalWanted)
+        _ = machine.handle(.renewalAnswered(1, .renewed(2, base: 1, saved: false)))
+        _ = machine.handle(.expiryFired)
+        _ = machine.handle(.loginBegan)
+        #expect(machine.handle(.storeEmptiedElsewhere(2)) == [.disarm(.saveRetry)])
+        #expect(machine.published == .establishing && machine.state.session == nil)
+        #expect(machine.handle(.loginAnswered(2, .failed(.transient))) == [.publish(.notLoggedIn)])
+    }
+
+    // MARK: Tokens from elsewhere, and a second renewal
+
+    @Test func tokensFromTheAppReplaceAnEstablishedSessionWithoutLeavingIt() {
+        var machine = Self.established
+        _ = machine.handle(.renewalWanted)
+        _ = machine.handle(.renewalAnswered(1, .renewed(2, base: 1, saved: false)))
+        _ = machine.handle(.renewalWanted)
+        #expect(machine.handle(.replaced(9)) == [.disarm(.saveRetry)] + Self.stopSession + Self.signIn)
+        #expect(machine.state == .established(Machine.Session(9)) && machine.published == .established)
+        // The old session's renewal outlives it: its rotated token goes only where its base still is.
+        #expect(machine.handle(.renewalAnswered(2, .renewed(3, base: 2, saved: false))) == [.saveIfStoreHolds(3, base: 2)])
+        var expired = Self.established
+        _ = expired.handle(.expiryFired)
+        #expect(expired.handle(.replaced(9)) == [.refused], "from tokenExpired, tokens from the app are a login")
+    }
+
+    /// A caller that wants more time than an adopted token has left renews again: the
+    /// machine takes a second renewal right after an answer, with no new caller needed.
+    @Test func aSecondRenewalMayFollowAnAnswerAtOnce() {
+        var machine = Self.established
+        _ = machine.handle(.renewalWanted)
+        _ = machine.handle(.renewalAnswered(1, .renewed(2, base: 1, saved: true)))
+        #expect(machine.handle(.renewalWanted) == [.renew(2, from: 2)])
+    }
+}
