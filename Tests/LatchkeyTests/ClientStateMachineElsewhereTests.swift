@@ -87,20 +87,14 @@ import Testing
     /// Found by the model check at depth 11: a rotated token the store refused, another
     /// process's logout, the store healed — the save retry wrote the session back.
     @Test func aFlushNeverWritesASessionBackOverAnotherProcesssLogout() {
-        var machine = Self.established
-        _ = machine.handle(.renewalWanted)
-        _ = machine.handle(.renewalAnswered(1, .renewed(2, base: 1, saved: false)))
+        var machine = ClientStateMachineTests.owing
         #expect(machine.handle(.storeEmptiedElsewhere(2)) == [.disarm(.saveRetry)] + Self.stopSession + [.publish(.notLoggedIn)])
         #expect(machine.state == .notLoggedIn(owed: nil))
         #expect(machine.handle(.storeEmptiedElsewhere(2)) == [], "a late report finds nothing to end")
     }
 
     @Test func aLoginUnderWayDropsTheSessionItSetAsideWhenAnotherProcessSignedOut() {
-        var machine = Self.established
-        _ = machine.handle(.renewalWanted)
-        _ = machine.handle(.renewalAnswered(1, .renewed(2, base: 1, saved: false)))
-        _ = machine.handle(.expiryFired)
-        _ = machine.handle(.loginBegan)
+        var machine = ClientStateMachineTests.setAsideOwing
         #expect(machine.handle(.storeEmptiedElsewhere(2)) == [.disarm(.saveRetry)])
         #expect(machine.published == .establishing && machine.state.session == nil)
         #expect(machine.handle(.loginAnswered(2, .failed(.transient))) == [.publish(.notLoggedIn)])

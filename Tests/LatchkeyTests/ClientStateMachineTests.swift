@@ -23,6 +23,20 @@ import Testing
     /// Signed in with record 1 (restored and validated), the first check being id 0.
     static var established: Machine { machine([.start, .storeRead(1), .checkAnswered(0, .valid)]) }
 
+    /// Established with record 2, which renewal 1 brought back and the store refused (it
+    /// still holds 1): a save is owed.
+    static var owing: Machine {
+        machine([.start, .storeRead(1), .checkAnswered(0, .valid), .renewalWanted, .renewalAnswered(1, .renewed(2, base: 1, saved: false))])
+    }
+
+    /// ``owing``, its token expired and a login (id 2) begun: the session is set aside, still owed.
+    static var setAsideOwing: Machine {
+        machine([
+            .start, .storeRead(1), .checkAnswered(0, .valid), .renewalWanted, .renewalAnswered(1, .renewed(2, base: 1, saved: false)), .expiryFired,
+            .loginBegan,
+        ])
+    }
+
     // MARK: Start
 
     @Test func startReadsTheStoreAndPublishesNothingYet() {
@@ -138,11 +152,7 @@ import Testing
     }
 
     @Test func aSessionSetAsideByALoginStillOwesItsUnsavedTokens() {
-        var machine = Self.established
-        _ = machine.handle(.renewalWanted)
-        _ = machine.handle(.renewalAnswered(1, .renewed(2, base: 1, saved: false)))
-        _ = machine.handle(.expiryFired)
-        _ = machine.handle(.loginBegan)
+        var machine = Self.setAsideOwing
         #expect(machine.published == .establishing)
         #expect(machine.handle(.saveRetryFired) == [.flush(2, base: 1)])
     }
