@@ -28,28 +28,37 @@ public final class WebDriver: Sendable {
 
     public static func start() async throws -> WebDriver? {
         guard let chromium, let chromedriver else { return nil }
-        let port = Int.random(in: 20_000..<40_000)
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: chromedriver)
-        process.arguments = ["--port=\(port)", "--allowed-ips=127.0.0.1"]
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        guard let base = URL(string: "http://127.0.0.1:\(port)/") else { throw Failure(message: "no chromedriver URL") }
-        var ready = false
-        var last = "no answer"
-        for _ in 0..<200 where !ready {
-            do {
-                let status = try await call(base, "GET", "status")
-                if status["value"]?["ready"]?.boolValue == true { ready = true } else { last = status.jsonText }
-            } catch {
-                last = "\(error)"
+        // Seen in a fresh-clone CI run (twice in one session): a chromedriver that never
+        // listened on its random port. Each try waits up to 10 s, gives up early when the
+        // process exited (a port taken, a crash), and the next try uses another port.
+        var failures: [String] = []
+        var started: (process: Process, base: URL)?
+        for _ in 0..<3 where started == nil {
+            let port = Int.random(in: 20_000..<40_000)
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: chromedriver)
+            process.arguments = ["--port=\(port)", "--allowed-ips=127.0.0.1"]
+            process.standardOutput = FileHandle.nullDevice
+            process.standardError = FileHandle.nullDevice
+            try process.run()
+            guard let base = URL(string: "http://127.0.0.1:\(port)/") else { throw Failure(message: "no chromedriver URL") }
+            var last = "no answer"
+            for _ in 0..<100 where started == nil && process.isRunning {
+                do {
+                    let status = try await call(base, "GET", "status")
+                    if status["value"]?["ready"]?.boolValue == true { started = (process, base) } else { last = status.jsonText }
+                } catch {
+                    last = "\(error)"
+                }
+                if started == nil { try await Task.sleep(for: .milliseconds(100)) }
             }
-            if !ready { try await Task.sleep(for: .milliseconds(100)) }
+            if started == nil {
+                if process.isRunning { process.terminate() } else { last += " (chromedriver exited, status \(process.terminationStatus))" }
+                failures.append("port \(port): \(last)")
+            }
         }
-        guard ready else {
-            process.terminate()
-            throw Failure(message: "chromedriver did not start: \(last)")
+        guard let (process, base) = started else {
+            throw Failure(message: "chromedriver did not start: \(failures.joined(separator: "; "))")
         }
         let options: JSONObject = [
             "binary": .string(chromium), "args": ["--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu"],
