@@ -105,7 +105,7 @@ struct SoakRunner {
             // populations run their step side by side.
             var work: [(Population, HostCommand, [(kill: Bool, after: Duration)])] = []
             for population in populations {
-                if active { try await performEvents(population, random: &events, control: control) }
+                if active { try await performEvents(population, step: step, random: &events, control: control) }
                 var intents: [String: SoakIntent] = [:]
                 for user in population.users {
                     let intent = Self.intent(&population.intentRandom[user.id, default: SoakRandom(seed: 0, stream: "")])
@@ -211,7 +211,7 @@ struct SoakRunner {
     /// Bans, deletions, revocations and expiries, each with its chance per step, on a user
     /// not already banned or deleted. A revocation or deletion goes into the user's
     /// refresh-token ledger first (the families it revokes are revoked on purpose).
-    private func performEvents(_ population: Population, random: inout SoakRandom, control: EmulatorControl) async throws {
+    private func performEvents(_ population: Population, step: Int, random: inout SoakRandom, control: EmulatorControl) async throws {
         let rates = [
             (SoakEvent.ban, settings.banRate), (.delete, settings.deleteRate), (.revokeSessions, settings.revokeRate),
             (.expireSessions, settings.expireRate),
@@ -222,6 +222,10 @@ struct SoakRunner {
             guard !candidates.isEmpty else { continue }
             let user = candidates[Int(random.unit() * Double(candidates.count))]
             population.tracker.performing(event, on: user.id)
+            if settings.keepLogs {
+                EmulatorLogLines.append(
+                    step: step, event: event, driver: type(of: population.driver).name, user: user.id, to: SoakPaths.emulatorLog(settings.directory))
+            }
             if population.driver.tracksRefreshTokens, event == .revokeSessions || event == .delete {
                 let path = SoakPaths.ledger(settings.directory, driver: type(of: population.driver).name, user: user.id)
                 RefreshLedger.append([RefreshLedger.Entry(.event)], to: path)

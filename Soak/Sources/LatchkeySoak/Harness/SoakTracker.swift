@@ -12,6 +12,13 @@ struct SoakTracker {
     /// expiry; Auth0: revocation): it explains one end, and no longer once the user has
     /// logged in again.
     private var pendingEnd: [String: SoakEvent] = [:]
+    /// Users whose login was under way (their last reported state `establishing`) when an
+    /// event of ``pendingEnd`` was performed: the session that login creates may be one the
+    /// event ended (its answer can arrive after the event), so that login's completion does
+    /// not clear the event; the next one does.
+    private var endOutlivesLogin: Set<String> = []
+    /// Each user's state at the end of the last report.
+    private var lastState: [String: String] = [:]
     /// Users whose logout was under way when their worker was killed: its revocation may
     /// have reached the provider while the store still held the session. It explains one
     /// end the provider answered with a 401 (the session it no longer has), at start or
@@ -61,6 +68,7 @@ struct SoakTracker {
             pendingEnd[user] = nil
         } else {
             pendingEnd[user] = event
+            if lastState[user] == "establishing" { endOutlivesLogin.insert(user) }
         }
     }
 
@@ -120,6 +128,7 @@ struct SoakTracker {
         }
         for transition in report.transitions { judge(transition) }
         for (user, state) in report.states {
+            lastState[user] = state
             if state == "established" || state == "tokenExpired" {
                 signedIn[user] = true
             } else if state == "notLoggedIn" || state.hasPrefix("terminated") {
@@ -136,8 +145,9 @@ struct SoakTracker {
     private mutating func judge(_ transition: ObservedTransition) {
         let to = transition.to
         let from = transition.from
-        // A new session: an event before it no longer explains an end.
-        if from == "establishing", to == "established" {
+        // A new session: an event before it no longer explains an end — unless the login
+        // was under way when the event was performed (its session may be the one it ended).
+        if from == "establishing", to == "established", endOutlivesLogin.remove(transition.user) == nil {
             pendingEnd[transition.user] = nil
             lastEnd[transition.user] = nil
             lostLogout.remove(transition.user)

@@ -4,10 +4,19 @@ internal import Synchronization
 /// Lines from a file descriptor (a worker's stdout, or stdin in the worker), read on a
 /// thread of their own so no task blocks; `nil` at end of file.
 final class LineReader: Sendable {
+    /// What waiting for a line ended with.
+    enum Next: Equatable, Sendable {
+        case line(String)
+        case closed
+        case timedOut
+    }
+
     private struct State {
         var lines: [String] = []
         var closed = false
-        var waiter: CheckedContinuation<String?, Never>?
+        var waiter: CheckedContinuation<Next, Never>?
+        /// Counts waits, so a wait's timer resumes only its own waiter.
+        var wait = 0
     }
 
     private let state = Mutex(State())
@@ -31,7 +40,7 @@ final class LineReader: Sendable {
     }
 
     private func deliver(_ line: String) {
-        let waiter = state.withLock { state -> CheckedContinuation<String?, Never>? in
+        let waiter = state.withLock { state -> CheckedContinuation<Next, Never>? in
             if let waiter = state.waiter {
                 state.waiter = nil
                 return waiter
@@ -39,28 +48,46 @@ final class LineReader: Sendable {
             state.lines.append(line)
             return nil
         }
-        waiter?.resume(returning: line)
+        waiter?.resume(returning: .line(line))
     }
 
     private func close() {
-        let waiter = state.withLock { state -> CheckedContinuation<String?, Never>? in
+        let waiter = state.withLock { state -> CheckedContinuation<Next, Never>? in
             state.closed = true
             defer { state.waiter = nil }
             return state.waiter
         }
-        waiter?.resume(returning: nil)
+        waiter?.resume(returning: .closed)
     }
 
     /// The next line, or `nil` once the other end closed.
     func next() async -> String? {
+        if case .line(let line) = await next(within: nil) { return line }
+        return nil
+    }
+
+    /// The next line; `.timedOut` when none came within `limit` (the line, if it comes
+    /// later, is kept for the next wait).
+    func next(within limit: Duration?) async -> Next {
         await withCheckedContinuation { continuation in
-            let ready = state.withLock { state -> (Bool, String?) in
-                if !state.lines.isEmpty { return (true, state.lines.removeFirst()) }
-                if state.closed { return (true, nil) }
+            let (ready, wait) = state.withLock { state -> (Next?, Int) in
+                if !state.lines.isEmpty { return (.line(state.lines.removeFirst()), 0) }
+                if state.closed { return (.closed, 0) }
                 state.waiter = continuation
-                return (false, nil)
+                state.wait += 1
+                return (nil, state.wait)
             }
-            if ready.0 { continuation.resume(returning: ready.1) }
+            if let ready { return continuation.resume(returning: ready) }
+            guard let limit else { return }
+            Task { [self] in
+                try? await Task.sleep(for: limit)
+                let waiter = state.withLock { state -> CheckedContinuation<Next, Never>? in
+                    guard state.wait == wait, let waiter = state.waiter else { return nil }
+                    state.waiter = nil
+                    return waiter
+                }
+                waiter?.resume(returning: .timedOut)
+            }
         }
     }
 }

@@ -65,18 +65,31 @@ actor WorkerSlot {
         return report
     }
 
+    /// How long a worker may take to answer a command: a step settles within 20 s, so a
+    /// worker silent for this long is stuck (soak seed 121 once waited 28 minutes).
+    static let replyLimit = Duration.seconds(180)
+
     /// Runs one step; with `kill`, SIGKILLs the worker `killAfter` into it, checks its
-    /// users' stores and starts a new worker.
+    /// users' stores and starts a new worker. A worker that gives no report within
+    /// ``replyLimit`` has its threads' stacks saved (when `gdb` is installed) and is killed
+    /// and replaced the same way, with a harness failure naming the step.
     func step(_ command: HostCommand, kill: Bool, killAfter: Duration) async -> Outcome {
         var outcome = Outcome()
         do {
             try send(command)
             if !kill {
-                guard let report = try await receive() else { throw SoakError("worker \(index) died in step \(command.step)") }
-                outcome.reports.append(report)
-                return outcome
+                switch await output?.next(within: Self.replyLimit) ?? .closed {
+                case .line(let line):
+                    outcome.reports.append(try JSONDecoder().decode(HostReport.self, from: Data(line.utf8)))
+                    return outcome
+                case .closed: throw SoakError("worker \(index) died in step \(command.step)")
+                case .timedOut:
+                    outcome.failure =
+                        "worker \(driverName)-\(index) gave no report \(Self.replyLimit) into step \(command.step)\(saveStacks(step: command.step)); killed and restarted"
+                }
+            } else {
+                try? await Task.sleep(for: killAfter)
             }
-            try? await Task.sleep(for: killAfter)
             terminate()
             outcome.killedIntents = command.intents
             if tracksRefreshTokens {
@@ -87,9 +100,27 @@ actor WorkerSlot {
             outcome.findings = await inspector.inspect(users, control: control)
             outcome.reports.append(try await start(now: command.now))
         } catch {
-            outcome.failure = "\(error)"
+            outcome.failure = [outcome.failure, "\(error)"].compactMap(\.self).joined(separator: "; ")
         }
         return outcome
+    }
+
+    /// Writes every thread's stack of the stuck worker next to its stderr; the text to add
+    /// to the failure (where it went), empty without `gdb`.
+    private func saveStacks(step: Int) -> String {
+        let gdb = "/usr/bin/gdb"
+        guard let process, FileManager.default.isExecutableFile(atPath: gdb) else { return "" }
+        let path = settings.directory + "/worker-\(driverName)-\(index)-step\(step).stacks"
+        guard FileManager.default.createFile(atPath: path, contents: nil), let file = FileHandle(forWritingAtPath: path) else { return "" }
+        defer { try? file.close() }
+        let dump = Process()
+        dump.executableURL = URL(fileURLWithPath: gdb)
+        dump.arguments = ["-batch", "-p", "\(process.processIdentifier)", "-ex", "thread apply all bt"]
+        dump.standardOutput = file
+        dump.standardError = file
+        guard (try? dump.run()) != nil else { return "" }
+        dump.waitUntilExit()
+        return " (stacks in \(path))"
     }
 
     /// Asks the worker to shut its clients down and report; then it exits.
@@ -97,7 +128,14 @@ actor WorkerSlot {
         var outcome = Outcome()
         do {
             try send(HostCommand(kind: .finish, step: step, now: now))
-            if let report = try await receive() { outcome.reports.append(report) }
+            switch await output?.next(within: Self.replyLimit) ?? .closed {
+            case .line(let line): outcome.reports.append(try JSONDecoder().decode(HostReport.self, from: Data(line.utf8)))
+            case .closed: break
+            case .timedOut:
+                outcome.failure = "worker \(driverName)-\(index) did not finish within \(Self.replyLimit)\(saveStacks(step: step)); killed"
+                terminate()
+                return outcome
+            }
             process?.waitUntilExit()
         } catch {
             outcome.failure = "\(error)"
@@ -121,8 +159,14 @@ actor WorkerSlot {
     }
 
     private func receive() async throws -> HostReport? {
-        guard let line = await output?.next() else { return nil }
-        return try JSONDecoder().decode(HostReport.self, from: Data(line.utf8))
+        switch await output?.next(within: Self.replyLimit) ?? .closed {
+        case .line(let line): return try JSONDecoder().decode(HostReport.self, from: Data(line.utf8))
+        case .closed: return nil
+        case .timedOut:
+            let stacks = saveStacks(step: -1)
+            terminate()
+            throw SoakError("worker \(driverName)-\(index) gave no first report within \(Self.replyLimit)\(stacks); killed")
+        }
     }
 
     /// This executable: workers are the same binary run with `--worker`.

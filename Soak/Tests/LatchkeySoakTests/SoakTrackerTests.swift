@@ -1,0 +1,57 @@
+import Testing
+
+@testable import LatchkeySoak
+
+/// The judge of session ends on reports built by hand: an event performed while the
+/// user's login was under way may have ended the session that login was creating (soak
+/// seeds 46, 148 and 183: a Stytch `session_not_found` after a revocation performed
+/// between a login's request and its answer, counted as a wrongful logout).
+@Suite struct SoakTrackerTests {
+    private func tracker() throws -> SoakTracker {
+        let endpoint = ["base_url": "http://127.0.0.1:1", "public_token": "p", "project_id": "q", "app_identifier": "a"]
+        return SoakTracker(driver: try StytchSoakDriver(endpoint: endpoint), users: 1)
+    }
+
+    private func report(_ state: String, _ transitions: [(String, String, String?)] = []) -> HostReport {
+        HostReport(
+            step: 0, states: ["u": state],
+            transitions: transitions.map { ObservedTransition(user: "u", from: $0.0, to: $0.1, cause: $0.2, priorState: nil, simulatedTime: 0) },
+            violations: [], counters: HostCounters())
+    }
+
+    private static let notFound = "session_not_found (HTTP 404)"
+
+    @Test func aRevocationDuringALoginExplainsTheEndOfTheSessionItCreated() throws {
+        var judge = try tracker()
+        judge.absorb(report("establishing", [("notLoggedIn", "establishing", nil)]))
+        judge.performing(.revokeSessions, on: "u")
+        judge.absorb(report("established", [("establishing", "established", nil)]))
+        judge.absorb(report("notLoggedIn", [("established", "notLoggedIn", Self.notFound)]))
+        #expect(judge.takeUnexplained().isEmpty)
+        #expect(judge.summary.legitimateEnds == 1)
+    }
+
+    @Test func aRevocationBeforeALoginStillExplainsNoLaterEnd() throws {
+        var judge = try tracker()
+        judge.absorb(report("established", [("establishing", "established", nil)]))
+        judge.performing(.revokeSessions, on: "u")
+        judge.absorb(report("notLoggedIn", [("established", "notLoggedIn", Self.notFound)]))
+        judge.absorb(report("established", [("notLoggedIn", "establishing", nil), ("establishing", "established", nil)]))
+        judge.absorb(report("notLoggedIn", [("established", "notLoggedIn", Self.notFound)]))
+        let unexplained = judge.takeUnexplained()
+        #expect(unexplained.count == 1)
+        #expect(unexplained.first?.figure == .wrongfulLogout)
+        #expect(judge.summary.legitimateEnds == 1)
+    }
+
+    @Test func onlyTheLoginUnderWayIsExcusedNotTheNextOne() throws {
+        var judge = try tracker()
+        judge.absorb(report("establishing", [("notLoggedIn", "establishing", nil)]))
+        judge.performing(.revokeSessions, on: "u")
+        judge.absorb(report("established", [("establishing", "established", nil)]))
+        judge.absorb(report("notLoggedIn", [("established", "notLoggedIn", "logout")]))
+        judge.absorb(report("established", [("notLoggedIn", "establishing", nil), ("establishing", "established", nil)]))
+        judge.absorb(report("notLoggedIn", [("established", "notLoggedIn", Self.notFound)]))
+        #expect(judge.takeUnexplained().count == 1)
+    }
+}
