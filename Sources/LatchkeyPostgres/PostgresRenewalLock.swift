@@ -56,7 +56,7 @@ struct HeldLock: Sendable {
             }
             database.options.logger.debug(
                 "the namespace's lock connection ended under a query; through the pool",
-                metadata: ["namespace": "\(namespace)", "query": "\(what)", "elapsed": "\(ContinuousClock.now - started)"])
+                metadata: PostgresDebugMetadata.attempt(namespace: namespace, query: what, since: started))
         }
         return try await database.onPool(what, entry: entry, namespace: namespace, operation)
     }
@@ -142,12 +142,9 @@ struct PostgresRenewalLock {
         return try outcome.get()
     }
 
-    /// What the debug messages of a lock say: the namespace (never a value), the time
-    /// since the lock was asked for, and the error that ended the attempt, if any.
+    /// What the debug messages of a lock say (``PostgresDebugMetadata``).
     private func lockMetadata(since started: ContinuousClock.Instant, error: (any Error)? = nil) -> Logger.Metadata {
-        var metadata: Logger.Metadata = ["namespace": "\(store.namespace)", "elapsed": "\(ContinuousClock.now - started)"]
-        if let error { metadata["error"] = "\(error)" }
-        return metadata
+        PostgresDebugMetadata.attempt(namespace: store.namespace, since: started, error: error)
     }
 
     private func connect() async throws -> PostgresConnection {

@@ -160,9 +160,10 @@ public final class PostgresSecretDatabase: Sendable {
                     }
                 }
             } catch {
-                var metadata: Logger.Metadata = ["query": "\(what)", "elapsed": "\(ContinuousClock.now - started)", "error": "\(error)"]
-                if let namespace { metadata["namespace"] = "\(namespace)" }
-                options.logger.debug("a query on a pool connection failed", metadata: metadata)
+                options.logger.debug(
+                    "a query on a pool connection failed",
+                    metadata: PostgresDebugMetadata.attempt(namespace: namespace, query: what, since: started, error: error)
+                )
                 guard let failure = error as? SecretStoreError, failure.code == .unavailable, !pauses.isEmpty,
                     ContinuousClock.now - started < .seconds(1)
                 else { throw error }

@@ -18,37 +18,37 @@ struct BrowserLoginTests {
     func headlessChromiumLogsInThroughTheLoginPage() async throws {
         let harness = try await Auth0Harness()
         defer { Task { await harness.stop() } }
-        let driver = try #require(try await WebDriver.start())
-        defer { Task { await driver.quit() } }
-        try await harness.client.start()
-        let opened = Mutex<URL?>(nil)
-        let opener = BrowserOpener { url in
-            opened.withLock { $0 = url }
-            try await driver.navigate(url)
-            try await driver.waitFor("#username")
-            try await driver.type("#username", "alice@example.com")
-            try await driver.type("#password", "wrong-password")
-            try await driver.click("#submit")
-            try await driver.waitFor("#error")
-            try await driver.type("#username", "alice@example.com")
-            try await driver.type("#password", "alice-password-1")
-            try await driver.click("#submit")
+        try await WebDriver.with { driver in
+            try await harness.client.start()
+            let opened = Mutex<URL?>(nil)
+            let opener = BrowserOpener { url in
+                opened.withLock { $0 = url }
+                try await driver.navigate(url)
+                try await driver.waitFor("#username")
+                try await driver.type("#username", "alice@example.com")
+                try await driver.type("#password", "wrong-password")
+                try await driver.click("#submit")
+                try await driver.waitFor("#error")
+                try await driver.type("#username", "alice@example.com")
+                try await driver.type("#password", "alice-password-1")
+                try await driver.click("#submit")
+            }
+            try await harness.client.login(Auth0Credentials.browser(Auth0BrowserLogin(opener: opener)))
+            #expect(harness.client.state == .established)
+            #expect(harness.client.currentUser?.id == "auth0|alice")
+            try await driver.waitFor("#result")
+            #expect(try await driver.text("#result") == "You are signed in")
+            let url = try #require(opened.withLock { $0 })
+            let query = URLComponents(url: url, resolvingAgainstBaseURL: false)?.queryItems ?? []
+            #expect(query.first { $0.name == "code_challenge_method" }?.value == "S256")
+            // The configured redirect, port and all: the one URL the tenant allows.
+            #expect(query.first { $0.name == "redirect_uri" }?.value == harness.redirect.absoluteString)
+            #expect(query.first { $0.name == "scope" }?.value == "openid profile email offline_access")
+            #expect(query.first { $0.name == "nonce" } != nil && query.first { $0.name == "state" } != nil)
+            #expect(await harness.count("POST", "/oauth/token", grant: "authorization_code") == 1)
+            // The listener is closed once the login is done.
+            #expect(await Self.refused(harness.redirect.url))
         }
-        try await harness.client.login(Auth0Credentials.browser(Auth0BrowserLogin(opener: opener)))
-        #expect(harness.client.state == .established)
-        #expect(harness.client.currentUser?.id == "auth0|alice")
-        try await driver.waitFor("#result")
-        #expect(try await driver.text("#result") == "You are signed in")
-        let url = try #require(opened.withLock { $0 })
-        let query = URLComponents(url: url, resolvingAgainstBaseURL: false)?.queryItems ?? []
-        #expect(query.first { $0.name == "code_challenge_method" }?.value == "S256")
-        // The configured redirect, port and all: the one URL the tenant allows.
-        #expect(query.first { $0.name == "redirect_uri" }?.value == harness.redirect.absoluteString)
-        #expect(query.first { $0.name == "scope" }?.value == "openid profile email offline_access")
-        #expect(query.first { $0.name == "nonce" } != nil && query.first { $0.name == "state" } != nil)
-        #expect(await harness.count("POST", "/oauth/token", grant: "authorization_code") == 1)
-        // The listener is closed once the login is done.
-        #expect(await Self.refused(harness.redirect.url))
     }
 
     @Test(.enabled(if: WebDriver.isAvailable, BrowserLoginTests.noChromium))
@@ -57,25 +57,25 @@ struct BrowserLoginTests {
         seed.deviceApprovalPolls = 0
         let harness = try await Auth0Harness(seed: seed)
         defer { Task { await harness.stop() } }
-        let driver = try #require(try await WebDriver.start())
-        defer { Task { await driver.quit() } }
-        try await harness.client.start()
-        let presented = Mutex<Auth0DeviceCode?>(nil)
-        let client = harness.client
-        let login = Task { try await client.login(Auth0Credentials.deviceCode { code in presented.withLock { $0 = code } }) }
-        await harness.clock.waitForSleepers(1)
-        let code = try #require(presented.withLock { $0 })
-        try await driver.navigate(code.verificationURI)
-        try await driver.waitFor("#user_code")
-        try await driver.type("#user_code", code.userCode)
-        try await driver.type("#username", "alice@example.com")
-        try await driver.type("#password", "alice-password-1")
-        try await driver.click("#approve")
-        try await driver.waitFor("#done")
-        harness.advance(by: 5)
-        try await login.value
-        #expect(harness.client.state == .established)
-        #expect(harness.client.currentUser?.id == "auth0|alice")
+        try await WebDriver.with { driver in
+            try await harness.client.start()
+            let presented = Mutex<Auth0DeviceCode?>(nil)
+            let client = harness.client
+            let login = Task { try await client.login(Auth0Credentials.deviceCode { code in presented.withLock { $0 = code } }) }
+            await harness.clock.waitForSleepers(1)
+            let code = try #require(presented.withLock { $0 })
+            try await driver.navigate(code.verificationURI)
+            try await driver.waitFor("#user_code")
+            try await driver.type("#user_code", code.userCode)
+            try await driver.type("#username", "alice@example.com")
+            try await driver.type("#password", "alice-password-1")
+            try await driver.click("#approve")
+            try await driver.waitFor("#done")
+            harness.advance(by: 5)
+            try await login.value
+            #expect(harness.client.state == .established)
+            #expect(harness.client.currentUser?.id == "auth0|alice")
+        }
     }
 
     /// Any local process can reach the listener. A redirect without the login's `state` —

@@ -14,39 +14,39 @@ struct BrowserLogoutTests {
     func aBrowserLogoutEndsTheAuth0SessionSoTheNextLoginAsks() async throws {
         let harness = try await Auth0Harness()
         defer { Task { await harness.stop() } }
-        let driver = try #require(try await WebDriver.start())
-        defer { Task { await driver.quit() } }
-        let client = harness.client
-        try await client.start()
-        let typing = BrowserOpener { url in
-            try await driver.navigate(url)
-            try await driver.waitFor("#username")
-            try await driver.type("#username", "alice@example.com")
-            try await driver.type("#password", "alice-password-1")
-            try await driver.click("#submit")
+        try await WebDriver.with { driver in
+            let client = harness.client
+            try await client.start()
+            let typing = BrowserOpener { url in
+                try await driver.navigate(url)
+                try await driver.waitFor("#username")
+                try await driver.type("#username", "alice@example.com")
+                try await driver.type("#password", "alice-password-1")
+                try await driver.click("#submit")
+            }
+            let navigating = BrowserOpener { try await driver.navigate($0) }
+
+            try await client.login(Auth0Credentials.browser(Auth0BrowserLogin(opener: typing)))
+            #expect(client.state == .established)
+            #expect(await harness.count("POST", "/authorize") == 1)
+
+            // A plain logout leaves Auth0's session in the browser: the next login never shows
+            // the login page (what the adapter did before it could end that session).
+            try await client.logout()
+            try await client.login(Auth0Credentials.browser(Auth0BrowserLogin(opener: navigating)))
+            #expect(client.state == .established)
+            #expect(await harness.count("POST", "/authorize") == 1)
+
+            // Ending the browser session too: Auth0's signed-out page, then a login that asks.
+            try await client.logout(endingAuth0BrowserSession: Auth0BrowserLogout(opener: navigating))
+            #expect(client.state == .notLoggedIn)
+            try await driver.waitFor("#done")
+            #expect(try await driver.text("#done") == "Signed out")
+            #expect(await harness.count("GET", "/v2/logout") == 1)
+            try await client.login(Auth0Credentials.browser(Auth0BrowserLogin(opener: typing)))
+            #expect(client.state == .established)
+            #expect(await harness.count("POST", "/authorize") == 2)
         }
-        let navigating = BrowserOpener { try await driver.navigate($0) }
-
-        try await client.login(Auth0Credentials.browser(Auth0BrowserLogin(opener: typing)))
-        #expect(client.state == .established)
-        #expect(await harness.count("POST", "/authorize") == 1)
-
-        // A plain logout leaves Auth0's session in the browser: the next login never shows
-        // the login page (what the adapter did before it could end that session).
-        try await client.logout()
-        try await client.login(Auth0Credentials.browser(Auth0BrowserLogin(opener: navigating)))
-        #expect(client.state == .established)
-        #expect(await harness.count("POST", "/authorize") == 1)
-
-        // Ending the browser session too: Auth0's signed-out page, then a login that asks.
-        try await client.logout(endingAuth0BrowserSession: Auth0BrowserLogout(opener: navigating))
-        #expect(client.state == .notLoggedIn)
-        try await driver.waitFor("#done")
-        #expect(try await driver.text("#done") == "Signed out")
-        #expect(await harness.count("GET", "/v2/logout") == 1)
-        try await client.login(Auth0Credentials.browser(Auth0BrowserLogin(opener: typing)))
-        #expect(client.state == .established)
-        #expect(await harness.count("POST", "/authorize") == 2)
     }
 
     /// The logout URL names the client and `returnTo`; the browser opens only after the

@@ -34,31 +34,31 @@ struct StytchOAuthTests {
     func headlessChromiumSignsInWithGoogleThroughStytch() async throws {
         let redirect = try LoopbackRedirect(port: RawHTTP.freePort())
         try await StytchHarness.with(redirect: redirect) { harness in
-            let driver = try #require(try await WebDriver.start())
-            defer { Task { await driver.quit() } }
-            try await harness.client.start()
-            let opened = Opened()
-            let options = StytchOAuthLogin(provider: "google", opener: Self.consenting(driver, as: "alice@example.com", opened: opened))
-            try await harness.client.login(StytchCredentials.oauth(options), sessionDuration: .seconds(3600))
-            #expect(harness.client.state == .established)
-            #expect(harness.client.currentUser?.email == "alice@example.com")
-            try await driver.waitFor("#result")
-            #expect(try await driver.text("#result") == "You are signed in")
+            try await WebDriver.with { driver in
+                try await harness.client.start()
+                let opened = Opened()
+                let options = StytchOAuthLogin(provider: "google", opener: Self.consenting(driver, as: "alice@example.com", opened: opened))
+                try await harness.client.login(StytchCredentials.oauth(options), sessionDuration: .seconds(3600))
+                #expect(harness.client.state == .established)
+                #expect(harness.client.currentUser?.email == "alice@example.com")
+                try await driver.waitFor("#result")
+                #expect(try await driver.text("#result") == "You are signed in")
 
-            let url = try #require(opened.value)
-            #expect(url.path == "/v1/public/oauth/google/start")
-            let query = URLComponents(url: url, resolvingAgainstBaseURL: false)?.queryItems ?? []
-            #expect(query.first { $0.name == "public_token" }?.value == harness.endpoint.publicToken)
-            #expect(query.first { $0.name == "code_challenge" }?.value?.count == 43)
-            let login = try #require(query.first { $0.name == "login_redirect_url" }?.value)
-            #expect(login.hasPrefix(redirect.absoluteString + "?state="))
-            #expect(query.first { $0.name == "signup_redirect_url" }?.value == login)
-            // The exchange carried the verifier of that challenge.
-            let exchange = try #require(harness.transport.last("/sdk/v1/oauth/authenticate")?.body)
-            #expect(exchange["code_verifier"]?.stringValue?.count == 43)
-            #expect(exchange["session_duration_minutes"] == 60)
-            #expect(await harness.count("oauth/authenticate") == 1)
-            #expect(await BrowserCheck.refused(redirect.url))
+                let url = try #require(opened.value)
+                #expect(url.path == "/v1/public/oauth/google/start")
+                let query = URLComponents(url: url, resolvingAgainstBaseURL: false)?.queryItems ?? []
+                #expect(query.first { $0.name == "public_token" }?.value == harness.endpoint.publicToken)
+                #expect(query.first { $0.name == "code_challenge" }?.value?.count == 43)
+                let login = try #require(query.first { $0.name == "login_redirect_url" }?.value)
+                #expect(login.hasPrefix(redirect.absoluteString + "?state="))
+                #expect(query.first { $0.name == "signup_redirect_url" }?.value == login)
+                // The exchange carried the verifier of that challenge.
+                let exchange = try #require(harness.transport.last("/sdk/v1/oauth/authenticate")?.body)
+                #expect(exchange["code_verifier"]?.stringValue?.count == 43)
+                #expect(exchange["session_duration_minutes"] == 60)
+                #expect(await harness.count("oauth/authenticate") == 1)
+                #expect(await BrowserCheck.refused(redirect.url))
+            }
         }
     }
 
@@ -67,29 +67,35 @@ struct StytchOAuthTests {
         let redirect = try LoopbackRedirect(port: RawHTTP.freePort())
         let acme = StytchSeed.standard.organizations[0].organizationID
         try await StytchHarness.with(b2b: true, redirect: redirect) { harness in
-            let driver = try #require(try await WebDriver.start())
-            defer { Task { await driver.quit() } }
-            try await harness.client.start()
-            let opened = Opened()
-            let bob = StytchOAuthLogin(provider: "microsoft", opener: Self.consenting(driver, as: "bob@acme.example", opened: opened))
-            try await harness.client.login(StytchB2BCredentials.oauth(organizationID: acme, bob))
-            #expect(harness.client.state == .established)
-            #expect(harness.client.currentMember?.email == "bob@acme.example")
-            let url = try #require(opened.value)
-            #expect(url.path == "/v1/b2b/public/oauth/microsoft/start")
-            let query = URLComponents(url: url, resolvingAgainstBaseURL: false)?.queryItems ?? []
-            #expect(query.first { $0.name == "organization_id" }?.value == acme)
-            #expect(query.first { $0.name == "pkce_code_challenge" }?.value?.count == 43)
-            let exchange = try #require(harness.transport.last("/sdk/v1/b2b/oauth/authenticate")?.body)
-            #expect(exchange["pkce_code_verifier"]?.stringValue?.count == 43)
-            #expect(exchange["oauth_token"]?.stringValue?.isEmpty == false)
+            try await WebDriver.with { driver in
+                try await harness.client.start()
+                let opened = Opened()
+                let bob = StytchOAuthLogin(provider: "microsoft", opener: Self.consenting(driver, as: "bob@acme.example", opened: opened))
+                try await harness.client.login(StytchB2BCredentials.oauth(organizationID: acme, bob))
+                #expect(harness.client.state == .established)
+                #expect(harness.client.currentMember?.email == "bob@acme.example")
+                let url = try #require(opened.value)
+                #expect(url.path == "/v1/b2b/public/oauth/microsoft/start")
+                let query = URLComponents(url: url, resolvingAgainstBaseURL: false)?.queryItems ?? []
+                #expect(query.first { $0.name == "organization_id" }?.value == acme)
+                #expect(query.first { $0.name == "pkce_code_challenge" }?.value?.count == 43)
+                let exchange = try #require(harness.transport.last("/sdk/v1/b2b/oauth/authenticate")?.body)
+                #expect(exchange["pkce_code_verifier"]?.stringValue?.count == 43)
+                #expect(exchange["oauth_token"]?.stringValue?.isEmpty == false)
 
-            // A member whose organization asks for MFA: the login pauses for a second factor.
-            try await harness.client.logout()
-            let carol = StytchOAuthLogin(provider: "google", opener: Self.consenting(driver, as: "carol@acme.example", opened: opened))
-            let error = await thrownError(AuthError.self) { try await harness.client.login(StytchB2BCredentials.oauth(organizationID: acme, carol)) }
-            #expect(error?.code == .needsUserAction)
-            if case .needsUserAction(let action) = harness.client.state { #expect(action.kind == "mfa") } else { Issue.record("not waiting for MFA") }
+                // A member whose organization asks for MFA: the login pauses for a second factor.
+                try await harness.client.logout()
+                let carol = StytchOAuthLogin(provider: "google", opener: Self.consenting(driver, as: "carol@acme.example", opened: opened))
+                let error = await thrownError(AuthError.self) {
+                    try await harness.client.login(StytchB2BCredentials.oauth(organizationID: acme, carol))
+                }
+                #expect(error?.code == .needsUserAction)
+                if case .needsUserAction(let action) = harness.client.state {
+                    #expect(action.kind == "mfa")
+                } else {
+                    Issue.record("not waiting for MFA")
+                }
+            }
         }
     }
 

@@ -53,7 +53,7 @@ public final class WebDriver: Sendable {
                 if started == nil { try await Task.sleep(for: .milliseconds(100)) }
             }
             if started == nil {
-                if process.isRunning { process.terminate() } else { last += " (chromedriver exited, status \(process.terminationStatus))" }
+                if process.isRunning { await end(process) } else { last += " (chromedriver exited, status \(process.terminationStatus))" }
                 failures.append("port \(port): \(last)")
             }
         }
@@ -66,9 +66,13 @@ public final class WebDriver: Sendable {
         let capabilities: JSONValue = .object([
             "capabilities": .object(["alwaysMatch": .object(["browserName": "chrome", "goog:chromeOptions": .object(options)])])
         ])
-        let created = try await call(base, "POST", "session", capabilities)
+        let created: JSONValue
+        do { created = try await call(base, "POST", "session", capabilities) } catch {
+            await end(process)
+            throw error
+        }
         guard let session = created["value"]?["sessionId"]?.stringValue else {
-            process.terminate()
+            await end(process)
             throw Failure(message: "no WebDriver session: \(created.jsonText)")
         }
         return WebDriver(process: process, base: base, session: session)
@@ -105,11 +109,34 @@ public final class WebDriver: Sendable {
         throw Failure(message: "no element \(selector) at \(try await currentURL())")
     }
 
+    /// Starts a driver, runs `body` with it, and quits it however `body` ends (so no
+    /// chromedriver or Chromium outlives the test); throws when Chromium is not installed.
+    public static func with<T>(_ body: (WebDriver) async throws -> T) async throws -> T {
+        guard let driver = try await start() else { throw Failure(message: "Chromium or chromedriver is not installed") }
+        do {
+            let result = try await body(driver)
+            await driver.quit()
+            return result
+        } catch {
+            await driver.quit()
+            throw error
+        }
+    }
+
+    /// Ends the browser session and chromedriver.
     public func quit() async {
         _ = try? await Self.call(base, "DELETE", "session/\(session)")
+        await Self.end(process)
+    }
+
+    /// Ends a chromedriver and reaps it. One the test runner started may not end on SIGTERM
+    /// (seen: every one still running minutes after its test, `waitUntilExit` spinning), so
+    /// it gets SIGKILL after a short grace.
+    private static func end(_ process: Process) async {
         process.terminate()
+        for _ in 0..<20 where process.isRunning { try? await Task.sleep(for: .milliseconds(100)) }
+        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
         // Reaped on its own thread: waitUntilExit blocks, and the cooperative pool is small.
-        let process = self.process
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             Thread {
                 process.waitUntilExit()
