@@ -104,8 +104,11 @@ final class HostedUser: Sendable {
         }
         var prior: String?
         if let previous {
-            prior = previous.client.state.description
             await previous.client.shutdown()
+            // The state it was left in: a renewal on the wire that shutdown awaited may have
+            // ended the session (a revocation's `session_not_found`, judged on its own), and
+            // the new client then rightly finds nothing (soak seed 102).
+            prior = previous.client.state.description
             await Self.finish(previous, probe: probe, user: user.id)
             state.withLock { $0.retired.append(previous.recorder) }
         }
