@@ -18,17 +18,21 @@ enum EmulatorLogLines {
     /// Appends an event the parent is about to perform on a user, so a session the
     /// provider ended can be matched to what ended it.
     static func append(step: Int, event: SoakEvent, driver: String, user: String, to path: String) {
+        guard let data = try? encoder().encode(Line(step: step, event: "\(event)", driver: driver, user: user)) else { return }
+        RefreshLedger.appendText(String(decoding: data, as: UTF8.self) + "\n", to: path)
+    }
+
+    /// The one encoder of the log's lines: sorted keys, dates in seconds since 1970.
+    private static func encoder() -> JSONEncoder {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
-        guard let data = try? encoder.encode(Line(step: step, event: "\(event)", driver: driver, user: user)) else { return }
-        RefreshLedger.appendText(String(decoding: data, as: UTF8.self) + "\n", to: path)
+        encoder.dateEncodingStrategy = .secondsSince1970
+        return encoder
     }
 
     /// Appends the records of `step` to the file at `path`.
     static func append(step: Int, requests: [EmulatorRequestRecord], refreshes: [Auth0RefreshRecord], to path: String) {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys]
-        encoder.dateEncodingStrategy = .secondsSince1970
+        let encoder = encoder()
         var text = ""
         let lines = requests.map { Line(step: step, request: $0) } + refreshes.map { Line(step: step, refresh: $0) }
         for line in lines {

@@ -17,6 +17,8 @@ final class LineReader: Sendable {
         var waiter: CheckedContinuation<Next, Never>?
         /// Counts waits, so a wait's timer resumes only its own waiter.
         var wait = 0
+        /// The timer of the wait under way, cancelled when a line or the end comes first.
+        var timer: Task<Void, Never>?
     }
 
     private let state = Mutex(State())
@@ -43,6 +45,7 @@ final class LineReader: Sendable {
         let waiter = state.withLock { state -> CheckedContinuation<Next, Never>? in
             if let waiter = state.waiter {
                 state.waiter = nil
+                state.timer?.cancel()
                 return waiter
             }
             state.lines.append(line)
@@ -54,6 +57,7 @@ final class LineReader: Sendable {
     private func close() {
         let waiter = state.withLock { state -> CheckedContinuation<Next, Never>? in
             state.closed = true
+            state.timer?.cancel()
             defer { state.waiter = nil }
             return state.waiter
         }
@@ -79,7 +83,7 @@ final class LineReader: Sendable {
             }
             if let ready { return continuation.resume(returning: ready) }
             guard let limit else { return }
-            Task { [self] in
+            let timer = Task { [self] in
                 try? await Task.sleep(for: limit)
                 let waiter = state.withLock { state -> CheckedContinuation<Next, Never>? in
                     guard state.wait == wait, let waiter = state.waiter else { return nil }
@@ -87,6 +91,9 @@ final class LineReader: Sendable {
                     return waiter
                 }
                 waiter?.resume(returning: .timedOut)
+            }
+            state.withLock { state in
+                if state.wait == wait, state.waiter != nil { state.timer = timer } else { timer.cancel() }
             }
         }
     }

@@ -80,7 +80,7 @@ actor WorkerSlot {
             if !kill {
                 switch await output?.next(within: Self.replyLimit) ?? .closed {
                 case .line(let line):
-                    outcome.reports.append(try JSONDecoder().decode(HostReport.self, from: Data(line.utf8)))
+                    outcome.reports.append(try Self.report(line))
                     return outcome
                 case .closed: throw SoakError("worker \(index) died in step \(command.step)")
                 case .timedOut:
@@ -129,7 +129,7 @@ actor WorkerSlot {
         do {
             try send(HostCommand(kind: .finish, step: step, now: now))
             switch await output?.next(within: Self.replyLimit) ?? .closed {
-            case .line(let line): outcome.reports.append(try JSONDecoder().decode(HostReport.self, from: Data(line.utf8)))
+            case .line(let line): outcome.reports.append(try Self.report(line))
             case .closed: break
             case .timedOut:
                 outcome.failure = "worker \(driverName)-\(index) did not finish within \(Self.replyLimit)\(saveStacks(step: step)); killed"
@@ -160,13 +160,18 @@ actor WorkerSlot {
 
     private func receive() async throws -> HostReport? {
         switch await output?.next(within: Self.replyLimit) ?? .closed {
-        case .line(let line): return try JSONDecoder().decode(HostReport.self, from: Data(line.utf8))
+        case .line(let line): return try Self.report(line)
         case .closed: return nil
         case .timedOut:
             let stacks = saveStacks(step: -1)
             terminate()
             throw SoakError("worker \(driverName)-\(index) gave no first report within \(Self.replyLimit)\(stacks); killed")
         }
+    }
+
+    /// A worker's report line.
+    private static func report(_ line: String) throws -> HostReport {
+        try JSONDecoder().decode(HostReport.self, from: Data(line.utf8))
     }
 
     /// This executable: workers are the same binary run with `--worker`.
