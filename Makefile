@@ -49,8 +49,12 @@ build: deps
 RELEASE_FLAGS := -c release --static-swift-stdlib --disable-default-traits \
   -Xlinker --no-pie -Xlinker --no-export-dynamic
 
+# The three binaries of the CLI: `latchkey`, the launcher, becomes `latchkey-jwt` for
+# `inspect` and `verify` and `latchkey-full` for every other command (Package.swift,
+# "Command-line tool").
+CLI_PRODUCTS := latchkey latchkey-jwt latchkey-full
 build-release: deps
-	$(SWIFT) build $(RELEASE_FLAGS) --product latchkey
+	for product in $(CLI_PRODUCTS); do $(SWIFT) build $(RELEASE_FLAGS) --product $$product || exit 1; done
 
 # The path of the release CLI `build-release` makes (Benchmarks/Scripts/cli-startup.sh).
 print-release-bin:
@@ -175,6 +179,8 @@ DESTDIR ?=
 BIN ?=
 MAN ?=
 INSTALL_BIN := $(DESTDIR)$(PREFIX)/bin
+# The binaries the launcher becomes (Sources/LatchkeyLauncher/main.c looks in ../libexec/latchkey).
+INSTALL_LIBEXEC := $(DESTDIR)$(PREFIX)/libexec/latchkey
 INSTALL_MAN := $(DESTDIR)$(PREFIX)/share/man/man1
 INSTALL_BASH := $(DESTDIR)$(PREFIX)/share/bash-completion/completions
 INSTALL_ZSH := $(DESTDIR)$(PREFIX)/share/zsh/site-functions
@@ -182,25 +188,31 @@ INSTALL_FISH := $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d
 
 install:
 	@set -e; bin="$(BIN)"; man="$(MAN)"; \
-	if [ -z "$$bin" ]; then $(SWIFT) build $(RELEASE_FLAGS) --product latchkey; bin="$$($(SWIFT) build $(RELEASE_FLAGS) --show-bin-path)/latchkey"; fi; \
+	if [ -z "$$bin" ]; then $(MAKE) --no-print-directory build-release; bin="$$($(SWIFT) build $(RELEASE_FLAGS) --show-bin-path)/latchkey"; fi; \
+	tools="$$(dirname "$$bin")"; \
 	if [ -z "$$man" ]; then \
 	  $(SWIFT) package plugin generate-manual --configuration release; \
 	  man=.build/plugins/GenerateManual/outputs/latchkey/latchkey.1; \
 	fi; \
 	[ -x "$$bin" ] || { echo "error: make install: no latchkey binary at $$bin" >&2; exit 1; }; \
+	for tool in latchkey-jwt latchkey-full; do \
+	  [ -x "$$tools/$$tool" ] || { echo "error: make install: no $$tool binary beside $$bin" >&2; exit 1; }; \
+	done; \
 	[ -f "$$man" ] || { echo "error: make install: no man page (latchkey.1) from generate-manual" >&2; exit 1; }; \
-	install -d "$(INSTALL_BIN)" "$(INSTALL_MAN)" "$(INSTALL_BASH)" "$(INSTALL_ZSH)" "$(INSTALL_FISH)"; \
+	install -d "$(INSTALL_BIN)" "$(INSTALL_LIBEXEC)" "$(INSTALL_MAN)" "$(INSTALL_BASH)" "$(INSTALL_ZSH)" "$(INSTALL_FISH)"; \
+	install -m 755 "$$tools/latchkey-jwt" "$$tools/latchkey-full" "$(INSTALL_LIBEXEC)"; \
 	install -m 755 "$$bin" "$(INSTALL_BIN)/latchkey"; \
 	install -m 644 "$$man" "$(INSTALL_MAN)/latchkey.1"; \
 	"$$bin" --generate-completion-script bash > "$(INSTALL_BASH)/latchkey"; \
 	"$$bin" --generate-completion-script zsh > "$(INSTALL_ZSH)/_latchkey"; \
 	"$$bin" --generate-completion-script fish > "$(INSTALL_FISH)/latchkey.fish"; \
 	chmod 644 "$(INSTALL_BASH)/latchkey" "$(INSTALL_ZSH)/_latchkey" "$(INSTALL_FISH)/latchkey.fish"; \
-	echo "installed latchkey in $(INSTALL_BIN), its man page and bash, zsh and fish completions"
+	echo "installed latchkey in $(INSTALL_BIN) (latchkey-jwt and latchkey-full in $(INSTALL_LIBEXEC)), its man page and bash, zsh and fish completions"
 
 uninstall:
-	rm -f "$(INSTALL_BIN)/latchkey" "$(INSTALL_MAN)/latchkey.1" "$(INSTALL_BASH)/latchkey" \
+	rm -f "$(INSTALL_BIN)/latchkey" "$(INSTALL_LIBEXEC)/latchkey-jwt" "$(INSTALL_LIBEXEC)/latchkey-full" "$(INSTALL_MAN)/latchkey.1" "$(INSTALL_BASH)/latchkey" \
 	  "$(INSTALL_ZSH)/_latchkey" "$(INSTALL_FISH)/latchkey.fish"
+	rmdir "$(INSTALL_LIBEXEC)" 2>/dev/null || true
 
 clean:
 	rm -rf .build

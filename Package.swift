@@ -24,7 +24,9 @@ let package = Package(
         .library(name: "LatchkeyAuth0", targets: ["LatchkeyAuth0"]),
         .library(name: "LatchkeyHummingbird", targets: ["LatchkeyHummingbird"]),
         .library(name: "LatchkeyAsyncHTTPClient", targets: ["LatchkeyAsyncHTTPClient"]),
-        .executable(name: "latchkey", targets: ["LatchkeyCLI"]),
+        .executable(name: "latchkey", targets: ["LatchkeyLauncher"]),
+        .executable(name: "latchkey-jwt", targets: ["LatchkeyJWTTool"]),
+        .executable(name: "latchkey-full", targets: ["LatchkeyCLI"]),
         .plugin(name: "LatchkeyConfigPlugin", targets: ["LatchkeyConfigPlugin"]),
         .library(name: "LatchkeySwiftConfiguration", targets: ["LatchkeySwiftConfiguration"]),
     ],
@@ -229,10 +231,33 @@ let package = Package(
         ),
 
         // MARK: Command-line tool
-        // The product is `latchkey`; the target's name differs from the core's by more than case.
+        // `latchkey` (LatchkeyLauncher, C) becomes `latchkey-jwt` (LatchkeyJWTTool) for
+        // `inspect` and `verify`, which a script calls once per token and which link only the
+        // JWT toolkit, and `latchkey-full` (LatchkeyCLI) for every other command
+        // (Benchmarks/README.md, "The CLI's start-up"). LatchkeyCLIBase holds what both share.
+        .executableTarget(name: "LatchkeyLauncher"),
+        .target(
+            name: "LatchkeyCLIBase",
+            dependencies: [
+                "LatchkeyJSON",
+                "LatchkeyJWT",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .executableTarget(
+            name: "LatchkeyJWTTool",
+            dependencies: [
+                "LatchkeyCLIBase",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        // The target's name differs from the core's by more than case.
         .executableTarget(
             name: "LatchkeyCLI",
             dependencies: [
+                "LatchkeyCLIBase",
                 "LatchkeyJSON",
                 "LatchkeyJWT",
                 "LatchkeySecrets",

@@ -6,8 +6,10 @@
 # verifying the same token with the same key. Prints a Markdown table and writes it
 # between the `bench-cli` markers of Benchmarks/README.md.
 #
-#   Benchmarks/Scripts/cli-startup.sh              (builds the release binary first, as `make install` does)
+#   Benchmarks/Scripts/cli-startup.sh              (builds the release binaries first, as `make install` does)
 #   BIN=path/to/latchkey RUNS=100 Benchmarks/Scripts/cli-startup.sh
+#
+# BIN is the launcher; latchkey-jwt (inspect, verify) and latchkey-full (the rest) are beside it.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 SWIFT=${SWIFT:-swift}
@@ -20,9 +22,13 @@ if [ -z "${BIN:-}" ]; then
   make -s build-release >&2
   BIN=$(make -s print-release-bin)
 fi
+tools=$(dirname "$BIN")
+for tool in latchkey-jwt latchkey-full; do
+  [ -x "$tools/$tool" ] || { echo "cli-startup: no $tool beside $BIN (make build-release builds all three)" >&2; exit 1; }
+done
 # The release CLI is built without the URLSession trait: libcurl must not be loaded.
-if readelf -d "$BIN" | grep -q 'libcurl'; then
-  echo "cli-startup: $BIN links libcurl (built with the package's URLSession trait?)" >&2
+if readelf -d "$tools/latchkey-full" | grep -q 'libcurl'; then
+  echo "cli-startup: latchkey-full links libcurl (built with the package's URLSession trait?)" >&2
   exit 1
 fi
 
@@ -86,7 +92,8 @@ for name in names:
     rows[name] = (cpu, result["mean"] * 1000, int(open(os.path.join(work, name + ".rss")).read()) / 1024)
 reference = rows["jose verify"][0]
 print(f"`make bench-cli`: {runs} runs each (hyperfine -N, 5 warm-up runs); peak memory: the largest of the")
-print(f"GNU time maximum resident sets; binary {os.path.getsize(binary) / 1e6:.0f} MB. Target: CPU ≤ 2× `jose`'s verify, peak < 20 MiB.")
+sizes = ", ".join(f"`{tool}` {os.path.getsize(os.path.join(os.path.dirname(binary), tool)) / 1e6:.0f} MB" for tool in ["latchkey", "latchkey-jwt", "latchkey-full"])
+print(f"GNU time maximum resident sets; binaries: {sizes}. Target: CPU ≤ 2× `jose`'s verify, peak < 20 MiB.")
 print()
 print("| command | CPU (user + sys) | ÷ jose verify | wall | peak memory | target |")
 print("|---|---:|---:|---:|---:|---|")

@@ -54,21 +54,32 @@ import Testing
         #expect(install.status == 0, "\(install.output)")
 
         let files = [
-            "bin/latchkey", "share/man/man1/latchkey.1", "share/bash-completion/completions/latchkey",
+            "bin/latchkey", "libexec/latchkey/latchkey-full", "share/man/man1/latchkey.1", "share/bash-completion/completions/latchkey",
             "share/zsh/site-functions/_latchkey", "share/fish/vendor_completions.d/latchkey.fish",
+            "libexec/latchkey/latchkey-jwt",
         ]
         for file in files { #expect(FileManager.default.fileExists(atPath: installed.appendingPathComponent(file).path), "\(file)") }
         #expect(FileManager.default.isExecutableFile(atPath: installed.appendingPathComponent("bin/latchkey").path))
-        let man = try String(contentsOf: installed.appendingPathComponent(files[1]), encoding: .utf8)
+        #expect(FileManager.default.isExecutableFile(atPath: installed.appendingPathComponent(files[1]).path))
+        // The installed launcher finds its tools in ../libexec/latchkey, also through a link elsewhere.
+        let link = work.appendingPathComponent("latchkey")
+        try FileManager.default.createSymbolicLink(atPath: link.path, withDestinationPath: installed.appendingPathComponent("bin/latchkey").path)
+        let version = try JWTCLIRunner().run(["--version"], executable: link.path)
+        #expect(version.status == 0 && version.stdout == "0.1.0\n", "\(version)")
+        #expect(FileManager.default.isExecutableFile(atPath: installed.appendingPathComponent(files[6]).path))
+        let inspect = try JWTCLIRunner().run(["inspect", "--json", "eyJhbGciOiJub25lIn0.eyJzdWIiOiJhIn0."], executable: link.path)
+        #expect(inspect.status == 0 && inspect.stdout.contains("\"sub\":\"a\""), "\(inspect)")
+        let man = try String(contentsOf: installed.appendingPathComponent(files[2]), encoding: .utf8)
         #expect(man.contains(".Dt LATCHKEY 1"))
         if generated != nil { #expect(man.contains("session"), "the page covers the subcommands") }
-        #expect(try String(contentsOf: installed.appendingPathComponent(files[2]), encoding: .utf8).contains("latchkey"))
-        #expect(try String(contentsOf: installed.appendingPathComponent(files[3]), encoding: .utf8).hasPrefix("#compdef latchkey"))
-        #expect(try String(contentsOf: installed.appendingPathComponent(files[4]), encoding: .utf8).contains("complete -c 'latchkey'"))
+        #expect(try String(contentsOf: installed.appendingPathComponent(files[3]), encoding: .utf8).contains("latchkey"))
+        #expect(try String(contentsOf: installed.appendingPathComponent(files[4]), encoding: .utf8).hasPrefix("#compdef latchkey"))
+        #expect(try String(contentsOf: installed.appendingPathComponent(files[5]), encoding: .utf8).contains("complete -c 'latchkey'"))
 
         let uninstall = try make(["uninstall", "PREFIX=\(installed.path)"])
         #expect(uninstall.status == 0, "\(uninstall.output)")
         for file in files { #expect(!FileManager.default.fileExists(atPath: installed.appendingPathComponent(file).path), "\(file) removed") }
+        #expect(!FileManager.default.fileExists(atPath: installed.appendingPathComponent("libexec/latchkey").path), "its directory removed")
     }
 
     @Test func aMissingBinaryFailsTheInstall() throws {

@@ -86,6 +86,22 @@ import Testing
     @Test func anUnreadableFileKeepsTheSystemError() throws {
         let error = expectJWTError(.invalidKey) { try JWTKeyFile(contentsOf: URL(fileURLWithPath: "/nonexistent/key.pem")) }
         #expect(error?.underlying != nil)
-        #expect(error?.message.contains("/nonexistent/key.pem") == true)
+        #expect(error?.message == "invalid key: cannot read key file /nonexistent/key.pem: No such file or directory")
+    }
+
+    @Test func aDirectoryOrAnOversizedFileIsRefusedWithoutReadingItAll() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("latchkey-keyfile-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let notAFile = expectJWTError(.invalidKey) { try JWTKeyFile(contentsOf: directory) }
+        #expect(notAFile?.message == "invalid key: cannot read key file \(directory.path): Is a directory")
+        // Past the limit by a byte: refused by size, not by parsing (only limit + 1 bytes are read).
+        let large = directory.appendingPathComponent("large.jwk")
+        try Data(repeating: 0x20, count: JWTKeyFile.maximumSize + 1).write(to: large)
+        let oversized = expectJWTError(.invalidKey) { try JWTKeyFile(contentsOf: large) }
+        #expect(oversized?.message.hasPrefix("invalid key: the key file is larger than") == true, "\(String(describing: oversized?.message))")
+        // /dev/zero never ends: the read stops at the limit.
+        let endless = expectJWTError(.invalidKey) { try JWTKeyFile(contentsOf: URL(fileURLWithPath: "/dev/zero")) }
+        #expect(endless?.message.hasPrefix("invalid key: the key file is larger than") == true)
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import LatchkeyCLIBase
 import LatchkeyJSON
 import LatchkeySecrets
 

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import LatchkeyCLIBase
 import LatchkeySecrets
 
 /// `latchkey secrets`: list, read, write, delete and wipe stored secrets, and diagnose

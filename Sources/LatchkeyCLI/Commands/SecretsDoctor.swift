@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Glibc
+import LatchkeyCLIBase
 import LatchkeySecrets
 
 extension SecretsCommand {

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import LatchkeyCLIBase
 import LatchkeySecrets
 
 extension SecretsCommand {

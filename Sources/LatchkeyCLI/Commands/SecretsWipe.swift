@@ -1,4 +1,5 @@
 import ArgumentParser
+import LatchkeyCLIBase
 import LatchkeySecrets
 
 extension SecretsCommand {

@@ -3,6 +3,7 @@ import Foundation
 import Latchkey
 import LatchkeyAuth0
 import LatchkeyBundledAdapters
+import LatchkeyCLIBase
 import LatchkeyEmulator
 import LatchkeySecrets
 import LatchkeySocialPlus

@@ -4,6 +4,7 @@ import Foundation
 import Latchkey
 import LatchkeyAsyncHTTPClient
 import LatchkeyBundledAdapters
+import LatchkeyCLIBase
 
 /// `latchkey session`: the whole life of a session from the command line — log in,
 /// look, get a token, renew, log out — with the app's own `latchkey.json`.

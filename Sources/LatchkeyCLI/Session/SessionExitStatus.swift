@@ -1,4 +1,5 @@
 import Latchkey
+import LatchkeyCLIBase
 
 /// What a `latchkey session` command's exit status means, with sysexits(3) values where
 /// one fits, so that a script can tell "log in again" from "try again later".

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Latchkey
+import LatchkeyCLIBase
 import LatchkeyJSON
 
 /// Why a session command failed: printed as one `error:` line on standard error, or as

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import Latchkey
 import LatchkeyAuth0
+import LatchkeyCLIBase
 import LatchkeyJSON
 import LatchkeySocialPlus
 import LatchkeyStytch

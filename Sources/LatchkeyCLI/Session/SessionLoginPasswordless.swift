@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Latchkey
+import LatchkeyCLIBase
 import LatchkeyJSON
 import LatchkeySecrets
 import LatchkeyStytch

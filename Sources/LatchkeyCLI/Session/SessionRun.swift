@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Latchkey
+import LatchkeyCLIBase
 import LatchkeyJSON
 
 /// What a session command reports when it ran: lines for a person, members of the JSON

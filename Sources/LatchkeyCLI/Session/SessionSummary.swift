@@ -1,5 +1,6 @@
 import Foundation
 import Latchkey
+import LatchkeyCLIBase
 import LatchkeyJSON
 
 /// Who is signed in and until when, as `login` and `status` show it: the email or the

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Glibc
+import LatchkeyCLIBase
 
 /// A progress line on standard error while the command waits (on a terminal only).
 final class Progress: @unchecked Sendable {

@@ -1,4 +1,5 @@
 import Foundation
+import LatchkeyCLIBase
 
 /// A one-line progress bar on standard error, redrawn in place: only when standard
 /// error is a terminal, `NO_COLOR` is unset and `TERM` is not `dumb` (the line is

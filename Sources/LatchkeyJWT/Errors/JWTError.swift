@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+public import FoundationEssentials
+#else
 public import Foundation
+#endif
 
 /// Why a token, key or key set was refused.
 ///
@@ -107,8 +111,6 @@ public struct JWTError: Error, Sendable, Equatable, CustomStringConvertible, Loc
 extension Date {
     /// ISO 8601 in UTC, to the second, for error messages.
     var utcText: String {
-        let formatter = ISO8601DateFormatter()
-        formatter.timeZone = TimeZone(identifier: "UTC")
-        return formatter.string(from: self)
+        formatted(Date.ISO8601FormatStyle(timeZone: .gmt))
     }
 }

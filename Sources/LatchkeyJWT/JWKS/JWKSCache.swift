@@ -1,5 +1,10 @@
-public import Foundation
 import Synchronization
+
+#if canImport(FoundationEssentials)
+public import FoundationEssentials
+#else
+public import Foundation
+#endif
 
 /// A JWKS fetched over the network and cached, shared by every verification.
 ///
@@ -173,13 +178,13 @@ public final class JWKSCache: Sendable {
         guard let cacheControl else { return options.defaultTTL }
         var ttl: TimeInterval?
         for directive in cacheControl.split(separator: ",") {
-            let parts = directive.split(separator: "=", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
+            let parts = directive.split(separator: "=", maxSplits: 1).map { $0.trimming(while: \.isWhitespace).lowercased() }
             // A directive of only "=" splits into nothing; the header is server input, so skip it.
             guard let name = parts.first else { continue }
             switch name {
             case "no-store", "no-cache": return options.minimumTTL
             case "max-age" where parts.count == 2:
-                if let seconds = TimeInterval(parts[1].trimmingCharacters(in: CharacterSet(charactersIn: "\""))), seconds >= 0 { ttl = seconds }
+                if let seconds = TimeInterval(parts[1].trimming(while: { $0 == "\"" })), seconds >= 0 { ttl = seconds }
             default: break
             }
         }

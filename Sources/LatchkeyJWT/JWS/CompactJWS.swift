@@ -1,5 +1,13 @@
-import Foundation
 import LatchkeyJSON
+
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// A compact JWS (RFC 7515 §7.1), parsed strictly but not yet verified.
 ///

@@ -1,5 +1,10 @@
-import Foundation
 public import LatchkeyJSON
+
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
 
 /// A JSON Web Token: a compact JWS whose payload is a JSON object of claims.
 public struct JWT: Sendable {

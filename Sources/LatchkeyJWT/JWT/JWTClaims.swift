@@ -1,5 +1,10 @@
-public import Foundation
 public import LatchkeyJSON
+
+#if canImport(FoundationEssentials)
+public import FoundationEssentials
+#else
+public import Foundation
+#endif
 
 /// The claims of a JWT: the registered ones typed, any other by name or as your own
 /// `Decodable` type, and the raw JSON.

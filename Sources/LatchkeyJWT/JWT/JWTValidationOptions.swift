@@ -1,5 +1,10 @@
-public import Foundation
 import LatchkeyJSON
+
+#if canImport(FoundationEssentials)
+public import FoundationEssentials
+#else
+public import Foundation
+#endif
 
 /// What a JWT's claims must satisfy, and how the token is read.
 public struct JWTValidationOptions: Sendable {

@@ -1,5 +1,10 @@
-public import Foundation
 public import LatchkeyJSON
+
+#if canImport(FoundationEssentials)
+public import FoundationEssentials
+#else
+public import Foundation
+#endif
 
 /// A key file, its format told from its content: a PEM block (`-----BEGIN …`), a JSON
 /// object with `keys` (a JWKS, RFC 7517 §5), or a JSON object with `kty` (a JWK).
@@ -62,7 +67,7 @@ public struct JWTKeyFile: Sendable {
             content = .pem(text)
             return
         }
-        guard let value = try? JSONValue.parse(text.trimmingCharacters(in: .whitespacesAndNewlines)),
+        guard let value = try? JSONValue.parse(text.trimming(while: \.isWhitespace)),
             case .object(let object) = value
         else {
             throw JWTError.invalidKey("not a PEM, JWK or JWKS file")
@@ -83,15 +88,13 @@ public struct JWTKeyFile: Sendable {
     /// - Throws: ``JWTError`` (`invalidKey`) when the file cannot be read (the system's
     ///   error is its `underlying`) or is none of the three formats.
     public init(contentsOf url: URL) throws {
-        let data: Data
+        let bytes: [UInt8]
         do {
-            let handle = try FileHandle(forReadingFrom: url)
-            defer { try? handle.close() }
-            data = try handle.read(upToCount: Self.maximumSize + 1) ?? Data()
+            bytes = try BoundedFile.read(url.path, limit: Self.maximumSize + 1)
         } catch {
-            throw JWTError.invalidKey("cannot read key file \(url.path): \(error.localizedDescription)", underlying: error)
+            throw JWTError.invalidKey("cannot read key file \(url.path): \(error.reason)", underlying: error)
         }
-        try self.init(bytes: data)
+        try self.init(bytes: bytes)
     }
 
     /// The keys to verify with: the one key of a PEM or JWK file, or the JWKS's usable keys.

@@ -1,20 +1,21 @@
-import Foundation
+package import FoundationEssentials
+import Glibc
 
 /// Durations on the command line (`--exp 5m`) and in output ("expires in 4m 12s").
-enum Durations {
+package enum Durations {
     private static let units: [(suffix: Character, seconds: Double)] = [
         ("w", 604_800), ("d", 86_400), ("h", 3_600), ("m", 60), ("s", 1),
     ]
 
     /// The longest duration accepted: about 31,700 years.
-    static let maxSeconds: TimeInterval = 1e12
+    package static let maxSeconds: TimeInterval = 1e12
 
     /// Parses `90s`, `5m`, `1h`, `30d`, `2w`, or combinations such as `1h30m`: every
     /// number with its unit. Throws the reason for anything else: a bare number gets
     /// the question back (`5` → "5s, 5m, 5h or 5d?"), and zero, negative, or
     /// ``maxSeconds`` and up are refused. Never traps, whatever the digits.
-    static func parse(_ text: String) throws(DurationError) -> TimeInterval {
-        let text = text.trimmingCharacters(in: .whitespaces).lowercased()
+    package static func parse(_ text: String) throws(DurationError) -> TimeInterval {
+        let text = text.trimming(while: \.isWhitespace).lowercased()
         let examples = "90s, 5m, 1h, 30d, 2w or 1h30m"
         if !text.isEmpty, text.allSatisfy({ $0.isASCII && ($0.isNumber || $0 == ".") }) {
             throw DurationError("\"\(text)\" has no unit: \(text)s, \(text)m, \(text)h or \(text)d?")
@@ -40,7 +41,7 @@ enum Durations {
 
     /// A length of time in its two largest adjacent units: "42s", "4m 12s", "3h",
     /// "2d 5h", "3y 8d" (a year being 365 days). Absurd values (beyond 10,000 years) read "a very long time".
-    static func describe(_ seconds: TimeInterval) -> String {
+    package static func describe(_ seconds: TimeInterval) -> String {
         let magnitude = abs(seconds)
         guard magnitude.isFinite, magnitude < 3.2e11 else { return "a very long time" }
         let whole = Int(magnitude.rounded())
@@ -53,32 +54,30 @@ enum Durations {
     }
 
     /// "in 4m 12s", "3h ago" or "just now", relative to `now`.
-    static func relative(_ date: Date, to now: Date) -> String {
+    package static func relative(_ date: Date, to now: Date) -> String {
         let delta = date.timeIntervalSince(now)
         if abs(delta) < 1 { return "just now" }
         return delta > 0 ? "in \(describe(delta))" : "\(describe(delta)) ago"
     }
 
     /// The phrase for an `exp` claim: "expires in 4m 12s" or "expired 3h ago".
-    static func expiry(_ exp: Date, now: Date) -> String {
+    package static func expiry(_ exp: Date, now: Date) -> String {
         exp > now ? "expires in \(describe(exp.timeIntervalSince(now)))" : "expired \(describe(now.timeIntervalSince(exp))) ago"
     }
 
     /// A date as ISO 8601 in UTC ("2026-11-22T18:22:37Z"), or the raw number when it is
     /// outside the years 0001-9999.
-    static func utc(_ date: Date) -> String {
+    package static func utc(_ date: Date) -> String {
         let seconds = date.timeIntervalSince1970
         guard seconds.isFinite, seconds > -62_135_596_800, seconds < 253_402_300_800 else {
             return "\(seconds) (out of range)"
         }
-        let formatter = ISO8601DateFormatter()
-        formatter.timeZone = TimeZone(identifier: "UTC")
-        return formatter.string(from: date)
+        return date.formatted(Date.ISO8601FormatStyle(timeZone: .gmt))
     }
 }
 
 /// Why a duration was refused, for the user.
-struct DurationError: Error, CustomStringConvertible {
-    let description: String
-    init(_ description: String) { self.description = description }
+package struct DurationError: Error, CustomStringConvertible {
+    package let description: String
+    package init(_ description: String) { self.description = description }
 }

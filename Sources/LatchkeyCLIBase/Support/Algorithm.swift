@@ -1,13 +1,13 @@
 import ArgumentParser
-import LatchkeyJWT
+package import LatchkeyJWT
 
 /// An `--alg` value: any signing algorithm Latchkey implements, matched without regard
 /// to case (`es256`, `ES256`, `eddsa`). `none` is not accepted: no command signs or
 /// verifies unsecured tokens.
-struct AlgorithmArgument: ExpressibleByArgument, Sendable {
-    let algorithm: JWSAlgorithm
+package struct AlgorithmArgument: ExpressibleByArgument, Sendable {
+    package let algorithm: JWSAlgorithm
 
-    init?(argument: String) {
+    package init?(argument: String) {
         guard
             let match = JWSAlgorithm(rawValue: argument)
                 ?? JWSAlgorithm.signing.first(where: { $0.rawValue.lowercased() == argument.lowercased() }),
@@ -16,7 +16,7 @@ struct AlgorithmArgument: ExpressibleByArgument, Sendable {
         algorithm = match
     }
 
-    static var allValueStrings: [String] { JWSAlgorithm.signing.map(\.rawValue) }
+    package static var allValueStrings: [String] { JWSAlgorithm.signing.map(\.rawValue) }
 
-    var isHMAC: Bool { [.hs256, .hs384, .hs512].contains(algorithm) }
+    package var isHMAC: Bool { [.hs256, .hs384, .hs512].contains(algorithm) }
 }

@@ -13,11 +13,11 @@
 /// Bidirectional controls (U+061C, U+200E, U+200F, U+202A–U+202E, U+2066–U+2069) are
 /// shown as `\u{NNNN}`: they print nothing themselves but reorder what follows, so a
 /// right-to-left override in a claim can make the rest of the line read backwards.
-enum TerminalText {
+package enum TerminalText {
     /// `text` with its control characters escaped; `keepingNewlines` leaves line feeds
     /// alone, for multi-line text this program laid out (pretty-printed JSON, whose
     /// strings cannot hold a raw line feed).
-    static func escape(_ text: String, keepingNewlines: Bool = false) -> String {
+    package static func escape(_ text: String, keepingNewlines: Bool = false) -> String {
         func needsEscape(_ scalar: Unicode.Scalar) -> Bool {
             let value = scalar.value
             guard value < 0x20 || (0x7F...0x9F).contains(value) else { return isBidiControl(value) }
@@ -39,7 +39,7 @@ enum TerminalText {
     }
 
     /// The bidirectional formatting characters (Unicode's Bidi_Control property).
-    static func isBidiControl(_ value: UInt32) -> Bool {
+    package static func isBidiControl(_ value: UInt32) -> Bool {
         value == 0x061C || value == 0x200E || value == 0x200F || (0x202A...0x202E).contains(value) || (0x2066...0x2069).contains(value)
     }
 }

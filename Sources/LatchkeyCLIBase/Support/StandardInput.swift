@@ -1,20 +1,21 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// Reads standard input up to a byte limit, so a huge or endless input costs at most
 /// the limit in memory and time, never all of it.
-enum StandardInput {
+package enum StandardInput {
     /// The input read so far: all of it, or the first `limit + 1` bytes when there is more.
-    struct Bounded {
+    package struct Bounded {
         /// The bytes read.
-        var bytes: [UInt8]
+        package var bytes: [UInt8]
         /// Whether input continues past `limit` (only `limit + 1` bytes were kept).
-        var exceedsLimit: Bool
+        package var exceedsLimit: Bool
     }
 
     /// Reads until end of input or until more than `limit` bytes arrived, whichever
     /// comes first. Counts bytes, not decoded characters.
     /// - Throws: an `ExitCode` (after printing why) when the read fails.
-    static func read(limit: Int) throws -> Bounded {
+    package static func read(limit: Int) throws -> Bounded {
         var bytes: [UInt8] = []
         var buffer = [UInt8](repeating: 0, count: 16_384)
         while bytes.count <= limit {

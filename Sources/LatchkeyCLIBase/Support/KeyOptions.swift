@@ -1,29 +1,32 @@
-import ArgumentParser
-import Foundation
-import LatchkeyJWT
+package import ArgumentParser
+import FoundationEssentials
+import Glibc
+package import LatchkeyJWT
 
 /// Where a command's key comes from: `--key FILE`, `--secret TEXT` or `--secret-file
 /// FILE`, exactly one. Shared by `verify` and `sign`.
-struct KeyOptions: ParsableArguments {
+package struct KeyOptions: ParsableArguments {
+    package init() {}
+
     @Option(
         help: ArgumentHelp(
             "A PEM, JWK or JWKS file (the format is detected from the content).",
             valueName: "file"))
-    var key: String?
+    package var key: String?
 
     @Option(
         help: ArgumentHelp(
             "An HMAC secret, as text (its UTF-8 bytes; write --secret=TEXT when it starts with -). Other users can see it in the process list: prefer --secret-file.",
             valueName: "text"))
-    var secret: String?
+    package var secret: String?
 
     @Option(
         help: ArgumentHelp(
             "A file whose bytes, exactly (a trailing newline included), are the HMAC secret.",
             valueName: "file"))
-    var secretFile: String?
+    package var secretFile: String?
 
-    func validate() throws {
+    package func validate() throws {
         let given = [key.map { _ in "--key" }, secret.map { _ in "--secret" }, secretFile.map { _ in "--secret-file" }].compactMap { $0 }
         guard given.count == 1 else {
             throw ValidationError(
@@ -34,7 +37,7 @@ struct KeyOptions: ParsableArguments {
     }
 
     /// Checks that the options can carry `algorithm` (a secret only carries HS*).
-    func validate(algorithm: AlgorithmArgument?) throws {
+    package func validate(algorithm: AlgorithmArgument?) throws {
         if let algorithm, key == nil, !algorithm.isHMAC {
             throw ValidationError("a secret only works with HS256, HS384 or HS512, not \(algorithm.algorithm.rawValue)")
         }
@@ -49,14 +52,14 @@ struct KeyOptions: ParsableArguments {
 
     /// The key(s) to verify with, pinned to `algorithm` when given. Exit 2 when the key
     /// cannot be read or used.
-    func verificationKeys(algorithm: JWSAlgorithm?) throws -> any JWTKeySource {
+    package func verificationKeys(algorithm: JWSAlgorithm?) throws -> any JWTKeySource {
         if let bytes = try secretBytes() { return try KeyLoader.hmac(bytes, algorithm: algorithm) }
         return try KeyLoader.verificationKeys(path: key!, algorithm: algorithm)
     }
 
     /// The key to sign with, for `algorithm`, carrying `keyID` when given. Exit 2 when the
     /// key cannot be read, cannot sign, or does not fit the algorithm.
-    func signingKey(algorithm: JWSAlgorithm, keyID: String?) throws -> JWTKey {
+    package func signingKey(algorithm: JWSAlgorithm, keyID: String?) throws -> JWTKey {
         if let bytes = try secretBytes() { return try KeyLoader.hmac(bytes, algorithm: algorithm, keyID: keyID) }
         return try KeyLoader.signingKey(path: key!, algorithm: algorithm, keyID: keyID)
     }

@@ -1,18 +1,21 @@
-import ArgumentParser
-import Foundation
+package import ArgumentParser
+import FoundationEssentials
+import Glibc
 import LatchkeyJWT
 
 /// The `[TOKEN|-]` argument shared by `inspect` and `verify`: the token itself, `-`
 /// for standard input, or nothing (standard input, unless it is a terminal).
-struct TokenInput: ParsableArguments {
+package struct TokenInput: ParsableArguments {
+    package init() {}
+
     @Argument(
         help: ArgumentHelp(
             "The token, or - to read it from standard input (the default).",
             discussion: "Surrounding whitespace and a `Bearer ` prefix are ignored, so an Authorization header value can be pasted as is.",
             valueName: "token"))
-    var token: String?
+    package var token: String?
 
-    func validate() throws {
+    package func validate() throws {
         // Waiting silently on a terminal looks like a hang; an explicit `-` still allows pasting.
         if token == nil, isatty(STDIN_FILENO) == 1 {
             throw ValidationError("no token: pass it as an argument, pipe it in, or give - to paste it")
@@ -21,10 +24,10 @@ struct TokenInput: ParsableArguments {
 
     /// The most standard input read for a token: the 64 KiB token limit plus 1 KiB for a
     /// `Bearer ` prefix and whitespace.
-    static let maxInputBytes = JWSOptions().maxTokenSize + 1_024
+    package static let maxInputBytes = JWSOptions().maxTokenSize + 1_024
 
     /// The token text, trimmed. Fails (exit 1) when there is none.
-    func read() throws -> String {
+    package func read() throws -> String {
         let raw: String
         if let token, token != "-" {
             raw = token
@@ -45,10 +48,10 @@ struct TokenInput: ParsableArguments {
 
     /// Trims surrounding whitespace and one `Bearer ` prefix (any case, as HTTP's scheme
     /// names are case-insensitive).
-    static func normalize(_ raw: String) -> String {
-        var text = raw.trimmingCharacters(in: .whitespacesAndNewlines)
+    package static func normalize(_ raw: String) -> String {
+        var text = raw.trimming(while: \.isWhitespace)
         if text.prefix(6).lowercased() == "bearer", text.dropFirst(6).first?.isWhitespace == true {
-            text = String(text.dropFirst(6)).trimmingCharacters(in: .whitespacesAndNewlines)
+            text = String(text.dropFirst(6)).trimming(while: \.isWhitespace)
         }
         return text
     }

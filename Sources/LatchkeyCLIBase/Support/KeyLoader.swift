@@ -1,15 +1,16 @@
-import Foundation
-import LatchkeyJWT
+import FoundationEssentials
+import Glibc
+package import LatchkeyJWT
 
 /// Loads keys from files for the JWT commands, through LatchkeyJWT's `JWTKeyFile`
 /// (which tells PEM, JWK and JWKS apart by content). Every failure exits with status 2
 /// and a message that names the file and the reason but never shows the file's content.
-enum KeyLoader {
+package enum KeyLoader {
     // MARK: Verification
 
     /// The key or key set in `path`, pinned to `algorithm` when given: a key that names
     /// no `alg` is given this one; a key naming another `alg` is refused.
-    static func verificationKeys(path: String, algorithm: JWSAlgorithm?) throws -> any JWTKeySource {
+    package static func verificationKeys(path: String, algorithm: JWSAlgorithm?) throws -> any JWTKeySource {
         let file = try document(at: path)
         return try building(path) { try file.verificationKeys(algorithm: algorithm) }
     }
@@ -19,7 +20,7 @@ enum KeyLoader {
     /// The private key in `path` for `algorithm`. From a JWKS, the private key whose
     /// `kid` is `keyID`, or the only private key when no `keyID` is given. `keyID`, when
     /// given, becomes the key's `kid` (and so the token's).
-    static func signingKey(path: String, algorithm: JWSAlgorithm, keyID: String?) throws -> JWTKey {
+    package static func signingKey(path: String, algorithm: JWSAlgorithm, keyID: String?) throws -> JWTKey {
         let file = try document(at: path)
         return try building(path) { try file.signingKey(algorithm: algorithm, keyID: keyID) }
     }
@@ -27,7 +28,7 @@ enum KeyLoader {
     // MARK: Secrets
 
     /// An HMAC key from secret bytes. The error names the secret's length, never its bytes.
-    static func hmac(_ bytes: [UInt8], algorithm: JWSAlgorithm?, keyID: String? = nil) throws -> JWTKey {
+    package static func hmac(_ bytes: [UInt8], algorithm: JWSAlgorithm?, keyID: String? = nil) throws -> JWTKey {
         do {
             return try JWTKey.hmac(bytes, algorithm: algorithm, keyID: keyID)
         } catch let error as JWTError {
@@ -38,14 +39,16 @@ enum KeyLoader {
     // MARK: Files
 
     /// Reads and classifies a key file.
-    static func document(at path: String) throws -> JWTKeyFile {
+    package static func document(at path: String) throws -> JWTKeyFile {
         let bytes = try readFile(path, what: "key file")
         return try building(path) { try JWTKeyFile(bytes: bytes) }
     }
 
     /// The bytes of `path` (at most `limit`, by default `JWTKeyFile.maximumSize`), or exit
     /// `status` (2 by default) with the system's reason.
-    static func readFile(_ path: String, what: String, limit: Int = JWTKeyFile.maximumSize, status: Int32 = ExitStatus.keyProblem) throws -> [UInt8] {
+    package static func readFile(
+        _ path: String, what: String, limit: Int = JWTKeyFile.maximumSize, status: Int32 = ExitStatus.keyProblem
+    ) throws -> [UInt8] {
         let descriptor = open(path, O_RDONLY | O_CLOEXEC)
         guard descriptor >= 0 else { throw fail("cannot read \(what) \(path): \(String(cString: strerror(errno)))", status: status) }
         defer { close(descriptor) }
