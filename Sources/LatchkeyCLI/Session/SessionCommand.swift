@@ -212,13 +212,22 @@ enum TransportChoice: String, CaseIterable {
         #if URLSession
         case .urlSession: DefaultTransport.makeSingleAttempt()
         #endif
-        case .asyncHTTPClient: AsyncHTTPClientTransport(client: Self.sharedHTTPClient)
+        case .asyncHTTPClient: FirstUseTransport()
         }
     }
+}
 
-    /// One client for the process, made with the transport's recommended configuration
-    /// (no redirects followed, no decoding by the client) on SwiftNIO's shared event
-    /// loops; never shut down, as the process ends first.
-    static let sharedHTTPClient = HTTPClient(
-        eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: AsyncHTTPClientTransport.recommendedConfiguration())
+/// AsyncHTTPClient, made at the first request: a command that sends none (`session token`
+/// with a token that needs no renewal, `session status` of a stored session) never starts
+/// SwiftNIO's event loop threads.
+struct FirstUseTransport: HTTPTransport {
+    func send(_ request: TransportRequest) async throws -> TransportResponse {
+        try await Self.transport.send(request)
+    }
+
+    /// One client for the process (Swift makes a static `let` once, on first use), with the
+    /// transport's recommended configuration (no redirects followed, no decoding by the
+    /// client) on SwiftNIO's shared event loops; never shut down, as the process ends first.
+    private static let transport = AsyncHTTPClientTransport(
+        client: HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: AsyncHTTPClientTransport.recommendedConfiguration()))
 }
