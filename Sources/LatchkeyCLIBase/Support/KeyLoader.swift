@@ -1,5 +1,4 @@
 import FoundationEssentials
-import Glibc
 package import LatchkeyJWT
 
 /// Loads keys from files for the JWT commands, through LatchkeyJWT's `JWTKeyFile`
@@ -49,23 +48,11 @@ package enum KeyLoader {
     package static func readFile(
         _ path: String, what: String, limit: Int = JWTKeyFile.maximumSize, status: Int32 = ExitStatus.keyProblem
     ) throws -> [UInt8] {
-        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
-        guard descriptor >= 0 else { throw fail("cannot read \(what) \(path): \(String(cString: strerror(errno)))", status: status) }
-        defer { close(descriptor) }
-        var bytes: [UInt8] = []
-        var buffer = [UInt8](repeating: 0, count: 65_536)
-        while true {
-            let count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
-            if count < 0 {
-                if errno == EINTR { continue }
-                throw fail("cannot read \(what) \(path): \(String(cString: strerror(errno)))", status: status)
-            }
-            if count == 0 { break }
-            bytes += buffer[0..<count]
-            guard bytes.count <= limit else {
-                throw fail("\(what) \(path) is larger than \(limit / 1024) KiB", status: status)
-            }
+        let bytes: [UInt8]
+        do { bytes = try BoundedFile.read(path, limit: limit + 1) } catch {
+            throw fail("cannot read \(what) \(path): \(error.reason)", status: status)
         }
+        guard bytes.count <= limit else { throw fail("\(what) \(path) is larger than \(limit / 1024) KiB", status: status) }
         return bytes
     }
 

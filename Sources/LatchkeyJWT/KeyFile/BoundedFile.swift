@@ -6,17 +6,17 @@ import Musl
 
 /// Reads a file of at most a bounded size with POSIX calls: the key-file reader needs
 /// nothing of Foundation's file handles (so a tool that only verifies tokens links
-/// FoundationEssentials alone).
-enum BoundedFile {
+/// FoundationEssentials alone). The CLI's key and secret files are read here too.
+package enum BoundedFile {
     /// Why a file could not be read: the system's reason (`strerror`), as "No such file or directory".
-    struct ReadError: Error, CustomStringConvertible {
+    package struct ReadError: Error, CustomStringConvertible {
         let code: Int32
-        var reason: String { String(cString: strerror(code)) }
-        var description: String { reason }
+        package var reason: String { String(cString: strerror(code)) }
+        package var description: String { reason }
     }
 
     /// The first `limit` bytes of the file at `path` (all of it when shorter).
-    static func read(_ path: String, limit: Int) throws(ReadError) -> [UInt8] {
+    package static func read(_ path: String, limit: Int) throws(ReadError) -> [UInt8] {
         let fd = open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { throw ReadError(code: errno) }
         defer { close(fd) }
@@ -33,14 +33,6 @@ enum BoundedFile {
             bytes.append(contentsOf: chunk[0..<count])
         }
         return bytes
-    }
-}
-
-extension StringProtocol {
-    /// The text without the leading and trailing characters `predicate` accepts.
-    package func trimming(while predicate: (Character) -> Bool) -> String {
-        guard let first = firstIndex(where: { !predicate($0) }), let last = lastIndex(where: { !predicate($0) }) else { return "" }
-        return String(self[first...last])
     }
 }
 
