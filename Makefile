@@ -49,21 +49,22 @@ build: deps
 RELEASE_FLAGS := -c release --static-swift-stdlib --disable-default-traits \
   -Xlinker --no-pie -Xlinker --no-export-dynamic
 
-# The three binaries of the CLI: `latchkey`, the launcher, becomes `latchkey-jwt` for
-# `inspect` and `verify` and `latchkey-full` for every other command (Package.swift,
-# "Command-line tool").
+# The four binaries of the CLI: `latchkey`, the launcher, becomes `latchkey-jwt` for
+# `inspect` and `verify`, `latchkey-token` for `session token` (which becomes
+# `latchkey-full` when the stored token will not do) and `latchkey-full` for every other
+# command (Package.swift, "Command-line tool").
 # SwiftPM links every executable with the Swift runtime, which costs the launcher 2 ms of
 # the 1 ms it needs; the release launcher is compiled from the same main.c by the
-# toolchain's clang alone, into .build/cli/ beside links to the two tools (the layout it
+# toolchain's clang alone, into .build/cli/ beside links to the three tools (the layout it
 # looks for), which `make install` and `make bench-cli` use.
-CLI_PRODUCTS := latchkey latchkey-jwt latchkey-full
+CLI_PRODUCTS := latchkey latchkey-jwt latchkey-token latchkey-full
 CLI_DIR := .build/cli
 LAUNCHER_CC ?= $(shell command -v clang || command -v cc)
 build-release: deps
 	for product in $(CLI_PRODUCTS); do $(SWIFT) build $(RELEASE_FLAGS) --product $$product || exit 1; done
 	@bin="$$($(SWIFT) build $(RELEASE_FLAGS) --show-bin-path)"; mkdir -p $(CLI_DIR) && \
 	$(LAUNCHER_CC) -O2 -Wall -Wextra -Werror -o $(CLI_DIR)/latchkey Sources/LatchkeyLauncher/main.c && \
-	ln -sf "$$bin/latchkey-jwt" "$$bin/latchkey-full" $(CLI_DIR)/
+	ln -sf "$$bin/latchkey-jwt" "$$bin/latchkey-token" "$$bin/latchkey-full" $(CLI_DIR)/
 
 # The path of the release CLI `build-release` makes (Benchmarks/Scripts/cli-startup.sh).
 print-release-bin:
@@ -204,22 +205,22 @@ install:
 	  man=.build/plugins/GenerateManual/outputs/latchkey/latchkey.1; \
 	fi; \
 	[ -x "$$bin" ] || { echo "error: make install: no latchkey binary at $$bin" >&2; exit 1; }; \
-	for tool in latchkey-jwt latchkey-full; do \
+	for tool in latchkey-jwt latchkey-token latchkey-full; do \
 	  [ -x "$$tools/$$tool" ] || { echo "error: make install: no $$tool binary beside $$bin" >&2; exit 1; }; \
 	done; \
 	[ -f "$$man" ] || { echo "error: make install: no man page (latchkey.1) from generate-manual" >&2; exit 1; }; \
 	install -d "$(INSTALL_BIN)" "$(INSTALL_LIBEXEC)" "$(INSTALL_MAN)" "$(INSTALL_BASH)" "$(INSTALL_ZSH)" "$(INSTALL_FISH)"; \
-	install -m 755 "$$tools/latchkey-jwt" "$$tools/latchkey-full" "$(INSTALL_LIBEXEC)"; \
+	install -m 755 "$$tools/latchkey-jwt" "$$tools/latchkey-token" "$$tools/latchkey-full" "$(INSTALL_LIBEXEC)"; \
 	install -m 755 "$$bin" "$(INSTALL_BIN)/latchkey"; \
 	install -m 644 "$$man" "$(INSTALL_MAN)/latchkey.1"; \
 	"$$bin" --generate-completion-script bash > "$(INSTALL_BASH)/latchkey"; \
 	"$$bin" --generate-completion-script zsh > "$(INSTALL_ZSH)/_latchkey"; \
 	"$$bin" --generate-completion-script fish > "$(INSTALL_FISH)/latchkey.fish"; \
 	chmod 644 "$(INSTALL_BASH)/latchkey" "$(INSTALL_ZSH)/_latchkey" "$(INSTALL_FISH)/latchkey.fish"; \
-	echo "installed latchkey in $(INSTALL_BIN) (latchkey-jwt and latchkey-full in $(INSTALL_LIBEXEC)), its man page and bash, zsh and fish completions"
+	echo "installed latchkey in $(INSTALL_BIN) (latchkey-jwt, latchkey-token and latchkey-full in $(INSTALL_LIBEXEC)), its man page and bash, zsh and fish completions"
 
 uninstall:
-	rm -f "$(INSTALL_BIN)/latchkey" "$(INSTALL_LIBEXEC)/latchkey-jwt" "$(INSTALL_LIBEXEC)/latchkey-full" "$(INSTALL_MAN)/latchkey.1" "$(INSTALL_BASH)/latchkey" \
+	rm -f "$(INSTALL_BIN)/latchkey" "$(INSTALL_LIBEXEC)/latchkey-jwt" "$(INSTALL_LIBEXEC)/latchkey-token" "$(INSTALL_LIBEXEC)/latchkey-full" "$(INSTALL_MAN)/latchkey.1" "$(INSTALL_BASH)/latchkey" \
 	  "$(INSTALL_ZSH)/_latchkey" "$(INSTALL_FISH)/latchkey.fish"
 	rmdir "$(INSTALL_LIBEXEC)" 2>/dev/null || true
 

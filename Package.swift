@@ -26,6 +26,7 @@ let package = Package(
         .library(name: "LatchkeyAsyncHTTPClient", targets: ["LatchkeyAsyncHTTPClient"]),
         .executable(name: "latchkey", targets: ["LatchkeyLauncher"]),
         .executable(name: "latchkey-jwt", targets: ["LatchkeyJWTTool"]),
+        .executable(name: "latchkey-token", targets: ["LatchkeyTokenTool"]),
         .executable(name: "latchkey-full", targets: ["LatchkeyCLI"]),
         .plugin(name: "LatchkeyConfigPlugin", targets: ["LatchkeyConfigPlugin"]),
         .library(name: "LatchkeySwiftConfiguration", targets: ["LatchkeySwiftConfiguration"]),
@@ -245,6 +246,15 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        // What both programs that run session commands share (`latchkey-full`, `latchkey-token`).
+        .target(name: "LatchkeySessionBase", dependencies: ["Latchkey"], swiftSettings: swiftSettings),
+        // `latchkey-token`: `latchkey session token` while the stored token lasts (no
+        // client, no transport); anything else it hands to `latchkey-full`.
+        .executableTarget(
+            name: "LatchkeyTokenTool",
+            dependencies: ["Latchkey", "LatchkeyBundledAdapters", "LatchkeySessionBase", "LatchkeyCLIBase"],
+            swiftSettings: swiftSettings
+        ),
         .executableTarget(
             name: "LatchkeyJWTTool",
             dependencies: [
@@ -258,6 +268,7 @@ let package = Package(
             name: "LatchkeyCLI",
             dependencies: [
                 "LatchkeyCLIBase",
+                "LatchkeySessionBase",
                 "LatchkeyJSON",
                 "LatchkeyJWT",
                 "LatchkeySecrets",

@@ -9,7 +9,8 @@
 #   Benchmarks/Scripts/cli-startup.sh              (builds the release binaries first, as `make install` does)
 #   BIN=path/to/latchkey RUNS=100 Benchmarks/Scripts/cli-startup.sh
 #
-# BIN is the launcher; latchkey-jwt (inspect, verify) and latchkey-full (the rest) are beside it.
+# BIN is the launcher; latchkey-jwt (inspect, verify), latchkey-token (session token) and latchkey-full
+# (the rest) are beside it.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 SWIFT=${SWIFT:-swift}
@@ -23,7 +24,7 @@ if [ -z "${BIN:-}" ]; then
   BIN=$(make -s print-release-bin)
 fi
 tools=$(dirname "$BIN")
-for tool in latchkey-jwt latchkey-full; do
+for tool in latchkey-jwt latchkey-token latchkey-full; do
   [ -x "$tools/$tool" ] || { echo "cli-startup: no $tool beside $BIN (make build-release builds all three)" >&2; exit 1; }
 done
 # The release CLI is built without the URLSession trait: libcurl must not be loaded.
@@ -92,7 +93,7 @@ for name in names:
     rows[name] = (cpu, result["mean"] * 1000, int(open(os.path.join(work, name + ".rss")).read()) / 1024)
 reference = rows["jose verify"][0]
 print(f"`make bench-cli`: {runs} runs each (hyperfine -N, 5 warm-up runs); peak memory: the largest of the")
-sizes = ", ".join(f"`{tool}` {os.path.getsize(os.path.join(os.path.dirname(binary), tool)) / 1e6:.0f} MB" for tool in ["latchkey", "latchkey-jwt", "latchkey-full"])
+sizes = ", ".join(f"`{tool}` {os.path.getsize(os.path.join(os.path.dirname(binary), tool)) / 1e6:.0f} MB" for tool in ["latchkey", "latchkey-jwt", "latchkey-token", "latchkey-full"])
 print(f"GNU time maximum resident sets; binaries: {sizes}. Target: CPU ≤ 2× `jose`'s verify, peak < 20 MiB.")
 print()
 print("| command | CPU (user + sys) | ÷ jose verify | wall | peak memory | target |")

@@ -1,7 +1,9 @@
 // `latchkey`: the command users and scripts run. It becomes (execv: the same process,
 // arguments, environment and standard streams) `latchkey-jwt` for `inspect` and `verify`,
-// which a script calls once per token and which start in a few milliseconds, and
-// `latchkey-full` for every other command line, `--help` and `--version` included.
+// which a script calls once per token and which start in a few milliseconds,
+// `latchkey-token` for `session token` (which becomes `latchkey-full` in turn when the
+// stored token will not do), and `latchkey-full` for every other command line, `--help`
+// and `--version` included.
 // Both are looked for beside this executable (a build directory), then in
 // ../libexec/latchkey/ (`make install`). Benchmarks/README.md, "The CLI's start-up".
 #include <errno.h>
@@ -32,9 +34,10 @@ static int fail(const char *what, const char *first, const char *second) {
     return unavailable;
 }
 
-// The tool a command line is for: the JWT commands' or the full CLI.
+// The tool a command line is for: the JWT commands', the token's, or the full CLI.
 static const char *tool_for(int argc, char *argv[]) {
     if (argc > 1 && (strcmp(argv[1], "inspect") == 0 || strcmp(argv[1], "verify") == 0)) return "latchkey-jwt";
+    if (argc > 2 && strcmp(argv[1], "session") == 0 && strcmp(argv[2], "token") == 0) return "latchkey-token";
     return "latchkey-full";
 }
 

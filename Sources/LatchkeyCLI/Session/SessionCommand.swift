@@ -5,6 +5,7 @@ import Latchkey
 import LatchkeyAsyncHTTPClient
 import LatchkeyBundledAdapters
 import LatchkeyCLIBase
+import LatchkeySessionBase
 
 /// `latchkey session`: the whole life of a session from the command line — log in,
 /// look, get a token, renew, log out — with the app's own `latchkey.json`.
@@ -121,7 +122,8 @@ extension SessionCommand {
             let registry = ProviderRegistry()
             for factory in BundledAdapters.factories { registry.register(factory) }
             do {
-                for warning in try registry.check(configuration) + secretWarnings(configuration, registry: registry) {
+                let settings = setting.compactMap { Self.splitSetting($0)?.name }
+                for warning in try SessionWarnings.all(configuration, registry: registry, commandLineSettings: settings) {
                     printError("warning: " + warning)
                 }
                 return (try registry.makeClient(configuration, transport: try providerTransport()), configuration)
@@ -151,29 +153,6 @@ extension SessionCommand {
             } catch {
                 throw SessionFailure(status: SessionExitStatus.storage, code: "trace", message: "\(error)")
             }
-        }
-
-        /// Secrets where others can read them: in a configuration file readable by others,
-        /// or in this command line (which any user can read in /proc, and shells keep in
-        /// their history).
-        func secretWarnings(_ configuration: LatchkeyConfiguration, registry: ProviderRegistry) -> [String] {
-            let secrets = Set(registry.factory(for: configuration.provider)?.schema.keys.filter(\.isSecret).map(\.name) ?? [])
-            var warnings: [String] = []
-            if let file = configuration.file, let mode = configuration.fileMode, mode & 0o044 != 0 {
-                for name in configuration.settings.inlineKeys.sorted() where secrets.contains(name) {
-                    warnings.append(
-                        "the configuration file \(file) holds the secret \"settings.\(name)\" and others can read it "
-                            + "(mode \(String(mode, radix: 8))): chmod 600 it, or move the secret to \(ProviderSettings.environmentName(of: name))")
-                }
-            }
-            for item in setting {
-                guard let (name, _) = Self.splitSetting(item), secrets.contains(name) else { continue }
-                warnings.append(
-                    "--setting \(name)=… puts a secret on the command line, where other users can read it (/proc) "
-                        + "and the shell's history keeps it; set \(ProviderSettings.environmentName(of: name)) "
-                        + "or keep it in a configuration file only you can read (mode 600)")
-            }
-            return warnings
         }
 
         /// Says on standard error why a stored session was left unused (made with another

@@ -127,14 +127,3 @@ extension SessionCommand {
         }
     }
 }
-
-/// Durations given on the command line (`90s`, `5m`, `7d`).
-enum SessionDuration {
-    /// - Throws: a `ValidationError` (usage) naming the option.
-    static func parse(_ text: String, option: String) throws -> Duration {
-        guard let seconds = try? Durations.parse(text), seconds.isFinite, seconds >= 0, seconds <= 1e10 else {
-            throw ValidationError("\(option) takes a duration such as 60s, 5m or 7d; got \"\(TerminalText.escape(text))\"")
-        }
-        return .milliseconds(Int64((seconds * 1000).rounded()))
-    }
-}
