@@ -1,11 +1,12 @@
 import Foundation
 import Testing
 
-/// `latchkey`, the launcher: `inspect` and `verify` become `latchkey-jwt`, every other
-/// command line `latchkey-full` (the same process, arguments and streams).
+/// `latchkey`, the launcher: `inspect` and `verify` become `latchkey-jwt`, `session token`
+/// `latchkey-token` (TokenToolTests), every other command line `latchkey-full` (the same
+/// process, arguments and streams).
 @Suite struct LauncherTests {
     /// A directory holding a copy of the launcher and of the named tools beside it.
-    private func launcher(with tools: [String]) throws -> (directory: URL, executable: String) {
+    static func launcher(with tools: [String]) throws -> (directory: URL, executable: String) {
         let launcher = try JWTCLIRunner().executablePath()
         let built = URL(fileURLWithPath: launcher).deletingLastPathComponent()
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("latchkey-launcher-\(UUID().uuidString)")
@@ -17,7 +18,7 @@ import Testing
     }
 
     @Test func inspectAndVerifyNeedOnlyTheJWTTool() throws {
-        let (directory, front) = try launcher(with: ["latchkey-jwt"])
+        let (directory, front) = try Self.launcher(with: ["latchkey-jwt"])
         defer { try? FileManager.default.removeItem(at: directory) }
         let secret = "front-secret-0123456789abcdef0123"
         let token = try JWTCLIRunner().run(["sign", "--secret", secret, "--alg", "HS256", "--claim", "sub=alice", "--exp", "5m"])
@@ -40,7 +41,7 @@ import Testing
     }
 
     @Test func aMissingToolIsAClearErrorNamingWhereItWasLookedFor() throws {
-        let (directory, front) = try launcher(with: ["latchkey-jwt"])
+        let (directory, front) = try Self.launcher(with: ["latchkey-jwt"])
         defer { try? FileManager.default.removeItem(at: directory) }
         let parent = directory.deletingLastPathComponent().path
         for arguments in [["--version"], ["session", "status"], [], ["--help"], ["help", "verify"]] {
@@ -52,8 +53,12 @@ import Testing
                     == "error: latchkey: latchkey-full is not installed; looked for \(directory.path)/latchkey-full and \(parent)/libexec/latchkey/latchkey-full\n",
                 "\(result.stderr)")
         }
-        let (bare, alone) = try launcher(with: [])
+        let (bare, alone) = try Self.launcher(with: [])
         defer { try? FileManager.default.removeItem(at: bare) }
+        let token = try JWTCLIRunner().run(["session", "token"], executable: alone)
+        #expect(token.status == 70)
+        #expect(
+            token.stderr.hasPrefix("error: latchkey: latchkey-token is not installed; looked for \(bare.path)/latchkey-token and "), "\(token.stderr)")
         let verify = try JWTCLIRunner().run(["verify", "--secret", "s", "x.y.z"], executable: alone)
         #expect(verify.status == 70)
         #expect(

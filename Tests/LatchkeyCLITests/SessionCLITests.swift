@@ -6,13 +6,14 @@ import Testing
 /// these tests start lives in this process's cooperative pool, which must stay free.
 func runOffThePool(
     _ arguments: [String], stdin: String = "", environment: [String: String] = [:],
-    currentDirectory: URL? = nil
+    currentDirectory: URL? = nil, executable: String? = nil
 ) async throws -> JWTCLIRunner.Result {
     try await withCheckedThrowingContinuation { continuation in
         Thread.detachNewThread {
             continuation.resume(
                 with: Result {
-                    try JWTCLIRunner().run(arguments, stdin: stdin, environment: environment, currentDirectory: currentDirectory)
+                    try JWTCLIRunner().run(
+                        arguments, stdin: stdin, environment: environment, executable: executable, currentDirectory: currentDirectory)
                 })
         }
     }
