@@ -56,7 +56,7 @@ import Testing
         let files = [
             "bin/latchkey", "libexec/latchkey/latchkey-full", "share/man/man1/latchkey.1", "share/bash-completion/completions/latchkey",
             "share/zsh/site-functions/_latchkey", "share/fish/vendor_completions.d/latchkey.fish",
-            "libexec/latchkey/latchkey-jwt",
+            "libexec/latchkey/latchkey-jwt", "libexec/latchkey/latchkey-token",
         ]
         for file in files { #expect(FileManager.default.fileExists(atPath: installed.appendingPathComponent(file).path), "\(file)") }
         #expect(FileManager.default.isExecutableFile(atPath: installed.appendingPathComponent("bin/latchkey").path))
@@ -69,6 +69,13 @@ import Testing
         #expect(FileManager.default.isExecutableFile(atPath: installed.appendingPathComponent(files[6]).path))
         let inspect = try JWTCLIRunner().run(["inspect", "--json", "eyJhbGciOiJub25lIn0.eyJzdWIiOiJhIn0."], executable: link.path)
         #expect(inspect.status == 0 && inspect.stdout.contains("\"sub\":\"a\""), "\(inspect)")
+        // `session token` runs the installed latchkey-token, which hands a command line it
+        // cannot answer (no configuration here) to the installed latchkey-full beside it.
+        #expect(FileManager.default.isExecutableFile(atPath: installed.appendingPathComponent(files[7]).path))
+        let token = try JWTCLIRunner().run(
+            ["session", "token"], environment: ["LATCHKEY_CONFIG": work.appendingPathComponent("absent.json").path], executable: link.path)
+        #expect(token.status != 0 && token.status != 70, "\(token)")
+        #expect(token.stderr.contains("absent.json") && !token.stderr.contains("cannot run"), "\(token.stderr)")
         let man = try String(contentsOf: installed.appendingPathComponent(files[2]), encoding: .utf8)
         #expect(man.contains(".Dt LATCHKEY 1"))
         if generated != nil { #expect(man.contains("session"), "the page covers the subcommands") }
