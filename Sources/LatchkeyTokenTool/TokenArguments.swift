@@ -13,7 +13,7 @@ struct TokenArguments: Equatable {
     init?(_ arguments: [String]) {
         guard arguments.count >= 3, arguments[1] == "session", arguments[2] == "token" else { return nil }
         var rest = arguments.dropFirst(3)[...]
-        var seen: Set<String> = []
+        var seenConfig = false, seenMinTTL = false
         while let argument = rest.popFirst() {
             var name = argument
             var value: String?
@@ -21,7 +21,12 @@ struct TokenArguments: Equatable {
                 name = String(argument[..<equals])
                 value = String(argument[argument.utf8.index(after: equals)...])
             }
-            guard name == "--config" || name == "--min-ttl", seen.insert(name).inserted else { return nil }
+            // Each at most once (two flags, not a Set: its generic metadata costs more than the rest of the parse).
+            switch name {
+            case "--config" where !seenConfig: seenConfig = true
+            case "--min-ttl" where !seenMinTTL: seenMinTTL = true
+            default: return nil
+            }
             if value == nil { value = rest.popFirst() }
             // A missing or empty value, or one that reads as an option, is a usage error
             // for the full parser to word.

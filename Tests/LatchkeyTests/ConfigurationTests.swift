@@ -27,6 +27,16 @@ import Testing
         #expect(configuration.session.minimumTokenTTL == .seconds(10))
     }
 
+    @Test func theProcessEnvironmentIsItsLatchkeyVariablesAsProcessInfoHasThem() throws {
+        setenv("LATCHKEY_CONFIGURATION_TEST_VALUE", "a=b=c é", 1)
+        let variables = LatchkeyConfiguration.processEnvironment
+        #expect(variables["LATCHKEY_CONFIGURATION_TEST_VALUE"] == "a=b=c é", "split at the first =")
+        #expect(variables.keys.allSatisfy { $0.hasPrefix("LATCHKEY_") })
+        #expect(variables["PATH"] == nil)
+        let expected = ProcessInfo.processInfo.environment.filter { $0.key.hasPrefix("LATCHKEY_") }
+        #expect(variables == expected)
+    }
+
     @Test func environmentOverridesTheFile() throws {
         let configuration = try LatchkeyConfiguration.parse(
             Array(Self.file.utf8),

@@ -1,4 +1,4 @@
-public import Foundation
+internal import Foundation
 internal import LatchkeyJSON
 
 #if canImport(Glibc)
@@ -77,7 +77,7 @@ public struct LatchkeyConfiguration: Sendable, Hashable {
     ///   refusing a `./latchkey.json` of another user or writable by others.
     public static func load(
         path: String? = nil,
-        environment: [String: String] = ProcessInfo.processInfo.environment
+        environment: [String: String] = processEnvironment
     ) throws(AuthError) -> LatchkeyConfiguration {
         let explicit = path ?? environment["LATCHKEY_CONFIG"]
         let file = explicit ?? defaultFileName

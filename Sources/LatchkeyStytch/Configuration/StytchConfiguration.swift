@@ -1,5 +1,6 @@
 public import Foundation
 public import Latchkey
+internal import LatchkeyJWT
 
 /// A Stytch adapter's configuration, read from the provider settings the registry checked
 /// against ``schema`` or made in code.
@@ -69,7 +70,9 @@ public struct StytchConfiguration: Sendable, Hashable {
                 .configuration, "setting \"settings.public_token\" is not a Stytch public token (expected public-token-test-… or public-token-live-…)"
             )
         }
-        let appIdentifier = appIdentifier.trimmingCharacters(in: .whitespacesAndNewlines)
+        // Character.isWhitespace is Unicode's White_Space, as CharacterSet's whitespacesAndNewlines
+        // is, without bridging to NSString (a tenth of `latchkey session token`'s Swift time).
+        let appIdentifier = appIdentifier.trimming(while: \.isWhitespace)
         guard !appIdentifier.isEmpty else {
             throw AuthError(.configuration, "setting \"settings.app_identifier\" is required: \(Self.appIdentifierHelp)")
         }
