@@ -58,7 +58,8 @@ import Testing
         let token = try JWTCLIRunner().run(["session", "token"], executable: alone)
         #expect(token.status == 70)
         #expect(
-            token.stderr.hasPrefix("error: latchkey: latchkey-token is not installed; looked for \(bare.path)/latchkey-token and "), "\(token.stderr)")
+            token.stderr.hasPrefix("error: latchkey: latchkey-token is not installed; looked for \(bare.path)/latchkey-token and "), "\(token.stderr)"
+        )
         let verify = try JWTCLIRunner().run(["verify", "--secret", "s", "x.y.z"], executable: alone)
         #expect(verify.status == 70)
         #expect(
