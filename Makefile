@@ -169,7 +169,10 @@ bench-cli: deps
 	$(call apt_install,hyperfine jose time)
 	./Benchmarks/Scripts/cli-startup.sh
 
+# The gate: the benchmarks' instruction and malloc counts, then the CLI's start-up counts
+# (instructions and page faults of each command as a whole process, beside jose's).
 bench-check: bench-deps
+	$(call apt_install,hyperfine jose time)
 	$(MAKE) -C Benchmarks bench-check
 
 # libFuzzer targets (Fuzz/README.md): FUZZ_SECONDS per target (default 60), one at a time.

@@ -63,6 +63,21 @@ EOF
 "$BIN" session login --config "$work/latchkey.json" --email alice@example.com --password-stdin <<<"alice-password-1" >/dev/null
 "$BIN" session token --config "$work/latchkey.json" >/dev/null
 
+# COUNT=FILE (`make bench-check`): the counts that repeat instead of timings
+# (Scripts/cli_counts.py), of copies without debug information (valgrind 3.19 cannot read
+# the toolchain's DWARF 5) in a directory without latchkey-full: `session token` must be
+# answered by latchkey-token itself.
+if [ -n "${COUNT:-}" ]; then
+  mkdir -p "$work/counted"
+  for tool in latchkey-jwt latchkey-token; do strip --strip-debug -o "$work/counted/$tool" "$tools/$tool"; done
+  python3 Benchmarks/Scripts/cli_counts.py measure "$COUNT" \
+    "jose verify=jose jws ver -i $work/token -k $work/key.pub.json" \
+    "latchkey verify=$work/counted/latchkey-jwt verify --key $work/key.pub.json $token" \
+    "latchkey inspect=$work/counted/latchkey-jwt inspect $token" \
+    "latchkey session token=$work/counted/latchkey-token session token --config $work/latchkey.json"
+  exit 0
+fi
+
 commands=(
   "jose verify|jose jws ver -i $work/token -k $work/key.pub.json"
   "latchkey verify|$BIN verify --key $work/key.pub.json $token"
