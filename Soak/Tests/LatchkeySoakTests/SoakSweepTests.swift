@@ -49,5 +49,11 @@ import Testing
         #expect(table.contains("seed 2: 1 violation(s), exit status 1\n  auth0: sessionsLostAtRestart: 1\n    - auth0|soak-0002 at 1800038700"))
         #expect(table.contains("seed 3: 0 violation(s), exit status 0\n  auth0: harnessFailures: 1"))
         #expect(table.contains("seed 4: no report (exit status 134)\n  Fatal error: boom"))
+        // The same lines the progress prints when the seed fails.
+        #expect(
+            SoakSweep.findings(outcomes[1]).joined(separator: "\n")
+                == "seed 2: 1 violation(s), exit status 1\n  auth0: sessionsLostAtRestart: 1\n    - auth0|soak-0002 at 1800038700: restarted client found notLoggedIn"
+        )
+        #expect(SoakSweep.findings(outcomes[3]) == ["seed 4: no report (exit status 134)", "  Fatal error: boom"])
     }
 }

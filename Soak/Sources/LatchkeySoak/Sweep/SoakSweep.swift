@@ -73,6 +73,8 @@ struct SoakSweep {
             for await outcome in group {
                 outcomes.append(outcome)
                 progress?("seed \(outcome.seed): \(outcome.failed ? "FAILED" : "ok") (\(Int(outcome.seconds)) s; \(outcomes.count)/\(seeds.count))")
+                // The findings at once: a sweep stopped before its table keeps them.
+                if outcome.failed { progress?(Self.findings(outcome).joined(separator: "\n")) }
                 if let seed = pending.next() { group.addTask { await runSeed(seed, executable: executable, scratch: scratch) } }
             }
         }
@@ -156,19 +158,24 @@ struct SoakSweep {
         lines.append(
             "seeds \(first)–\(last): \(outcomes.count) run, \(failing.count) failing; wall time \(String(format: "%.0f", wallSeconds)) s "
                 + "(\(String(format: "%.0f", wall)) s of runs)")
-        for outcome in failing {
-            guard let report = outcome.report else {
-                lines.append("\nseed \(outcome.seed): no report (exit status \(outcome.status))")
-                if !outcome.errorTail.isEmpty { lines.append("  " + outcome.errorTail.split(separator: "\n").suffix(5).joined(separator: "\n  ")) }
-                continue
-            }
-            lines.append("\nseed \(outcome.seed): \(report.violations) violation(s), exit status \(outcome.status)")
-            for driver in report.drivers where driver.invariants.total > 0 || driver.harnessFailures > 0 {
-                lines.append("  \(driver.driver): " + Self.nonZero(driver.invariants, harness: driver.harnessFailures))
-                for sample in driver.samples.prefix(3) { lines.append("    - \(sample)") }
-            }
-        }
+        for outcome in failing { lines += [""] + findings(outcome) }
         return lines.joined(separator: "\n")
+    }
+
+    /// A failing seed's first findings: each driver's non-zero figures with up to three
+    /// samples, or the end of the child's error output when it left no report.
+    static func findings(_ outcome: Outcome) -> [String] {
+        guard let report = outcome.report else {
+            var lines = ["seed \(outcome.seed): no report (exit status \(outcome.status))"]
+            if !outcome.errorTail.isEmpty { lines.append("  " + outcome.errorTail.split(separator: "\n").suffix(5).joined(separator: "\n  ")) }
+            return lines
+        }
+        var lines = ["seed \(outcome.seed): \(report.violations) violation(s), exit status \(outcome.status)"]
+        for driver in report.drivers where driver.invariants.total > 0 || driver.harnessFailures > 0 {
+            lines.append("  \(driver.driver): " + Self.nonZero(driver.invariants, harness: driver.harnessFailures))
+            for sample in driver.samples.prefix(3) { lines.append("    - \(sample)") }
+        }
+        return lines
     }
 
     private static func nonZero(_ figures: InvariantFigures, harness: Int) -> String {
