@@ -20,8 +20,8 @@ for tool in hyperfine jose /usr/bin/time python3; do
   command -v "$tool" >/dev/null || { echo "cli-startup: $tool is not installed (make bench-cli installs hyperfine, jose and time)" >&2; exit 1; }
 done
 if [ -z "${BIN:-}" ]; then
-  make -s build-release >&2
-  BIN=$(make -s print-release-bin)
+  make -s --no-print-directory build-release >&2
+  BIN=$(make -s --no-print-directory print-release-bin)
 fi
 tools=$(dirname "$BIN")
 for tool in latchkey-jwt latchkey-token latchkey-full; do
