@@ -1,4 +1,3 @@
-import ArgumentParser
 import LatchkeyCLIBase
 
 /// The command lines `latchkey-token` answers itself: `session token`, with at most one

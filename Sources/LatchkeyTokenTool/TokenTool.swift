@@ -32,10 +32,11 @@ enum TokenTool {
         guard let configuration = try? LatchkeyConfiguration.load(path: arguments.config) else { return nil }
         let registry = ProviderRegistry()
         for factory in BundledAdapters.factories { registry.register(factory) }
-        // Warnings are printed by the full CLI, once.
-        guard let warnings = try? SessionWarnings.all(configuration, registry: registry), warnings.isEmpty,
-            let store = try? configuration.store.makeStore().store,
-            let provider = try? registry.makeProvider(configuration, store: store, transport: NoRequests())
+        // Warnings are printed by the full CLI, once. The registry checks the configuration
+        // once, building the adapter (SessionWarnings.all would check it a second time).
+        guard let store = try? configuration.store.makeStore().store,
+            let (provider, warnings) = try? registry.makeProviderReportingWarnings(configuration, store: store, transport: NoRequests()),
+            warnings.isEmpty, SessionWarnings.exposedSecrets(configuration, registry: registry, commandLineSettings: []).isEmpty
         else { return nil }
         guard let tokens = await StoredTokens.usable(provider: provider, store: store, options: configuration.session, minTTL: arguments.minTTL)
         else { return nil }

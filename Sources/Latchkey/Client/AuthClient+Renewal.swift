@@ -5,9 +5,7 @@ extension AuthClient {
     // MARK: - Tokens and renewal
 
     /// The app's ``SessionOptions/minimumTokenTTL`` when it set one, else the provider's.
-    nonisolated var defaultMinimumTokenTTL: Duration {
-        options.explicitMinimumTokenTTL ?? provider.defaultMinimumTokenTTL
-    }
+    nonisolated var defaultMinimumTokenTTL: Duration { options.minimumTokenTTL(for: provider) }
 
     func tokens(minTTL: Duration, scope: String?, audience: String?) async throws -> SessionTokens {
         try checkNotShutDown()
@@ -60,10 +58,7 @@ extension AuthClient {
         return record.tokens
     }
 
-    func timeLeft(_ plan: RenewalPlan) -> TimeInterval {
-        guard let expiresAt = plan.expiresAt else { return .infinity }
-        return expiresAt.timeIntervalSince(clock.now)
-    }
+    func timeLeft(_ plan: RenewalPlan) -> TimeInterval { plan.timeLeft(at: clock.now) }
 
     static func lifetime(of tokens: SessionTokens) -> TimeInterval? {
         guard let issuedAt = tokens.issuedAt, let expiresAt = tokens.expiresAt else { return nil }

@@ -21,6 +21,13 @@ public struct SessionOptions: Sendable, Hashable {
     }
     /// ``minimumTokenTTL`` when the app set it; `nil`: the provider's default.
     var explicitMinimumTokenTTL: Duration?
+
+    /// The minimum time-to-live callers get when they ask for none: the app's
+    /// ``minimumTokenTTL`` when it set one, else `provider`'s
+    /// ``AuthProvider/defaultMinimumTokenTTL`` (the client and ``StoredTokens`` alike).
+    func minimumTokenTTL(for provider: any AuthProvider) -> Duration {
+        explicitMinimumTokenTTL ?? provider.defaultMinimumTokenTTL
+    }
     /// The clock skew allowed when adapters check token times (`exp`, `iat`,
     /// `auth_time`). Default 60 seconds.
     public var leeway: Duration

@@ -71,9 +71,24 @@ public final class ProviderRegistry: Sendable {
         transport: (any HTTPTransport)? = nil, clock: any SessionClock = SystemClock(),
         logger: Logger = Logger(label: "latchkey", factory: { _ in SwiftLogNoOpLogHandler() })
     ) throws -> any AuthProvider {
-        for warning in try check(configuration) {
+        let (provider, warnings) = try makeProviderReportingWarnings(
+            configuration, store: store, dependencies: dependencies, transport: transport, clock: clock, logger: logger)
+        for warning in warnings {
             logger.warning("\(warning)")
         }
+        return provider
+    }
+
+    /// ``makeProvider(_:store:dependencies:transport:clock:logger:)`` for a program that
+    /// prints the check's warnings itself (`latchkey-token`): they come back with the
+    /// adapter instead of going to the logger, and the configuration is checked once.
+    package func makeProviderReportingWarnings(
+        _ configuration: LatchkeyConfiguration, store: any SecretStore,
+        dependencies: ProviderDependencies = ProviderDependencies(),
+        transport: (any HTTPTransport)? = nil, clock: any SessionClock = SystemClock(),
+        logger: Logger = Logger(label: "latchkey", factory: { _ in SwiftLogNoOpLogHandler() })
+    ) throws -> (provider: any AuthProvider, warnings: [String]) {
+        let warnings = try check(configuration)
         // check(_:) found the factory.
         guard let factory = factory(for: configuration.provider) else {
             throw AuthError(.configuration, "provider \"\(configuration.provider)\" vanished")
@@ -88,7 +103,7 @@ public final class ProviderRegistry: Sendable {
             clock: clock, logger: logger, options: configuration.session,
             store: ScopedSecretStore(base: store, scope: "provider.\(factory.identifier)."),
             dependencies: dependencies)
-        return try factory.makeProvider(context)
+        return (try factory.makeProvider(context), warnings)
     }
 
     /// Builds the client the configuration describes: its store first, then its adapter

@@ -16,6 +16,14 @@ public struct RenewalPlan: Sendable, Hashable {
     /// A plan with nothing scheduled.
     public static let none = RenewalPlan(expiresAt: nil, renewAt: nil)
 
+    /// The seconds the token has left at `now` (negative once expired; infinite when it
+    /// never expires): the one measure of a token's time-to-live, for the client and for
+    /// ``StoredTokens`` alike.
+    func timeLeft(at now: Date) -> TimeInterval {
+        guard let expiresAt else { return .infinity }
+        return expiresAt.timeIntervalSince(now)
+    }
+
     /// Renew once `fraction` of the usable lifetime has passed, the usable lifetime
     /// ending `margin` before the real expiry (social.plus: fraction 0.8, margin 5 minutes).
     public static func proportional(

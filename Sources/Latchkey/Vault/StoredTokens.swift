@@ -34,9 +34,8 @@ public enum StoredTokens {
         guard let bytes = try? await store.get(options.vaultEntryName),
             let record = try? VaultRecord.decode(bytes, expectedProvider: provider.endpoint.encoded)
         else { return nil }
-        let wanted = (minTTL ?? options.explicitMinimumTokenTTL ?? provider.defaultMinimumTokenTTL).timeInterval
-        let plan = provider.renewalPlan(for: record.tokens)
-        guard let expiresAt = plan.expiresAt else { return record.tokens }
-        return expiresAt.timeIntervalSince(clock.now) >= wanted ? record.tokens : nil
+        // The client's rules, from their one home: the default minimum and the time left.
+        let wanted = (minTTL ?? options.minimumTokenTTL(for: provider)).timeInterval
+        return provider.renewalPlan(for: record.tokens).timeLeft(at: clock.now) >= wanted ? record.tokens : nil
     }
 }
