@@ -73,6 +73,7 @@ import Testing
         var undecodableStores = 0
         var secretsInLogs = 0
         var refreshTokensLost = 0
+        var transitionsOffTheDiagram = 0
     }
 
     static let executable: String? = {

@@ -54,4 +54,17 @@ import Testing
         judge.absorb(report("notLoggedIn", [("established", "notLoggedIn", Self.notFound)]))
         #expect(judge.takeUnexplained().count == 1)
     }
+
+    /// A client that refused a transition its diagram lacks logs it; the host reports the
+    /// line (redacted) and the judge counts it as an invariant of its own.
+    @Test func aRefusedTransitionIsAViolationOfItsOwn() throws {
+        var judge = try tracker()
+        let line = "u\t1800000000 error \(UserHost.offTheDiagram) from=notLoggedIn to=tokenExpired"
+        #expect(line.contains(UserHost.offTheDiagram))
+        var host = report("notLoggedIn")
+        host.violations = [HostViolation(kind: .offTheDiagram, user: "u", detail: UserHost.redacted(line))]
+        judge.absorb(host)
+        #expect(judge.summary.invariants.transitionsOffTheDiagram == 1)
+        #expect(judge.summary.invariants.total == 1)
+    }
 }

@@ -124,6 +124,7 @@ struct SoakTracker {
             case .renewalOverlap: self.violation(\.renewalOverlaps, "\(violation.user): \(violation.detail)")
             case .streamMismatch: self.violation(\.streamMismatches, "\(violation.user): \(violation.detail)")
             case .secretInLog: self.violation(\.secretsInLogs, "\(violation.user): \(violation.detail)")
+            case .offTheDiagram: self.violation(\.transitionsOffTheDiagram, "\(violation.user): \(violation.detail)")
             }
         }
         for transition in report.transitions { judge(transition) }

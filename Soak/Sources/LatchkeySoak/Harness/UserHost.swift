@@ -84,14 +84,19 @@ actor UserHost {
             lines += drained.lines.map { "\(user.user.id)\t\($0)" }
         }
         let ledger = environment.ledger
-        for line in lines where ledger.leaks(in: line) {
+        for line in lines {
             let user = String(line.prefix { $0 != "\t" })
-            environment.probe.violation(.secretInLog, user: user, Self.redacted(line))
+            if ledger.leaks(in: line) { environment.probe.violation(.secretInLog, user: user, Self.redacted(line)) }
+            // The client refuses a move its state machine lacks, and says so: never expected.
+            if line.contains(Self.offTheDiagram) { environment.probe.violation(.offTheDiagram, user: user, Self.redacted(line)) }
         }
         environment.probe.update { $0.logLines += lines.count }
         let (counters, violations) = environment.probe.drain()
         return HostReport(step: step, states: states, transitions: transitions, violations: violations, counters: counters)
     }
+
+    /// What a client logs when it refuses a transition the documented diagram lacks.
+    static let offTheDiagram = "illegal session state transition refused"
 
     /// The line with every long token-like run replaced, so the report never repeats the leak.
     static func redacted(_ line: String) -> String {

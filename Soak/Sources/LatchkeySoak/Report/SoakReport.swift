@@ -20,9 +20,14 @@ struct InvariantFigures: Codable, Sendable {
     /// A stored refresh token (Auth0) older than the newest of its family while a client
     /// of the user held the newer one, with the family not revoked on purpose.
     var refreshTokensLost = 0
+    /// A transition the documented diagram lacks, which the client refused (it logs
+    /// `illegal session state transition refused`): the core asked for a move its own
+    /// state machine does not have.
+    var transitionsOffTheDiagram = 0
 
     var total: Int {
         wrongfulLogouts + sessionsLostAtRestart + renewalOverlaps + streamMismatches + undecodableStores + secretsInLogs + refreshTokensLost
+            + transitionsOffTheDiagram
     }
 }
 
@@ -110,6 +115,7 @@ struct SoakReport: Codable, Sendable {
         row("INVARIANT undecodable stores") { "\($0.invariants.undecodableStores)" }
         row("INVARIANT secrets in logs") { "\($0.invariants.secretsInLogs)" }
         row("INVARIANT refresh tokens lost") { $0.tracksRefreshTokens ? "\($0.invariants.refreshTokensLost)" : "-" }
+        row("INVARIANT off-diagram transitions") { "\($0.invariants.transitionsOffTheDiagram)" }
         let width = rows.map(\.0.count).max() ?? 10
         // Each driver's column as wide as its widest value.
         let columns = drivers.indices.map { index in rows.map { $0.1[index].count }.max().map { max($0, drivers[index].driver.count) } ?? 0 }

@@ -144,6 +144,7 @@ struct SoakSweep {
         rows.append(("INVARIANT undecodable stores", summed(\.invariants.undecodableStores)))
         rows.append(("INVARIANT secrets in logs", summed(\.invariants.secretsInLogs)))
         rows.append(("INVARIANT refresh tokens lost", summed(\.invariants.refreshTokensLost)))
+        rows.append(("INVARIANT off-diagram transitions", summed(\.invariants.transitionsOffTheDiagram)))
         let width = rows.map(\.0.count).max() ?? 10
         let columns = names.indices.map { index in max(names[index].count, rows.map { $0.1[index].count }.max() ?? 0) }
         func line(_ name: String, _ values: [String]) -> String {
@@ -183,7 +184,8 @@ struct SoakSweep {
             ("wrongfulLogouts", figures.wrongfulLogouts), ("sessionsLostAtRestart", figures.sessionsLostAtRestart),
             ("renewalOverlaps", figures.renewalOverlaps), ("streamMismatches", figures.streamMismatches),
             ("undecodableStores", figures.undecodableStores), ("secretsInLogs", figures.secretsInLogs),
-            ("refreshTokensLost", figures.refreshTokensLost), ("harnessFailures", harness),
+            ("refreshTokensLost", figures.refreshTokensLost), ("transitionsOffTheDiagram", figures.transitionsOffTheDiagram),
+            ("harnessFailures", harness),
         ]
         return all.filter { $0.1 > 0 }.map { "\($0.0): \($0.1)" }.joined(separator: ", ")
     }
