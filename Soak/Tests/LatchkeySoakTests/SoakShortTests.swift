@@ -74,6 +74,7 @@ import Testing
         var secretsInLogs = 0
         var refreshTokensLost = 0
         var transitionsOffTheDiagram = 0
+        var machineDisagreements = 0
     }
 
     static let executable: String? = {

@@ -95,6 +95,7 @@ extension AuthClient {
         }
         establishingTask?.cancel()
         establishingTask = nil
+        shadow(.logout)
         stopBackgroundWork()
         let ended = record?.tokens ?? vault.lastKnown?.tokens
         if ended != nil { Telemetry.sessionEnded(reason: "logout") }
@@ -121,6 +122,7 @@ extension AuthClient {
     /// persisted, or back to where the failure says.
     private func establish(_ call: @escaping @Sendable () async throws -> AuthenticatedSession) async throws {
         let previous = machine.state
+        let login = Self.shadowID(in: shadow(.loginBegan), .login)
         beginEstablishing()
         let generation = self.generation
         let task = Task { try await call() }
@@ -131,12 +133,13 @@ extension AuthClient {
             } onCancel: {
                 task.cancel()
             }
-            try await finishEstablishing(report, generation: generation)
+            try await finishEstablishing(report, generation: generation, login: login)
         } catch {
             let classified =
                 generation == self.generation
                 ? provider.classify(error)
                 : AuthError(.cancelled, "the login was overtaken by a logout or another login")
+            if let login { shadow(.loginAnswered(login, .failed(Self.shadowLoginFailure(classified)))) }
             await failEstablishing(classified, generation: generation, previous: previous)
             throw classified
         }
@@ -164,12 +167,13 @@ extension AuthClient {
         publish()
     }
 
-    private func finishEstablishing(_ report: AuthenticatedSession, generation: Int) async throws {
+    private func finishEstablishing(_ report: AuthenticatedSession, generation: Int, login: Int?) async throws {
         guard generation == self.generation else { throw AuthError(.cancelled, "the login was overtaken by a logout or another login") }
         let fresh = VaultRecord(provider: vault.providerID, authenticated: report, validatedAt: clock.now)
         let vault = self.vault
         try await vault.withLock { try await vault.save(fresh) }
         guard generation == self.generation else { throw AuthError(.cancelled, "the login was overtaken by a logout or another login") }
+        if let login { shadow(.loginAnswered(login, .saved(fresh))) }
         establishingTask = nil
         keptDuringLogin = nil
         unsaved.clear()

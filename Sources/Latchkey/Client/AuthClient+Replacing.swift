@@ -69,6 +69,7 @@ extension AuthClient {
         let vault = self.vault
         try await vault.withLock { try await vault.save(fresh) }
         guard generation == self.generation else { throw AuthError(.cancelled, "the session changed while the new one was being saved") }
+        shadow(.replaced(fresh))
         unsaved.clear()
         forgetUncleared()
         adopt(fresh)

@@ -26,6 +26,7 @@ extension AuthClient {
         try checkNotShutDown()
         guard lifecycle == .idle else { return }
         lifecycle = .running
+        shadow(.start)
         await restore(validating: validating)
     }
 
@@ -46,6 +47,7 @@ extension AuthClient {
         } catch {
             logger.error("cannot read the stored session; keeping it and retrying", metadata: ["error": "\(error)"])
             lastRestoreError = error
+            shadow(.storeReadFailed)
             move(to: .restoring)
             publish()
             scheduleRestoreRetry()
@@ -53,29 +55,35 @@ extension AuthClient {
         }
         lastRestoreError = nil
         guard let stored else {
+            shadow(.storeRead(nil))
             move(to: .notLoggedIn)
             publish()
             return
         }
+        let check = Self.shadowID(in: shadow(.storeRead(stored)), .check)
         adopt(stored, publishing: false)
         let generation = self.generation
         do {
             if validating { try await checkSession(stored) }
             guard generation == self.generation else { return }
             revalidationPending = false
+            shadowCheckAnswered(check, .valid, restoring: true)
         } catch let error as AuthError where error.endsSession {
             logger.notice("stored session rejected by the provider", metadata: ["error": "\(error)"])
             guard generation == self.generation else { return }
+            shadowCheckAnswered(check, .failed(Self.shadowFailure(error)))
             await endSession(error)
             return
         } catch let error as AuthError where error.code == .needsUserAction {
             guard generation == self.generation else { return }
+            shadowCheckAnswered(check, .failed(Self.shadowFailure(error)))
             requireUserAction(error)
             return
         } catch {
             guard generation == self.generation else { return }
             logger.notice("stored session kept without revalidation", metadata: ["error": "\(error)"])
             revalidationPending = true
+            shadowCheckAnswered(check, .failed(.transient), restoring: true)
         }
         if !machine.isSignedIn { move(to: isExpired ? .tokenExpired : .established) }
         publish()
@@ -96,6 +104,7 @@ extension AuthClient {
             return false
         }
         timers.restoreRetryEnded()
+        shadow(.restoreRetryFired)
         await restore()
         return false
     }

@@ -9,6 +9,9 @@ extension AuthClient {
         plan = provider.renewalPlan(for: record.tokens)
         if tokensChanged {
             renewals.backoff.reset()
+            // Tokens already expired by the local clock when they arrive keep `tokenExpired`:
+            // the machine, told of a renewal, learns it as from its expiry timer.
+            if isExpired, machine.state == .tokenExpired { shadow(.expiryFired) }
             if !isExpired, machine.state == .tokenExpired || isAwaitingRenewalAction { move(to: .established) }
             if machine.isSignedIn { scheduleTimers() }
         }
@@ -94,6 +97,7 @@ extension AuthClient {
 
     func markExpiredIfDue() {
         if isExpired, machine.state == .established {
+            shadow(.expiryFired)
             move(to: .tokenExpired)
             publish()
         }
@@ -123,6 +127,7 @@ extension AuthClient {
             if let record { broadcasters.publish(record) }
         case .establishing, .restoring, .needsUserAction: break
         }
+        compareShadow(publishing: state)
         broadcasters.state.publish(state)
     }
 }

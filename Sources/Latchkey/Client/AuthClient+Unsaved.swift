@@ -13,7 +13,7 @@ extension AuthClient {
         let generation = self.generation
         let vault = self.vault
         enum Flush: Sendable {
-            case saved(SessionTokens)
+            case saved(VaultRecord)
             case replaced(VaultRecord)
             case signedOutElsewhere
             case nothing
@@ -37,21 +37,24 @@ extension AuthClient {
                     return .replaced(stored)
                 }
                 try await vault.save(record)
-                return .saved(record.tokens)
+                return .saved(record)
             }
             guard generation == self.generation else { return }
             switch result {
             case .nothing: return
-            case .saved(let tokens):
+            case .saved(let saved):
+                shadow(.saveAnswered(saved, saved: true))
                 // Memory may have moved on again since: only what was saved is no longer unsaved.
-                guard (record ?? keptDuringLogin)?.tokens.hasSameCredentials(as: tokens) ?? false else { return }
+                guard (record ?? keptDuringLogin)?.tokens.hasSameCredentials(as: saved.tokens) ?? false else { return }
                 unsaved.clear()
                 logger.info("renewed tokens saved after an earlier failure")
             case .replaced(let stored):
+                if let memory = record ?? keptDuringLogin { shadow(.saveAnswered(memory, saved: false)) }
                 unsaved.clear()
                 logger.notice("the stored session was replaced by another process; adopting it")
                 if record == nil { keptDuringLogin = stored } else { adopt(stored) }
             case .signedOutElsewhere:
+                if let memory = record ?? keptDuringLogin { shadow(.storeEmptiedElsewhere(memory)) }
                 unsaved.clear()
                 logger.notice("the stored session was removed by another process; its renewed tokens are not written back")
                 guard lifecycle == .running else { return }
@@ -86,6 +89,7 @@ extension AuthClient {
             timers.saveRetryEnded()
             return false
         }
+        shadow(.saveRetryFired)
         await flushUnsaved()
         guard unsaved.isPending else {
             timers.saveRetryEnded()

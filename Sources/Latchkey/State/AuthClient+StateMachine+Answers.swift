@@ -33,6 +33,16 @@ extension AuthClient.StateMachine {
             // Whatever the state: a session set aside by a login still owes its tokens.
             guard let session = state.session, let unsaved = session.unsaved else { return [.disarm(.saveRetry)] }
             return [.flush(session.record, base: unsaved.base)]
+        case .appRequestEnded(let ending):
+            // Only a session whose tokens are in use sends app requests; a shut-down client
+            // publishes nothing more.
+            switch state {
+            case .validating(let session), .established(let session), .tokenExpired(let session),
+                .needsUserAction(_, let session?):
+                return end(session.record, ending)
+            default:
+                return []
+            }
         case .clearAnswered(let removed):
             guard state.owed != nil else { return [] }
             if removed {

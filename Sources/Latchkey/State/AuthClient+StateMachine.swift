@@ -246,6 +246,10 @@ extension AuthClient.StateMachine {
         /// ``AuthClient/update(tokens:)`` while established: the provider confirmed tokens
         /// obtained elsewhere and the vault took them (a refused save changes nothing).
         case replaced(Record)
+        /// An answer to an app request carried the provider's verdict
+        /// (``AuthProvider/inspect(_:to:)``: a ban, a revoked session): the session whose
+        /// tokens the client holds ends at once, as at a check.
+        case appRequestEnded(Ending)
         case logout
         /// The answer to a ``Action/clear(_:)``.
         case clearAnswered(removed: Bool)

@@ -79,6 +79,8 @@ struct SessionModel: Hashable {
         ]
         if store != nil { steps.append(.logoutElsewhere) }
         if case .established = machine.state { steps.append(.replace) }
+        // A ban answered to an app request: only a session in use sends them.
+        if machine.state.session != nil, machine.published != nil { steps.append(.event(.appRequestEnded(.terminated(.globalBan)))) }
         steps += [Fault.none, .writes, .all].filter { $0 != fault }.map { .store($0) }
         for timer in armed.sorted(by: { "\($0)" < "\($1)" }) {
             switch timer {
@@ -262,7 +264,7 @@ struct SessionModel: Hashable {
             if state != machine.published { broken.append("published \(state) while the state is \(String(describing: machine.published))") }
             if state == .notLoggedIn || { if case .terminated = state { true } else { false } }() {
                 switch event {
-                case .logout, .checkAnswered(_, .failed(.ended)), .renewalAnswered(_, .failed(.ended)), .loginAnswered,
+                case .logout, .checkAnswered(_, .failed(.ended)), .renewalAnswered(_, .failed(.ended)), .loginAnswered, .appRequestEnded,
                     .storeRead(nil), .actionExpired, .storeEmptiedElsewhere:
                     break
                 default:

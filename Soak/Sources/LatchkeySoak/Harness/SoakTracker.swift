@@ -125,6 +125,7 @@ struct SoakTracker {
             case .streamMismatch: self.violation(\.streamMismatches, "\(violation.user): \(violation.detail)")
             case .secretInLog: self.violation(\.secretsInLogs, "\(violation.user): \(violation.detail)")
             case .offTheDiagram: self.violation(\.transitionsOffTheDiagram, "\(violation.user): \(violation.detail)")
+            case .machineDisagrees: self.violation(\.machineDisagreements, "\(violation.user): \(violation.detail)")
             }
         }
         for transition in report.transitions { judge(transition) }

@@ -24,10 +24,14 @@ struct InvariantFigures: Codable, Sendable {
     /// `illegal session state transition refused`): the core asked for a move its own
     /// state machine does not have.
     var transitionsOffTheDiagram = 0
+    /// The session core's transition function, run beside the client in debug builds, took
+    /// an event it refuses or published another state than the client (it logs
+    /// `state machine shadow disagrees`): the machine does not yet model the client.
+    var machineDisagreements = 0
 
     var total: Int {
         wrongfulLogouts + sessionsLostAtRestart + renewalOverlaps + streamMismatches + undecodableStores + secretsInLogs + refreshTokensLost
-            + transitionsOffTheDiagram
+            + transitionsOffTheDiagram + machineDisagreements
     }
 }
 
@@ -116,6 +120,7 @@ struct SoakReport: Codable, Sendable {
         row("INVARIANT secrets in logs") { "\($0.invariants.secretsInLogs)" }
         row("INVARIANT refresh tokens lost") { $0.tracksRefreshTokens ? "\($0.invariants.refreshTokensLost)" : "-" }
         row("INVARIANT off-diagram transitions") { "\($0.invariants.transitionsOffTheDiagram)" }
+        row("INVARIANT machine ≠ client") { "\($0.invariants.machineDisagreements)" }
         let width = rows.map(\.0.count).max() ?? 10
         // Each driver's column as wide as its widest value.
         let columns = drivers.indices.map { index in rows.map { $0.1[index].count }.max().map { max($0, drivers[index].driver.count) } ?? 0 }

@@ -145,6 +145,7 @@ struct SoakSweep {
         rows.append(("INVARIANT secrets in logs", summed(\.invariants.secretsInLogs)))
         rows.append(("INVARIANT refresh tokens lost", summed(\.invariants.refreshTokensLost)))
         rows.append(("INVARIANT off-diagram transitions", summed(\.invariants.transitionsOffTheDiagram)))
+        rows.append(("INVARIANT machine ≠ client", summed(\.invariants.machineDisagreements)))
         let width = rows.map(\.0.count).max() ?? 10
         let columns = names.indices.map { index in max(names[index].count, rows.map { $0.1[index].count }.max() ?? 0) }
         func line(_ name: String, _ values: [String]) -> String {
@@ -185,6 +186,7 @@ struct SoakSweep {
             ("renewalOverlaps", figures.renewalOverlaps), ("streamMismatches", figures.streamMismatches),
             ("undecodableStores", figures.undecodableStores), ("secretsInLogs", figures.secretsInLogs),
             ("refreshTokensLost", figures.refreshTokensLost), ("transitionsOffTheDiagram", figures.transitionsOffTheDiagram),
+            ("machineDisagreements", figures.machineDisagreements),
             ("harnessFailures", harness),
         ]
         return all.filter { $0.1 > 0 }.map { "\($0.0): \($0.1)" }.joined(separator: ", ")

@@ -33,7 +33,7 @@ struct ObservedTransition: Codable, Sendable {
 
 /// A broken invariant found inside a host.
 struct HostViolation: Codable, Sendable {
-    enum Kind: String, Codable, Sendable { case renewalOverlap, streamMismatch, secretInLog, offTheDiagram }
+    enum Kind: String, Codable, Sendable { case renewalOverlap, streamMismatch, secretInLog, offTheDiagram, machineDisagrees }
     var kind: Kind
     var user: String
     var detail: String
