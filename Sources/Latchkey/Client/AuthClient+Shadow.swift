@@ -21,18 +21,18 @@ extension AuthClient {
     @discardableResult
     func shadow(_ event: @autoclosure () -> Core.Event) -> [Core.Action] {
         #if DEBUG
-            let event = event()
-            let before = shadowCore.state
-            let actions = shadowCore.handle(event)
-            // After shutdown the machine refuses everything, and the app sees nothing more.
-            if actions.contains(.refused), lifecycle != .shutDown {
-                disagree("the machine refused the event", event: event, machine: before)
-            }
-            for case .publish(let state) in actions { shadowPublished = state }
-            shadowLastEvent = Self.caseName(event)
-            return actions
+        let event = event()
+        let before = shadowCore.state
+        let actions = shadowCore.handle(event)
+        // After shutdown the machine refuses everything, and the app sees nothing more.
+        if actions.contains(.refused), lifecycle != .shutDown {
+            disagree("the machine refused the event", event: event, machine: before)
+        }
+        for case .publish(let state) in actions { shadowPublished = state }
+        shadowLastEvent = Self.caseName(event)
+        return actions
         #else
-            return []
+        return []
         #endif
     }
 
@@ -58,7 +58,7 @@ extension AuthClient {
         let actions = shadow(keepsApart(request, from: current.tokens) ? .tokenSetWanted : .renewalWanted)
         if case .join? = actions.first {
             #if DEBUG
-                disagree("the actor starts a renewal (\(request.reason)) where the machine joins one", event: nil, machine: shadowCore.state)
+            disagree("the actor starts a renewal (\(request.reason)) where the machine joins one", event: nil, machine: shadowCore.state)
             #endif
             return nil
         }
@@ -78,26 +78,26 @@ extension AuthClient {
     /// Compares what the actor is about to publish with what the machine publishes.
     func compareShadow(publishing state: SessionState) {
         #if DEBUG
-            guard lifecycle == .running, (shadowCore.published ?? shadowPublished) != state else { return }
-            disagree("the actor publishes \(state)", event: nil, machine: shadowCore.state)
+        guard lifecycle == .running, (shadowCore.published ?? shadowPublished) != state else { return }
+        disagree("the actor publishes \(state)", event: nil, machine: shadowCore.state)
         #endif
     }
 
     #if DEBUG
-        private func disagree(_ what: String, event: Core.Event?, machine: Core.State) {
-            var metadata: Logger.Metadata = [
-                "actor": "\(self.machine.state.map(String.init(describing:)) ?? "start")",
-                "machine": "\(Self.caseName(machine))", "last": "\(shadowLastEvent)",
-                "expired": "actor \(isExpired), machine \(shadowCore.state.session?.expired.description ?? "-")",
-            ]
-            if let event { metadata["event"] = "\(Self.caseName(event))" }
-            logger.error("\(Self.shadowDisagrees): \(what)", metadata: metadata)
-        }
+    private func disagree(_ what: String, event: Core.Event?, machine: Core.State) {
+        var metadata: Logger.Metadata = [
+            "actor": "\(self.machine.state.map(String.init(describing:)) ?? "start")",
+            "machine": "\(Self.caseName(machine))", "last": "\(shadowLastEvent)",
+            "expired": "actor \(isExpired), machine \(shadowCore.state.session?.expired.description ?? "-")",
+        ]
+        if let event { metadata["event"] = "\(Self.caseName(event))" }
+        logger.error("\(Self.shadowDisagrees): \(what)", metadata: metadata)
+    }
 
-        /// A case's name without its payload: records hold tokens, and never reach a log.
-        private static func caseName(_ value: some Any) -> String {
-            String(String(describing: value).prefix { $0 != "(" })
-        }
+    /// A case's name without its payload: records hold tokens, and never reach a log.
+    private static func caseName(_ value: some Any) -> String {
+        String(String(describing: value).prefix { $0 != "(" })
+    }
     #endif
 
     /// The identifier of the first call of one kind among `actions`.

@@ -80,13 +80,13 @@ public actor AuthClient {
     var tooShortLived: String?
     var lastEndError: AuthError?
     #if DEBUG
-        /// The transition function run beside the actor, compared at each publish (`AuthClient+Shadow`).
-        var shadowCore = Core()
-        /// What the machine last published: the app's view while the machine has none of its
-        /// own (reading the store again after `restoring`, checking what it read).
-        var shadowPublished: SessionState?
-        /// The case of the last event the machine took, for a disagreement's report.
-        var shadowLastEvent = "none"
+    /// The transition function run beside the actor, compared at each publish (`AuthClient+Shadow`).
+    var shadowCore = Core()
+    /// What the machine last published: the app's view while the machine has none of its
+    /// own (reading the store again after `restoring`, checking what it read).
+    var shadowPublished: SessionState?
+    /// The case of the last event the machine took, for a disagreement's report.
+    var shadowLastEvent = "none"
     #endif
 
     /// Creates a client. Nothing happens until ``start(validating:)``.

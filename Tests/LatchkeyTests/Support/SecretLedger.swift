@@ -1,11 +1,12 @@
 import CoreMetrics
 import Foundation
 import InMemoryTracing
-@testable import Latchkey
 import MetricsTestKit
 import Synchronization
 import Testing
 import Tracing
+
+@testable import Latchkey
 
 /// The secrets one test handed out, and every text that must never show them.
 ///
