@@ -45,7 +45,10 @@ extension AuthClient {
         do { report = try await provider.login(credentials, sessionDuration: duration, pending: pending) } catch {
             let classified = provider.classify(error)
             logger.notice("login to replace the session failed; the session is kept", metadata: ["error": "\(classified)"])
-            if classified.code == .needsUserAction, generation == self.generation, record != nil { requireUserAction(classified) }
+            if classified.code == .needsUserAction, generation == self.generation, record != nil {
+                shadow(.replacementNeedsUser(classified.userAction ?? UserAction(kind: "unknown")))
+                requireUserAction(classified)
+            }
             throw classified
         }
         guard generation == self.generation, let replaced = record else {

@@ -55,7 +55,13 @@ extension AuthClient {
     /// have the caller join the renewal in flight while the actor starts another (asking
     /// what that one does not give), the two disagree: the machine has one renewal per session.
     func shadowRenewalStarted(_ request: RenewalRequest, from current: VaultRecord) -> Int? {
-        let actions = shadow(keepsApart(request, from: current.tokens) ? .tokenSetWanted : .renewalWanted)
+        #if DEBUG
+        // The actor starts a renewal only where none in flight gives what is asked.
+        let beside = shadowCore.state.session?.renewal != nil
+        #else
+        let beside = false
+        #endif
+        let actions = shadow(keepsApart(request, from: current.tokens) ? .tokenSetWanted : beside ? .renewalBesideWanted : .renewalWanted)
         if case .join? = actions.first {
             #if DEBUG
             disagree("the actor starts a renewal (\(request.reason)) where the machine joins one", event: nil, machine: shadowCore.state)

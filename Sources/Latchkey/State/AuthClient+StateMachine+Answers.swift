@@ -18,7 +18,7 @@ extension AuthClient.StateMachine {
             return []
         case .renewalAnswered(let id, let answer):
             guard let from = renewals.removeValue(forKey: id) else { return [.refused] }
-            if state.session?.renewal == id { return nil }
+            if let session = state.session, session.renewal == id || session.beside.contains(id) { return nil }
             if var session = state.session, session.apart.remove(id) != nil { return apartAnswered(session, answer) }
             return outlived(answer, from: from)
         case .saveAnswered(let record, let saved):

@@ -70,16 +70,16 @@ extension AuthClient.StateMachine {
             case .failed(.ended(let ending)): return end(session.record, ending)
             case .failed(.needsUserAction(let action)): return needUser(action, kept: session)
             }
-        case .renewalWanted:
-            let actions = renew(&session)
+        case .renewalWanted, .renewalBesideWanted:
+            let actions = renew(&session, beside: event == .renewalBesideWanted)
             state = .validating(session)
             return actions
         case .tokenSetWanted:
             let actions = renewApart(&session)
             state = .validating(session)
             return actions
-        case .renewalAnswered(_, let answer):
-            return renewed(session, answer)
+        case .renewalAnswered(let id, let answer):
+            return renewed(session, id, answer)
         case .expiryFired:
             session.expired = true
             state = .validating(session)
@@ -121,24 +121,20 @@ extension AuthClient.StateMachine {
             case .failed(.ended(let ending)): return end(session.record, ending)
             case .failed(.needsUserAction(let action)): return needUser(action, kept: session)
             }
-        case .renewalWanted:
-            let actions = flush(session) + renew(&session)
+        case .renewalWanted, .renewalBesideWanted:
+            let actions = flush(session) + renew(&session, beside: event == .renewalBesideWanted)
             state.replaceSession(with: session)
             return actions
         case .tokenSetWanted:
             let actions = flush(session) + renewApart(&session)
             state.replaceSession(with: session)
             return actions
-        case .renewalAnswered(_, let answer):
-            return renewed(session, answer)
+        case .renewalAnswered(let id, let answer):
+            return renewed(session, id, answer)
         case .replaced(let record):
-            // The old session's renewal, check and token sets in flight outlive it: their
-            // answers find another record, and a rotated token they bring back is saved
-            // only where the vault still holds what it replaced.
-            guard case .established = state else { return [.refused] }
-            let saveRetry: [Action] = session.unsaved == nil ? [] : [.disarm(.saveRetry)]
-            state = .established(Session(record))
-            return saveRetry + Self.stopSession + [.arm(.heartbeat), .arm(.renewal), .arm(.expiry)]
+            return replaced(session, by: record)
+        case .replacementNeedsUser(let action):
+            return needUser(action, kept: session)
         case .expiryFired:
             guard case .established = state else { return [] }
             session.expired = true
@@ -160,22 +156,28 @@ extension AuthClient.StateMachine {
         switch event {
         case .loginBegan:
             return beginLogin(kept: kept, from: .needsUserAction(action), owed: nil)
-        case .renewalWanted:
+        case .renewalWanted, .renewalBesideWanted:
             // An explicit renewal of a kept session: the user's step may not be needed after
             // all. With a live token the session is established again at once; with an
             // expired one it waits here for the renewal (the diagram has no move from
             // `needsUserAction` to `tokenExpired`).
             guard var session = kept else { return [.refused] }
-            let actions = renew(&session)
+            let actions = renew(&session, beside: event == .renewalBesideWanted)
             if session.expired {
                 state = .needsUserAction(action, kept: session)
                 return actions
             }
             state = .established(session)
             return [.publish(.established)] + actions
-        case .renewalAnswered(_, let answer):
+        case .renewalAnswered(let id, let answer):
             guard let kept else { return [.refused] }
-            return renewed(kept, answer)
+            return renewed(kept, id, answer)
+        case .replaced(let record):
+            guard let kept else { return [.refused] }
+            return replaced(kept, by: record)
+        case .replacementNeedsUser(let next):
+            guard let kept else { return [.refused] }
+            return needUser(next, kept: kept)
         case .actionExpired:
             guard kept == nil else { return [] }
             state = .notLoggedIn(owed: nil)
@@ -249,12 +251,23 @@ extension AuthClient.StateMachine {
         return [.arm(.heartbeat), .arm(.renewal), .arm(.expiry), .publish(session.expired ? .tokenExpired : .established)]
     }
 
-    private mutating func renew(_ session: inout Session) -> [Action] {
-        if let id = session.renewal { return [.join(id)] }
+    private mutating func renew(_ session: inout Session, beside: Bool = false) -> [Action] {
+        if let id = session.renewal, !beside { return [.join(id)] }
         let id = makeID()
-        session.renewal = id
+        if session.renewal == nil { session.renewal = id } else { session.beside.insert(id) }
         renewals[id] = session.record
         return [.renew(id, from: session.record)]
+    }
+
+    /// Tokens the provider confirmed replace the signed-in session (``Event/replaced(_:)``).
+    /// The old session's renewals, check and token sets in flight outlive it: their answers
+    /// find another record, and a rotated token they bring back is saved only where the
+    /// vault still holds what it replaced.
+    private mutating func replaced(_ session: Session, by record: Record) -> [Action] {
+        let shown: [Action] = if case .established = state { [] } else { [.publish(.established)] }
+        let saveRetry: [Action] = session.unsaved == nil ? [] : [.disarm(.saveRetry)]
+        state = .established(Session(record))
+        return saveRetry + Self.stopSession + [.arm(.heartbeat), .arm(.renewal), .arm(.expiry)] + shown
     }
 
     private mutating func renewApart(_ session: inout Session) -> [Action] {
@@ -264,9 +277,9 @@ extension AuthClient.StateMachine {
         return [.renewApart(id, from: session.record)]
     }
 
-    private mutating func renewed(_ session: Session, _ answer: RenewalAnswer) -> [Action] {
+    private mutating func renewed(_ session: Session, _ id: Int, _ answer: RenewalAnswer) -> [Action] {
         var session = session
-        session.renewal = nil
+        if session.renewal == id { session.renewal = nil } else { session.beside.remove(id) }
         switch answer {
         case .renewed(let record, let base, let saved):
             let saveRetry = took(record, base: base, saved: saved, into: &session)
@@ -340,6 +353,7 @@ extension AuthClient.StateMachine {
         session.renewal = nil
         session.check = nil
         session.apart = []
+        session.beside = []
         return session
     }
 

@@ -62,7 +62,7 @@ extension AuthClient {
         /// session ended renews nothing.
         func renewalMayProceed(_ id: Int) -> Bool {
             guard let session = state.session else { return false }
-            return session.renewal == id || session.apart.contains(id)
+            return session.renewal == id || session.apart.contains(id) || session.beside.contains(id)
         }
 
         /// Whether a renewal must wait before its locked section: an older one is still
@@ -140,6 +140,10 @@ extension AuthClient.StateMachine {
         /// Renewals of token sets kept apart (another audience or scope) in flight: they
         /// rotate the refresh token like any renewal, but leave the session's own token.
         var apart: Set<Int> = []
+        /// Renewals of the session's own token started beside ``renewal``, which did not
+        /// give what their callers asked (a session extension; another scope where the
+        /// provider keeps no sets apart). Their answers are the session's own.
+        var beside: Set<Int> = []
         /// The check (heartbeat, restore) in flight.
         var check: Int?
         /// The access token expired and no renewal has replaced it yet.
@@ -227,6 +231,10 @@ extension AuthClient.StateMachine {
         /// A caller needs a fresh token: `accessToken`, `renew`, the renewal timer, or a 401
         /// from the app's own server (which never ends the session by itself).
         case renewalWanted
+        /// A caller needs a renewal of the session's own token that the one in flight does
+        /// not give (a session extension, another scope where sets are not kept apart): it
+        /// starts beside it (``Session/beside``), or as the session's renewal when none is in flight.
+        case renewalBesideWanted
         /// A caller needs a token for another audience or scope, kept apart from the
         /// session's own (``Action/renewApart(_:from:)``).
         case tokenSetWanted
@@ -246,6 +254,9 @@ extension AuthClient.StateMachine {
         /// ``AuthClient/update(tokens:)`` while established: the provider confirmed tokens
         /// obtained elsewhere and the vault took them (a refused save changes nothing).
         case replaced(Record)
+        /// A login replacing the signed-in session (``AuthClient/replaceSession(with:sessionDuration:revokingReplaced:)``)
+        /// needs another step: the session stays, waiting for the user.
+        case replacementNeedsUser(UserAction)
         /// An answer to an app request carried the provider's verdict
         /// (``AuthProvider/inspect(_:to:)``: a ban, a revoked session): the session whose
         /// tokens the client holds ends at once, as at a check.

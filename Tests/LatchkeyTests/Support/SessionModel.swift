@@ -75,10 +75,15 @@ struct SessionModel: Hashable {
     /// Everything that can happen next.
     var steps: [Step] {
         var steps: [Step] = [
-            .event(.start), .event(.loginBegan), .event(.logout), .event(.renewalWanted), .event(.tokenSetWanted), .event(.shutdown),
+            .event(.start), .event(.loginBegan), .event(.logout), .event(.renewalWanted), .event(.renewalBesideWanted), .event(.tokenSetWanted),
+            .event(.shutdown),
         ]
         if store != nil { steps.append(.logoutElsewhere) }
-        if case .established = machine.state { steps.append(.replace) }
+        switch machine.state {
+        case .established, .tokenExpired, .needsUserAction(_, _?):
+            steps += [.replace, .event(.replacementNeedsUser(Self.action))]
+        default: break
+        }
         // A ban answered to an app request: only a session in use sends them.
         if machine.state.session != nil, machine.published != nil { steps.append(.event(.appRequestEnded(.terminated(.globalBan)))) }
         steps += [Fault.none, .writes, .all].filter { $0 != fault }.map { .store($0) }
