@@ -13,10 +13,13 @@ final class FaultyStore: SecretStore {
     /// succeeded): the refresh-token ledger's `S`/`F` lines.
     private let vaultEntry: String
     private let vaultWritten: (@Sendable ([UInt8], Bool) -> Void)?
+    /// Told when the vault's entry reads empty or is removed (`--keep-logs`: the client's
+    /// log gets a line): a session gone with no logout is traced to the call that did it.
+    private let vaultTrace: (@Sendable (String) -> Void)?
 
     init(
         base: any SecretStore, rate: Double, random: SoakRandom, probe: HostProbe, vaultEntry: String = "session",
-        vaultWritten: (@Sendable ([UInt8], Bool) -> Void)? = nil
+        vaultWritten: (@Sendable ([UInt8], Bool) -> Void)? = nil, vaultTrace: (@Sendable (String) -> Void)? = nil
     ) {
         self.base = base
         self.rate = rate
@@ -24,6 +27,7 @@ final class FaultyStore: SecretStore {
         self.probe = probe
         self.vaultEntry = vaultEntry
         self.vaultWritten = vaultWritten
+        self.vaultTrace = vaultTrace
     }
 
     var namespace: String { base.namespace }
@@ -46,7 +50,9 @@ final class FaultyStore: SecretStore {
             if failing { $0.storeReadFaults += 1 }
         }
         if failing { throw fault(name, "read") }
-        return try await base.get(name)
+        let value = try await base.get(name)
+        if value == nil, name == vaultEntry { vaultTrace?("store: the vault entry read empty") }
+        return value
     }
 
     nonisolated(nonsending) func set(_ name: String, _ value: [UInt8]) async throws {
@@ -79,10 +85,15 @@ final class FaultyStore: SecretStore {
             if failing { $0.storeWriteFaults += 1 }
         }
         if failing { throw fault(name, "removal") }
-        return try await base.remove(name)
+        let removed = try await base.remove(name)
+        if name == vaultEntry { vaultTrace?("store: the vault entry removed (it was \(removed ? "there" : "absent"))") }
+        return removed
     }
 
-    nonisolated(nonsending) func removeAll() async throws { try await base.removeAll() }
+    nonisolated(nonsending) func removeAll() async throws {
+        try await base.removeAll()
+        vaultTrace?("store: every entry removed")
+    }
 
     nonisolated(nonsending) func names() async throws -> [String] { try await base.names() }
 

@@ -176,12 +176,18 @@ final class HostedUser: Sendable {
                 RefreshLedger.append([RefreshLedger.Entry(succeeded ? .saved : .saveFailed, token)], to: ledgerPath)
             }
         }
+        var vaultTrace: (@Sendable (String) -> Void)?
+        if logPath != nil {
+            let clock = environment.clock
+            vaultTrace = { event in recorder.note("\(Int(clock.now.timeIntervalSince1970)) trace \(event)") }
+        }
         let store = FaultyStore(
             base: try storeSettings.makeStore().store, rate: environment.settings.storeFaultRate,
             random: SoakRandom(
                 seed: environment.settings.seed, stream: "store/\(user.id)",
                 incarnation: environment.processIncarnation * 100_000 + made),
-            probe: environment.probe, vaultEntry: environment.sessionOptions.vaultEntryName, vaultWritten: vaultWritten)
+            probe: environment.probe, vaultEntry: environment.sessionOptions.vaultEntryName, vaultWritten: vaultWritten,
+            vaultTrace: vaultTrace)
         let wire = SoakTransport(
             base: environment.wire, gate: environment.wireGate, deadline: .milliseconds(environment.settings.timeoutMilliseconds), driver: driver,
             user: user.id, client: made,
