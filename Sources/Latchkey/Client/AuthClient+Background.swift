@@ -131,6 +131,9 @@ extension AuthClient {
         switch outcome {
         case .unchanged: return
         case .loggedOut:
+            // Said like its siblings (a renewal's, a flush's): soak seed 178 lost a session
+            // this way with nothing logged.
+            logger.notice("the stored session was removed by another process; signing out")
             await endSession(AuthError(.notLoggedIn, "signed out in another process"), clear: false)
             throw notSignedInError()
         case .saved(let record), .adopted(let record):
