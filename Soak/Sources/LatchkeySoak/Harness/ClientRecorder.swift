@@ -27,16 +27,20 @@ final class ClientRecorder: Sendable {
     /// Where each line goes the moment it is logged (`--keep-logs`): a worker killed in
     /// the middle of a step still leaves what it did up to the kill.
     private let logPath: String?
+    /// Which of the user's clients this is, in its process (`c3 p1234`): an in-process
+    /// restart's old and new clients write to the same kept log.
+    private let tag: String
 
-    init(user: String, clock: any SessionClock, priorState: String?, logPath: String? = nil) {
+    init(user: String, clock: any SessionClock, priorState: String?, logPath: String? = nil, client: Int = 0) {
         self.user = user
         self.clock = clock
         self.logPath = logPath
+        tag = "c\(client) p\(getpid())"
         state.withLock { $0.priorState = priorState }
     }
 
     private func keep(_ line: String) {
-        if let logPath { RefreshLedger.appendText(line + "\n", to: logPath) }
+        if let logPath { RefreshLedger.appendText(line + " [\(tag)]\n", to: logPath) }
     }
 
     /// A logger that records into this recorder.

@@ -166,7 +166,7 @@ final class HostedUser: Sendable {
         let logPath =
             environment.settings.keepLogs
             ? SoakPaths.logs(environment.settings.directory) + "/\(type(of: driver).name).\(user.id).log" : nil
-        let recorder = ClientRecorder(user: user.id, clock: environment.clock, priorState: prior, logPath: logPath)
+        let recorder = ClientRecorder(user: user.id, clock: environment.clock, priorState: prior, logPath: logPath, client: made)
         let storeSettings = environment.storeSettings(for: user)
         let ledgerPath = environment.ledgerPath(for: user)
         var vaultWritten: (@Sendable ([UInt8], Bool) -> Void)?
