@@ -5,9 +5,13 @@ extension AuthClient {
     /// moves `tokenExpired` back to `established`.
     func adopt(_ record: VaultRecord, publishing: Bool = true) {
         let tokensChanged = !(self.record?.tokens.hasSameCredentials(as: record.tokens) ?? false)
+        let renewedPlan = provider.renewalPlan(for: record.tokens)
+        // The same token strings with a new lifetime (a provider that reissues an unchanged
+        // access token) are a renewal too: the state and the timers follow the plan.
+        let planChanged = renewedPlan != plan
         self.record = record
-        plan = provider.renewalPlan(for: record.tokens)
-        if tokensChanged {
+        plan = renewedPlan
+        if tokensChanged || planChanged {
             renewals.backoff.reset()
             // Tokens already expired by the local clock when they arrive keep `tokenExpired`:
             // the machine, told of a renewal, learns it as from its expiry timer.

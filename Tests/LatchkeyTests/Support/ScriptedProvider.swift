@@ -38,6 +38,9 @@ final class ScriptedProvider: AuthProvider {
         var revoke: [Behaviour] = []
         var defaultValidate: Behaviour = .succeed
         var defaultRenew: Behaviour = .succeed
+        /// Renewals hand back the same token strings with a new lifetime (a provider that
+        /// reissues an unchanged access token).
+        var renewsToSameTokens = false
         var renewGate: (@Sendable () async -> Void)?
         var validateGate: (@Sendable () async -> Void)?
         var loginPending: [UserAction?] = []
@@ -207,6 +210,14 @@ final class ScriptedProvider: AuthProvider {
             throw AuthError(.unrecoverable, "Unknown or invalid refresh token.", providerCode: "invalid_grant", httpStatus: 403)
         }
         var issued = issueTokens(lifetime: state.withLock { $0.nextLifetime })
+        if state.withLock({ $0.renewsToSameTokens }) {
+            issued = SessionTokens(
+                accessToken: tokens.accessToken, refreshToken: tokens.refreshToken, issuedAt: issued.issuedAt, expiresAt: issued.expiresAt)
+            state.withLock {
+                $0.validAccessToken = tokens.accessToken
+                $0.validRefreshToken = tokens.refreshToken
+            }
+        }
         if let scope = request.scope { issued.scope = scope }
         if let audience = request.audience { issued.audience = audience }
         return report(issued)
