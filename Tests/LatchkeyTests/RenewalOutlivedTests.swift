@@ -164,4 +164,38 @@ import Testing
         #expect(harness.client.state == .established, "renewed from the rotated tokens, not the spent ones")
         await harness.client.shutdown()
     }
+
+    /// As above, but the store refuses the outlived renewal's second save too: the rotated
+    /// tokens must not live only in a log line. They join the session the login set aside,
+    /// owed to the store, and the save retry writes them (found by the state machine run
+    /// beside the client: the machine kept them, the client did not).
+    @Test func aFailedLoginDuringARenewalWhoseSavesBothFailKeepsTheRotatedTokens() async throws {
+        let store = try FlakyStore()
+        let harness = try Harness(store: store, lifetime: 300, options: SessionOptions(heartbeatInterval: nil, renewsProactively: false))
+        try await harness.login()
+        harness.clock.advance(by: .seconds(301))
+        await settle("the token expired") { harness.client.state == .tokenExpired }
+        let renewalGate = Gate()
+        harness.provider.gateRenewals { await renewalGate.wait() }
+        let renewal = Task { await authError { try await harness.client.renew() } }
+        await settle("the renewal is on the wire") { harness.provider.counts.renew == 1 }
+        let loginGate = Gate()
+        harness.provider.state.withLock { $0.loginGate = { await loginGate.wait() } }
+        let login = Task { await authError { try await harness.client.login(ScriptedCredentials(user: "user-1", password: "wrong")) } }
+        await settle("the login is on the wire") { harness.provider.counts.login == 2 }
+        store.failWrites.store(2, ordering: .relaxed)
+        renewalGate.open()
+        #expect(await renewal.value?.code == .cancelled, "the login overtook the renewal")
+        let rotated = try #require(harness.provider.validRefreshToken)
+        #expect(await harness.client.hasUnsavedTokens, "owed to the store, not forgotten")
+        loginGate.open()
+        #expect(await login.value != nil, "wrong password")
+        await harness.clock.waitForSleepers(1)
+        harness.clock.advance(by: .seconds(1))
+        await settle("the save retry wrote the rotated tokens") { (try? await store.base.string("session")?.contains(rotated)) == true }
+        #expect(!(await harness.client.hasUnsavedTokens))
+        _ = try await harness.client.accessToken()
+        #expect(!harness.logs.all.contains { $0.contains("invalid_grant") }, "the spent refresh token was never presented")
+        await harness.client.shutdown()
+    }
 }

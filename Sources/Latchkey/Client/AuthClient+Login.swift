@@ -217,7 +217,8 @@ extension AuthClient {
             // session (a wrong password answered by a login endpoint): it stays.
             record = kept
             plan = provider.renewalPlan(for: kept.tokens)
-            move(to: previous == .tokenExpired ? .tokenExpired : .notLoggedIn)
+            // Expired when the login began — unless an outlived renewal's rotated tokens joined it.
+            move(to: previous == .tokenExpired ? (isExpired ? .tokenExpired : .established) : .notLoggedIn)
             publish()
             if machine.isSignedIn { startBackgroundWork() }
             return

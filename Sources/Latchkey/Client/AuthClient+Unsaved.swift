@@ -176,6 +176,19 @@ extension AuthClient {
                 try await vault.save(renewed)
             }
         } catch {
+            // A login set the session aside: it comes back if the login fails, and must not
+            // come back with the spent token — the rotated one joins it, owed to the store.
+            if record == nil, let kept = keptDuringLogin,
+                kept.tokens.hasSameCredentials(as: base) || kept.tokens.hasSameCredentials(as: renewedFrom)
+            {
+                logger.error(
+                    "renewed tokens could not be persisted during a login; keeping them with the session it set aside",
+                    metadata: ["error": "\(AuthError.classifying(error))"])
+                unsaved.saveFailed(base: base)
+                keptDuringLogin = renewed
+                scheduleSaveRetry()
+                return
+            }
             logger.error(
                 "tokens renewed for a session that has since ended could not be saved", metadata: ["error": "\(AuthError.classifying(error))"])
         }
