@@ -243,8 +243,7 @@ extension AuthClient {
     }
 
     private static func hasExpired(_ tokens: SessionTokens, provider: any AuthProvider, at now: Date) -> Bool {
-        guard let expiresAt = provider.renewalPlan(for: tokens).expiresAt else { return false }
-        return expiresAt <= now
+        provider.renewalPlan(for: tokens).timeLeft(at: now) <= 0
     }
 
     /// A failed renewal: the session ends, waits for the user, or is kept and renewed

@@ -65,10 +65,7 @@ extension AuthClient {
         }
     }
 
-    var isExpired: Bool {
-        guard let expiresAt = plan.expiresAt else { return false }
-        return expiresAt <= clock.now
-    }
+    var isExpired: Bool { plan.timeLeft(at: clock.now) <= 0 }
 
     /// Signed in with a session that can serve tokens: established or expired, or a
     /// record being restored.

@@ -171,9 +171,17 @@ extension AuthClient {
         }
         let vault = self.vault
         do {
-            try await vault.withLock {
-                guard let stored = try await vault.load(), stored.tokens.hasSameCredentials(as: base) else { return }
+            let saved = try await vault.withLock {
+                guard let stored = try await vault.load(), stored.tokens.hasSameCredentials(as: base) else { return false }
                 try await vault.save(renewed)
+                return true
+            }
+            // A login set the session aside: if it fails, the session comes back as the
+            // vault now holds it, with the rotated tokens, not the spent ones.
+            if saved, record == nil, let kept = keptDuringLogin,
+                kept.tokens.hasSameCredentials(as: base) || kept.tokens.hasSameCredentials(as: renewedFrom)
+            {
+                keptDuringLogin = renewed
             }
         } catch {
             // A login set the session aside: it comes back if the login fails, and must not

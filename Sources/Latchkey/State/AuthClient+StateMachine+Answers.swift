@@ -77,7 +77,9 @@ extension AuthClient.StateMachine {
     /// A renewal that finished after its session's renewal was no longer the one in flight.
     /// A rotated refresh token the vault refused is never dropped: while memory holds the
     /// session it renewed, it becomes that session's record, marked unsaved; otherwise it
-    /// is saved only where the vault still holds what it replaced.
+    /// is saved only where the vault still holds what it replaced. (While a login has set
+    /// the session aside, the actor also tries the vault at once; the machine keeps the
+    /// tokens owed, the conservative form. Either way a failed login brings them back.)
     private mutating func outlived(_ answer: RenewalAnswer, from: Record) -> [Action] {
         guard case .renewed(let renewed, let base, saved: false) = answer else { return [] }
         guard var session = state.session, session.record == from || session.record == base else {
