@@ -55,6 +55,31 @@ import Testing
         #expect(judge.takeUnexplained().count == 1)
     }
 
+    /// Seed 18 (stytch-b2b, sweep of 594877a): in one step a revocation, the client's
+    /// renewal refused with `session_not_found` (the session ends, the store is cleared),
+    /// and an in-process restart whose new client found `notLoggedIn` at start. The end was
+    /// judged once; the restarted client seeing it again lost nothing.
+    @Test func aRestartedClientFindingAnEndedSessionEndedLosesNothing() throws {
+        var judge = try tracker()
+        judge.absorb(report("established", [("establishing", "established", nil)]))
+        judge.absorb(report("tokenExpired", [("established", "tokenExpired", nil)]))
+        judge.performing(.revokeSessions, on: "u")
+        var step = report("notLoggedIn", [("tokenExpired", "notLoggedIn", Self.notFound)])
+        step.transitions.append(
+            ObservedTransition(user: "u", from: "start", to: "notLoggedIn", cause: Self.notFound, priorState: "tokenExpired", simulatedTime: 0))
+        judge.absorb(step)
+        #expect(judge.takeUnexplained().isEmpty)
+        #expect(judge.summary.legitimateEnds == 1, "one end, judged once")
+        // After a new login the revocation explains nothing: a restart finding no session is a loss.
+        judge.absorb(report("established", [("notLoggedIn", "establishing", nil), ("establishing", "established", nil)]))
+        var restart = report("notLoggedIn")
+        restart.transitions = [
+            ObservedTransition(user: "u", from: "start", to: "notLoggedIn", cause: nil, priorState: "established", simulatedTime: 0)
+        ]
+        judge.absorb(restart)
+        #expect(judge.takeUnexplained().first?.figure == .lostAtRestart)
+    }
+
     /// A client that refused a transition its diagram lacks logs it; the host reports the
     /// line (redacted) and the judge counts it as an invariant of its own.
     @Test func aRefusedTransitionIsAViolationOfItsOwn() throws {
