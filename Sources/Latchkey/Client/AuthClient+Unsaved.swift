@@ -159,7 +159,11 @@ extension AuthClient {
     /// as always). A session that was ended or replaced gets them in the vault only if the
     /// vault still holds the tokens they replaced: never a logged-out session brought back.
     func keepOutlivedRenewal(_ renewed: VaultRecord, base: SessionTokens, renewedFrom: SessionTokens, saveError: AuthError) async {
-        if let memory = record, memory.tokens.hasSameCredentials(as: base) || memory.tokens.hasSameCredentials(as: renewedFrom) {
+        // Whether `held` is the session this renewal renewed (as the vault or memory had it).
+        func isRenewed(_ held: VaultRecord?) -> Bool {
+            held.map { $0.tokens.hasSameCredentials(as: base) || $0.tokens.hasSameCredentials(as: renewedFrom) } ?? false
+        }
+        if isRenewed(record) {
             logger.error(
                 "renewed tokens could not be persisted after the session's background work stopped; keeping them in memory to save",
                 metadata: ["error": "\(saveError)"])
@@ -178,17 +182,11 @@ extension AuthClient {
             }
             // A login set the session aside: if it fails, the session comes back as the
             // vault now holds it, with the rotated tokens, not the spent ones.
-            if saved, record == nil, let kept = keptDuringLogin,
-                kept.tokens.hasSameCredentials(as: base) || kept.tokens.hasSameCredentials(as: renewedFrom)
-            {
-                keptDuringLogin = renewed
-            }
+            if saved, record == nil, isRenewed(keptDuringLogin) { keptDuringLogin = renewed }
         } catch {
             // A login set the session aside: it comes back if the login fails, and must not
             // come back with the spent token — the rotated one joins it, owed to the store.
-            if record == nil, let kept = keptDuringLogin,
-                kept.tokens.hasSameCredentials(as: base) || kept.tokens.hasSameCredentials(as: renewedFrom)
-            {
+            if record == nil, isRenewed(keptDuringLogin) {
                 logger.error(
                     "renewed tokens could not be persisted during a login; keeping them with the session it set aside",
                     metadata: ["error": "\(AuthError.classifying(error))"])

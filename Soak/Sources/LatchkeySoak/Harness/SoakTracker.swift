@@ -178,15 +178,15 @@ struct SoakTracker {
             summary.endsByCause["logout lost with a kill → \(to)", default: 0] += 1
             return
         }
-        if from == "start" || from == "restoring", let event = lastEnd[transition.user] {
-            // The session an event ended, found ended by a client restarted since (seed 18:
-            // in one step a revocation, the old client's renewal refused and the store
-            // cleared, an in-process restart whose restore read the store as it emptied):
-            // the same end seen again, nothing lost, not counted twice.
-            summary.endsByCause["\(event) → \(to), seen again at restart", default: 0] += 1
-            return
-        }
         if from == "start" || from == "restoring" {
+            if let event = lastEnd[transition.user] {
+                // The session an event ended, found ended by a client restarted since (seed 18:
+                // in one step a revocation, the old client's renewal refused and the store
+                // cleared, an in-process restart whose restore read the store as it emptied):
+                // the same end seen again, nothing lost, not counted twice.
+                summary.endsByCause["\(event) → \(to), seen again at restart", default: 0] += 1
+                return
+            }
             // `restoring` says nothing (the store could not be read): what the parent last
             // knew decides, as after a kill.
             let known = signedIn[transition.user] ?? false
