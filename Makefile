@@ -6,9 +6,10 @@ APT_PACKAGES := libssl-dev libkeyutils-dev libcurl4-openssl-dev pkg-config
 # Test-only, run time only (`make test-deps`): Chromium and its driver for the browser-login
 # tests; a private session bus and GNOME Keyring for the Secret Service store's tests
 # (Scripts/with-secret-service.sh), and gdbus to inspect them; postgresql, the server
-# binaries Scripts/with-postgres.sh starts privately (no system service is used). The
-# package builds without them; libsecret is opened at run time.
-TEST_APT_PACKAGES := chromium chromium-driver dbus-daemon dbus-bin gnome-keyring libsecret-1-0 libglib2.0-bin postgresql
+# binaries Scripts/with-postgres.sh starts privately (no system service is used); gdb, for
+# the threads of a test group that hangs (Scripts/test.sh). The package builds without
+# them; libsecret is opened at run time.
+TEST_APT_PACKAGES := chromium chromium-driver dbus-daemon dbus-bin gnome-keyring libsecret-1-0 libglib2.0-bin postgresql gdb
 CONFIG ?= debug
 
 .PHONY: all deps test-deps bench-deps build build-release print-release-bin test format demo examples docs check-links bench bench-check bench-cli fuzz fuzz-ci \

@@ -56,10 +56,15 @@ run_group() {
   wrap=()
   [[ "$group" == *LatchkeySecretsTests* ]] && wrap=(./Scripts/with-postgres.sh ./Scripts/with-secret-service.sh)
   [[ "$group" == *LatchkeyPostgresTests* || "$group" == LatchkeyCLITests ]] && wrap=(./Scripts/with-postgres.sh)
+  # Swift Testing's event stream goes to a file record by record (the console log reaches the
+  # pipe in blocks), so a group that hangs can name the tests it was still running.
+  events=$(mktemp --suffix=.events.jsonl)
   env ${transport:+"$TRANSPORT_VARIABLE=$transport"} \
-    timeout --kill-after=30 "${GROUP_TIMEOUT:-900}" "${wrap[@]}" "$SWIFT" test --package-path "$package" --skip-build --filter "^($group)\." >"$log" 2>&1
+    timeout --kill-after=30 "${GROUP_TIMEOUT:-900}" "${wrap[@]}" "$SWIFT" test --package-path "$package" --skip-build \
+    --filter "^($group)\." --event-stream-output-path "$events" --event-stream-version 0 >"$log" 2>&1
   status=$?
-  [ "$status" = 124 ] && echo "   timed out after ${GROUP_TIMEOUT:-900} s; the log's last lines:" && tail -n 40 "$log"
+  [ "$status" = 124 ] && report_hang "$log" "$events"
+  rm -f "$events"
   # The failures and the summary; the whole log when the run itself broke.
   grep -E "^✘|Test run with|error:|Fatal error|Crash" "$log" | head -n 200
   [ "$status" = 0 ] || grep -qE "Test run with" "$log" || tail -n 60 "$log"
@@ -73,6 +78,32 @@ run_group() {
   rm -f "$log"
   echo "   ($(( $(date +%s) - start )) s, exit $status)"
   [ "$status" = 0 ] || failed+=("${transport:+$transport:}$group")
+}
+
+# A group that timed out: the tests it started and never ended (from its event stream), the
+# threads of its test process (gdb; the toolchain's lldb needs a Python Debian 12 lacks), then
+# that process and its children are stopped: the test process runs in a process group of its
+# own, which `timeout` does not reach, and would run on beside the next groups.
+report_hang() {
+  local log=$1 events=$2 pid
+  echo "   timed out after ${GROUP_TIMEOUT:-900} s; the log's last lines:"
+  tail -n 40 "$log"; echo
+  echo "-- tests started and never ended:"
+  unfinished_tests "$events"
+  for pid in $(pgrep -f -- "--event-stream-output-path $events"); do
+    echo "-- threads of the hung test process $pid (frames in our code and the libraries'):"
+    timeout 120 gdb -p "$pid" -batch -ex "thread apply all bt 40" 2>/dev/null \
+      | grep -E "^Thread |^#[0-9]+ .* at /" | grep -vE "/(nptl|sysdeps)/" | "$SWIFT" demangle --simplified | cut -c1-220 | head -n 500
+    pkill -KILL -P "$pid"
+    kill -KILL "$pid" 2>/dev/null
+  done
+}
+
+# The IDs of an event stream's testStarted records that have no testEnded record.
+unfinished_tests() {
+  sed -nE 's/.*"kind":"(testStarted|testEnded)".*"testID":"([^"]*)".*/\1 \2/p' "$1" \
+    | awk '$1 == "testStarted" { open[$2] = 1 } $1 == "testEnded" { delete open[$2] } END { for (id in open) print "   " id }' \
+    | sed 's#\\/#/#g' | sort
 }
 
 failed=()
