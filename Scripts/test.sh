@@ -63,7 +63,8 @@ run_group() {
     timeout --kill-after=30 "${GROUP_TIMEOUT:-900}" "${wrap[@]}" "$SWIFT" test --package-path "$package" --skip-build \
     --filter "^($group)\." --event-stream-output-path "$events" --event-stream-version 0 >"$log" 2>&1
   status=$?
-  [ "$status" = 124 ] && report_hang "$log" "$events"
+  # 124: timed out and ended by TERM; 137 (128 + KILL): it had to be killed after --kill-after.
+  case $status in 124 | 137) report_hang "$log" "$events" ;; esac
   rm -f "$events"
   # The failures and the summary; the whole log when the run itself broke.
   grep -E "^✘|Test run with|error:|Fatal error|Crash" "$log" | head -n 200
