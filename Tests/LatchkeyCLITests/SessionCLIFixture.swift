@@ -1,5 +1,6 @@
 import Foundation
 import LatchkeyEmulator
+import LatchkeyTestSupport
 import Testing
 
 /// One emulated provider, a temporary directory holding a `latchkey.json` for it and an
@@ -73,6 +74,22 @@ struct SessionCLIFixture {
     /// `latchkey session <arguments>`.
     func run(_ arguments: [String], stdin: String = "", environment extra: [String: String] = [:]) async throws -> JWTCLIRunner.Result {
         try await runOffThePool(["session"] + arguments, stdin: stdin, environment: environment.merging(extra) { $1 })
+    }
+
+    /// `latchkey session <arguments>` without a controlling terminal (setsid): what a script
+    /// sees; `descriptor3`, when given, is what the command reads on file descriptor 3 (as
+    /// `3<file`), byte for byte.
+    func runDetached(_ arguments: [String], stdin: String = "", descriptor3: String? = nil) async throws -> JWTCLIRunner.Result {
+        let latchkey = try JWTCLIRunner().executablePath()
+        let file = directory.appendingPathComponent("code-\(UUID().uuidString)")
+        try Data((descriptor3 ?? "").utf8).write(to: file)
+        let script = "exec \"$0\" \"$@\"" + (descriptor3 == nil ? "" : " 3<\"$LATCHKEY_TEST_CODE_FILE\"")
+        let environment = environment.merging(["LATCHKEY_TEST_CODE_FILE": file.path]) { $1 }
+        return try await onThreadOfItsOwn {
+            try JWTCLIRunner().run(
+                ["--wait", "/bin/sh", "-c", script, latchkey, "session"] + arguments, stdin: stdin,
+                environment: environment, executable: "/usr/bin/setsid")
+        }
     }
 
     /// `latchkey session <arguments> --json`, its one JSON object parsed.

@@ -1,5 +1,6 @@
 import Foundation
 import LatchkeyEmulator
+import LatchkeyTestSupport
 import Testing
 
 /// Runs the CLI on a thread of its own: waiting for the child blocks, and the emulator
@@ -8,14 +9,8 @@ func runOffThePool(
     _ arguments: [String], stdin: String = "", environment: [String: String] = [:],
     currentDirectory: URL? = nil, executable: String? = nil
 ) async throws -> JWTCLIRunner.Result {
-    try await withCheckedThrowingContinuation { continuation in
-        Thread.detachNewThread {
-            continuation.resume(
-                with: Result {
-                    try JWTCLIRunner().run(
-                        arguments, stdin: stdin, environment: environment, executable: executable, currentDirectory: currentDirectory)
-                })
-        }
+    try await onThreadOfItsOwn {
+        try JWTCLIRunner().run(arguments, stdin: stdin, environment: environment, executable: executable, currentDirectory: currentDirectory)
     }
 }
 

@@ -6,27 +6,6 @@ import Testing
 /// standard input, a file descriptor or the terminal; Stytch one-time passcodes and magic
 /// links; social.plus in secure mode, where every renewal needs an auth token.
 @Suite struct SessionLoginMethodTests {
-    /// Runs `latchkey session <arguments>` with `code` on file descriptor 3 and no
-    /// controlling terminal (setsid): what a script sees.
-    private func runWithCode(_ fixture: SessionCLIFixture, _ arguments: [String], stdin: String, code: String?) async throws -> JWTCLIRunner.Result {
-        let latchkey = try JWTCLIRunner().executablePath()
-        let file = fixture.directory.appendingPathComponent("code-\(UUID().uuidString)")
-        try Data((code ?? "").utf8).write(to: file)
-        let redirect = code == nil ? "" : " 3<\"$LATCHKEY_TEST_CODE_FILE\""
-        let script = "exec \"$0\" \"$@\"" + redirect
-        let environment = fixture.environment.merging(["LATCHKEY_TEST_CODE_FILE": file.path]) { $1 }
-        return try await withCheckedThrowingContinuation { continuation in
-            Thread.detachNewThread {
-                continuation.resume(
-                    with: Result {
-                        try JWTCLIRunner().run(
-                            ["--wait", "/bin/sh", "-c", script, latchkey, "session"] + arguments, stdin: stdin,
-                            environment: environment, executable: "/usr/bin/setsid")
-                    })
-            }
-        }
-    }
-
     @Test func aB2BSecondFactorFromAFileDescriptor() async throws {
         let fixture = try await SessionCLIFixture.start(.stytchB2B)
         defer { Task { await fixture.stop() } }
@@ -34,7 +13,7 @@ import Testing
         let carol = acme.members[1]
         let arguments = ["login", "--organization-id", acme.organizationID, "--email", carol.email, "--password-stdin", "--code-fd", "3"]
         let code = try await fixture.emulator.control.stytchTOTPCode(memberID: carol.memberID)
-        let result = try await runWithCode(fixture, arguments, stdin: "carol-password-1\n", code: code + "\n")
+        let result = try await fixture.runDetached(arguments, stdin: "carol-password-1\n", descriptor3: code + "\n")
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stdout.contains("Carol Danvers"), "\(result.stdout)")
     }
@@ -49,7 +28,7 @@ import Testing
             "login", "--organization-id", acme.organizationID, "--email", carol.email, "--password-stdin", "--recovery-code",
             "--code-fd", "3",
         ]
-        let result = try await runWithCode(fixture, arguments, stdin: "carol-password-1\n", code: recovery)
+        let result = try await fixture.runDetached(arguments, stdin: "carol-password-1\n", descriptor3: recovery)
         #expect(result.status == 0, "\(result.stderr)")
     }
 
@@ -58,7 +37,7 @@ import Testing
         defer { Task { await fixture.stop() } }
         let acme = fixture.emulator.seed.stytch.organizations[0]
         let arguments = ["login", "--organization-id", acme.organizationID, "--email", acme.members[1].email, "--password-stdin"]
-        let result = try await runWithCode(fixture, arguments, stdin: "carol-password-1\n", code: nil)
+        let result = try await fixture.runDetached(arguments, stdin: "carol-password-1\n")
         #expect(result.status == 66, "\(result.stderr)")
         #expect(result.stderr.contains("--code-fd"), "\(result.stderr)")
         #expect(!result.stderr.contains("pass it on standard input"))
@@ -69,11 +48,12 @@ import Testing
         defer { Task { await fixture.stop() } }
         let connection = fixture.emulator.seed.auth0.connection
         let arguments = ["login", "--username", "mfa@example.com", "--realm", connection, "--password-stdin", "--code-fd", "3"]
-        let otp = try await runWithCode(fixture, arguments, stdin: "mfa-password-1\n", code: "123456")
+        let otp = try await fixture.runDetached(arguments, stdin: "mfa-password-1\n", descriptor3: "123456")
         #expect(otp.status == 0, "\(otp.stderr)")
-        let wrong = try await runWithCode(fixture, arguments, stdin: "mfa-password-1\n", code: "000000")
+        let wrong = try await fixture.runDetached(arguments, stdin: "mfa-password-1\n", descriptor3: "000000")
         #expect(wrong.status == 77, "a wrong code is refused: \(wrong.stderr)")
-        let recovery = try await runWithCode(fixture, arguments + ["--recovery-code", "--json"], stdin: "mfa-password-1\n", code: "RECOVERY-CODE-1")
+        let recovery = try await fixture.runDetached(
+            arguments + ["--recovery-code", "--json"], stdin: "mfa-password-1\n", descriptor3: "RECOVERY-CODE-1")
         #expect(recovery.status == 0, "\(recovery.stderr)")
         let object = try JSONSerialization.jsonObject(with: Data(recovery.stdout.utf8)) as? [String: Any]
         #expect((object?["new_recovery_code"] as? String)?.isEmpty == false, "the new recovery code is shown once")

@@ -51,7 +51,7 @@ import Testing
     @Test func withoutAWayToReadTheCodeTheErrorGivesTheMethodIDOfTheSentOne() async throws {
         let fixture = try await SessionCLIFixture.start(.stytch)
         defer { Task { await fixture.stop() } }
-        let result = try await runDetached(fixture, ["login", "--phone", "+15555550143", "--json"])
+        let result = try await fixture.runDetached(["login", "--phone", "+15555550143", "--json"])
         #expect(result.status == 66, "no terminal, no --code-stdin: \(result.stderr)")
         let error = try #require((try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])?["error"] as? [String: Any])
         let methodID = try #require(error["method_id"] as? String)
@@ -112,7 +112,7 @@ import Testing
         #expect(try await fixture.run(["login", "--discovery", "--email", "carol@acme.example", "--send-magic-link"]).status == 0)
         let token = try await fixture.emulator.control.sentStytchDiscoveryMagicLink(email: "carol@acme.example")
         // No --organization, no terminal: a usage error listing the choices, never a prompt.
-        let unchosen = try await runDetached(fixture, ["login", "--discovery", "--magic-link-token-stdin", "--json"], stdin: token + "\n")
+        let unchosen = try await fixture.runDetached(["login", "--discovery", "--magic-link-token-stdin", "--json"], stdin: token + "\n")
         #expect(unchosen.status == 64, "\(unchosen.stderr)")
         let error = try #require((try JSONSerialization.jsonObject(with: Data(unchosen.stdout.utf8)) as? [String: Any])?["error"] as? [String: Any])
         let choices = try #require(error["organizations"] as? [[String: Any]])
@@ -132,7 +132,8 @@ import Testing
         // Acme needs a second factor: the existing code paths finish it.
         let acme = fixture.emulator.seed.stytch.organizations[0]
         let code = try await fixture.emulator.control.stytchTOTPCode(memberID: acme.members[1].memberID)
-        let login = try await runDetached(fixture, ["login", "--discovery", "--organization", "acme", "--code-fd", "3", "--json"], code: code)
+        let login = try await fixture.runDetached(
+            ["login", "--discovery", "--organization", "acme", "--code-fd", "3", "--json"], descriptor3: code + "\n")
         #expect(login.status == 0, "\(login.stderr)")
         #expect(try await fixture.run(["status"]).stdout.contains("Carol Danvers"))
     }
@@ -142,7 +143,7 @@ import Testing
         defer { Task { await fixture.stop() } }
         #expect(try await fixture.run(["login", "--discovery", "--email", "carol@acme.example", "--send-magic-link"]).status == 0)
         let token = try await fixture.emulator.control.sentStytchDiscoveryMagicLink(email: "carol@acme.example")
-        #expect(try await runDetached(fixture, ["login", "--discovery", "--magic-link-token-stdin"], stdin: token + "\n").status == 64)
+        #expect(try await fixture.runDetached(["login", "--discovery", "--magic-link-token-stdin"], stdin: token + "\n").status == 64)
         // A first answer that is not a choice is asked again.
         let terminal = try await runOnTerminal(fixture, ["login", "--discovery"], typing: "7\n2\n")
         #expect(terminal.status == 0, "\(terminal.output)")
@@ -175,29 +176,6 @@ import Testing
     }
 
     // MARK: Runners
-
-    /// Runs `latchkey session <arguments>` without a controlling terminal (setsid): what a
-    /// script sees; `code` on file descriptor 3 when given.
-    private func runDetached(
-        _ fixture: SessionCLIFixture, _ arguments: [String], stdin: String = "",
-        code: String? = nil
-    ) async throws -> JWTCLIRunner.Result {
-        let latchkey = try JWTCLIRunner().executablePath()
-        let file = fixture.directory.appendingPathComponent("code-\(UUID().uuidString)")
-        try Data((code.map { $0 + "\n" } ?? "").utf8).write(to: file)
-        let script = "exec \"$0\" \"$@\"" + (code == nil ? "" : " 3<\"$LATCHKEY_TEST_CODE_FILE\"")
-        let environment = fixture.environment.merging(["LATCHKEY_TEST_CODE_FILE": file.path]) { $1 }
-        return try await withCheckedThrowingContinuation { continuation in
-            Thread.detachNewThread {
-                continuation.resume(
-                    with: Result {
-                        try JWTCLIRunner().run(
-                            ["--wait", "/bin/sh", "-c", script, latchkey, "session"] + arguments, stdin: stdin,
-                            environment: environment, executable: "/usr/bin/setsid")
-                    })
-            }
-        }
-    }
 
     /// Runs `latchkey session <arguments>` without a controlling terminal, its standard
     /// input a pipe: once `code` finds the code the command sent, it is typed there.

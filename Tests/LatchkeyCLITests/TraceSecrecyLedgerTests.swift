@@ -229,20 +229,8 @@ extension TraceSecrecyLedgerTests.Run {
         let trace = fixture.directory.appendingPathComponent("trace-\(traces.count).har")
         traces.append(trace)
         talking.insert(trace)
-        let latchkey = try JWTCLIRunner().executablePath()
-        let file = fixture.directory.appendingPathComponent("code-\(UUID().uuidString)")
-        try Data((code + "\n").utf8).write(to: file)
-        let environment = fixture.environment.merging(["LATCHKEY_TEST_CODE_FILE": file.path]) { $1 }
-        let script = "exec \"$0\" \"$@\" 3<\"$LATCHKEY_TEST_CODE_FILE\""
-        let arguments = ["--wait", "/bin/sh", "-c", script, latchkey, "session"] + arguments + ["--trace", trace.path]
-        let result = try await withCheckedThrowingContinuation { continuation in
-            Thread.detachNewThread {
-                continuation.resume(
-                    with: Result {
-                        try JWTCLIRunner().run(arguments, stdin: stdin, environment: environment, executable: "/usr/bin/setsid")
-                    })
-            }
-        }
+        let arguments = arguments + ["--trace", trace.path]
+        let result = try await fixture.runDetached(arguments, stdin: stdin, descriptor3: code + "\n")
         #expect(result.status == 0, "\(arguments): \(result.stderr)")
     }
 }

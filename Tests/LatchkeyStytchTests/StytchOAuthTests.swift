@@ -152,9 +152,7 @@ enum EmulatorForm {
         let request = Array(
             ("POST \(url.path) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nConnection: close\r\n"
                 + "Content-Type: application/x-www-form-urlencoded\r\nContent-Length: \(body.utf8.count)\r\n\r\n" + body).utf8)
-        let bytes = try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<[UInt8], any Error>) in
-            Thread { continuation.resume(with: Result { try RawHTTP.exchange(port: port, request) }) }.start()
-        }
+        let bytes = try await onThreadOfItsOwn { try RawHTTP.exchange(port: port, request) }
         let text = String(decoding: bytes, as: UTF8.self)
         let location = text.split(separator: "\r\n").first { $0.lowercased().hasPrefix("location:") }
             .map { $0.dropFirst("location:".count).trimmingCharacters(in: .whitespaces) }

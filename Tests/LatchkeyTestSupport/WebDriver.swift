@@ -137,12 +137,7 @@ public final class WebDriver: Sendable {
         for _ in 0..<20 where process.isRunning { try? await Task.sleep(for: .milliseconds(100)) }
         if process.isRunning { kill(process.processIdentifier, SIGKILL) }
         // Reaped on its own thread: waitUntilExit blocks, and the cooperative pool is small.
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            Thread {
-                process.waitUntilExit()
-                continuation.resume()
-            }.start()
-        }
+        await onThreadOfItsOwn { process.waitUntilExit() }
     }
 
     private func find(_ selector: String) async throws -> String {
@@ -168,9 +163,7 @@ public final class WebDriver: Sendable {
         let request = Array(head.utf8) + payload
         // On its own thread: blocking one of the cooperative pool's few threads would
         // starve the in-process emulator the browser is talking to.
-        let response = try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<[UInt8], any Error>) in
-            Thread { continuation.resume(with: Result { try RawHTTP.exchange(port: port, request) }) }.start()
-        }
+        let response = try await onThreadOfItsOwn { try RawHTTP.exchange(port: port, request) }
         guard let split = Self.headerEnd(response) else { throw Failure(message: "no HTTP answer from chromedriver") }
         return try JSONValue.parse(bytes: Array(response[split...]))
     }
@@ -245,9 +238,7 @@ extension RawHTTP {
         let port = UInt16(url.port ?? 80)
         let target = url.path + (url.query.map { "?" + $0 } ?? "")
         let request = Array("GET \(target) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nConnection: close\r\n\r\n".utf8)
-        let bytes = try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<[UInt8], any Error>) in
-            Thread { continuation.resume(with: Result { try exchange(port: port, request) }) }.start()
-        }
+        let bytes = try await onThreadOfItsOwn { try exchange(port: port, request) }
         return String(decoding: bytes, as: UTF8.self)
     }
 

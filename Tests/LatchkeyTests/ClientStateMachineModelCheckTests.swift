@@ -43,18 +43,11 @@ import Testing
         }
     }
 
-    /// Runs `body` on a thread of its own. The enumeration is CPU-bound for tens of seconds;
-    /// run on one of the cooperative pool's threads (two on a 2-core machine) it held that
-    /// thread, and other suites' timers ran late (`TransportTests`' sub-second timeout failed
-    /// in 2 of 8 runs of LatchkeyTests beside it, in 0 of 6 without it).
-    static func onThreadOfItsOwn<T: Sendable>(_ body: @escaping @Sendable () -> T) async -> T {
-        await withCheckedContinuation { continuation in
-            Thread { continuation.resume(returning: body()) }.start()
-        }
-    }
-
     @Test func noSequenceMakesTwoLiveRefreshTokensLeavesTheDiagramStoresAfterLogoutOrDropsARotatedToken() async {
-        let explorer = await Self.onThreadOfItsOwn {
+        // On a thread of its own: the enumeration is CPU-bound for tens of seconds, and on one
+        // of the cooperative pool's threads other suites' timers ran late (`TransportTests`'
+        // sub-second timeout failed in 2 of 8 runs of LatchkeyTests beside it, 0 of 6 without).
+        let explorer = await onThreadOfItsOwn {
             var explorer = Explorer()
             explorer.explore(SessionModel(), depth: Self.depth, trail: [])
             return explorer
