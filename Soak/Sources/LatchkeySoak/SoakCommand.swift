@@ -35,6 +35,8 @@ struct SoakCommand: AsyncParsableCommand {
     @Option(help: "Run every seed of FIRST-LAST (e.g. 1-200), each in a child process, and print one table over all of them.")
     var sweep: String?
     @Option(help: "With --sweep: seeds run at once.") var jobs = 2
+    @Option(help: "With --sweep: minutes a seed may run before it is stopped as hung (its threads' stacks kept).")
+    var seedLimit = 20
     @Option(help: .hidden) var worker: String?
     @Flag(
         help:
@@ -138,7 +140,7 @@ struct SoakCommand: AsyncParsableCommand {
         let executable = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
         var sweep = SoakSweep(
             seeds: seeds, jobs: jobs, arguments: SoakSweep.childArguments(Array(CommandLine.arguments.dropFirst())),
-            directory: directory)
+            directory: directory, seedLimit: .seconds(max(1, seedLimit) * 60))
         sweep.progress = { line in FileHandle.standardError.write(Data("sweep: \(line)\n".utf8)) }
         let began = ContinuousClock.now
         let outcomes = await sweep.run(executable: executable)

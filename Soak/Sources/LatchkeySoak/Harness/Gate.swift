@@ -16,4 +16,7 @@ actor Gate {
     func release() {
         if waiters.isEmpty { permits += 1 } else { waiters.removeFirst().resume() }
     }
+
+    /// The permits free and the holders waiting, for a report of a run that stopped moving.
+    var snapshot: (free: Int, waiting: Int) { (permits, waiters.count) }
 }

@@ -128,11 +128,27 @@ final class HostedUser: Sendable {
     }
 
     /// Shuts the client down at the end of the run and compares its stream with its log.
+    /// A shutdown still running after ``shutdownReportAfter`` is said on stderr, with what
+    /// the process's wire holds, and waited for still: soak seed 74 once hung there for 45
+    /// minutes with the user's store lock held and nothing else to go on.
     func finish() async {
         guard let current = state.withLock({ $0.current }) else { return }
+        let (user, gate) = (user.id, environment.wireGate)
+        let watchdog = Task {
+            try await Task.sleep(for: Self.shutdownReportAfter)
+            let wire = await gate.snapshot
+            FileHandle.standardError.write(
+                Data(
+                    ("soak: the client of \(user) has not shut down after \(Self.shutdownReportAfter); state \(current.client.state); "
+                        + "wire: \(wire.free) of \(HostEnvironment.connections) connections free, \(wire.waiting) requests waiting for one\n").utf8))
+        }
         await current.client.shutdown()
-        await Self.finish(current, probe: environment.probe, user: user.id)
+        watchdog.cancel()
+        await Self.finish(current, probe: environment.probe, user: user)
     }
+
+    /// How long a client's shutdown may take before the run says so (a step settles within 20 s).
+    static let shutdownReportAfter = Duration.seconds(60)
 
     private static func finish(_ incarnation: Incarnation, probe: HostProbe, user: String) async {
         let finished = await withTaskGroup(of: Bool.self) { group in

@@ -1,10 +1,12 @@
 internal import Foundation
+internal import Glibc
+internal import Synchronization
 
 /// `latchkey-soak --sweep FIRST-LAST`: the same soak over a range of seeds, each seed a
 /// child process of this executable (`--seed N --json`, every other option passed on),
 /// `jobs` at a time; then one table over all seeds and the failing seeds with their
 /// first findings. A seed fails when an invariant is not zero, a harness step failed, or
-/// the child left no report (a crash, a trap).
+/// the child left no report (a crash, a trap, or a run stopped after ``seedLimit``).
 struct SoakSweep {
     let seeds: ClosedRange<UInt64>
     let jobs: Int
@@ -12,6 +14,10 @@ struct SoakSweep {
     let arguments: [String]
     /// Where each seed's run directory goes (`<directory>/seed-N`, kept), when given.
     let directory: String?
+    /// How long a seed may run: a hung one (soak seed 74 once waited 45 minutes in a
+    /// client's shutdown) would hold its slot, and the sweep, forever. It is stopped with
+    /// its processes' stacks kept, and fails.
+    var seedLimit = Duration.seconds(20 * 60)
     var progress: (@Sendable (String) -> Void)?
 
     /// One seed's outcome.
@@ -93,13 +99,29 @@ struct SoakSweep {
         process.arguments = arguments
         process.standardOutput = FileHandle(forWritingAtPath: out)
         process.standardError = FileHandle(forWritingAtPath: err)
+        let started = StartedProcess()
+        let limit = seedLimit
+        // Kept past the sweep (its scratch directory is removed at the end).
+        let stacks = (directory.map { $0 + "/seed-\(seed)" } ?? NSTemporaryDirectory()) + "/latchkey-soak-seed-\(seed)-hung.stacks"
+        let watchdog = Task { () -> String? in
+            do { try await Task.sleep(for: limit) } catch { return nil }
+            guard let pid = started.pid.withLock({ $0 }) else { return nil }
+            Self.saveStacks(of: pid, to: stacks)
+            Self.kill(pid)
+            return stacks
+        }
         let status: Int32 = await withCheckedContinuation { continuation in
             process.terminationHandler = { continuation.resume(returning: $0.terminationStatus) }
-            do { try process.run() } catch {
+            do {
+                try process.run()
+                started.pid.withLock { $0 = process.processIdentifier }
+            } catch {
                 process.terminationHandler = nil
                 continuation.resume(returning: -1)
             }
         }
+        watchdog.cancel()
+        let hung = await watchdog.value
         let elapsed = began.duration(to: .now).components
         let text = FileManager.default.contents(atPath: out).map { String(decoding: $0, as: UTF8.self) } ?? ""
         let report = text.split(separator: "\n").last { $0.hasPrefix("{") }
@@ -108,9 +130,49 @@ struct SoakSweep {
         if report == nil, let data = FileManager.default.contents(atPath: err) {
             tail = String(String(decoding: data, as: UTF8.self).suffix(600))
         }
+        if let hung { tail = "stopped after \(limit) without a report (hung; its processes' stacks in \(hung))\n" + tail }
         return Outcome(
             seed: seed, report: report, status: status, errorTail: tail,
             seconds: Double(elapsed.seconds) + Double(elapsed.attoseconds) / 1e18)
+    }
+
+    /// Every thread's stack of a hung seed's process and of its workers, by `gdb` when
+    /// installed (a task suspended forever shows as idle threads: what the stacks rule out).
+    private static func saveStacks(of pid: Int32, to path: String) {
+        let gdb = "/usr/bin/gdb"
+        guard FileManager.default.isExecutableFile(atPath: gdb), FileManager.default.createFile(atPath: path, contents: nil),
+            let file = FileHandle(forWritingAtPath: path)
+        else { return }
+        defer { try? file.close() }
+        for process in [pid] + children(of: pid) {
+            file.write(Data("== process \(process)\n".utf8))
+            let dump = Process()
+            dump.executableURL = URL(fileURLWithPath: gdb)
+            dump.arguments = ["-batch", "-p", "\(process)", "-ex", "thread apply all bt"]
+            dump.standardOutput = file
+            dump.standardError = file
+            guard (try? dump.run()) != nil else { continue }
+            dump.waitUntilExit()
+        }
+    }
+
+    /// SIGKILLs a hung seed's workers, then the seed's process.
+    private static func kill(_ pid: Int32) {
+        for child in children(of: pid) { _ = Glibc.kill(child, SIGKILL) }
+        _ = Glibc.kill(pid, SIGKILL)
+    }
+
+    /// The processes whose parent is `pid` (from `/proc/PID/stat`).
+    private static func children(of pid: Int32) -> [Int32] {
+        let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
+        return entries.compactMap { entry -> Int32? in
+            guard let child = Int32(entry), let stat = FileManager.default.contents(atPath: "/proc/\(entry)/stat") else { return nil }
+            // "PID (COMMAND) STATE PPID …": the command may hold spaces and parentheses.
+            let text = String(decoding: stat, as: UTF8.self)
+            guard let close = text.lastIndex(of: ")") else { return nil }
+            let fields = text[text.index(after: close)...].split(separator: " ")
+            return fields.count > 1 && Int32(fields[1]) == pid ? child : nil
+        }
     }
 
     /// One table over every seed (per driver: seeds run and failed, each invariant's
@@ -191,4 +253,9 @@ struct SoakSweep {
         ]
         return all.filter { $0.1 > 0 }.map { "\($0.0): \($0.1)" }.joined(separator: ", ")
     }
+}
+
+/// The process identifier of a seed's child once it runs, for its watchdog.
+private final class StartedProcess: Sendable {
+    let pid = Mutex<Int32?>(nil)
 }
