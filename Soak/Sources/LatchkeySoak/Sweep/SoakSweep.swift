@@ -106,7 +106,7 @@ struct SoakSweep {
         let watchdog = Task { () -> String? in
             do { try await Task.sleep(for: limit) } catch { return nil }
             guard let pid = started.pid.withLock({ $0 }) else { return nil }
-            Self.saveStacks(of: pid, to: stacks)
+            StackDump.save(pids: [pid] + Self.children(of: pid), to: stacks)
             Self.kill(pid)
             return stacks
         }
@@ -134,26 +134,6 @@ struct SoakSweep {
         return Outcome(
             seed: seed, report: report, status: status, errorTail: tail,
             seconds: Double(elapsed.seconds) + Double(elapsed.attoseconds) / 1e18)
-    }
-
-    /// Every thread's stack of a hung seed's process and of its workers, by `gdb` when
-    /// installed (a task suspended forever shows as idle threads: what the stacks rule out).
-    private static func saveStacks(of pid: Int32, to path: String) {
-        let gdb = "/usr/bin/gdb"
-        guard FileManager.default.isExecutableFile(atPath: gdb), FileManager.default.createFile(atPath: path, contents: nil),
-            let file = FileHandle(forWritingAtPath: path)
-        else { return }
-        defer { try? file.close() }
-        for process in [pid] + children(of: pid) {
-            file.write(Data("== process \(process)\n".utf8))
-            let dump = Process()
-            dump.executableURL = URL(fileURLWithPath: gdb)
-            dump.arguments = ["-batch", "-p", "\(process)", "-ex", "thread apply all bt"]
-            dump.standardOutput = file
-            dump.standardError = file
-            guard (try? dump.run()) != nil else { continue }
-            dump.waitUntilExit()
-        }
     }
 
     /// SIGKILLs a hung seed's workers, then the seed's process.

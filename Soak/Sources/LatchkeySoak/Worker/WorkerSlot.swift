@@ -108,19 +108,9 @@ actor WorkerSlot {
     /// Writes every thread's stack of the stuck worker next to its stderr; the text to add
     /// to the failure (where it went), empty without `gdb`.
     private func saveStacks(step: Int) -> String {
-        let gdb = "/usr/bin/gdb"
-        guard let process, FileManager.default.isExecutableFile(atPath: gdb) else { return "" }
+        guard let process else { return "" }
         let path = settings.directory + "/worker-\(driverName)-\(index)-step\(step).stacks"
-        guard FileManager.default.createFile(atPath: path, contents: nil), let file = FileHandle(forWritingAtPath: path) else { return "" }
-        defer { try? file.close() }
-        let dump = Process()
-        dump.executableURL = URL(fileURLWithPath: gdb)
-        dump.arguments = ["-batch", "-p", "\(process.processIdentifier)", "-ex", "thread apply all bt"]
-        dump.standardOutput = file
-        dump.standardError = file
-        guard (try? dump.run()) != nil else { return "" }
-        dump.waitUntilExit()
-        return " (stacks in \(path))"
+        return StackDump.save(pids: [process.processIdentifier], to: path) ? " (stacks in \(path))" : ""
     }
 
     /// Asks the worker to shut its clients down and report; then it exits.
