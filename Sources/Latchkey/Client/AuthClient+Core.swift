@@ -27,7 +27,7 @@ extension AuthClient {
             disagree("the machine refused the event", event: event, machine: before)
         }
         for case .publish(let state) in actions { corePublished = state }
-        coreLastEvent = Self.caseName(event)
+        coreLastEvent = event
         return actions
     }
 
@@ -82,7 +82,7 @@ extension AuthClient {
     private func disagree(_ what: String, event: Core.Event?, machine: Core.State) {
         var metadata: Logger.Metadata = [
             "actor": "\(self.machine.state.map(String.init(describing:)) ?? "start")",
-            "machine": "\(Self.caseName(machine))", "last": "\(coreLastEvent)",
+            "machine": "\(Self.caseName(machine))", "last": "\(coreLastEvent.map { Self.caseName($0) } ?? "none")",
             "expired": "actor \(isExpired), machine \(core.state.session?.expired.description ?? "-")",
         ]
         if let event { metadata["event"] = "\(Self.caseName(event))" }

@@ -85,8 +85,9 @@ public actor AuthClient {
     /// What the machine last published: the app's view while the machine has none of its
     /// own (reading the store again after `restoring`, checking what it read).
     var corePublished: SessionState?
-    /// The case of the last event the machine took, for a disagreement's report.
-    var coreLastEvent = "none"
+    /// The last event the machine took, for a disagreement's report (which names its case
+    /// only: it is described then, not at every event).
+    var coreLastEvent: Core.Event?
 
     /// Creates a client. Nothing happens until ``start(validating:)``.
     ///
