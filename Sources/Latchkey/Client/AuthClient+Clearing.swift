@@ -15,9 +15,9 @@ extension AuthClient {
             do { try await clearVault() } catch { try await clearVault() }
             uncleared = nil
             timers.setRemovalRetry(nil)
-            feed(.clearAnswered(removed: true))
+            shadow(.clearAnswered(removed: true))
         } catch {
-            feed(.clearAnswered(removed: false))
+            shadow(.clearAnswered(removed: false))
             if let ended {
                 uncleared = ended
                 scheduleClearRetry()
@@ -78,7 +78,7 @@ extension AuthClient {
             return false
         }
         if uncleared.map({ $0.hasSameCredentials(as: ended) }) ?? false { uncleared = nil }
-        feed(.clearAnswered(removed: uncleared == nil))
+        shadow(.clearAnswered(removed: uncleared == nil))
         return uncleared == nil
     }
 
