@@ -96,6 +96,22 @@ import Testing
         #expect(machine.handle(.loginBegan) == [.disarm(.restoreRetry)] + Self.stopSession + [.publish(.establishing), .login(0)])
     }
 
+    /// The retry's read still shows `restoring`; a login or a logout may begin meanwhile,
+    /// and the read's answer then applies to nothing (the actor drops it).
+    @Test func aLoginOrLogoutWhileTheRetryReadsTheStoreOvertakesIt() {
+        var machine = Self.machine([.start, .storeReadFailed, .restoreRetryFired])
+        #expect(machine.state == .rereading && machine.published == .restoring)
+        #expect(machine.handle(.loginBegan) == Self.stopSession + [.publish(.establishing), .login(0)])
+        #expect(machine.handle(.storeRead(nil)) == [.refused])
+        var loggingOut = Self.machine([.start, .storeReadFailed, .restoreRetryFired])
+        #expect(loggingOut.handle(.logout) == Self.stopSession + [.clear(nil), .publish(.notLoggedIn)])
+        #expect(loggingOut.handle(.storeRead(1)) == [.refused])
+        #expect(loggingOut.state == .notLoggedIn(owed: nil))
+        var failingAgain = Self.machine([.start, .storeReadFailed, .restoreRetryFired])
+        #expect(failingAgain.handle(.storeReadFailed) == [.publish(.restoring), .arm(.restoreRetry)])
+        #expect(failingAgain.state == .restoring)
+    }
+
     // MARK: Renewal
 
     @Test func callersShareOneRenewal() {

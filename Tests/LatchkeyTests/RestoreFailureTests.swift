@@ -69,6 +69,61 @@ import Testing
         #expect(harness.client.currentUser?.id == "user-2")
         await harness.client.shutdown()
     }
+
+    /// A login that begins while a retry reads the store is not undone by the read's answer
+    /// (an empty store: `notLoggedIn` in the middle of the login), and a logout is not undone
+    /// by a read that found the session before it was removed.
+    @Test func aStoreReadAnsweredAfterALoginOrLogoutBeganIsDropped() async throws {
+        let store = try FlakyStore()
+        let harness = try Harness(store: store, options: SessionOptions(heartbeatInterval: nil))
+        store.failReads.store(1, ordering: .relaxed)
+        try await harness.client.start()
+        #expect(harness.client.state == .restoring)
+        let states = Recorder(harness.client.stateChanges)
+        let read = Gate()
+        store.readGate.withLock { $0 = { await read.wait() } }
+        await harness.clock.waitForSleepers(1)  // the restore's retry
+        harness.clock.advance(by: .seconds(300))
+        await settle("the retry is reading the store") { read.waiting == 1 }
+        store.readGate.withLock { $0 = nil }
+
+        let loginGate = Gate()
+        harness.provider.state.withLock { $0.loginGate = { await loginGate.wait() } }
+        let login = Task { try await harness.client.login(ScriptedCredentials(user: "user-2", password: "correct horse")) }
+        await settle("the login is under way") { harness.client.state == .establishing }
+        read.open()
+        try await Task.sleep(for: .milliseconds(100))  // the read has answered (nothing stored) by now
+        #expect(harness.client.state == .establishing, "the read's answer does not end the login")
+        loginGate.open()
+        try await login.value
+        #expect(harness.client.state == .established)
+        #expect(harness.client.currentUser?.id == "user-2")
+        await settle("published") { states.values.last == .established }
+        #expect(states.values == [.restoring, .establishing, .established])
+
+        // A restart whose store fails once, then a logout while the retry reads the session.
+        await harness.client.shutdown()
+        store.failReads.store(1, ordering: .relaxed)
+        let restarted = harness.restarted(options: SessionOptions(heartbeatInterval: nil))
+        try await restarted.start()
+        #expect(restarted.state == .restoring)
+        let reread = Gate()
+        store.readGate.withLock { $0 = { await reread.wait() } }
+        await harness.clock.waitForSleepers(1)
+        harness.clock.advance(by: .seconds(300))
+        await settle("the retry is reading the store") { reread.waiting == 1 }
+        let held = try #require(try await store.base.string("session"), "the read will find the session")
+        store.readGate.withLock { $0 = nil }  // the logout's own read goes through
+        try await restarted.logout()
+        #expect(try await store.base.string("session") == nil)
+        // The read answers with what it would have found before the logout removed it.
+        try await store.base.set("session", Array(held.utf8))
+        reread.open()
+        try await Task.sleep(for: .milliseconds(100))
+        #expect(restarted.state == .notLoggedIn, "the read's answer does not undo the logout")
+        #expect(restarted.currentUser == nil)
+        await restarted.shutdown()
+    }
 }
 
 /// Collects what a stream yields, in a task of its own.

@@ -183,30 +183,30 @@ extension AuthClient {
         guard generation == self.generation, lifecycle == .running else { return .over }
         if unsaved.isPending { await flushUnsaved() }
         guard generation == self.generation, let record, isSignedIn else { return .over }
-        let check = Self.shadowID(in: shadow(.heartbeatFired), .check)
+        let check = Self.coreID(in: feed(.heartbeatFired), .check)
         do {
             try await checkSession(record)
             guard generation == self.generation else { return .over }
             if revalidationPending { logger.info("stored session revalidated") }
             revalidationPending = false
-            shadowCheckAnswered(check, .valid)
+            feedCheckAnswered(check, .valid)
             return .valid
         } catch let error as AuthError where error.endsSession {
             guard generation == self.generation else { return .over }
             logger.notice("session rejected by the provider", metadata: ["error": "\(error)"])
-            shadowCheckAnswered(check, .failed(Self.shadowFailure(error)))
+            feedCheckAnswered(check, .failed(Self.coreFailure(error)))
             await endSession(error)
             return .over
         } catch let error as AuthError where error.code == .needsUserAction {
             guard generation == self.generation else { return .over }
-            shadowCheckAnswered(check, .failed(Self.shadowFailure(error)))
+            feedCheckAnswered(check, .failed(Self.coreFailure(error)))
             requireUserAction(error)
             return .over
         } catch {
             guard generation == self.generation else { return .over }
             let classified = provider.classify(error)
             logger.notice("session check failed; keeping the session", metadata: ["error": "\(classified)"])
-            shadowCheckAnswered(check, .failed(.transient))
+            feedCheckAnswered(check, .failed(.transient))
             return .kept(classified)
         }
     }
@@ -277,7 +277,7 @@ extension AuthClient {
     private func actionExpired(_ action: UserAction, generation: Int) {
         guard generation == self.generation, machine.state == .needsUserAction(action), record == nil else { return }
         logger.notice("the pending login step expired", metadata: ["action": "\(action.kind)"])
-        shadow(.actionExpired)
+        feed(.actionExpired)
         move(to: .notLoggedIn)
         publish()
     }

@@ -15,9 +15,9 @@ extension AuthClient {
             do { try await clearVault() } catch { try await clearVault() }
             uncleared = nil
             timers.setRemovalRetry(nil)
-            shadow(.clearAnswered(removed: true))
+            feed(.clearAnswered(removed: true))
         } catch {
-            shadow(.clearAnswered(removed: false))
+            feed(.clearAnswered(removed: false))
             if let ended {
                 uncleared = ended
                 scheduleClearRetry()
@@ -78,7 +78,7 @@ extension AuthClient {
             return false
         }
         if uncleared.map({ $0.hasSameCredentials(as: ended) }) ?? false { uncleared = nil }
-        shadow(.clearAnswered(removed: uncleared == nil))
+        feed(.clearAnswered(removed: uncleared == nil))
         return uncleared == nil
     }
 

@@ -95,7 +95,7 @@ extension AuthClient {
         }
         establishingTask?.cancel()
         establishingTask = nil
-        shadow(.logout)
+        feed(.logout)
         stopBackgroundWork()
         let ended = record?.tokens ?? vault.lastKnown?.tokens
         if ended != nil { Telemetry.sessionEnded(reason: "logout") }
@@ -122,7 +122,7 @@ extension AuthClient {
     /// persisted, or back to where the failure says.
     private func establish(_ call: @escaping @Sendable () async throws -> AuthenticatedSession) async throws {
         let previous = machine.state
-        let login = Self.shadowID(in: shadow(.loginBegan), .login)
+        let login = Self.coreID(in: feed(.loginBegan), .login)
         beginEstablishing()
         let generation = self.generation
         let task = Task { try await call() }
@@ -139,7 +139,7 @@ extension AuthClient {
                 generation == self.generation
                 ? provider.classify(error)
                 : AuthError(.cancelled, "the login was overtaken by a logout or another login")
-            if let login { shadow(.loginAnswered(login, .failed(Self.shadowLoginFailure(classified)))) }
+            if let login { feed(.loginAnswered(login, .failed(Self.coreLoginFailure(classified)))) }
             await failEstablishing(classified, generation: generation, previous: previous)
             throw classified
         }
@@ -173,7 +173,7 @@ extension AuthClient {
         let vault = self.vault
         try await vault.withLock { try await vault.save(fresh) }
         guard generation == self.generation else { throw AuthError(.cancelled, "the login was overtaken by a logout or another login") }
-        if let login { shadow(.loginAnswered(login, .saved(fresh))) }
+        if let login { feed(.loginAnswered(login, .saved(fresh))) }
         establishingTask = nil
         keptDuringLogin = nil
         unsaved.clear()

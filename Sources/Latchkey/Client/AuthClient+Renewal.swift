@@ -88,9 +88,9 @@ extension AuthClient {
         }
         guard let current = record, isSignedIn || isAwaitingRenewalAction else { throw notSignedInError() }
         if let used, current.tokens.accessToken != used { return current.tokens }
-        let shadowID = shadowRenewalStarted(request, from: current)
+        let coreID = feedRenewalStarted(request, from: current)
         let id = renewals.reserveID()
-        let task = Task { try await self.observedRenewal(request, id: id, shadowID: shadowID) }
+        let task = Task { try await self.observedRenewal(request, id: id, coreID: coreID) }
         renewals.started(InFlightRenewal(id: id, generation: generation, request: request, task: task))
         defer { renewals.finished(id) }
         return try await task.value
@@ -106,12 +106,12 @@ extension AuthClient {
     }
 
     /// ``performRenewal(_:id:)`` in the span `latchkey.renewal`, counted by reason and outcome.
-    private func observedRenewal(_ request: RenewalRequest, id: Int, shadowID: Int?) async throws -> SessionTokens {
+    private func observedRenewal(_ request: RenewalRequest, id: Int, coreID: Int?) async throws -> SessionTokens {
         let start = ContinuousClock.now
         do {
             let tokens = try await Telemetry.traced(Telemetry.Name.renewalSpan, kind: .internal) { span in
                 span.attributes["latchkey.renewal.reason"] = request.reason.description
-                return try await performRenewal(request, id: id, shadowID: shadowID)
+                return try await performRenewal(request, id: id, coreID: coreID)
             }
             Telemetry.renewal(reason: request.reason, outcome: "renewed", elapsed: ContinuousClock.now - start)
             return tokens
@@ -126,14 +126,14 @@ extension AuthClient {
     /// process may have renewed already), the provider renews, and the renewed record
     /// is persisted before anyone sees its tokens. A failed save keeps the record marked
     /// unsaved and retried, never forgotten.
-    private func performRenewal(_ request: RenewalRequest, id: Int, shadowID: Int?) async throws -> SessionTokens {
+    private func performRenewal(_ request: RenewalRequest, id: Int, coreID: Int?) async throws -> SessionTokens {
         // Unlisted before the actor is let go, not when a caller resumes: a failure arms a
         // retry timer, and a retry that fired first would join this finished renewal
         // instead of renewing — and arm no timer after it (a retry lost for good).
         defer { renewals.finished(id) }
         let generation = self.generation
         guard let current = record else {
-            shadowRenewalAnswered(shadowID, .cancelled)
+            feedRenewalAnswered(coreID, .cancelled)
             throw notSignedInError()
         }
         let provider = self.provider
@@ -147,14 +147,14 @@ extension AuthClient {
             }
         } catch {
             let classified = provider.classify(error)
-            shadowRenewalAnswered(shadowID, .failed(Self.shadowFailure(classified)))
+            feedRenewalAnswered(coreID, .failed(Self.coreFailure(classified)))
             guard generation == self.generation else { throw classified }
             await renewalFailed(classified, tokenSetOnly: apart)
             throw classified
         }
         if unsaved.isPending { await flushUnsaved() }
         guard generation == self.generation, record != nil else {
-            shadowRenewalAnswered(shadowID, .cancelled)
+            feedRenewalAnswered(coreID, .cancelled)
             throw AuthError(.cancelled, "the session changed while it was being renewed")
         }
         // From here the provider may rotate the refresh token: shutdown waits for this.
@@ -201,12 +201,12 @@ extension AuthClient {
             }
         } catch {
             let classified = provider.classify(error)
-            shadowRenewalAnswered(shadowID, .failed(Self.shadowFailure(classified)))
+            feedRenewalAnswered(coreID, .failed(Self.coreFailure(classified)))
             guard generation == self.generation else { throw classified }
             await renewalFailed(classified, tokenSetOnly: apart)
             throw classified
         }
-        shadowRenewalAnswered(shadowID, Self.shadowAnswer(outcome))
+        feedRenewalAnswered(coreID, Self.coreAnswer(outcome))
         guard generation == self.generation else {
             if case .unsaved(let renewed, let base, let error) = outcome {
                 await keepOutlivedRenewal(renewed, base: base, renewedFrom: current.tokens, saveError: error)

@@ -46,7 +46,7 @@ extension AuthClient {
             let classified = provider.classify(error)
             logger.notice("login to replace the session failed; the session is kept", metadata: ["error": "\(classified)"])
             if classified.code == .needsUserAction, generation == self.generation, record != nil {
-                shadow(.replacementNeedsUser(classified.userAction ?? UserAction(kind: "unknown")))
+                feed(.replacementNeedsUser(classified.userAction ?? UserAction(kind: "unknown")))
                 requireUserAction(classified)
             }
             throw classified
@@ -72,7 +72,7 @@ extension AuthClient {
         let vault = self.vault
         try await vault.withLock { try await vault.save(fresh) }
         guard generation == self.generation else { throw AuthError(.cancelled, "the session changed while the new one was being saved") }
-        shadow(.replaced(fresh))
+        feed(.replaced(fresh))
         unsaved.clear()
         forgetUncleared()
         adopt(fresh)

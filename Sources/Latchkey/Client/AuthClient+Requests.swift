@@ -77,7 +77,7 @@ extension AuthClient {
     private func inspect(_ response: TransportResponse, to request: TransportRequest) async throws {
         guard let verdict = provider.inspect(response, to: request), verdict.endsSession, record != nil else { return }
         logger.notice("the provider ended the session in an answer to an app request", metadata: ["error": "\(verdict)"])
-        if case .ended(let ending) = Self.shadowFailure(verdict) { shadow(.appRequestEnded(ending)) }
+        if case .ended(let ending) = Self.coreFailure(verdict) { feed(.appRequestEnded(ending)) }
         await endSession(verdict)
         throw verdict
     }

@@ -26,17 +26,24 @@ extension AuthClient {
         try checkNotShutDown()
         guard lifecycle == .idle else { return }
         lifecycle = .running
-        shadow(.start)
+        feed(.start)
         await restore(validating: validating)
     }
 
     /// One attempt to read and check the stored session.
     func restore(validating: Bool = true) async {
+        let reading = generation
         let loaded: Result<VaultRecord?, AuthError>
         do { loaded = .success(try await vault.load()) } catch { loaded = .failure(error) }
         // Shut down while the store was read: the streams have finished, and a state
         // they can no longer deliver must not be taken.
         guard lifecycle == .running else { return }
+        // A login (or a logout) began while a retry read the store: the answer is dropped,
+        // and the login's session is the one that counts.
+        guard reading == generation else {
+            logger.debug("a store read answered after the session moved on; dropped")
+            return
+        }
         let stored: VaultRecord?
         do {
             stored = try loaded.get()
@@ -47,7 +54,7 @@ extension AuthClient {
         } catch {
             logger.error("cannot read the stored session; keeping it and retrying", metadata: ["error": "\(error)"])
             lastRestoreError = error
-            shadow(.storeReadFailed)
+            feed(.storeReadFailed)
             move(to: .restoring)
             publish()
             scheduleRestoreRetry()
@@ -55,35 +62,35 @@ extension AuthClient {
         }
         lastRestoreError = nil
         guard let stored else {
-            shadow(.storeRead(nil))
+            feed(.storeRead(nil))
             move(to: .notLoggedIn)
             publish()
             return
         }
-        let check = Self.shadowID(in: shadow(.storeRead(stored)), .check)
+        let check = Self.coreID(in: feed(.storeRead(stored)), .check)
         adopt(stored, publishing: false)
         let generation = self.generation
         do {
             if validating { try await checkSession(stored) }
             guard generation == self.generation else { return }
             revalidationPending = false
-            shadowCheckAnswered(check, .valid, restoring: true)
+            feedCheckAnswered(check, .valid, restoring: true)
         } catch let error as AuthError where error.endsSession {
             logger.notice("stored session rejected by the provider", metadata: ["error": "\(error)"])
             guard generation == self.generation else { return }
-            shadowCheckAnswered(check, .failed(Self.shadowFailure(error)))
+            feedCheckAnswered(check, .failed(Self.coreFailure(error)))
             await endSession(error)
             return
         } catch let error as AuthError where error.code == .needsUserAction {
             guard generation == self.generation else { return }
-            shadowCheckAnswered(check, .failed(Self.shadowFailure(error)))
+            feedCheckAnswered(check, .failed(Self.coreFailure(error)))
             requireUserAction(error)
             return
         } catch {
             guard generation == self.generation else { return }
             logger.notice("stored session kept without revalidation", metadata: ["error": "\(error)"])
             revalidationPending = true
-            shadowCheckAnswered(check, .failed(.transient), restoring: true)
+            feedCheckAnswered(check, .failed(.transient), restoring: true)
         }
         if !machine.isSignedIn { move(to: isExpired ? .tokenExpired : .established) }
         publish()
@@ -104,7 +111,7 @@ extension AuthClient {
             return false
         }
         timers.restoreRetryEnded()
-        shadow(.restoreRetryFired)
+        feed(.restoreRetryFired)
         await restore()
         return false
     }

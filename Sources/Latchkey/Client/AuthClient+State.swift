@@ -15,7 +15,7 @@ extension AuthClient {
             renewals.backoff.reset()
             // Tokens already expired by the local clock when they arrive keep `tokenExpired`:
             // the machine, told of a renewal, learns it as from its expiry timer.
-            if isExpired, machine.state == .tokenExpired { shadow(.expiryFired) }
+            if isExpired, machine.state == .tokenExpired { feed(.expiryFired) }
             if !isExpired, machine.state == .tokenExpired || isAwaitingRenewalAction { move(to: .established) }
             if machine.isSignedIn { scheduleTimers() }
         }
@@ -98,7 +98,7 @@ extension AuthClient {
 
     func markExpiredIfDue() {
         if isExpired, machine.state == .established {
-            shadow(.expiryFired)
+            feed(.expiryFired)
             move(to: .tokenExpired)
             publish()
         }
@@ -120,7 +120,8 @@ extension AuthClient {
     /// finds the objects already in place. Consumers run in their own tasks: nothing
     /// here waits for app code.
     func publish() {
-        guard let state = machine.state else { return }
+        guard let actor = machine.state else { return }
+        let state = coreState(comparedWith: actor)
         switch state {
         case .notLoggedIn: broadcasters.publishAll(.notLoggedIn)
         case .terminated(let reason): broadcasters.publishAll(.terminated(reason))
@@ -128,7 +129,6 @@ extension AuthClient {
             if let record { broadcasters.publish(record) }
         case .establishing, .restoring, .needsUserAction: break
         }
-        compareShadow(publishing: state)
         broadcasters.state.publish(state)
     }
 }

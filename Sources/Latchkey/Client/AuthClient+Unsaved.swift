@@ -43,18 +43,18 @@ extension AuthClient {
             switch result {
             case .nothing: return
             case .saved(let saved):
-                shadow(.saveAnswered(saved, saved: true))
+                feed(.saveAnswered(saved, saved: true))
                 // Memory may have moved on again since: only what was saved is no longer unsaved.
                 guard (record ?? keptDuringLogin)?.tokens.hasSameCredentials(as: saved.tokens) ?? false else { return }
                 unsaved.clear()
                 logger.info("renewed tokens saved after an earlier failure")
             case .replaced(let stored):
-                if let memory = record ?? keptDuringLogin { shadow(.saveAnswered(memory, saved: false)) }
+                if let memory = record ?? keptDuringLogin { feed(.saveAnswered(memory, saved: false)) }
                 unsaved.clear()
                 logger.notice("the stored session was replaced by another process; adopting it")
                 if record == nil { keptDuringLogin = stored } else { adopt(stored) }
             case .signedOutElsewhere:
-                if let memory = record ?? keptDuringLogin { shadow(.storeEmptiedElsewhere(memory)) }
+                if let memory = record ?? keptDuringLogin { feed(.storeEmptiedElsewhere(memory)) }
                 unsaved.clear()
                 logger.notice("the stored session was removed by another process; its renewed tokens are not written back")
                 guard lifecycle == .running else { return }
@@ -89,7 +89,7 @@ extension AuthClient {
             timers.saveRetryEnded()
             return false
         }
-        shadow(.saveRetryFired)
+        feed(.saveRetryFired)
         await flushUnsaved()
         guard unsaved.isPending else {
             timers.saveRetryEnded()

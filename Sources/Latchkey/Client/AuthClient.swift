@@ -79,15 +79,15 @@ public actor AuthClient {
     /// The access token of a renewal that came back shorter-lived than a caller's minTTL.
     var tooShortLived: String?
     var lastEndError: AuthError?
-    #if DEBUG
-    /// The transition function run beside the actor, compared at each publish (`AuthClient+Shadow`).
-    var shadowCore = Core()
+    /// The transition function fed every event the actor takes; its state is the one
+    /// published (`AuthClient+Core`).
+    var core = Core()
     /// What the machine last published: the app's view while the machine has none of its
     /// own (reading the store again after `restoring`, checking what it read).
-    var shadowPublished: SessionState?
-    /// The case of the last event the machine took, for a disagreement's report.
-    var shadowLastEvent = "none"
-    #endif
+    var corePublished: SessionState?
+    /// The last event the machine took, for a disagreement's report (which names its case
+    /// only: it is described then, not at every event).
+    var coreLastEvent: Core.Event?
 
     /// Creates a client. Nothing happens until ``start(validating:)``.
     ///
@@ -196,7 +196,7 @@ public actor AuthClient {
     public func shutdown() async {
         guard lifecycle != .shutDown else { return }
         lifecycle = .shutDown
-        shadow(.shutdown)
+        feed(.shutdown)
         // A renewal on the wire may rotate the refresh token: its answer is awaited (and
         // kept, when its save fails) before the stored session is left for the next start.
         let inFlight = renewals.onTheWire

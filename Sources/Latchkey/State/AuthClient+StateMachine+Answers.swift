@@ -69,7 +69,7 @@ extension AuthClient.StateMachine {
         case .shutDown(_, let owed):
             state = .shutDown(kept: nil, owed: owed)
             return []
-        case .idle, .loading, .restoring, .notLoggedIn, .terminated:
+        case .idle, .loading, .restoring, .rereading, .notLoggedIn, .terminated:
             return []
         }
     }
@@ -170,7 +170,7 @@ extension AuthClient.StateMachine.State {
         case .shutDown(_, let owed): self = .shutDown(kept: session, owed: owed)
         case .establishing(let establishing):
             self = .establishing(.init(login: establishing.login, kept: session, from: establishing.from, owed: establishing.owed))
-        case .idle, .loading, .restoring, .notLoggedIn, .terminated: break
+        case .idle, .loading, .restoring, .rereading, .notLoggedIn, .terminated: break
         }
     }
 }

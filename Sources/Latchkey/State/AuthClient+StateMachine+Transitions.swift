@@ -42,7 +42,7 @@ extension AuthClient.StateMachine {
     mutating func restoring(_ event: Event) -> [Action] {
         switch event {
         case .restoreRetryFired:
-            state = .loading
+            state = .rereading
             return [.readStore]
         case .loginBegan:
             return [.disarm(.restoreRetry)] + beginLogin(kept: nil, from: .restoring, owed: nil)
@@ -52,6 +52,14 @@ extension AuthClient.StateMachine {
             return [.disarm(.restoreRetry)] + shutDown(kept: nil, owed: nil)
         default:
             return [.refused]
+        }
+    }
+
+    /// Reading the store again: its answer as at start, or a login that drops it.
+    mutating func rereading(_ event: Event) -> [Action] {
+        switch event {
+        case .loginBegan: beginLogin(kept: nil, from: .restoring, owed: nil)
+        default: loading(event)
         }
     }
 
@@ -326,7 +334,7 @@ extension AuthClient.StateMachine {
         return Self.stopSession + [.publish(.needsUserAction(action))] + timer
     }
 
-    private mutating func beginLogin(kept: Session?, from: SessionState, owed: Record?) -> [Action] {
+    mutating func beginLogin(kept: Session?, from: SessionState, owed: Record?) -> [Action] {
         let id = makeID()
         state = .establishing(Establishing(login: id, kept: kept.map(Self.quiesced), from: from, owed: owed))
         return Self.stopSession + [.publish(.establishing), .login(id)]

@@ -44,6 +44,7 @@ extension AuthClient {
             case .idle: return idle(event)
             case .loading: return loading(event)
             case .restoring: return restoring(event)
+            case .rereading: return rereading(event)
             case .validating(let session): return validating(session, event)
             case .notLoggedIn(let owed): return ended(nil, owed: owed, event)
             case .terminated(let reason, let owed): return ended(reason, owed: owed, event)
@@ -87,6 +88,9 @@ extension AuthClient.StateMachine {
         case loading
         /// The store refused the read; a retry is armed. Nothing was cleared.
         case restoring
+        /// Still `restoring` to the app: the retry is reading the store. A login may begin
+        /// meanwhile, and the read's answer is then dropped.
+        case rereading
         /// A stored session being checked with the provider at start; nothing published yet.
         case validating(Session)
         /// Nobody signed in; `owed`: an ended session the store may still hold, removed by retries.
@@ -107,7 +111,7 @@ extension AuthClient.StateMachine {
         var published: SessionState? {
             switch self {
             case .idle, .loading, .validating: nil
-            case .restoring: .restoring
+            case .restoring, .rereading: .restoring
             case .notLoggedIn: .notLoggedIn
             case .establishing: .establishing
             case .established: .established
@@ -124,7 +128,7 @@ extension AuthClient.StateMachine {
             case .validating(let session), .established(let session), .tokenExpired(let session): session
             case .needsUserAction(_, let kept), .shutDown(let kept, _): kept
             case .establishing(let establishing): establishing.kept
-            case .idle, .loading, .restoring, .notLoggedIn, .terminated: nil
+            case .idle, .loading, .restoring, .rereading, .notLoggedIn, .terminated: nil
             }
         }
     }

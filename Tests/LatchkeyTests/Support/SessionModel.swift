@@ -23,6 +23,9 @@ struct SessionModel: Hashable {
         case logoutElsewhere
         /// `update(tokens:)` while established: tokens from elsewhere, saved, then given.
         case replace
+        /// The restore retry's read of the store answers (a login or a logout that began
+        /// meanwhile drops it, as the actor does).
+        case reread
 
         var description: String {
             switch self {
@@ -33,6 +36,7 @@ struct SessionModel: Hashable {
             case .merge(let id): "merge(\(id))"
             case .logoutElsewhere: "logoutElsewhere"
             case .replace: "replace"
+            case .reread: "reread"
             }
         }
     }
@@ -64,6 +68,8 @@ struct SessionModel: Hashable {
     private var renewalAnswers: [Int: Machine.RenewalAnswer] = [:]
     private var checks: Set<Int> = []
     private var login: Int?
+    /// The restore retry's read of the store, on its way.
+    private var readPending = false
     private var armed: Set<Machine.Timer> = []
     private var lastPublished: SessionState?
     private var streamsFinished = false
@@ -109,6 +115,7 @@ struct SessionModel: Hashable {
             .map { .event(.checkAnswered(id, $0)) }
             steps.append(.merge(id))
         }
+        if readPending { steps.append(.reread) }
         if let login {
             steps += [
                 Machine.LoginAnswer.saved(0), .failed(.transient), .failed(.needsUserAction(Self.action)),
@@ -143,6 +150,10 @@ struct SessionModel: Hashable {
             live = nil
             mustStayEmpty = true
             return []
+        case .reread:
+            readPending = false
+            guard machine.state == .rereading else { return [] }
+            return apply(readsFail ? .storeReadFailed : .storeRead(store))
         case .replace:
             // A refused save throws to the caller and changes nothing.
             guard !writesFail else { return [] }
@@ -326,6 +337,12 @@ struct SessionModel: Hashable {
     private mutating func perform(_ action: Machine.Action) -> [String] {
         switch action {
         case .readStore:
+            // The first read at start answers before anything else can happen (the app
+            // cannot log in before `start` returns); a retry's read is a step of its own.
+            if machine.state == .rereading {
+                readPending = true
+                return []
+            }
             return apply(readsFail ? .storeReadFailed : .storeRead(store))
         case .validate(let id, _):
             checks.insert(id)

@@ -89,7 +89,7 @@ actor UserHost {
             if ledger.leaks(in: line) { environment.probe.violation(.secretInLog, user: user, Self.redacted(line)) }
             // The client refuses a move its state machine lacks, and says so: never expected.
             if line.contains(Self.offTheDiagram) { environment.probe.violation(.offTheDiagram, user: user, Self.redacted(line)) }
-            // The transition function beside the client (debug builds) modelled it wrongly.
+            // The client's transition function modelled a move of the actor wrongly.
             if line.contains(Self.machineDisagrees) { environment.probe.violation(.machineDisagrees, user: user, Self.redacted(line)) }
         }
         environment.probe.update { $0.logLines += lines.count }
@@ -99,8 +99,8 @@ actor UserHost {
 
     /// What a client logs when it refuses a transition the documented diagram lacks.
     static let offTheDiagram = "illegal session state transition refused"
-    /// What a debug build's client logs when the state machine beside it disagrees.
-    static let machineDisagrees = "state machine shadow disagrees"
+    /// What a client logs when its state machine disagrees with the actor.
+    static let machineDisagrees = "state machine disagrees"
 
     /// The line with every long token-like run replaced, so the report never repeats the leak.
     static func redacted(_ line: String) -> String {

@@ -24,9 +24,9 @@ struct InvariantFigures: Codable, Sendable {
     /// `illegal session state transition refused`): the core asked for a move its own
     /// state machine does not have.
     var transitionsOffTheDiagram = 0
-    /// The session core's transition function, run beside the client in debug builds, took
-    /// an event it refuses or published another state than the client (it logs
-    /// `state machine shadow disagrees`): the machine does not yet model the client.
+    /// The session core's transition function, whose state the client publishes, took an
+    /// event it refuses or published another state than the actor would (the client logs
+    /// `state machine disagrees`): the machine does not yet model the client.
     var machineDisagreements = 0
 
     var total: Int {

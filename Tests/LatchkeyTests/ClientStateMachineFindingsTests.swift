@@ -3,9 +3,9 @@ import Testing
 @testable import Latchkey
 
 /// Moves of the client the machine first lacked, each found by running the machine beside
-/// the client (`AuthClient+Shadow`: every LatchkeyTests client and the soak compare what
+/// the client (`AuthClient+Core`: every LatchkeyTests client and the soak compare what
 /// the two publish), now transitions of their own.
-@Suite struct ClientStateMachineShadowFindingsTests {
+@Suite struct ClientStateMachineFindingsTests {
     typealias Machine = AuthClient.StateMachine<Int>
     static let mfa = UserAction(kind: "mfa")
     static let stopSession: [Machine.Action] = [.disarm(.heartbeat), .disarm(.renewal), .disarm(.expiry), .disarm(.action)]
