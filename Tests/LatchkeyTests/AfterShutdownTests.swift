@@ -86,4 +86,37 @@ import Testing
         #expect(await states.next() == nil, "the stream finished at the last state the client took")
         #expect(harness.client.state == .restoring)
     }
+
+    /// Found by the soak (Auth0, seed 123, on a CPU shared with a build): a renewal asked
+    /// for just before an app restart shut the client down was listed, but its task had
+    /// not run yet. The shutdown waits only for renewals on the wire, and the task, once
+    /// it ran, took the generation the shutdown had just begun for its own: it renewed
+    /// after the shutdown returned, its save failed, and the next client presented the
+    /// spent refresh token (reuse detection: logged out). A renewal now belongs to the
+    /// generation that asked for it. The interleaving is the executor's to choose, so
+    /// each round races a renewal with a shutdown and checks what a restart would find.
+    @Test func aRenewalAskedForAsTheClientShutsDownLeavesTheStoreCurrent() async throws {
+        var late = 0
+        for _ in 1...100 {
+            let store = try FlakyStore()
+            let options = SessionOptions(heartbeatInterval: nil, renewsProactively: false)
+            let harness = try Harness(store: store, options: options)
+            try await harness.login()
+            // The renewal's save fails: only the shutdown (waiting for it) saves its tokens.
+            store.failWrites.store(1, ordering: .relaxed)
+            let client = harness.client
+            async let renewal: Void = Self.renewIgnoringErrors(client)
+            async let stop: Void = client.shutdown()
+            _ = await (renewal, stop)
+            let renewed = harness.provider.counts.renew
+            if renewed > 0, try await store.base.string("session")?.contains(try #require(harness.provider.validAccessToken)) != true {
+                late += 1
+            }
+        }
+        #expect(late == 0, "a renewal ran after the shutdown and its tokens were lost (\(late) of 100 rounds)")
+    }
+
+    private static func renewIgnoringErrors(_ client: AuthClient) async {
+        _ = try? await client.renew()
+    }
 }

@@ -90,7 +90,10 @@ extension AuthClient {
         if let used, current.tokens.accessToken != used { return current.tokens }
         let coreID = feedRenewalStarted(request, from: current)
         let id = renewals.reserveID()
-        let task = Task { try await self.observedRenewal(request, id: id, coreID: coreID) }
+        // The renewal belongs to this generation, not to the one current when its task
+        // first runs: a shutdown (or logout, or login) in between ends it unrun.
+        let generation = self.generation
+        let task = Task { try await self.observedRenewal(request, id: id, generation: generation, coreID: coreID) }
         renewals.started(InFlightRenewal(id: id, generation: generation, request: request, task: task))
         defer { renewals.finished(id) }
         return try await task.value
@@ -106,12 +109,12 @@ extension AuthClient {
     }
 
     /// ``performRenewal(_:id:)`` in the span `latchkey.renewal`, counted by reason and outcome.
-    private func observedRenewal(_ request: RenewalRequest, id: Int, coreID: Int?) async throws -> SessionTokens {
+    private func observedRenewal(_ request: RenewalRequest, id: Int, generation: Int, coreID: Int?) async throws -> SessionTokens {
         let start = ContinuousClock.now
         do {
             let tokens = try await Telemetry.traced(Telemetry.Name.renewalSpan, kind: .internal) { span in
                 span.attributes["latchkey.renewal.reason"] = request.reason.description
-                return try await performRenewal(request, id: id, coreID: coreID)
+                return try await performRenewal(request, id: id, generation: generation, coreID: coreID)
             }
             Telemetry.renewal(reason: request.reason, outcome: "renewed", elapsed: ContinuousClock.now - start)
             return tokens
@@ -126,12 +129,17 @@ extension AuthClient {
     /// process may have renewed already), the provider renews, and the renewed record
     /// is persisted before anyone sees its tokens. A failed save keeps the record marked
     /// unsaved and retried, never forgotten.
-    private func performRenewal(_ request: RenewalRequest, id: Int, coreID: Int?) async throws -> SessionTokens {
+    private func performRenewal(_ request: RenewalRequest, id: Int, generation: Int, coreID: Int?) async throws -> SessionTokens {
         // Unlisted before the actor is let go, not when a caller resumes: a failure arms a
         // retry timer, and a retry that fired first would join this finished renewal
         // instead of renewing — and arm no timer after it (a retry lost for good).
         defer { renewals.finished(id) }
-        let generation = self.generation
+        // Asked for before a shutdown that ran before this task did (soak seed 123): the
+        // shutdown did not wait for it, and nothing would save what it rotates.
+        guard generation == self.generation else {
+            feedRenewalAnswered(coreID, .cancelled)
+            throw AuthError(.cancelled, "the session changed before it was renewed")
+        }
         guard let current = record else {
             feedRenewalAnswered(coreID, .cancelled)
             throw notSignedInError()
