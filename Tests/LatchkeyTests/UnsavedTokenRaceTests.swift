@@ -8,8 +8,9 @@ import Testing
 /// one whose refresh token the renewal spent (the vault held it anyway). The ledgers of
 /// soak seeds 26 and 81 (Auth0, a CPU shared with a build) show this race, then the spent
 /// token presented and the user logged out by reuse detection. These pin that one client,
-/// whatever follows the check, presents the rotated token; what presented the spent one
-/// in those seeds is still open (Docs/soak.md).
+/// whatever follows the check, presents the rotated token. What presented the spent one
+/// there was the next client after an app restart: the old one's renewal ran after its
+/// shutdown (seed 123, kept logs; ``AfterShutdownTests``).
 @Suite(.noSecretLeaks) struct UnsavedTokenRaceTests {
     /// The renewal rotates with its save failing, and the check commits in the window
     /// between the renewal's unlock and its return (`slowUnlocks`).
