@@ -7,7 +7,7 @@ import Testing
 /// into the record, another process signing out, and tokens the app brings from elsewhere.
 @Suite struct ClientStateMachineElsewhereTests {
     typealias Machine = AuthClient.StateMachine<Int>
-    static let mfa = UserAction(kind: "mfa")
+    static let mfa = ClientStateMachineTests.mfa
     static let stopSession = ClientStateMachineTests.stopSession
     static let signIn = ClientStateMachineTests.signIn
 

@@ -7,20 +7,12 @@ import Testing
 /// the two publish), now transitions of their own.
 @Suite struct ClientStateMachineFindingsTests {
     typealias Machine = AuthClient.StateMachine<Int>
-    static let mfa = UserAction(kind: "mfa")
-    static let stopSession: [Machine.Action] = [.disarm(.heartbeat), .disarm(.renewal), .disarm(.expiry), .disarm(.action)]
-    static let signIn: [Machine.Action] = [.arm(.heartbeat), .arm(.renewal), .arm(.expiry)]
+    static let mfa = ClientStateMachineTests.mfa
+    static let stopSession = ClientStateMachineTests.stopSession
+    static let signIn = ClientStateMachineTests.signIn
 
-    static func machine(_ events: [Machine.Event]) -> Machine {
-        var machine = Machine()
-        for event in events {
-            let actions = machine.handle(event)
-            #expect(!actions.contains(.refused), "setting up: \(event)")
-        }
-        return machine
-    }
-
-    static var established: Machine { machine([.start, .storeRead(1), .checkAnswered(0, .valid)]) }
+    static func machine(_ events: [Machine.Event]) -> Machine { ClientStateMachineTests.machine(events) }
+    static var established: Machine { ClientStateMachineTests.established }
 
     /// A ban answered to an app request ends the session at once; without a session in
     /// use there is nothing to end.

@@ -18,19 +18,11 @@ import Testing
         let harness = try Harness(store: store, lifetime: 3600, options: SessionOptions(heartbeatInterval: .seconds(180), renewsProactively: false))
         try await harness.login()
         let spent = try #require(harness.provider.validAccessToken)
-        let gate = Gate()
-        harness.provider.gateRenewals { await gate.wait() }
-        let renewal = Task { try await harness.client.renew() }
-        await settle("the renewal holds the store's lock") { harness.provider.counts.renew == 1 }
-        harness.clock.advance(by: .seconds(180))
-        await settle("the heartbeat checked the session") { harness.provider.counts.validate == 1 }
-        try await Task.sleep(for: .milliseconds(50))
-        store.slowUnlocks.store(1, ordering: .relaxed)
-        store.failWrites.store(1, ordering: .relaxed)
-        if failingCheckRead { store.failReads.store(1, ordering: .relaxed) }
-        gate.open()
-        try await renewal.value
-        harness.provider.gateRenewals(nil)
+        try await harness.renewWhileTheHeartbeatWaits {
+            store.slowUnlocks.store(1, ordering: .relaxed)
+            store.failWrites.store(1, ordering: .relaxed)
+            if failingCheckRead { store.failReads.store(1, ordering: .relaxed) }
+        }
         try await Task.sleep(for: .milliseconds(150))
         if !failingCheckRead {
             let stored = try await store.base.string("session")

@@ -129,16 +129,7 @@ import Testing
         let store = try FlakyStore()
         let harness = try Harness(store: store, lifetime: 3600, options: SessionOptions(heartbeatInterval: .seconds(180), renewsProactively: false))
         try await harness.login()
-        let gate = Gate()
-        harness.provider.gateRenewals { await gate.wait() }
-        let renewal = Task { try await harness.client.renew() }
-        await settle("the renewal holds the store's lock") { harness.provider.counts.renew == 1 }
-        harness.clock.advance(by: .seconds(180))
-        await settle("the heartbeat checked the session") { harness.provider.counts.validate == 1 }
-        try await Task.sleep(for: .milliseconds(50))
-        store.failReads.store(1, ordering: .relaxed)
-        gate.open()
-        try await renewal.value
+        try await harness.renewWhileTheHeartbeatWaits { store.failReads.store(1, ordering: .relaxed) }
         let renewed = try #require(harness.provider.validAccessToken)
         await settle("the check was committed") { store.failReads.load(ordering: .relaxed) == 0 }
         try await Task.sleep(for: .milliseconds(50))
@@ -161,15 +152,9 @@ import Testing
         #expect(await harness.client.hasUnsavedTokens)
         // The renewal's own retry of the save fails too; it renews from memory and holds the lock.
         store.failWrites.store(1, ordering: .relaxed)
-        let gate = Gate()
-        harness.provider.gateRenewals { await gate.wait() }
-        let renewal = Task { try await harness.client.renew() }
-        await settle("the renewal holds the store's lock") { harness.provider.counts.renew == 2 }
-        harness.clock.advance(by: .seconds(180))
-        try await Task.sleep(for: .milliseconds(50))
-        store.failReads.store(1, ordering: .relaxed)
-        gate.open()
-        try await renewal.value
+        try await harness.renewWhileTheHeartbeatWaits(renewals: 2, heartbeatChecks: false) {
+            store.failReads.store(1, ordering: .relaxed)
+        }
         let renewed = try #require(harness.provider.validAccessToken)
         await settle("the heartbeat's retry ran") { store.failReads.load(ordering: .relaxed) == 0 }
         try await Task.sleep(for: .milliseconds(50))
@@ -186,17 +171,10 @@ import Testing
         let store = try FlakyStore()
         let harness = try Harness(store: store, lifetime: 3600, options: SessionOptions(heartbeatInterval: .seconds(180), renewsProactively: false))
         try await harness.login()
-        let gate = Gate()
-        harness.provider.gateRenewals { await gate.wait() }
-        let renewal = Task { try await harness.client.renew() }
-        await settle("the renewal holds the store's lock") { harness.provider.counts.renew == 1 }
-        harness.clock.advance(by: .seconds(180))
-        await settle("the heartbeat checked the session") { harness.provider.counts.validate == 1 }
-        try await Task.sleep(for: .milliseconds(50))
-        store.slowUnlocks.store(1, ordering: .relaxed)
-        store.failReads.store(1, ordering: .relaxed)
-        gate.open()
-        try await renewal.value
+        try await harness.renewWhileTheHeartbeatWaits {
+            store.slowUnlocks.store(1, ordering: .relaxed)
+            store.failReads.store(1, ordering: .relaxed)
+        }
         let renewed = try #require(harness.provider.validAccessToken)
         await settle("the check was committed") { store.failReads.load(ordering: .relaxed) == 0 }
         try await Task.sleep(for: .milliseconds(50))
