@@ -16,28 +16,31 @@ extension AuthClient {
     /// end the session without any renewal after it. The newer token is checked in turn,
     /// from the start (a few times at most; then the check is transient, the session is
     /// kept and checked again later).
-    func checkSession(_ current: VaultRecord, staleRefusals: Int = 0) async throws {
+    ///
+    /// `check` is the state machine's identifier of this check (none when it made none):
+    /// a locked section that finds the session gone tells the machine with it.
+    func checkSession(_ current: VaultRecord, check: Int?, staleRefusals: Int = 0) async throws {
         let generation = self.generation
         if isExpired {
             _ = try await renewShared(RenewalRequest(reason: .expiring))
             return
         }
         do {
-            try await check(current)
+            try await self.check(current, check: check)
         } catch let error as AuthError where error.code == .renewAndRecheck {
             try stillChecking(generation)
             if let newer = try replacement(of: current, refusal: error, staleRefusals: staleRefusals) {
-                try await checkSession(newer, staleRefusals: staleRefusals + 1)
+                try await checkSession(newer, check: check, staleRefusals: staleRefusals + 1)
                 return
             }
             logger.notice("the provider refused the access token; renewing once and checking again", metadata: ["error": "\(error)"])
             _ = try await renewShared(RenewalRequest(reason: .rejected), replacing: current.tokens.accessToken)
             guard let renewed = record else { throw notSignedInError() }
             do {
-                try await check(renewed)
+                try await self.check(renewed, check: check)
             } catch let again as AuthError where again.code == .renewAndRecheck {
                 if let newer = try replacement(of: renewed, refusal: again, staleRefusals: staleRefusals) {
-                    try await checkSession(newer, staleRefusals: staleRefusals + 1)
+                    try await checkSession(newer, check: check, staleRefusals: staleRefusals + 1)
                     return
                 }
                 guard again.repeatedRefusalEndsSession else {
@@ -87,10 +90,10 @@ extension AuthClient {
 
     /// One validation, persisted — unless the session's background work stopped while it
     /// was on the wire (a shutdown, a logout, a login): its answer is then dropped.
-    private func check(_ record: VaultRecord) async throws {
+    private func check(_ record: VaultRecord, check: Int?) async throws {
         let generation = self.generation
         let report = try await validate(record)
-        try await commitValidation(report, basedOn: record.tokens, generation: generation)
+        try await commitValidation(report, basedOn: record.tokens, generation: generation, check: check)
     }
 
     private func validate(_ record: VaultRecord) async throws(AuthError) -> AuthenticatedSession {
@@ -102,7 +105,7 @@ extension AuthClient {
     /// Persists a validation report under the lock. Its tokens are taken only when the
     /// stored ones are still those that were validated; otherwise a renewal happened in
     /// the meantime and its tokens win.
-    private func commitValidation(_ report: AuthenticatedSession, basedOn tokens: SessionTokens, generation: Int) async throws {
+    private func commitValidation(_ report: AuthenticatedSession, basedOn tokens: SessionTokens, generation: Int, check: Int?) async throws {
         guard generation == self.generation else { throw AuthError(.cancelled, "the session changed while it was being validated") }
         let (vault, now) = (self.vault, clock.now)
         let (outcome, memory): (LockedOutcome, MemorySnapshot) = try await vault.withLock {
@@ -132,8 +135,10 @@ extension AuthClient {
         case .unchanged: return
         case .loggedOut:
             // Said like its siblings (a renewal's, a flush's): soak seed 178 lost a session
-            // this way with nothing logged.
+            // this way with nothing logged. The machine hears it as the check's answer:
+            // untold, it went on publishing `established` for a session memory had dropped.
             logger.notice("the stored session was removed by another process; signing out")
+            feedCheckAnswered(check, .failed(.ended(.signedOutElsewhere)))
             await endSession(AuthError(.notLoggedIn, "signed out in another process"), clear: false)
             throw notSignedInError()
         case .saved(let record), .adopted(let record):
@@ -185,7 +190,7 @@ extension AuthClient {
         guard generation == self.generation, let record, isSignedIn else { return .over }
         let check = Self.coreID(in: feed(.heartbeatFired), .check)
         do {
-            try await checkSession(record)
+            try await checkSession(record, check: check)
             guard generation == self.generation else { return .over }
             if revalidationPending { logger.info("stored session revalidated") }
             revalidationPending = false

@@ -71,7 +71,7 @@ extension AuthClient {
         adopt(stored, publishing: false)
         let generation = self.generation
         do {
-            if validating { try await checkSession(stored) }
+            if validating { try await checkSession(stored, check: check) }
             guard generation == self.generation else { return }
             revalidationPending = false
             feedCheckAnswered(check, .valid, restoring: true)

@@ -1,0 +1,63 @@
+import Foundation
+import Latchkey
+import LatchkeySecrets
+import Testing
+
+/// Another process signs out (the stored session is removed) and this client learns it
+/// from its own locked sections: the check at start, the heartbeat's, a renewal. Before the
+/// checks told the state machine, it went on publishing `established` — the user shown,
+/// every token call failing `notLoggedIn` — for a session memory had dropped.
+@Suite(.noSecretLeaks) struct ElsewhereLogoutTests {
+    @Test func theHeartbeatsCheckSignsOutAsTheOtherProcessDid() async throws {
+        let store = try FlakyStore()
+        let harness = try Harness(store: store, options: SessionOptions(renewsProactively: false))
+        try await harness.login()
+        await harness.clock.waitForSleepers(2)  // the heartbeat and the expiry timer
+        #expect(try await store.base.remove(SessionOptions().vaultEntryName))
+        harness.clock.advance(by: .seconds(180))
+        await settle("the heartbeat checked the session") { harness.provider.counts.validate == 1 }
+        await settle("signed out as the other process did") { harness.client.state == .notLoggedIn }
+        #expect(harness.client.currentUser == nil)
+        let error = await authError { _ = try await harness.client.accessToken() }
+        #expect(error?.code == .notLoggedIn)
+        #expect(try await store.base.get(SessionOptions().vaultEntryName) == nil, "nothing written back")
+        #expect(harness.logs.all.contains { $0.contains("removed by another process") })
+        await harness.client.shutdown()
+    }
+
+    @Test func theCheckAtStartSignsOutAsTheOtherProcessDid() async throws {
+        let store = try FlakyStore()
+        let options = SessionOptions(renewsProactively: false)
+        let harness = try Harness(store: store, options: options)
+        try await harness.login()
+        await harness.client.shutdown()
+        // The other process signs out while this one's check of what it read is on the wire.
+        harness.provider.gateValidations { _ = try? await store.base.remove(SessionOptions().vaultEntryName) }
+        let restarted = harness.restarted(options: options)
+        try await restarted.start()
+        #expect(harness.provider.counts.validate == 1)
+        #expect(restarted.state == .notLoggedIn)
+        #expect(restarted.currentUser == nil)
+        let error = await authError { _ = try await restarted.accessToken() }
+        #expect(error?.code == .notLoggedIn)
+        #expect(try await store.base.get(SessionOptions().vaultEntryName) == nil, "nothing written back")
+        // Signed out for the machine too: a login takes it from there.
+        harness.provider.gateValidations(nil)
+        try await restarted.login(ScriptedCredentials(user: "user-1", password: "correct horse"))
+        #expect(restarted.state == .established)
+        await restarted.shutdown()
+    }
+
+    @Test func aRenewalSignsOutAsTheOtherProcessDid() async throws {
+        let store = try FlakyStore()
+        let harness = try Harness(store: store, options: SessionOptions(heartbeatInterval: nil, renewsProactively: false))
+        try await harness.login()
+        #expect(try await store.base.remove(SessionOptions().vaultEntryName))
+        let error = await authError { try await harness.client.renew() }
+        #expect(error?.code == .notLoggedIn)
+        #expect(harness.client.state == .notLoggedIn)
+        #expect(harness.client.currentUser == nil)
+        #expect(try await store.base.get(SessionOptions().vaultEntryName) == nil, "nothing written back")
+        await harness.client.shutdown()
+    }
+}
