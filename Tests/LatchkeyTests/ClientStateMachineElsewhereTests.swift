@@ -126,4 +126,24 @@ import Testing
         _ = machine.handle(.renewalAnswered(1, .renewed(2, base: 1, saved: true)))
         #expect(machine.handle(.renewalWanted) == [.renew(2, from: 2)])
     }
+
+    // MARK: Tokens another process renewed
+
+    /// A check that takes tokens another writer renewed ends `tokenExpired` as the session's
+    /// own renewal does; a merge of the provider's report alone leaves it.
+    @Test func tokensRenewedElsewhereEndTokenExpired() {
+        let expired: [Machine.Event] = [.start, .storeRead(1), .checkAnswered(0, .valid), .expiryFired, .heartbeatFired]
+        var merged = ClientStateMachineTests.machine(expired)
+        #expect(merged.handle(.checkAnswered(1, .merged(2))) == [])
+        #expect(merged.state == .tokenExpired(merged.state.session!) && merged.state.session?.record == 2)
+        var renewed = ClientStateMachineTests.machine(expired)
+        #expect(renewed.handle(.checkAnswered(1, .renewedElsewhere(5))) == [.arm(.renewal), .arm(.expiry), .publish(.established)])
+        #expect(renewed.state.session?.record == 5 && renewed.state.session?.expired == false)
+        #expect(renewed.published == .established)
+        // Established already: nothing to publish. At restore: signed in, not expired.
+        var live = ClientStateMachineTests.machine([.start, .storeRead(1), .checkAnswered(0, .valid), .heartbeatFired])
+        #expect(live.handle(.checkAnswered(1, .renewedElsewhere(5))) == [])
+        var restoring = ClientStateMachineTests.machine([.start, .storeRead(1), .expiryFired])
+        #expect(restoring.handle(.checkAnswered(0, .renewedElsewhere(5))) == Self.signIn + [.publish(.established)])
+    }
 }

@@ -205,6 +205,11 @@ extension AuthClient.StateMachine {
         /// Confirmed, but the vault refused the merged `record`, whose tokens differ from
         /// what it holds (`base`): memory takes it, marked unsaved.
         case mergedUnsaved(Record, base: Record?)
+        /// Confirmed, and the vault held tokens another writer renewed since the checked
+        /// ones (another process; the actor compares the tokens, which a `Record` stand-in
+        /// does not show): memory takes `record` as from a renewal — the access token is no
+        /// longer expired (the actor reports it expired again when it arrives so).
+        case renewedElsewhere(Record)
         case failed(Failure)
     }
 

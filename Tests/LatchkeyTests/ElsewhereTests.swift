@@ -3,11 +3,12 @@ import Latchkey
 import LatchkeySecrets
 import Testing
 
-/// Another process signs out (the stored session is removed) and this client learns it
-/// from its own locked sections: the check at start, the heartbeat's, a renewal. Before the
-/// checks told the state machine, it went on publishing `established` — the user shown,
-/// every token call failing `notLoggedIn` — for a session memory had dropped.
-@Suite(.noSecretLeaks) struct ElsewhereLogoutTests {
+/// Another process signs out (the stored session is removed) or renews, and this client
+/// learns it from its own locked sections: the check at start, the heartbeat's, a renewal.
+/// Before the checks told the state machine, it went on publishing `established` — the user
+/// shown, every token call failing `notLoggedIn` — for a session memory had dropped, and
+/// `tokenExpired` for a session memory held fresh tokens of.
+@Suite(.noSecretLeaks) struct ElsewhereTests {
     @Test func theHeartbeatsCheckSignsOutAsTheOtherProcessDid() async throws {
         let store = try FlakyStore()
         let harness = try Harness(store: store, options: SessionOptions(renewsProactively: false))
@@ -58,6 +59,30 @@ import Testing
         #expect(harness.client.state == .notLoggedIn)
         #expect(harness.client.currentUser == nil)
         #expect(try await store.base.get(SessionOptions().vaultEntryName) == nil, "nothing written back")
+        await harness.client.shutdown()
+    }
+
+    @Test func aCheckThatTakesTokensAnotherProcessRenewedEstablishesTheSessionAgain() async throws {
+        let harness = try Harness(lifetime: 3600, options: SessionOptions(heartbeatInterval: .seconds(180), renewsProactively: false))
+        try await harness.login()
+        let other = harness.restarted(options: SessionOptions(heartbeatInterval: nil, renewsProactively: false))
+        try await other.start(validating: false)
+        await harness.clock.waitForSleepers(3)  // the heartbeat and the two expiry timers
+        let gate = Gate()
+        harness.provider.gateValidations { await gate.wait() }
+        harness.clock.advance(by: .seconds(180))
+        await settle("the heartbeat's check is on the wire") { harness.provider.counts.validate == 1 }
+        harness.clock.advance(by: .seconds(3600))
+        await settle("the access token expired") { harness.client.state == .tokenExpired }
+        try await other.renew()
+        gate.open()
+        await settle("the check took the other process's tokens") {
+            await harness.client.accessTokenExpiresAt.map { $0 > harness.clock.now } ?? false
+        }
+        #expect(harness.client.state == .established, "fresh tokens, as after a renewal")
+        #expect(try await harness.client.accessToken() == harness.provider.validAccessToken)
+        #expect(harness.provider.counts.renew == 1, "nothing renewed again")
+        await other.shutdown()
         await harness.client.shutdown()
     }
 }
