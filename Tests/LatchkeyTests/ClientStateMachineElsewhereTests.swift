@@ -129,21 +129,29 @@ import Testing
 
     // MARK: Tokens another process renewed
 
-    /// A check that takes tokens another writer renewed ends `tokenExpired` as the session's
-    /// own renewal does; a merge of the provider's report alone leaves it.
+    /// Fresh tokens another writer saved, taken by a check's merge or a flush, end
+    /// `tokenExpired` as the session's own renewal does; a merge of the provider's report
+    /// alone leaves it. They are what the vault holds: nothing is owed any more.
     @Test func tokensRenewedElsewhereEndTokenExpired() {
-        let expired: [Machine.Event] = [.start, .storeRead(1), .checkAnswered(0, .valid), .expiryFired, .heartbeatFired]
-        var merged = ClientStateMachineTests.machine(expired)
-        #expect(merged.handle(.checkAnswered(1, .merged(2))) == [])
-        #expect(merged.state == .tokenExpired(merged.state.session!) && merged.state.session?.record == 2)
+        let expired: [Machine.Event] = [.start, .storeRead(1), .checkAnswered(0, .valid), .expiryFired]
         var renewed = ClientStateMachineTests.machine(expired)
-        #expect(renewed.handle(.checkAnswered(1, .renewedElsewhere(5))) == [.arm(.renewal), .arm(.expiry), .publish(.established)])
+        #expect(renewed.handle(.renewedElsewhere(5)) == [.arm(.renewal), .arm(.expiry), .publish(.established)])
         #expect(renewed.state.session?.record == 5 && renewed.state.session?.expired == false)
         #expect(renewed.published == .established)
-        // Established already: nothing to publish. At restore: signed in, not expired.
-        var live = ClientStateMachineTests.machine([.start, .storeRead(1), .checkAnswered(0, .valid), .heartbeatFired])
-        #expect(live.handle(.checkAnswered(1, .renewedElsewhere(5))) == [])
-        var restoring = ClientStateMachineTests.machine([.start, .storeRead(1), .expiryFired])
-        #expect(restoring.handle(.checkAnswered(0, .renewedElsewhere(5))) == Self.signIn + [.publish(.established)])
+        var merged = ClientStateMachineTests.machine(expired + [.heartbeatFired])
+        #expect(merged.handle(.checkAnswered(1, .merged(2))) == [])
+        #expect(merged.published == .tokenExpired && merged.state.session?.record == 2)
+        // Established and owing: the save retry stops, nothing is published.
+        var owing = ClientStateMachineTests.owing
+        #expect(owing.handle(.renewedElsewhere(5)) == [.disarm(.saveRetry)])
+        #expect(owing.state.session?.unsaved == nil && owing.published == .established)
+        // A session a login set aside takes them, and comes back established if the login fails.
+        var setAside = ClientStateMachineTests.setAsideOwing
+        #expect(setAside.handle(.renewedElsewhere(5)) == [.disarm(.saveRetry)])
+        #expect(setAside.state.session?.record == 5)
+        #expect(setAside.handle(.loginAnswered(2, .failed(.transient))).last == .publish(.established))
+        // Nobody signed in: nothing to take.
+        var signedOut = ClientStateMachineTests.machine([.start, .storeRead(nil)])
+        #expect(signedOut.handle(.renewedElsewhere(5)) == [])
     }
 }

@@ -85,4 +85,31 @@ import Testing
         await other.shutdown()
         await harness.client.shutdown()
     }
+
+    /// The same through a save retry: rotated tokens the store refused, the access token
+    /// expired, another process signs in again; the retry finds its session in the store
+    /// and takes it.
+    @Test func aSaveRetryThatTakesAnotherProcesssSessionEstablishesTheSessionAgain() async throws {
+        let store = try FlakyStore()
+        let options = SessionOptions(heartbeatInterval: nil, renewsProactively: false)
+        let harness = try Harness(store: store, lifetime: 3600, options: options)
+        try await harness.login()
+        store.failWrites.store(1_000_000, ordering: .relaxed)
+        harness.clock.advance(by: .seconds(3601))
+        _ = try await harness.client.accessToken()
+        #expect(await harness.client.hasUnsavedTokens)
+        harness.clock.advance(by: .seconds(3601))
+        await settle("the access token expired") { harness.client.state == .tokenExpired }
+        store.failWrites.store(0, ordering: .relaxed)
+        let other = harness.restarted(options: options)
+        try await other.start(validating: false)
+        try await other.logout()
+        try await other.login(ScriptedCredentials(user: "user-1", password: "correct horse"))
+        harness.clock.advance(by: .seconds(31))
+        await settle("the save retry took the other process's session") { !(await harness.client.hasUnsavedTokens) }
+        #expect(harness.client.state == .established, "fresh tokens, as after a renewal")
+        #expect(try await harness.client.accessToken() == harness.provider.validAccessToken)
+        await other.shutdown()
+        await harness.client.shutdown()
+    }
 }

@@ -143,7 +143,7 @@ extension AuthClient {
             throw notSignedInError()
         case .saved(let record), .adopted(let record):
             if memory.unsaved != nil { unsaved.clear() }
-            feedRenewedElsewhere(record, check: check)
+            feedRenewedElsewhere(record)
             adopt(record)
         case .unsaved(let record, let base, let error):
             logger.error("validated session could not be persisted", metadata: ["error": "\(error)"])
@@ -151,17 +151,9 @@ extension AuthClient {
                 unsaved.saveFailed(base: base)
                 scheduleSaveRetry()
             }
-            feedRenewedElsewhere(record, check: check)
+            feedRenewedElsewhere(record)
             adopt(record)
         }
-    }
-
-    /// A check whose locked section found tokens another writer renewed (the merged record
-    /// keeps the vault's tokens) answers the machine with them before memory takes them: the
-    /// machine then leaves `tokenExpired` as the actor does. Other checks answer later, `valid`.
-    private func feedRenewedElsewhere(_ record: VaultRecord, check: Int?) {
-        guard let current = self.record, !current.tokens.hasSameCredentials(as: record.tokens) else { return }
-        feedCheckAnswered(check, .renewedElsewhere(record))
     }
 
     private func runHeartbeat(generation: Int) async {

@@ -40,6 +40,17 @@ extension AuthClient {
         feed(.checkAnswered(id, answer))
     }
 
+    /// Tells the machine, before memory takes `record` from a locked section, when its tokens
+    /// are fresh ones another writer saved (the vault's tokens, kept by a check's merge or
+    /// found by a flush): it then leaves `tokenExpired` as the actor does. Tokens that arrive
+    /// expired leave the state where it is, in both.
+    func feedRenewedElsewhere(_ record: VaultRecord) {
+        guard let current = self.record ?? keptDuringLogin, !current.tokens.hasSameCredentials(as: record.tokens),
+            provider.renewalPlan(for: record.tokens).timeLeft(at: clock.now) > 0
+        else { return }
+        feed(.renewedElsewhere(record))
+    }
+
     /// Feeds the answer to renewal `id`, when the machine made one.
     func feedRenewalAnswered(_ id: Int?, _ answer: Core.RenewalAnswer) {
         guard let id else { return }

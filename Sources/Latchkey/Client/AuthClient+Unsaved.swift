@@ -50,6 +50,7 @@ extension AuthClient {
                 logger.info("renewed tokens saved after an earlier failure")
             case .replaced(let stored):
                 if let memory = record ?? keptDuringLogin { feed(.saveAnswered(memory, saved: false)) }
+                feedRenewedElsewhere(stored)
                 unsaved.clear()
                 logger.notice("the stored session was replaced by another process; adopting it")
                 if record == nil { keptDuringLogin = stored } else { adopt(stored) }

@@ -26,6 +26,17 @@ extension AuthClient.StateMachine {
             session.unsaved = nil
             state.replaceSession(with: session)
             return [.disarm(.saveRetry)]
+        case .renewedElsewhere(let record):
+            // Whatever the state: a session a login set aside takes them too.
+            guard var session = state.session else { return [] }
+            let saveRetry = took(record, base: nil, saved: true, into: &session)
+            session.expired = false
+            guard case .tokenExpired = state else {
+                state.replaceSession(with: session)
+                return saveRetry
+            }
+            state = .established(session)
+            return saveRetry + [.arm(.renewal), .arm(.expiry), .publish(.established)]
         case .storeEmptiedElsewhere(let record):
             guard let session = state.session, session.record == record, session.unsaved != nil else { return [] }
             return emptiedElsewhere(record)
@@ -128,21 +139,12 @@ extension AuthClient.StateMachine {
         return saveRetry
     }
 
-    /// Tokens another writer renewed, taken by a check as from a renewal: saved (the vault
-    /// holds them), and fresh.
-    private func renewedElsewhere(_ record: Record, into session: inout Session) -> [Action] {
-        let saveRetry = took(record, base: nil, saved: true, into: &session)
-        session.expired = false
-        return saveRetry
-    }
-
     /// A check's answer that confirmed the session, merged into it: the actions for the
     /// save retry's timer. A merged record the vault took replaces memory's, saved.
     func confirmed(_ answer: CheckAnswer, into session: inout Session) -> [Action] {
         switch answer {
         case .merged(let record): took(record, base: nil, saved: true, into: &session)
         case .mergedUnsaved(let record, let base): took(record, base: base, saved: false, into: &session)
-        case .renewedElsewhere(let record): renewedElsewhere(record, into: &session)
         case .valid, .failed: []
         }
     }

@@ -69,7 +69,7 @@ extension AuthClient.StateMachine {
         case .checkAnswered(_, let answer):
             session.check = nil
             switch answer {
-            case .valid, .merged, .mergedUnsaved, .renewedElsewhere:
+            case .valid, .merged, .mergedUnsaved:
                 let saveRetry = confirmed(answer, into: &session)
                 return saveRetry + signIn(session)
             case .failed(.transient):
@@ -118,14 +118,9 @@ extension AuthClient.StateMachine {
         case .checkAnswered(_, let answer):
             session.check = nil
             switch answer {
-            case .valid, .merged, .mergedUnsaved, .renewedElsewhere:
+            case .valid, .merged, .mergedUnsaved:
                 session.revalidationPending = false
                 let saveRetry = confirmed(answer, into: &session)
-                // Tokens renewed elsewhere end `tokenExpired`, as the session's own renewal does.
-                if case .tokenExpired = state, !session.expired {
-                    state = .established(session)
-                    return saveRetry + [.arm(.renewal), .arm(.expiry), .publish(.established)]
-                }
                 state.replaceSession(with: session)
                 return saveRetry
             case .failed(.transient):

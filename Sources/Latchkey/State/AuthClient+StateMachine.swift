@@ -205,11 +205,6 @@ extension AuthClient.StateMachine {
         /// Confirmed, but the vault refused the merged `record`, whose tokens differ from
         /// what it holds (`base`): memory takes it, marked unsaved.
         case mergedUnsaved(Record, base: Record?)
-        /// Confirmed, and the vault held tokens another writer renewed since the checked
-        /// ones (another process; the actor compares the tokens, which a `Record` stand-in
-        /// does not show): memory takes `record` as from a renewal — the access token is no
-        /// longer expired (the actor reports it expired again when it arrives so).
-        case renewedElsewhere(Record)
         case failed(Failure)
     }
 
@@ -253,6 +248,11 @@ extension AuthClient.StateMachine {
         /// A ``Action/flush(_:base:)`` of `record` found the store empty where it had held
         /// what `record` replaced: another process signed out. Nothing was written.
         case storeEmptiedElsewhere(Record)
+        /// A locked section (a check's merge, a flush) found fresh tokens another writer saved
+        /// — another process's renewal or login — and memory takes `record`, which the vault
+        /// holds: as after a renewal, the access token is no longer expired. The actor tells
+        /// it, comparing tokens and lifetimes a `Record` stand-in does not show.
+        case renewedElsewhere(Record)
         /// The save retry's timer: tokens the vault refused are tried again without waiting
         /// for a call (a hosted client has neither calls nor a heartbeat of its own).
         case saveRetryFired
