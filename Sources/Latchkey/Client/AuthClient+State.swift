@@ -35,9 +35,13 @@ extension AuthClient {
         lastEndError = error.code == .notLoggedIn ? nil : error
         if ended != nil { Telemetry.sessionEnded(reason: error.code.description) }
         if clear {
+            let ending = generation
             do { try await clearEndedSession(ended) } catch {
                 logger.error("cannot clear the stored session; retrying", metadata: ["error": "\(error)"])
             }
+            // A logout while the store removed the ended session took it from here (soak
+            // seed 153): it has the last word, as in the machine, which heard it after this end.
+            guard ending == generation else { return }
         }
         if error.code == .terminated, let reason = error.terminationReason {
             move(to: .terminated(reason))

@@ -45,7 +45,11 @@ final class FlakyStore: SecretStore {
         try await base.set(name, value)
     }
 
+    /// Every removal waits for this first, while it is set.
+    let removeGate = Mutex<(@Sendable () async -> Void)?>(nil)
+
     nonisolated(nonsending) func remove(_ name: String) async throws -> Bool {
+        if let gate = removeGate.withLock({ $0 }) { await gate() }
         if Self.take(failRemoves) { throw Refused() }
         return try await base.remove(name)
     }

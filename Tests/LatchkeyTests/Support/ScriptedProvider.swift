@@ -43,6 +43,7 @@ final class ScriptedProvider: AuthProvider {
         var renewsToSameTokens = false
         var renewGate: (@Sendable () async -> Void)?
         var validateGate: (@Sendable () async -> Void)?
+        var revokeGate: (@Sendable () async -> Void)?
         var loginPending: [UserAction?] = []
         var loginGate: (@Sendable () async -> Void)?
         var renewRequests: [RenewalRequest] = []
@@ -99,6 +100,11 @@ final class ScriptedProvider: AuthProvider {
     /// Makes every validation wait for `gate` (counted on arrival) before answering.
     func gateValidations(_ gate: (@Sendable () async -> Void)?) {
         state.withLock { $0.validateGate = gate }
+    }
+
+    /// Makes every revocation wait for `gate` (counted on arrival) before answering.
+    func gateRevocations(_ gate: (@Sendable () async -> Void)?) {
+        state.withLock { $0.revokeGate = gate }
     }
 
     /// Invalidates the current access token at the "server" (requests with it get 401).
@@ -230,7 +236,11 @@ final class ScriptedProvider: AuthProvider {
     }
 
     func revoke(_ current: AuthenticatedSession) async throws {
-        state.withLock { $0.revokeCalls += 1 }
+        let gate = state.withLock { state in
+            state.revokeCalls += 1
+            return state.revokeGate
+        }
+        if let gate { await gate() }
         try perform(next(\.revoke, default: \.defaultValidate))
         state.withLock {
             $0.validAccessToken = nil
