@@ -150,6 +150,17 @@ import Testing
         #expect(setAside.handle(.renewedElsewhere(5)) == [.disarm(.saveRetry)])
         #expect(setAside.state.session?.record == 5)
         #expect(setAside.handle(.loginAnswered(2, .failed(.transient))).last == .publish(.established))
+        // A kept session waiting for the user: fresh tokens end the wait, as a renewal would.
+        var waiting = ClientStateMachineTests.established
+        _ = waiting.handle(.renewalWanted)
+        _ = waiting.handle(.renewalAnswered(1, .failed(.needsUserAction(ClientStateMachineTests.mfa))))
+        #expect(waiting.handle(.renewedElsewhere(5)) == [.arm(.renewal), .arm(.expiry), .publish(.established)])
+        #expect(waiting.state == .established(Machine.Session(5)))
+        // A wait with no session kept (a login's step) is not the session's to end.
+        let step: Machine.LoginAnswer = .failed(.needsUserAction(ClientStateMachineTests.mfa))
+        var login = ClientStateMachineTests.machine([.start, .storeRead(nil), .loginBegan, .loginAnswered(0, step)])
+        #expect(login.handle(.renewedElsewhere(5)) == [])
+        #expect(login.published == .needsUserAction(ClientStateMachineTests.mfa))
         // Nobody signed in: nothing to take.
         var signedOut = ClientStateMachineTests.machine([.start, .storeRead(nil)])
         #expect(signedOut.handle(.renewedElsewhere(5)) == [])

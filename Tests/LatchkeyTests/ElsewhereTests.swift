@@ -112,4 +112,34 @@ import Testing
         await other.shutdown()
         await harness.client.shutdown()
     }
+
+    /// And while a kept session waits for the user (its renewal was answered
+    /// `needsUserAction`): the session another process signed in is fresh, so the wait ends
+    /// as it would after a renewal here, for the state machine as for the client.
+    @Test func aSaveRetryThatTakesAnotherProcesssSessionEndsTheWaitForTheUser() async throws {
+        let store = try FlakyStore()
+        let options = SessionOptions(heartbeatInterval: nil, renewsProactively: false)
+        let harness = try Harness(store: store, lifetime: 3600, options: options)
+        try await harness.login()
+        store.failWrites.store(1_000_000, ordering: .relaxed)
+        harness.clock.advance(by: .seconds(3601))
+        _ = try await harness.client.accessToken()
+        #expect(await harness.client.hasUnsavedTokens)
+        let action = UserAction(kind: "mfa")
+        harness.provider.setDefaults(renew: .fail(AuthError.needsUserAction(action, "Multifactor authentication required")))
+        let error = await authError { try await harness.client.renew() }
+        #expect(error?.code == .needsUserAction)
+        #expect(harness.client.state == .needsUserAction(action))
+        store.failWrites.store(0, ordering: .relaxed)
+        let other = harness.restarted(options: options)
+        try await other.start(validating: false)
+        try await other.logout()
+        try await other.login(ScriptedCredentials(user: "user-1", password: "correct horse"))
+        harness.clock.advance(by: .seconds(31))
+        await settle("the save retry took the other process's session") { !(await harness.client.hasUnsavedTokens) }
+        #expect(harness.client.state == .established, "fresh tokens, as after a renewal")
+        #expect(try await harness.client.accessToken() == harness.provider.validAccessToken)
+        await other.shutdown()
+        await harness.client.shutdown()
+    }
 }

@@ -46,7 +46,7 @@ extension AuthClient {
     /// expired leave the state where it is, in both.
     func feedRenewedElsewhere(_ record: VaultRecord) {
         guard let current = self.record ?? keptDuringLogin, !current.tokens.hasSameCredentials(as: record.tokens),
-            provider.renewalPlan(for: record.tokens).timeLeft(at: clock.now) > 0
+            !Self.hasExpired(record.tokens, provider: provider, at: clock.now)
         else { return }
         feed(.renewedElsewhere(record))
     }

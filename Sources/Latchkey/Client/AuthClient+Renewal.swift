@@ -250,7 +250,7 @@ extension AuthClient {
         hasExpired(record.tokens, provider: provider, at: now)
     }
 
-    private static func hasExpired(_ tokens: SessionTokens, provider: any AuthProvider, at now: Date) -> Bool {
+    static func hasExpired(_ tokens: SessionTokens, provider: any AuthProvider, at now: Date) -> Bool {
         provider.renewalPlan(for: tokens).timeLeft(at: now) <= 0
     }
 

@@ -31,12 +31,14 @@ extension AuthClient.StateMachine {
             guard var session = state.session else { return [] }
             let saveRetry = took(record, base: nil, saved: true, into: &session)
             session.expired = false
-            guard case .tokenExpired = state else {
+            // Fresh tokens end `tokenExpired`, and a kept session's wait for the user, as
+            // a renewal here would; anywhere else the session only takes them.
+            switch state {
+            case .tokenExpired, .needsUserAction(_, kept: _?): return saveRetry + reestablish(session)
+            default:
                 state.replaceSession(with: session)
                 return saveRetry
             }
-            state = .established(session)
-            return saveRetry + [.arm(.renewal), .arm(.expiry), .publish(.established)]
         case .storeEmptiedElsewhere(let record):
             guard let session = state.session, session.record == record, session.unsaved != nil else { return [] }
             return emptiedElsewhere(record)

@@ -296,8 +296,7 @@ extension AuthClient.StateMachine {
                 state = .validating(session)
                 return saveRetry
             }
-            state = .established(session)
-            return saveRetry + [.arm(.renewal), .arm(.expiry), .publish(.established)]
+            return saveRetry + reestablish(session)
         case .failed(.transient):
             state.replaceSession(with: session)
             return [.arm(.renewal)]
@@ -309,6 +308,13 @@ extension AuthClient.StateMachine {
             state.replaceSession(with: session)
             return []
         }
+    }
+
+    /// Fresh tokens (renewed here or elsewhere) establish the session again, with timers
+    /// set for their lifetime.
+    mutating func reestablish(_ session: Session) -> [Action] {
+        state = .established(session)
+        return [.arm(.renewal), .arm(.expiry), .publish(.established)]
     }
 
     func flush(_ session: Session) -> [Action] {
