@@ -63,6 +63,22 @@ import Testing
         #expect(explorer.kinds.isSuperset(of: ["tokenSetWanted", "merge", "logoutElsewhere", "replace", "kill", "lock"]), "\(explorer.kinds)")
     }
 
+    /// Another process shares the store: it renews the live token, or signs in after a
+    /// logout, and this one learns of it under the store's lock (a check's merge, a
+    /// renewal, a save retry). Shallower: the two steps widen every level.
+    static let depthWithOthers = 8
+
+    @Test func anotherProcesssWritesLeaveNoSequenceBroken() async {
+        let explorer = await onThreadOfItsOwn {
+            var explorer = Explorer()
+            explorer.explore(SessionModel(othersWrite: true), depth: Self.depthWithOthers, trail: [])
+            return explorer
+        }
+        #expect(explorer.failures.isEmpty, "\(explorer.failures.joined(separator: "\n"))")
+        #expect(explorer.kinds.isSuperset(of: ["renewElsewhere", "loginElsewhere", "merge", "lock", "saveRetryFired"]), "\(explorer.kinds)")
+        #expect(explorer.seen.count > 1_000, "\(explorer.seen.count) worlds, \(explorer.transitions) transitions")
+    }
+
     @Test func theCheckFindsARotatedTokenDroppedOnPurpose() {
         // A renewal answered unsaved whose answer is then lost (as a machine that forgot it
         // would): the check must say so.

@@ -21,6 +21,11 @@ struct SessionModel: Hashable {
         case merge(Int)
         /// Another process signs out: the store is emptied and nobody may use the token.
         case logoutElsewhere
+        /// Another process renews the stored (live) refresh token and saves what the
+        /// provider rotated: this one learns of it under the store's lock.
+        case renewElsewhere
+        /// Another process signs in where the store is empty: a session of its own.
+        case loginElsewhere
         /// `update(tokens:)` while established: tokens from elsewhere, saved, then given.
         case replace
         /// The restore retry's read of the store answers (a login or a logout that began
@@ -35,6 +40,8 @@ struct SessionModel: Hashable {
             case .store(let fault): "store(\(fault))"
             case .merge(let id): "merge(\(id))"
             case .logoutElsewhere: "logoutElsewhere"
+            case .renewElsewhere: "renewElsewhere"
+            case .loginElsewhere: "loginElsewhere"
             case .replace: "replace"
             case .reread: "reread"
             }
@@ -76,7 +83,12 @@ struct SessionModel: Hashable {
     /// A logout emptied the store: nothing may be written there until a login.
     private var mustStayEmpty = false
 
-    init() {}
+    /// Whether another process shares the store and writes to it (renews, signs in).
+    let othersWrite: Bool
+
+    init(othersWrite: Bool = false) {
+        self.othersWrite = othersWrite
+    }
 
     /// Everything that can happen next.
     var steps: [Step] {
@@ -85,6 +97,9 @@ struct SessionModel: Hashable {
             .event(.shutdown),
         ]
         if store != nil { steps.append(.logoutElsewhere) }
+        // The other process shares the store, and its faults.
+        if othersWrite, fault == .none, store != nil, store == live { steps.append(.renewElsewhere) }
+        if othersWrite, fault == .none, store == nil, live == nil { steps.append(.loginElsewhere) }
         switch machine.state {
         case .established, .tokenExpired, .needsUserAction(_, _?):
             steps += [.replace, .event(.replacementNeedsUser(Self.action))]
@@ -143,12 +158,17 @@ struct SessionModel: Hashable {
             requested.remove(id)
             return lock(id, outcome)
         case .merge(let id):
-            checks.remove(id)
-            return apply(.checkAnswered(id, merge()))
+            return merge(id)
         case .logoutElsewhere:
             store = nil
             live = nil
             mustStayEmpty = true
+            return []
+        case .renewElsewhere, .loginElsewhere:
+            let token = makeToken()
+            store = token
+            live = token
+            mustStayEmpty = false
             return []
         case .reread:
             readPending = false
@@ -186,6 +206,7 @@ struct SessionModel: Hashable {
         live = dead.live
         nextToken = dead.nextToken
         mustStayEmpty = dead.mustStayEmpty
+        othersWrite = dead.othersWrite
     }
 
     private mutating func makeToken() -> Int {
@@ -212,7 +233,12 @@ struct SessionModel: Hashable {
             renewalAnswers[id] = .failed(.ended(.signedOutElsewhere))
             return []
         }
-        let presented = session.unsaved != nil ? session.record : (store ?? session.record)
+        let presented = lockedBase(session) ?? session.record
+        if presented != session.record, !session.apart.contains(id) {
+            // Tokens another process saved: the actor adopts them, and asks the provider nothing.
+            renewalAnswers[id] = .renewed(presented, base: nil, saved: true)
+            return []
+        }
         if let live, presented != live, outcome == .rotates {
             broken.append("renewal \(id) presented spent refresh token \(presented) while \(live) is live: two live refresh tokens")
         }
@@ -242,18 +268,30 @@ struct SessionModel: Hashable {
         !readsFail && store == nil && (session.unsaved.map { $0.base != nil } ?? true)
     }
 
-    /// A check's locked section: the actor's `commitValidation`.
-    private mutating func merge() -> Machine.CheckAnswer {
-        guard let session = machine.state.session else { return .valid }
-        if readsFail, session.unsaved == nil { return .valid }
-        if isSignedOutElsewhere(session) { return .failed(.ended(.signedOutElsewhere)) }
-        guard let base = session.unsaved != nil ? session.record : store else { return .valid }
+    /// What the actor's `lockedBase` renews or merges from: memory's unsaved record, unless
+    /// the store holds neither it nor what it replaced (another process's session, which
+    /// wins); else the store's.
+    private func lockedBase(_ session: Machine.Session) -> Int? {
+        guard let unsaved = session.unsaved else { return store }
+        if !readsFail, let store, store != session.record, store != unsaved.base { return store }
+        return session.record
+    }
+
+    /// A check's locked section: the actor's `commitValidation`. Tokens another process
+    /// saved are fresh: the actor tells the machine (`renewedElsewhere`) before the check's
+    /// answer, as it does.
+    private mutating func merge(_ id: Int) -> [String] {
+        guard let session = machine.state.session else { return apply(.checkAnswered(id, .valid)) }
+        if readsFail, session.unsaved == nil { return apply(.checkAnswered(id, .valid)) }
+        if isSignedOutElsewhere(session) { return apply(.checkAnswered(id, .failed(.ended(.signedOutElsewhere)))) }
+        guard let base = lockedBase(session) else { return apply(.checkAnswered(id, .valid)) }
+        let elsewhere = base == session.record ? [] : apply(.renewedElsewhere(base))
         if !writesFail {
             store = base
-            return .merged(base)
+            return elsewhere + apply(.checkAnswered(id, .merged(base)))
         }
         // Refused: memory takes the merged record, marked unsaved only when its tokens differ.
-        return base == session.record ? .valid : .mergedUnsaved(base, base: store)
+        return elsewhere + apply(.checkAnswered(id, base == session.record ? .valid : .mergedUnsaved(base, base: store)))
     }
 
     private mutating func apply(_ event: Machine.Event) -> [String] {
@@ -354,6 +392,10 @@ struct SessionModel: Hashable {
             // The actor's flush: under the lock, a record another writer saved meanwhile
             // wins, and an empty store where `base` was is another process's logout.
             if !writesFail, store == nil, base != nil { return apply(.storeEmptiedElsewhere(record)) }
+            if !writesFail, let store, store != record, let base, store != base {
+                // Another process's session: memory's is not written over it, and takes it.
+                return apply(.saveAnswered(record, saved: false)) + apply(.renewedElsewhere(store))
+            }
             let saved = !writesFail && (store == nil || store == record || store == base)
             if saved { store = record }
             return apply(.saveAnswered(record, saved: saved))
