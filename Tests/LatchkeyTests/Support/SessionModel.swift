@@ -290,8 +290,9 @@ struct SessionModel: Hashable {
             store = base
             return elsewhere + apply(.checkAnswered(id, .merged(base)))
         }
-        // Refused: memory takes the merged record, marked unsaved only when its tokens differ.
-        return elsewhere + apply(.checkAnswered(id, base == session.record ? .valid : .mergedUnsaved(base, base: store)))
+        // Refused: memory keeps what it took. Owed to the store are only tokens a report
+        // brings (none here): tokens taken from the store are there already.
+        return elsewhere + apply(.checkAnswered(id, .valid))
     }
 
     private mutating func apply(_ event: Machine.Event) -> [String] {
