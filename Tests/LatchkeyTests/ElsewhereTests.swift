@@ -142,4 +142,40 @@ import Testing
         await other.shutdown()
         await harness.client.shutdown()
     }
+
+    /// A check that takes tokens another process renewed while the store refuses writes:
+    /// the vault holds them, so nothing is owed to it. Marked unsaved (with themselves as
+    /// what they replaced), they were written back over the other process's next rotation
+    /// once the store could not be read — its refresh token lost, and this client's next
+    /// renewal presenting a spent one (found by the model check with another process
+    /// writing, at depth 10).
+    @Test func aCheckThatTakesAnotherProcesssTokensWhileWritesFailOwesTheStoreNothing() async throws {
+        let store = try FlakyStore()
+        let harness = try Harness(store: store, lifetime: 3600, options: SessionOptions(heartbeatInterval: .seconds(180), renewsProactively: false))
+        try await harness.login()
+        let other = harness.restarted(options: SessionOptions(heartbeatInterval: nil, renewsProactively: false))
+        try await other.start(validating: false)
+        await harness.clock.waitForSleepers(3)  // the heartbeat and the two expiry timers
+        try await other.renew()
+        store.failWrites.store(1_000_000, ordering: .relaxed)
+        harness.clock.advance(by: .seconds(180))
+        await settle("the heartbeat's check took the other process's tokens") {
+            (try? await harness.client.accessToken()) == harness.provider.validAccessToken
+        }
+        #expect(!(await harness.client.hasUnsavedTokens), "the store holds them")
+        store.failWrites.store(0, ordering: .relaxed)
+        try await other.renew()
+        let rotated = try #require(try await harness.storedRecord())
+        store.failReads.store(1_000_000, ordering: .relaxed)
+        let error = await authError { try await harness.client.renew() }
+        #expect(error?.code == .storage, "no refresh token presented that the store cannot vouch for")
+        store.failReads.store(0, ordering: .relaxed)
+        #expect(try await harness.storedRecord() == rotated, "the other process's rotation is kept")
+        try await harness.client.renew()
+        #expect(harness.client.state == .established)
+        try await other.renew()
+        #expect(other.state == .established)
+        await other.shutdown()
+        await harness.client.shutdown()
+    }
 }

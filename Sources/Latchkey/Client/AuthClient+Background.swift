@@ -147,7 +147,11 @@ extension AuthClient {
             adopt(record)
         case .unsaved(let record, let base, let error):
             logger.error("validated session could not be persisted", metadata: ["error": "\(error)"])
-            if !(self.record?.tokens.hasSameCredentials(as: record.tokens) ?? true) {
+            // Owed to the vault: only tokens the report brought. Tokens taken from it
+            // (another process's) are there; marked unsaved, a save retry would write them
+            // back over that process's next rotation.
+            if memory.unsaved != nil, !(memory.record?.tokens.hasSameCredentials(as: base) ?? false) { unsaved.clear() }
+            if !record.tokens.hasSameCredentials(as: base) {
                 unsaved.saveFailed(base: base)
                 scheduleSaveRetry()
             }
