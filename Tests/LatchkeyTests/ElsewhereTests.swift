@@ -92,25 +92,10 @@ import Testing
     @Test func aSaveRetryThatTakesAnotherProcesssSessionEstablishesTheSessionAgain() async throws {
         let store = try FlakyStore()
         let options = SessionOptions(heartbeatInterval: nil, renewsProactively: false)
-        let harness = try Harness(store: store, lifetime: 3600, options: options)
-        try await harness.login()
-        store.failWrites.store(1_000_000, ordering: .relaxed)
-        harness.clock.advance(by: .seconds(3601))
-        _ = try await harness.client.accessToken()
-        #expect(await harness.client.hasUnsavedTokens)
+        let harness = try await Self.owingRotatedTokens(store, options: options)
         harness.clock.advance(by: .seconds(3601))
         await settle("the access token expired") { harness.client.state == .tokenExpired }
-        store.failWrites.store(0, ordering: .relaxed)
-        let other = harness.restarted(options: options)
-        try await other.start(validating: false)
-        try await other.logout()
-        try await other.login(ScriptedCredentials(user: "user-1", password: "correct horse"))
-        harness.clock.advance(by: .seconds(31))
-        await settle("the save retry took the other process's session") { !(await harness.client.hasUnsavedTokens) }
-        #expect(harness.client.state == .established, "fresh tokens, as after a renewal")
-        #expect(try await harness.client.accessToken() == harness.provider.validAccessToken)
-        await other.shutdown()
-        await harness.client.shutdown()
+        try await Self.anotherProcessSignsInAgainAndTheRetryTakesIt(harness, store, options: options)
     }
 
     /// And while a kept session waits for the user (its renewal was answered
@@ -119,17 +104,32 @@ import Testing
     @Test func aSaveRetryThatTakesAnotherProcesssSessionEndsTheWaitForTheUser() async throws {
         let store = try FlakyStore()
         let options = SessionOptions(heartbeatInterval: nil, renewsProactively: false)
+        let harness = try await Self.owingRotatedTokens(store, options: options)
+        let action = UserAction(kind: "mfa")
+        harness.provider.setDefaults(renew: .fail(AuthError.needsUserAction(action, "Multifactor authentication required")))
+        let error = await authError { try await harness.client.renew() }
+        #expect(error?.code == .needsUserAction)
+        #expect(harness.client.state == .needsUserAction(action))
+        try await Self.anotherProcessSignsInAgainAndTheRetryTakesIt(harness, store, options: options)
+    }
+
+    /// Signed in, then renewed with the store refusing writes: memory owes it the rotated
+    /// tokens (the store keeps refusing until told otherwise).
+    private static func owingRotatedTokens(_ store: FlakyStore, options: SessionOptions) async throws -> Harness {
         let harness = try Harness(store: store, lifetime: 3600, options: options)
         try await harness.login()
         store.failWrites.store(1_000_000, ordering: .relaxed)
         harness.clock.advance(by: .seconds(3601))
         _ = try await harness.client.accessToken()
         #expect(await harness.client.hasUnsavedTokens)
-        let action = UserAction(kind: "mfa")
-        harness.provider.setDefaults(renew: .fail(AuthError.needsUserAction(action, "Multifactor authentication required")))
-        let error = await authError { try await harness.client.renew() }
-        #expect(error?.code == .needsUserAction)
-        #expect(harness.client.state == .needsUserAction(action))
+        return harness
+    }
+
+    /// The store heals, another process signs out and in again, and the save retry finds
+    /// that session and takes it: established, as after a renewal. Shuts both clients down.
+    private static func anotherProcessSignsInAgainAndTheRetryTakesIt(
+        _ harness: Harness, _ store: FlakyStore, options: SessionOptions
+    ) async throws {
         store.failWrites.store(0, ordering: .relaxed)
         let other = harness.restarted(options: options)
         try await other.start(validating: false)
