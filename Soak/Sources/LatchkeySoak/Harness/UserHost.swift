@@ -36,10 +36,27 @@ actor UserHost {
     }
 
     /// Shuts every client down and checks each stream against its log.
+    ///
+    /// The steps no longer move the clients' clock, so it moves on its own while they shut
+    /// down, as an app's does. A shutdown waits for a renewal on the wire; a request of that
+    /// renewal that timed out (real time, on a loaded machine) waits for its retry on this
+    /// clock, which, frozen, never comes. That is the likeliest reading of soak seed 110's
+    /// hang in the sweep of `eec49f7` (the client received its rotated refresh token and
+    /// never saved it; every thread idle, nothing on the wire, the JWKS fetched in the same
+    /// step). Ticks start after the shutdowns have stopped every client's timers.
     func finish(step: Int) async -> HostReport {
+        let clock = environment.clock
+        let ticker = Task {
+            try await Task.sleep(for: .seconds(2))
+            while true {
+                clock.advance(by: .seconds(1))
+                try await Task.sleep(for: .milliseconds(100))
+            }
+        }
         await withTaskGroup(of: Void.self) { group in
             for user in users { group.addTask { await user.finish() } }
         }
+        ticker.cancel()
         environment.session.invalidateAndCancel()
         return report(step: step)
     }
