@@ -165,4 +165,23 @@ import Testing
         var signedOut = ClientStateMachineTests.machine([.start, .storeRead(nil)])
         #expect(signedOut.handle(.renewedElsewhere(5)) == [])
     }
+
+    /// An outlived renewal that rotated the store's tokens — newer than memory's copy,
+    /// which another process's renewal had replaced — with the store refusing the save:
+    /// the machine asks to save only if the store holds what they replaced, and the actor,
+    /// which found it there, tells it the session keeps them.
+    @Test func anOutlivedRenewalKeptWhereTheStoreHeldWhatItReplaced() {
+        var machine = ClientStateMachineTests.established
+        #expect(machine.handle(.renewalWanted) == [.renew(1, from: 1)])
+        _ = machine.handle(.renewedElsewhere(5))
+        _ = machine.handle(.shutdown)
+        #expect(machine.handle(.renewalAnswered(1, .renewed(7, base: 6, saved: false))) == [.saveIfStoreHolds(7, base: 6)])
+        #expect(machine.handle(.outlivedKept(7, base: 6)) == [.flush(7, base: 6)])
+        #expect(machine.state.session?.record == 7 && machine.state.session?.unsaved != nil)
+        // Memory already owing other tokens keeps those: the first base is what the store holds.
+        #expect(machine.handle(.outlivedKept(8, base: 7)) == [])
+        // Nobody signed in: nothing to keep.
+        var signedOut = ClientStateMachineTests.machine([.start, .storeRead(nil)])
+        #expect(signedOut.handle(.outlivedKept(7, base: 6)) == [])
+    }
 }

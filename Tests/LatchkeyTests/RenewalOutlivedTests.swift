@@ -1,6 +1,7 @@
 import Foundation
 import Latchkey
 import LatchkeySecrets
+import Synchronization
 import Testing
 
 /// A renewal still on the wire when the client's background work stops (a shutdown, a
@@ -202,5 +203,60 @@ import Testing
         _ = try await harness.client.accessToken()
         #expect(!harness.logs.all.contains { $0.contains("invalid_grant") }, "the spent refresh token was never presented")
         await harness.client.shutdown()
+    }
+
+    /// A renewal that took the store's lock after another process had renewed twice —
+    /// memory held the first of those rotations (a check took it), the store the second —
+    /// rotated the store's tokens; a shutdown outlived it and the store refused both its
+    /// saves. The rotated tokens are the session's newest, whatever memory's older copy:
+    /// kept and saved by the shutdown. Before, they were dropped with a log line and the
+    /// store kept a spent token (found by the model check with another process writing).
+    @Test(.timeLimit(.minutes(1)))
+    func anOutlivedRenewalOfTokensAnotherProcessRotatedIsKept() async throws {
+        let store = try FlakyStore()
+        let options = SessionOptions(heartbeatInterval: .seconds(180), renewsProactively: false)
+        let harness = try Harness(store: store, extendsSessions: true, lifetime: 3600, options: options)
+        try await harness.login()
+        let other = harness.restarted(options: SessionOptions(heartbeatInterval: nil, renewsProactively: false))
+        try await other.start(validating: false)
+        await harness.clock.waitForSleepers(3)  // the heartbeat and the two expiry timers
+        // This client's extension waits in its preparation (outside the lock) while the
+        // other process renews, this one's check takes that, and the other renews again.
+        let preparing = Gate()
+        let first = Mutex(true)
+        let entered = Mutex(false)
+        harness.provider.state.withLock {
+            $0.prepareHandler = { _ in
+                let isFirst = first.withLock { isFirst in
+                    defer { isFirst = false }
+                    return isFirst
+                }
+                guard isFirst else { return RenewalPreparation() }
+                entered.withLock { $0 = true }
+                await preparing.wait()
+                return RenewalPreparation()
+            }
+        }
+        let renewal = Task { await authError { try await harness.client.renew(sessionDuration: .seconds(7200)) } }
+        await settle("the extension is preparing") { entered.withLock { $0 } }
+        try await other.renew()
+        harness.clock.advance(by: .seconds(180))
+        await settle("the heartbeat's check took the other process's tokens") {
+            (try? await harness.client.accessToken()) == harness.provider.validAccessToken
+        }
+        try await other.renew()
+        let onTheWire = Gate()
+        harness.provider.gateRenewals { await onTheWire.wait() }
+        preparing.open()
+        await settle("the extension is on the wire") { harness.provider.counts.renew == 3 }
+        let shutdown = Task { await harness.client.shutdown() }
+        await settle("the client is shutting down") { await authError { _ = try await harness.client.accessToken() }?.code == .cancelled }
+        store.failWrites.store(2, ordering: .relaxed)
+        onTheWire.open()
+        #expect(await renewal.value?.code == .cancelled, "the shutdown outlived the renewal")
+        await shutdown.value
+        let rotated = try #require(harness.provider.validRefreshToken)
+        #expect(try await store.base.string("session")?.contains(rotated) == true, "the store holds the live refresh token")
+        await other.shutdown()
     }
 }

@@ -175,29 +175,53 @@ extension AuthClient {
             return
         }
         let vault = self.vault
+        enum Kept: Sendable {
+            case saved, notHeld
+            case refused(AuthError)
+        }
+        let kept: Kept
         do {
-            let saved = try await vault.withLock {
-                guard let stored = try await vault.load(), stored.tokens.hasSameCredentials(as: base) else { return false }
-                try await vault.save(renewed)
-                return true
+            kept = try await vault.withLock {
+                guard let stored = try await vault.load(), stored.tokens.hasSameCredentials(as: base) else { return .notHeld }
+                do { try await vault.save(renewed) } catch { return .refused(AuthError.classifying(error)) }
+                return .saved
             }
+        } catch {
+            // Unreadable: only a session a login set aside that they renewed keeps them.
+            let classified = AuthError.classifying(error)
+            guard record == nil, isRenewed(keptDuringLogin) else {
+                logger.error("tokens renewed for a session that has since ended could not be saved", metadata: ["error": "\(classified)"])
+                return
+            }
+            kept = .refused(classified)
+        }
+        switch kept {
+        case .notHeld:
+            return
+        case .saved:
             // A login set the session aside: if it fails, the session comes back as the
             // vault now holds it, with the rotated tokens, not the spent ones.
-            if saved, record == nil, isRenewed(keptDuringLogin) { keptDuringLogin = renewed }
-        } catch {
-            // A login set the session aside: it comes back if the login fails, and must not
-            // come back with the spent token — the rotated one joins it, owed to the store.
-            if record == nil, isRenewed(keptDuringLogin) {
-                logger.error(
-                    "renewed tokens could not be persisted during a login; keeping them with the session it set aside",
-                    metadata: ["error": "\(AuthError.classifying(error))"])
-                unsaved.saveFailed(base: base)
-                keptDuringLogin = renewed
-                scheduleSaveRetry()
+            if record == nil, isRenewed(keptDuringLogin) { keptDuringLogin = renewed }
+        case .refused(let error):
+            // The vault held what they replaced: they are the session's newest tokens, however
+            // memory's copy of it was older (another process rotated it meanwhile). Memory
+            // keeps them for the store, as when it had started from them.
+            guard !unsaved.isPending, record ?? keptDuringLogin != nil else {
+                logger.error("tokens renewed for a session that has since ended could not be saved", metadata: ["error": "\(error)"])
                 return
             }
             logger.error(
-                "tokens renewed for a session that has since ended could not be saved", metadata: ["error": "\(AuthError.classifying(error))"])
+                "renewed tokens could not be persisted after the session's background work stopped; keeping them in memory to save",
+                metadata: ["error": "\(error)"])
+            feed(.outlivedKept(renewed, base: nil))
+            unsaved.saveFailed(base: base)
+            if record == nil {
+                keptDuringLogin = renewed
+            } else {
+                record = renewed
+                plan = provider.renewalPlan(for: renewed.tokens)
+            }
+            scheduleSaveRetry()
         }
     }
 }

@@ -39,6 +39,9 @@ extension AuthClient.StateMachine {
                 state.replaceSession(with: session)
                 return saveRetry
             }
+        case .outlivedKept(let renewed, let base):
+            guard let session = state.session, session.unsaved == nil else { return [] }
+            return keep(renewed, base: base, into: session)
         case .storeEmptiedElsewhere(let record):
             guard let session = state.session, session.record == record, session.unsaved != nil else { return [] }
             return emptiedElsewhere(record)
@@ -95,9 +98,16 @@ extension AuthClient.StateMachine {
     /// tokens owed, the conservative form. Either way a failed login brings them back.)
     private mutating func outlived(_ answer: RenewalAnswer, from: Record) -> [Action] {
         guard case .renewed(let renewed, let base, saved: false) = answer else { return [] }
-        guard var session = state.session, session.record == from || session.record == base else {
+        guard let session = state.session, session.record == from || session.record == base else {
             return [.saveIfStoreHolds(renewed, base: base)]
         }
+        return keep(renewed, base: base, into: session)
+    }
+
+    /// Rotated tokens the store refused after their renewal outlived its state: the session
+    /// takes them, owed to the store (a shut-down client saves them before it returns).
+    private mutating func keep(_ renewed: Record, base: Record?, into session: Session) -> [Action] {
+        var session = session
         session.record = renewed
         session.expired = false
         if session.unsaved == nil { session.unsaved = Unsaved(base: base) }

@@ -253,6 +253,11 @@ extension AuthClient.StateMachine {
         /// holds: as after a renewal, the access token is no longer expired. The actor tells
         /// it, comparing tokens and lifetimes a `Record` stand-in does not show.
         case renewedElsewhere(Record)
+        /// An outlived renewal (``Action/saveIfStoreHolds(_:base:)``) rotated the tokens the
+        /// store held, and the store refused the save: the session memory still holds takes
+        /// `record`, owed to the store, as when it had started from it — the provider has
+        /// spent the token it replaced.
+        case outlivedKept(Record, base: Record?)
         /// The save retry's timer: tokens the vault refused are tried again without waiting
         /// for a call (a hosted client has neither calls nor a heartbeat of its own).
         case saveRetryFired

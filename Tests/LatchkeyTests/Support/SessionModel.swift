@@ -401,7 +401,14 @@ struct SessionModel: Hashable {
             if saved { store = record }
             return apply(.saveAnswered(record, saved: saved))
         case .saveIfStoreHolds(let record, let base):
-            if !writesFail, store == base { store = record }
+            guard store == base, !readsFail else { break }
+            if !writesFail {
+                store = record
+            } else if machine.state.session?.unsaved == nil {
+                // Refused where the store held what they replaced: the session memory holds
+                // takes them, as the actor's `keepOutlivedRenewal` does.
+                return apply(.outlivedKept(record, base: base))
+            }
         case .clear:
             if !writesFail { store = nil }
             return apply(.clearAnswered(removed: !writesFail))
