@@ -17,10 +17,10 @@ extension AuthClient {
     /// from the start (a few times at most; then the check is transient, the session is
     /// kept and checked again later).
     ///
-    /// `check` is the state machine's identifier of this check (none when it made none):
-    /// a locked section that finds the session gone tells the machine with it.
-    func checkSession(_ current: VaultRecord, check: Int?, staleRefusals: Int = 0) async throws {
-        let generation = self.generation
+    /// `check` is the check's claim on the session (``CheckTicket``): its answer applies
+    /// while the state machine still waits for it, and a locked section that finds the
+    /// session gone tells the machine with it.
+    func checkSession(_ current: VaultRecord, check: CheckTicket, staleRefusals: Int = 0) async throws {
         if isExpired {
             _ = try await renewShared(RenewalRequest(reason: .expiring))
             return
@@ -28,7 +28,7 @@ extension AuthClient {
         do {
             try await self.check(current, check: check)
         } catch let error as AuthError where error.code == .renewAndRecheck {
-            try stillChecking(generation)
+            try stillChecking(check)
             if let newer = try replacement(of: current, refusal: error, staleRefusals: staleRefusals) {
                 try await checkSession(newer, check: check, staleRefusals: staleRefusals + 1)
                 return
@@ -65,8 +65,8 @@ extension AuthClient {
     /// shutdown, a logout, a login, a step the user must take) renews nothing: a shut-down
     /// client's renewal would rotate a refresh token no one saves — the next start would
     /// present the spent one.
-    private func stillChecking(_ generation: Int) throws(AuthError) {
-        if generation == self.generation, lifecycle == .running { return }
+    private func stillChecking(_ check: CheckTicket) throws(AuthError) {
+        if applies(check), lifecycle == .running { return }
         logger.notice("the session's background work stopped while it was being checked; not renewing")
         throw AuthError(.cancelled, "the session changed while it was being checked")
     }
@@ -90,10 +90,9 @@ extension AuthClient {
 
     /// One validation, persisted — unless the session's background work stopped while it
     /// was on the wire (a shutdown, a logout, a login): its answer is then dropped.
-    private func check(_ record: VaultRecord, check: Int?) async throws {
-        let generation = self.generation
+    private func check(_ record: VaultRecord, check: CheckTicket) async throws {
         let report = try await validate(record)
-        try await commitValidation(report, basedOn: record.tokens, generation: generation, check: check)
+        try await commitValidation(report, basedOn: record.tokens, check: check)
     }
 
     private func validate(_ record: VaultRecord) async throws(AuthError) -> AuthenticatedSession {
@@ -105,14 +104,14 @@ extension AuthClient {
     /// Persists a validation report under the lock. Its tokens are taken only when the
     /// stored ones are still those that were validated; otherwise a renewal happened in
     /// the meantime and its tokens win.
-    private func commitValidation(_ report: AuthenticatedSession, basedOn tokens: SessionTokens, generation: Int, check: Int?) async throws {
-        guard generation == self.generation else { throw AuthError(.cancelled, "the session changed while it was being validated") }
+    private func commitValidation(_ report: AuthenticatedSession, basedOn tokens: SessionTokens, check: CheckTicket) async throws {
+        guard applies(check) else { throw AuthError(.cancelled, "the session changed while it was being validated") }
         let (vault, now) = (self.vault, clock.now)
         let (outcome, memory): (LockedOutcome, MemorySnapshot) = try await vault.withLock {
             // Memory as it is now, not before waiting for the lock: a renewal may have
             // replaced the record meanwhile (see `lockedBase`).
             let memory = await self.memorySnapshot()
-            guard memory.generation == generation else {
+            guard memory.allows(check) else {
                 throw AuthError(.cancelled, "the session changed while it was being validated")
             }
             // An unreadable vault (with a refresh token at stake): the check is not
@@ -126,7 +125,7 @@ extension AuthClient {
             }
             return (.saved(merged), memory)
         }
-        guard generation == self.generation else { throw AuthError(.cancelled, "the session changed while it was being validated") }
+        guard applies(check) else { throw AuthError(.cancelled, "the session changed while it was being validated") }
         // A renewal that ran after the lock was released holds newer tokens than the
         // validated record: the validation is stale, and adopting it would bring the old
         // tokens back.
@@ -138,7 +137,7 @@ extension AuthClient {
             // this way with nothing logged. The machine hears it as the check's answer:
             // untold, it went on publishing `established` for a session memory had dropped.
             logger.notice("the stored session was removed by another process; signing out")
-            feedCheckAnswered(check, .failed(.ended(.signedOutElsewhere)))
+            feedCheckAnswered(check.id, .failed(.ended(.signedOutElsewhere)))
             await endSession(AuthError(.notLoggedIn, "signed out in another process"), clear: false)
             throw notSignedInError()
         case .saved(let record), .adopted(let record):
@@ -194,30 +193,30 @@ extension AuthClient {
         guard generation == self.generation, lifecycle == .running else { return .over }
         if unsaved.isPending { await flushUnsaved() }
         guard generation == self.generation, let record, isSignedIn else { return .over }
-        let check = Self.coreID(in: feed(.heartbeatFired), .check)
+        let check = CheckTicket(id: Self.coreID(in: feed(.heartbeatFired), .check), generation: generation)
         do {
             try await checkSession(record, check: check)
-            guard generation == self.generation else { return .over }
+            guard applies(check) else { return .over }
             if revalidationPending { logger.info("stored session revalidated") }
             revalidationPending = false
-            feedCheckAnswered(check, .valid)
+            feedCheckAnswered(check.id, .valid)
             return .valid
         } catch let error as AuthError where error.endsSession {
-            guard generation == self.generation else { return .over }
+            guard applies(check) else { return .over }
             logger.notice("session rejected by the provider", metadata: ["error": "\(error)"])
-            feedCheckAnswered(check, .failed(Self.coreFailure(error)))
+            feedCheckAnswered(check.id, .failed(Self.coreFailure(error)))
             await endSession(error)
             return .over
         } catch let error as AuthError where error.code == .needsUserAction {
-            guard generation == self.generation else { return .over }
-            feedCheckAnswered(check, .failed(Self.coreFailure(error)))
+            guard applies(check) else { return .over }
+            feedCheckAnswered(check.id, .failed(Self.coreFailure(error)))
             requireUserAction(error)
             return .over
         } catch {
-            guard generation == self.generation else { return .over }
+            guard applies(check) else { return .over }
             let classified = provider.classify(error)
             logger.notice("session check failed; keeping the session", metadata: ["error": "\(classified)"])
-            feedCheckAnswered(check, .failed(.transient))
+            feedCheckAnswered(check.id, .failed(.transient))
             return .kept(classified)
         }
     }

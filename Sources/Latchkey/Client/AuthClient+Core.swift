@@ -31,6 +31,26 @@ extension AuthClient {
         return actions
     }
 
+    /// A check's claim on the session. Its answer applies while the state machine still
+    /// waits for it — `id`, which a logout, a login, a step the user must take, a
+    /// replacement or a shutdown takes from the session — and the client is running. A
+    /// check the machine did not make (`id` is `nil`: a beat beside another check) falls
+    /// back on the background work's generation it began under.
+    struct CheckTicket: Sendable {
+        let id: Int?
+        let generation: Int
+
+        func applies(awaiting check: Int?, generation now: Int) -> Bool {
+            guard let id else { return generation == now }
+            return id == check
+        }
+    }
+
+    /// Whether `check`'s answer still applies (see ``CheckTicket``).
+    func applies(_ check: CheckTicket) -> Bool {
+        check.applies(awaiting: core.state.session?.check, generation: generation)
+    }
+
     /// Feeds the answer to check `id` (none: the machine made no check, and waits for none).
     /// At restore the machine learns of an expired token only from its timer, which has not
     /// run yet: it is told first, as the actor reads its clock.

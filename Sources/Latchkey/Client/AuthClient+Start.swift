@@ -67,30 +67,29 @@ extension AuthClient {
             publish()
             return
         }
-        let check = Self.coreID(in: feed(.storeRead(stored)), .check)
+        let check = CheckTicket(id: Self.coreID(in: feed(.storeRead(stored)), .check), generation: generation)
         adopt(stored, publishing: false)
-        let generation = self.generation
         do {
             if validating { try await checkSession(stored, check: check) }
-            guard generation == self.generation else { return }
+            guard applies(check) else { return }
             revalidationPending = false
-            feedCheckAnswered(check, .valid, restoring: true)
+            feedCheckAnswered(check.id, .valid, restoring: true)
         } catch let error as AuthError where error.endsSession {
             logger.notice("stored session rejected by the provider", metadata: ["error": "\(error)"])
-            guard generation == self.generation else { return }
-            feedCheckAnswered(check, .failed(Self.coreFailure(error)))
+            guard applies(check) else { return }
+            feedCheckAnswered(check.id, .failed(Self.coreFailure(error)))
             await endSession(error)
             return
         } catch let error as AuthError where error.code == .needsUserAction {
-            guard generation == self.generation else { return }
-            feedCheckAnswered(check, .failed(Self.coreFailure(error)))
+            guard applies(check) else { return }
+            feedCheckAnswered(check.id, .failed(Self.coreFailure(error)))
             requireUserAction(error)
             return
         } catch {
-            guard generation == self.generation else { return }
+            guard applies(check) else { return }
             logger.notice("stored session kept without revalidation", metadata: ["error": "\(error)"])
             revalidationPending = true
-            feedCheckAnswered(check, .failed(.transient), restoring: true)
+            feedCheckAnswered(check.id, .failed(.transient), restoring: true)
         }
         if !machine.isSignedIn { move(to: isExpired ? .tokenExpired : .established) }
         publish()
