@@ -144,4 +144,43 @@ import Testing
         #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == Data(bytes), "nothing on disk was touched")
         await harness.client.shutdown()
     }
+
+    /// An app that asks for a token while the stored session is being checked at start
+    /// gets one: the renewal it starts is the session's own, and the check's answer (which
+    /// starts the heartbeat and the timers) does not end it. Before, restore's start of the
+    /// background work ended every renewal begun during the check, and a caller whose
+    /// renewal was still in the app's handler got `cancelled` — the machine, which kept it
+    /// as the session's renewal, took its tokens while memory did not.
+    @Test(.timeLimit(.minutes(1)))
+    func aTokenAskedForWhileTheStoredSessionIsCheckedIsServed() async throws {
+        let harness = try Harness(lifetime: 300, options: SessionOptions(heartbeatInterval: nil, renewsProactively: false))
+        try await harness.login()
+        await harness.client.shutdown()
+        harness.clock.advance(by: .seconds(200))  // 100 s left: a caller asking 150 s renews
+
+        let (validation, handler) = (Gate(), Gate())
+        harness.provider.gateValidations { await validation.wait() }
+        harness.provider.state.withLock {
+            $0.prepareHandler = { _ in
+                await handler.wait()
+                return RenewalPreparation()
+            }
+        }
+        let restored = harness.restarted(options: SessionOptions(heartbeatInterval: nil, renewsProactively: false))
+        let starting = Task { try await restored.start() }
+        await settle("the stored session's check is on the wire") { harness.provider.counts.validate == 1 }
+        let asking = Task { try await restored.accessToken(minTTL: .seconds(150)) }
+        await settle("the renewal waits in the app's handler") { handler.waiting == 1 }
+        validation.open()
+        try await starting.value
+        #expect(restored.state == .established)
+        handler.open()
+        let error = await authError { _ = try await asking.value }
+        #expect(error == nil, "the caller's renewal was not ended by the check's answer")
+        #expect(harness.provider.counts.renew == 1)
+        let token = try await restored.accessToken()
+        #expect(token == harness.provider.validAccessToken, "memory holds the renewed token")
+        #expect(try await harness.storedRecord()?.contains(token) == true)
+        await restored.shutdown()
+    }
 }

@@ -223,8 +223,12 @@ extension AuthClient {
 
     // MARK: - Background work
 
-    func startBackgroundWork() {
-        stopBackgroundWork()
+    /// Starts the session's heartbeat and timers. `endingEarlierWork`: what began under the
+    /// previous generation is over (a login, a replacement, a failed login's return to the
+    /// kept session). At restore nothing came before but what the stored session itself
+    /// began while it was checked — an app's renewal — and that goes on.
+    func startBackgroundWork(endingEarlierWork: Bool = true) {
+        if endingEarlierWork { stopBackgroundWork() } else { timers.stopSessionTimers() }
         let generation = self.generation
         if options.heartbeatInterval != nil || revalidationPending {
             timers.setHeartbeat(Task { await self.runHeartbeat(generation: generation) })

@@ -93,7 +93,9 @@ extension AuthClient {
         }
         if !machine.isSignedIn { move(to: isExpired ? .tokenExpired : .established) }
         publish()
-        startBackgroundWork()
+        // A renewal an app began while the session was checked is the session's own: the
+        // check's answer does not end it (it would answer `cancelled`, its tokens untaken).
+        startBackgroundWork(endingEarlierWork: false)
     }
 
     /// Reads the store again after a failure, with back-off, while nothing else has
