@@ -17,10 +17,10 @@ extension AuthClient {
     /// from the start (a few times at most; then the check is transient, the session is
     /// kept and checked again later).
     ///
-    /// `check` is the check's claim on the session (``CoreTicket``): its answer applies
+    /// `check` is the check's claim on the session (``CheckTicket``): its answer applies
     /// while the state machine still waits for it, and a locked section that finds the
     /// session gone tells the machine with it.
-    func checkSession(_ current: VaultRecord, check: CoreTicket, staleRefusals: Int = 0) async throws {
+    func checkSession(_ current: VaultRecord, check: CheckTicket, staleRefusals: Int = 0) async throws {
         if isExpired {
             _ = try await renewShared(RenewalRequest(reason: .expiring))
             return
@@ -65,7 +65,7 @@ extension AuthClient {
     /// shutdown, a logout, a login, a step the user must take) renews nothing: a shut-down
     /// client's renewal would rotate a refresh token no one saves — the next start would
     /// present the spent one.
-    private func stillChecking(_ check: CoreTicket) throws(AuthError) {
+    private func stillChecking(_ check: CheckTicket) throws(AuthError) {
         if applies(check), lifecycle == .running { return }
         logger.notice("the session's background work stopped while it was being checked; not renewing")
         throw AuthError(.cancelled, "the session changed while it was being checked")
@@ -90,7 +90,7 @@ extension AuthClient {
 
     /// One validation, persisted — unless the session's background work stopped while it
     /// was on the wire (a shutdown, a logout, a login): its answer is then dropped.
-    private func check(_ record: VaultRecord, check: CoreTicket) async throws {
+    private func check(_ record: VaultRecord, check: CheckTicket) async throws {
         let report = try await validate(record)
         try await commitValidation(report, basedOn: record.tokens, check: check)
     }
@@ -104,7 +104,7 @@ extension AuthClient {
     /// Persists a validation report under the lock. Its tokens are taken only when the
     /// stored ones are still those that were validated; otherwise a renewal happened in
     /// the meantime and its tokens win.
-    private func commitValidation(_ report: AuthenticatedSession, basedOn tokens: SessionTokens, check: CoreTicket) async throws {
+    private func commitValidation(_ report: AuthenticatedSession, basedOn tokens: SessionTokens, check: CheckTicket) async throws {
         guard applies(check) else { throw AuthError(.cancelled, "the session changed while it was being validated") }
         let (vault, now) = (self.vault, clock.now)
         let (outcome, memory): (LockedOutcome, MemorySnapshot) = try await vault.withLock {
@@ -193,7 +193,7 @@ extension AuthClient {
         guard generation == self.generation, lifecycle == .running else { return .over }
         if unsaved.isPending { await flushUnsaved() }
         guard generation == self.generation, let record, isSignedIn else { return .over }
-        let check = CoreTicket(id: Self.coreID(in: feed(.heartbeatFired), .check), generation: generation)
+        let check = CheckTicket(id: Self.coreID(in: feed(.heartbeatFired), .check), generation: generation)
         do {
             try await checkSession(record, check: check)
             guard applies(check) else { return .over }

@@ -31,26 +31,24 @@ extension AuthClient {
         return actions
     }
 
-    /// A check's or a renewal's claim on the session. Its answer applies while the state
-    /// machine's session still awaits it (``StateMachine/Session/awaits(_:)``) — a logout,
-    /// a login, a step the user must take, a replacement or a shutdown takes every call in
-    /// flight from the session. A call the machine did not make (`id` is `nil`: a beat
-    /// beside another check, a renewal the machine would have joined) falls back on the
-    /// generation it began under.
-    struct CoreTicket: Sendable {
+    /// A check's claim on the session. Its answer applies while the state machine still
+    /// waits for it — `id`, which a logout, a login, a step the user must take, a
+    /// replacement or a shutdown takes from the session — and the client is running. A
+    /// check the machine did not make (`id` is `nil`: a beat beside another check) falls
+    /// back on the background work's generation it began under.
+    struct CheckTicket: Sendable {
         let id: Int?
         let generation: Int
 
-        func applies(in session: Core.Session?, generation now: Int) -> Bool {
+        func applies(awaiting check: Int?, generation now: Int) -> Bool {
             guard let id else { return generation == now }
-            return session?.awaits(id) ?? false
+            return id == check
         }
     }
 
-    /// Whether `ticket`'s answer still applies (see ``CoreTicket``). Asked before the
-    /// answer is fed: the machine's session no longer awaits a call it has heard.
-    func applies(_ ticket: CoreTicket) -> Bool {
-        ticket.applies(in: core.state.session, generation: generation)
+    /// Whether `check`'s answer still applies (see ``CheckTicket``).
+    func applies(_ check: CheckTicket) -> Bool {
+        check.applies(awaiting: core.state.session?.check, generation: generation)
     }
 
     /// Feeds the answer to check `id` (none: the machine made no check, and waits for none).

@@ -82,18 +82,19 @@ extension AuthClient {
         // A caller that began before the shutdown (an app request's 401, a check on the
         // wire) starts no renewal after it: no one would save what it rotates.
         try checkNotShutDown()
-        // Only a renewal the session still awaits serves callers; older ones stay listed for shutdown.
-        if let joinable = renewals.joinable(request, applies: { self.applies($0) }) {
+        // Only a renewal of this generation serves callers; older ones stay listed for shutdown.
+        if let joinable = renewals.joinable(request, generation: generation) {
             return try await joinable.task.value
         }
         guard let current = record, isSignedIn || isAwaitingRenewalAction else { throw notSignedInError() }
         if let used, current.tokens.accessToken != used { return current.tokens }
-        let ticket = CoreTicket(id: feedRenewalStarted(request, from: current), generation: generation)
+        let coreID = feedRenewalStarted(request, from: current)
         let id = renewals.reserveID()
-        // The renewal belongs to this session, not to the one current when its task first
-        // runs: a shutdown (or logout, or login) in between ends it unrun.
-        let task = Task { try await self.observedRenewal(request, id: id, ticket: ticket) }
-        renewals.started(InFlightRenewal(id: id, ticket: ticket, request: request, task: task))
+        // The renewal belongs to this generation, not to the one current when its task
+        // first runs: a shutdown (or logout, or login) in between ends it unrun.
+        let generation = self.generation
+        let task = Task { try await self.observedRenewal(request, id: id, generation: generation, coreID: coreID) }
+        renewals.started(InFlightRenewal(id: id, generation: generation, request: request, task: task))
         defer { renewals.finished(id) }
         return try await task.value
     }
@@ -108,12 +109,12 @@ extension AuthClient {
     }
 
     /// ``performRenewal(_:id:)`` in the span `latchkey.renewal`, counted by reason and outcome.
-    private func observedRenewal(_ request: RenewalRequest, id: Int, ticket: CoreTicket) async throws -> SessionTokens {
+    private func observedRenewal(_ request: RenewalRequest, id: Int, generation: Int, coreID: Int?) async throws -> SessionTokens {
         let start = ContinuousClock.now
         do {
             let tokens = try await Telemetry.traced(Telemetry.Name.renewalSpan, kind: .internal) { span in
                 span.attributes["latchkey.renewal.reason"] = request.reason.description
-                return try await performRenewal(request, id: id, ticket: ticket)
+                return try await performRenewal(request, id: id, generation: generation, coreID: coreID)
             }
             Telemetry.renewal(reason: request.reason, outcome: "renewed", elapsed: ContinuousClock.now - start)
             return tokens
@@ -128,18 +129,14 @@ extension AuthClient {
     /// process may have renewed already), the provider renews, and the renewed record
     /// is persisted before anyone sees its tokens. A failed save keeps the record marked
     /// unsaved and retried, never forgotten.
-    ///
-    /// Whether its answer still applies is asked of its ``CoreTicket`` before the answer is
-    /// fed to the state machine (which then no longer awaits it).
-    private func performRenewal(_ request: RenewalRequest, id: Int, ticket: CoreTicket) async throws -> SessionTokens {
-        let coreID = ticket.id
+    private func performRenewal(_ request: RenewalRequest, id: Int, generation: Int, coreID: Int?) async throws -> SessionTokens {
         // Unlisted before the actor is let go, not when a caller resumes: a failure arms a
         // retry timer, and a retry that fired first would join this finished renewal
         // instead of renewing — and arm no timer after it (a retry lost for good).
         defer { renewals.finished(id) }
         // Asked for before a shutdown that ran before this task did (soak seed 123): the
         // shutdown did not wait for it, and nothing would save what it rotates.
-        guard applies(ticket) else {
+        guard generation == self.generation else {
             feedRenewalAnswered(coreID, .cancelled)
             throw AuthError(.cancelled, "the session changed before it was renewed")
         }
@@ -158,14 +155,13 @@ extension AuthClient {
             }
         } catch {
             let classified = provider.classify(error)
-            let stillApplies = applies(ticket)
             feedRenewalAnswered(coreID, .failed(Self.coreFailure(classified)))
-            guard stillApplies else { throw classified }
+            guard generation == self.generation else { throw classified }
             await renewalFailed(classified, tokenSetOnly: apart)
             throw classified
         }
         if unsaved.isPending { await flushUnsaved() }
-        guard applies(ticket), record != nil else {
+        guard generation == self.generation, record != nil else {
             feedRenewalAnswered(coreID, .cancelled)
             throw AuthError(.cancelled, "the session changed while it was being renewed")
         }
@@ -180,7 +176,7 @@ extension AuthClient {
                 // retry may have finished meanwhile, and its record is the one to renew
                 // from when the vault cannot be read.
                 let memory = await self.memorySnapshot()
-                guard memory.allows(ticket), let latest = memory.record else {
+                guard memory.generation == generation, let latest = memory.record else {
                     throw AuthError(.cancelled, "the session changed while it was being renewed")
                 }
                 guard let stored = try await Self.lockedBase(memory, vault: vault) else { return .loggedOut }
@@ -213,15 +209,13 @@ extension AuthClient {
             }
         } catch {
             let classified = provider.classify(error)
-            let stillApplies = applies(ticket)
             feedRenewalAnswered(coreID, .failed(Self.coreFailure(classified)))
-            guard stillApplies else { throw classified }
+            guard generation == self.generation else { throw classified }
             await renewalFailed(classified, tokenSetOnly: apart)
             throw classified
         }
-        let stillApplies = applies(ticket)
         feedRenewalAnswered(coreID, Self.coreAnswer(outcome))
-        guard stillApplies else {
+        guard generation == self.generation else {
             if case .unsaved(let renewed, let base, let error) = outcome {
                 await keepOutlivedRenewal(renewed, base: base, renewedFrom: current.tokens, saveError: error)
             }

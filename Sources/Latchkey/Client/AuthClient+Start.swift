@@ -67,7 +67,7 @@ extension AuthClient {
             publish()
             return
         }
-        let check = CoreTicket(id: Self.coreID(in: feed(.storeRead(stored)), .check), generation: generation)
+        let check = CheckTicket(id: Self.coreID(in: feed(.storeRead(stored)), .check), generation: generation)
         adopt(stored, publishing: false)
         do {
             if validating { try await checkSession(stored, check: check) }

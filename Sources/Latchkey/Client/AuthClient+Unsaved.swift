@@ -109,19 +109,19 @@ extension AuthClient {
         let record: VaultRecord?
         let unsaved: UnsavedRecord?
         let generation: Int
-        /// The state machine's session: the calls it awaits.
-        let session: Core.Session?
+        /// The check the state machine waits for.
+        let check: Int?
 
-        /// Whether the answer of `ticket`'s call applies to this memory (see ``CoreTicket``).
-        func allows(_ ticket: CoreTicket) -> Bool {
-            ticket.applies(in: session, generation: generation)
+        /// Whether `check`'s answer applies to this memory (see ``CheckTicket``).
+        func allows(_ ticket: CheckTicket) -> Bool {
+            ticket.applies(awaiting: check, generation: generation)
         }
     }
 
     func memorySnapshot() -> MemorySnapshot {
         // A session a login set aside still owes its unsaved tokens (only a save retry
         // runs while it is set aside: the login ended every renewal's and check's generation).
-        MemorySnapshot(record: record ?? keptDuringLogin, unsaved: unsaved.record, generation: generation, session: core.state.session)
+        MemorySnapshot(record: record ?? keptDuringLogin, unsaved: unsaved.record, generation: generation, check: core.state.session?.check)
     }
 
     /// The record a locked section works from: memory's when it holds tokens the vault

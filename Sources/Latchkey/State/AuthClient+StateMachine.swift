@@ -62,7 +62,8 @@ extension AuthClient {
         /// signed-in session's own renewal and the token sets it keeps apart do. One whose
         /// session ended renews nothing.
         func renewalMayProceed(_ id: Int) -> Bool {
-            state.session?.awaits(id) ?? false
+            guard let session = state.session else { return false }
+            return session.renewal == id || session.apart.contains(id) || session.beside.contains(id)
         }
 
         /// Whether a renewal must wait before its locked section: an older one is still
@@ -155,13 +156,6 @@ extension AuthClient.StateMachine {
         var revalidationPending = false
 
         init(_ record: Record) { self.record = record }
-
-        /// Whether the session still awaits the answer of call `id`: its check, its own
-        /// renewal, one beside it or one of a token set kept apart (identifiers are never
-        /// shared between calls).
-        func awaits(_ id: Int) -> Bool {
-            check == id || renewal == id || apart.contains(id) || beside.contains(id)
-        }
     }
 
     /// Memory holds tokens the vault does not.

@@ -1,6 +1,6 @@
-/// The renewals in flight, of any session, and which of them are past their preparation:
-/// callers join only those the session still awaits, and ``AuthClient/shutdown()`` waits
-/// for those on the wire whatever their session.
+/// The renewals in flight, of any generation, and which of them are past their
+/// preparation: callers join only the current generation's, and ``AuthClient/shutdown()``
+/// waits for those on the wire whatever their generation.
 ///
 /// A value the client holds one of; it starts nothing and waits for nothing itself.
 struct RenewalBook: Sendable {
@@ -8,17 +8,16 @@ struct RenewalBook: Sendable {
     private(set) var inFlight: [InFlightRenewal] = []
     /// The renewals past their preparation (the app's handlers), which may have the
     /// provider rotate the refresh token: the ones a shutdown waits for. One still
-    /// preparing never renews once its session has moved on, and app code it waits on
+    /// preparing never renews once its generation has ended, and app code it waits on
     /// may take any time.
     private(set) var renewing: Set<Int> = []
     private var nextID = 0
     /// The back-off between failed renewals of the session's own token.
     var backoff = Backoff()
 
-    /// A renewal whose answer still applies (`applies`) that gives a caller asking
-    /// `request` what it asks.
-    func joinable(_ request: RenewalRequest, applies: (AuthClient.CoreTicket) -> Bool) -> InFlightRenewal? {
-        inFlight.first { applies($0.ticket) && request.isSatisfied(by: $0.request) }
+    /// A renewal of `generation` that gives a caller asking `request` what it asks.
+    func joinable(_ request: RenewalRequest, generation: Int) -> InFlightRenewal? {
+        inFlight.first { $0.generation == generation && request.isSatisfied(by: $0.request) }
     }
 
     /// The identifier of the next renewal to start.
@@ -56,8 +55,8 @@ struct RenewalBook: Sendable {
 /// A renewal in flight, and what it was asked.
 struct InFlightRenewal: Sendable {
     let id: Int
-    /// Its claim on the session: a renewal the session no longer awaits serves nobody new.
-    let ticket: AuthClient.CoreTicket
+    /// The client's generation when it started: a renewal of an ended one serves nobody new.
+    let generation: Int
     let request: RenewalRequest
     let task: Task<SessionTokens, any Error>
 }
