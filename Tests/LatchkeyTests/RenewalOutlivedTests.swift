@@ -205,47 +205,6 @@ import Testing
         await harness.client.shutdown()
     }
 
-    /// As above, but memory already owed the store an earlier renewal's tokens when the
-    /// outlived renewal rotated them: the store still held the tokens before those, not
-    /// the ones renewed, and the rotated tokens were dropped as "not held" — the set-aside
-    /// session came back with a spent refresh token, which the save retry then wrote
-    /// (found by comparing memory's tokens with the state machine's, which kept them).
-    @Test(.timeLimit(.minutes(1)))
-    func aFailedLoginDuringASecondUnsavedRenewalKeepsTheRotatedTokens() async throws {
-        let store = try FlakyStore()
-        let harness = try Harness(store: store, lifetime: 300, options: SessionOptions(heartbeatInterval: nil, renewsProactively: false))
-        try await harness.login()
-        store.failWrites.store(1_000, ordering: .relaxed)
-        try await harness.client.renew()
-        #expect(await harness.client.hasUnsavedTokens, "the first renewal's save failed")
-        harness.clock.advance(by: .seconds(301))
-        await settle("the token expired") { harness.client.state == .tokenExpired }
-        let renewalGate = Gate()
-        harness.provider.gateRenewals { await renewalGate.wait() }
-        let renewal = Task { await authError { try await harness.client.renew() } }
-        await settle("the second renewal is on the wire") { harness.provider.counts.renew == 2 }
-        let loginGate = Gate()
-        harness.provider.state.withLock { $0.loginGate = { await loginGate.wait() } }
-        let login = Task { await authError { try await harness.client.login(ScriptedCredentials(user: "user-1", password: "wrong")) } }
-        await settle("the login is on the wire") { harness.provider.counts.login == 2 }
-        renewalGate.open()
-        #expect(await renewal.value?.code == .cancelled, "the login overtook the renewal")
-        let rotated = try #require(harness.provider.validRefreshToken)
-        #expect(await harness.client.hasUnsavedTokens, "owed to the store, not forgotten")
-        store.failWrites.store(0, ordering: .relaxed)
-        loginGate.open()
-        #expect(await login.value != nil, "wrong password")
-        // The save retry's back-off may have grown while the writes failed: past its cap.
-        for _ in 0..<4 where (try? await store.base.string("session")?.contains(rotated)) != true {
-            harness.clock.advance(by: .seconds(30))
-            try await Task.sleep(for: .milliseconds(50))
-        }
-        await settle("the save retry wrote the rotated tokens") { (try? await store.base.string("session")?.contains(rotated)) == true }
-        _ = try await harness.client.accessToken()
-        #expect(!harness.logs.all.contains { $0.contains("invalid_grant") }, "the spent refresh token was never presented")
-        await harness.client.shutdown()
-    }
-
     /// A renewal that took the store's lock after another process had renewed twice —
     /// memory held the first of those rotations (a check took it), the store the second —
     /// rotated the store's tokens; a shutdown outlived it and the store refused both its

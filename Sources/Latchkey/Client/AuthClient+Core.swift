@@ -20,7 +20,6 @@ extension AuthClient {
     @discardableResult
     func feed(_ event: @autoclosure () -> Core.Event) -> [Core.Action] {
         let event = event()
-        checkRecords(event)
         let before = core.state
         let actions = core.handle(event)
         // After shutdown the machine refuses everything, and the app sees nothing more.
@@ -108,27 +107,7 @@ extension AuthClient {
     func coreState(comparedWith actor: SessionState) -> SessionState {
         let state = core.published ?? corePublished ?? actor
         if lifecycle == .running, state != actor { disagree("the actor would publish \(actor)", event: nil, machine: core.state) }
-        checkRecords()
         return state
-    }
-
-    /// Compares the tokens memory holds (the session, or the one a login set aside) with
-    /// the machine's session's, before each event and at each publish: where they differ,
-    /// the two disagree — the machine could not take over the actor's decisions. Tokens
-    /// only: a record's validation time is memory's business.
-    func checkRecords(_ event: Core.Event? = nil) {
-        guard lifecycle == .running else { return }
-        let memory = (record ?? keptDuringLogin)?.tokens
-        let machine = core.state.session?.record.tokens
-        let same =
-            switch (memory, machine) {
-            case (nil, nil): true
-            case (let memory?, let machine?): memory.hasSameCredentials(as: machine)
-            default: false
-            }
-        guard !same else { return }
-        let held = memory == nil ? "no tokens" : "other tokens"
-        disagree("memory holds \(held) than the machine's \(machine == nil ? "none" : "session")", event: event, machine: core.state)
     }
 
     private func disagree(_ what: String, event: Core.Event?, machine: Core.State) {

@@ -171,24 +171,14 @@ extension AuthClient {
         func isRenewed(_ held: VaultRecord?) -> Bool {
             held.map { $0.tokens.hasSameCredentials(as: base) || $0.tokens.hasSameCredentials(as: renewedFrom) } ?? false
         }
-        // Memory still holds the session they renewed — signed in, waiting for the user,
-        // shut down, or set aside by a login: it takes them, owed to the store, as the state
-        // machine does. A set-aside session's are tried at once (a failed login brings the
-        // session back as the store holds it), then by the save retry.
-        let setAside = record == nil && isRenewed(keptDuringLogin)
-        if isRenewed(record) || setAside {
+        if isRenewed(record) {
             logger.error(
                 "renewed tokens could not be persisted after the session's background work stopped; keeping them in memory to save",
                 metadata: ["error": "\(saveError)"])
             unsaved.saveFailed(base: base)
-            if setAside {
-                keptDuringLogin = renewed
-            } else {
-                record = renewed
-                plan = provider.renewalPlan(for: renewed.tokens)
-            }
+            record = renewed
+            plan = provider.renewalPlan(for: renewed.tokens)
             scheduleSaveRetry()
-            if setAside { await flushUnsaved() }
             return
         }
         let vault = self.vault
@@ -204,13 +194,21 @@ extension AuthClient {
                 return .saved
             }
         } catch {
-            logger.error(
-                "tokens renewed for a session that has since ended could not be saved", metadata: ["error": "\(AuthError.classifying(error))"])
-            return
+            // Unreadable: only a session a login set aside that they renewed keeps them.
+            let classified = AuthError.classifying(error)
+            guard record == nil, isRenewed(keptDuringLogin) else {
+                logger.error("tokens renewed for a session that has since ended could not be saved", metadata: ["error": "\(classified)"])
+                return
+            }
+            kept = .refused(classified)
         }
         switch kept {
-        case .notHeld, .saved:
+        case .notHeld:
             return
+        case .saved:
+            // A login set the session aside: if it fails, the session comes back as the
+            // vault now holds it, with the rotated tokens, not the spent ones.
+            if record == nil, isRenewed(keptDuringLogin) { keptDuringLogin = renewed }
         case .refused(let error):
             // The vault held what they replaced: they are the session's newest tokens, however
             // memory's copy of it was older (another process rotated it meanwhile). Memory
