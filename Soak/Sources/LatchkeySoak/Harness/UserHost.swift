@@ -32,28 +32,7 @@ actor UserHost {
             launch(user) { await user.act(intent) }
         }
         await settle()
-        await runShortSleepers()
         return report(step: command.step)
-    }
-
-    /// How far past a step's time the clock runs on its own before the step reports.
-    static let shortSleeperHorizon: TimeInterval = 5
-
-    /// Lets what sleeps a few seconds on the clock — a retry of a request that timed out in
-    /// real time, a back-off of a second — run in the step that began it, as it would
-    /// seconds later in an app: the clock moves to each such sleeper's deadline, up to
-    /// ``shortSleeperHorizon`` past the step's time. Frozen, the clock would send such a retry
-    /// at the next step, ten simulated minutes later and after that step's events — soak seed
-    /// 153 in the sweep of `8caf5a1`: a recheck of a renewed Auth0 token, retried after the
-    /// next step's second `expireSessions`, was refused and the session ended.
-    private func runShortSleepers() async {
-        let clock = environment.clock
-        let horizon = clock.now.addingTimeInterval(Self.shortSleeperHorizon)
-        for _ in 0..<32 {
-            guard let next = clock.nextDeadline, next <= horizon else { return }
-            clock.advance(to: max(next, clock.now))
-            await settle()
-        }
     }
 
     /// Shuts every client down and checks each stream against its log.
