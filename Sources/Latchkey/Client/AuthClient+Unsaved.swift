@@ -172,13 +172,7 @@ extension AuthClient {
             held.map { $0.tokens.hasSameCredentials(as: base) || $0.tokens.hasSameCredentials(as: renewedFrom) } ?? false
         }
         if isRenewed(record) {
-            logger.error(
-                "renewed tokens could not be persisted after the session's background work stopped; keeping them in memory to save",
-                metadata: ["error": "\(saveError)"])
-            unsaved.saveFailed(base: base)
-            record = renewed
-            plan = provider.renewalPlan(for: renewed.tokens)
-            scheduleSaveRetry()
+            keepOwed(renewed, base: base, saveError: saveError)
             return
         }
         let vault = self.vault
@@ -217,18 +211,25 @@ extension AuthClient {
                 logger.error("tokens renewed for a session that has since ended could not be saved", metadata: ["error": "\(error)"])
                 return
             }
-            logger.error(
-                "renewed tokens could not be persisted after the session's background work stopped; keeping them in memory to save",
-                metadata: ["error": "\(error)"])
             feed(.outlivedKept(renewed, base: nil))
-            unsaved.saveFailed(base: base)
-            if record == nil {
-                keptDuringLogin = renewed
-            } else {
-                record = renewed
-                plan = provider.renewalPlan(for: renewed.tokens)
-            }
-            scheduleSaveRetry()
+            keepOwed(renewed, base: base, saveError: error)
         }
+    }
+
+    /// Memory's session — or the one a login set aside — takes an outlived renewal's
+    /// tokens, marked unsaved against `base` (what the store held), and the save retry
+    /// runs.
+    private func keepOwed(_ renewed: VaultRecord, base: SessionTokens, saveError: AuthError) {
+        logger.error(
+            "renewed tokens could not be persisted after the session's background work stopped; keeping them in memory to save",
+            metadata: ["error": "\(saveError)"])
+        unsaved.saveFailed(base: base)
+        if record == nil {
+            keptDuringLogin = renewed
+        } else {
+            record = renewed
+            plan = provider.renewalPlan(for: renewed.tokens)
+        }
+        scheduleSaveRetry()
     }
 }
